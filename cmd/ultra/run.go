@@ -1,0 +1,199 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/surface/headless"
+)
+
+// runFlags are the flags shared by run and resume.
+type runFlags struct {
+	output, provider, baseURL, model string
+	noStream, verbose                bool
+	maxRetries, maxTurns             int
+	maxIn, maxOut                    int64
+	maxWall, bashTimeout, verifyTO   time.Duration
+	verifyCmds                       []string
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.output, "output", "human", "output format: human or jsonl")
+	fl.StringVar(&f.provider, "provider", "", "model provider: openai (any OpenAI-compatible server) [env ULTRA_PROVIDER, config model.provider]")
+	fl.StringVar(&f.baseURL, "base-url", "", "provider base URL [env OPENAI_BASE_URL, config model.base_url; default: OpenAI with OPENAI_API_KEY, else Ollama at http://127.0.0.1:11434/v1]")
+	fl.StringVar(&f.model, "model", "", "model name [env ULTRA_MODEL, config model.name]")
+	fl.BoolVar(&f.noStream, "no-stream", false, "ask for whole answers instead of streams")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show model requests, usage and full answers in the human log")
+	fl.IntVar(&f.maxRetries, "max-retries", 0, "failed verifications before escalating (default 10) [config run.max_retries]")
+	fl.IntVar(&f.maxTurns, "max-turns", 0, "model requests budget (default 200) [config run.max_turns]")
+	fl.Int64Var(&f.maxIn, "max-input-tokens", 0, "input token budget (default 20000000) [config run.max_input_tokens]")
+	fl.Int64Var(&f.maxOut, "max-output-tokens", 0, "output token budget (default 1000000) [config run.max_output_tokens]")
+	fl.DurationVar(&f.maxWall, "max-wall", 0, "wall time budget (default 2h) [config run.max_wall]")
+	fl.DurationVar(&f.bashTimeout, "bash-timeout", 0, "default timeout of a bash call (default 2m) [config run.bash_timeout]")
+	fl.StringArrayVar(&f.verifyCmds, "verify-command", nil, "test command to verify with, instead of detection (repeatable; all must pass) [config verify.command]")
+	fl.DurationVar(&f.verifyTO, "verify-timeout", 0, "timeout of each test command (default 10m) [config verify.timeout]")
+}
+
+func (f *runFlags) budgets(p *project) phase.Budgets {
+	c := p.Config.Run
+	return phase.Budgets{
+		MaxRetries:      pick(f.maxRetries, c.MaxRetries),
+		MaxTurns:        pick(f.maxTurns, c.MaxTurns),
+		MaxInputTokens:  pick(f.maxIn, c.MaxInputTokens),
+		MaxOutputTokens: pick(f.maxOut, c.MaxOutputTokens),
+		MaxWall:         pick(f.maxWall, c.MaxWall.D()),
+	}.WithDefaults()
+}
+
+func pick[T comparable](v ...T) T {
+	var zero T
+	for _, x := range v {
+		if x != zero {
+			return x
+		}
+	}
+	return zero
+}
+
+// providerChoice is the resolved model configuration.
+type providerChoice struct {
+	name, baseURL, model string
+	provider             llm.Provider
+}
+
+// resolveProvider applies flags over environment over config over
+// defaults. fallbackModel is used when nothing names a model (resume uses
+// the run's own).
+func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel string) (*providerChoice, error) {
+	mc := p.Config.Model
+	name := pick(f.provider, os.Getenv("ULTRA_PROVIDER"), mc.Provider, fallbackProvider, "openai")
+	if name != "openai" {
+		return nil, usageErr("unknown provider %q (available: openai — any OpenAI-compatible Chat Completions server)", name)
+	}
+	key := os.Getenv("OPENAI_API_KEY")
+	defURL, defModel := "http://127.0.0.1:11434/v1", "qwen3-coder"
+	if key != "" {
+		defURL, defModel = "https://api.openai.com/v1", "gpt-5"
+	}
+	base := pick(f.baseURL, os.Getenv("OPENAI_BASE_URL"), mc.BaseURL, defURL)
+	model := pick(f.model, os.Getenv("ULTRA_MODEL"), mc.Name, fallbackModel, defModel)
+	cfg := llm.OpenAIConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, MaxRetries: 2}
+	if mc.MaxRetries != nil {
+		cfg.MaxRetries = *mc.MaxRetries
+	}
+	if f.noStream || (mc.Stream != nil && !*mc.Stream) {
+		no := false
+		cfg.Stream = &no
+	}
+	prov, err := llm.NewOpenAI(cfg)
+	if err != nil {
+		return nil, usageErr("provider %s: %v", name, err)
+	}
+	return &providerChoice{name: name, baseURL: base, model: model, provider: prov}, nil
+}
+
+// sinks builds the surfaces of a headless run.
+func (f *runFlags) sinks(w io.Writer) ([]event.Sink, error) {
+	switch f.output {
+	case "jsonl":
+		return []event.Sink{event.NewJSONL(w)}, nil
+	case "human", "":
+		color := false
+		if file, ok := w.(*os.File); ok && os.Getenv("NO_COLOR") == "" {
+			color = term.IsTerminal(int(file.Fd()))
+		}
+		l := headless.New(w, color)
+		l.Verbose = f.verbose
+		return []event.Sink{l}, nil
+	}
+	return nil, usageErr("unknown --output %q (human or jsonl)", f.output)
+}
+
+func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) agent.Options {
+	vc := p.Config.Verify
+	cmds := f.verifyCmds
+	if len(cmds) == 0 {
+		cmds = vc.Command
+	}
+	return agent.Options{
+		Provider: pc.provider, ProviderName: pc.name, Model: pc.model,
+		StateRoot: p.StateRoot, VerifyCommands: cmds,
+		VerifyTimeout: pick(f.verifyTO, vc.Timeout.D()),
+		BashTimeout:   pick(f.bashTimeout, p.Config.Run.BashTimeout.D()),
+		Sinks:         sinks,
+	}
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	var a axes.Axes = axes.Default
+	cmd := &cobra.Command{
+		Use:   "run [flags] TASK",
+		Short: "Run a task to a verified finish with nobody watching",
+		Example: `  ultra run "make the failing test in pkg/calc pass"
+  ultra run --output jsonl --base-url http://127.0.0.1:11434/v1 --model qwen3-coder "fix the parser"`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			task := strings.TrimSpace(strings.Join(args, " "))
+			if task == "" {
+				return usageErr("the task is empty")
+			}
+			if err := a.Validate(); err != nil {
+				return usageErr("%v", err)
+			}
+			p, err := findProject(cmd)
+			if err != nil {
+				return err
+			}
+			pc, err := f.resolveProvider(p, "", "")
+			if err != nil {
+				return err
+			}
+			sinks, err := f.sinks(cmd.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			st, err := p.openStore()
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			o := f.options(p, pc, sinks)
+			o.Store = st
+			ctx, stop := interruptible()
+			defer stop()
+			out, err := agent.Start(ctx, o, agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Axes: a, Budgets: f.budgets(p)})
+			return finished(out, err)
+		},
+	}
+	f.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&a.Mode, "mode", a.Mode, "work mode: "+strings.Join(axes.Values[axes.Mode], ", "))
+	fl.StringVar(&a.Control, "control", a.Control, "run control: "+strings.Join(axes.Values[axes.Control], ", ")+" (non-autonomous runs wait for a person to approve the plan)")
+	fl.StringVar(&a.Permission, "permission-profile", a.Permission, "permission profile: "+strings.Join(axes.Values[axes.Permission], ", "))
+	fl.StringVar(&a.ModelMode, "model-mode", a.ModelMode, "model mode: "+strings.Join(axes.Values[axes.ModelMode], ", "))
+	return cmd
+}
+
+// finished turns an outcome into the process's exit.
+func finished(out *agent.Outcome, err error) error {
+	if err != nil {
+		return &exitError{code: agent.ExitError, err: err}
+	}
+	if out.ExitCode != 0 {
+		return &exitError{code: out.ExitCode, err: fmt.Errorf("run %s %s: %s", out.RunID, out.Status, out.Reason)}
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/store"
+)
+
+// liveStatus shows a run whose process died as interrupted.
+func liveStatus(r *store.Run) string {
+	if r.Status == agent.StatusRunning && !agent.ProcessAlive(r.PID) {
+		return agent.StatusInterrupted
+	}
+	return r.Status
+}
+
+func age(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+type runSummary struct {
+	ID      string    `json:"id"`
+	Phase   string    `json:"phase"`
+	Status  string    `json:"status"`
+	Reason  string    `json:"reason,omitempty"`
+	Task    string    `json:"task"`
+	Created time.Time `json:"created_at"`
+	Updated time.Time `json:"updated_at"`
+}
+
+func newRunsCmd() *cobra.Command {
+	var asJSON bool
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List runs with phase, status and age, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := findProject(cmd)
+			if err != nil {
+				return err
+			}
+			st, err := p.openStore()
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			runs, err := st.ListRuns(cmd.Context(), limit)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				out := []runSummary{}
+				for _, r := range runs {
+					out = append(out, runSummary{r.ID, r.Phase, liveStatus(r), r.Reason, r.Task, r.CreatedAt, r.UpdatedAt})
+				}
+				return writeJSON(w, out)
+			}
+			if len(runs) == 0 {
+				fmt.Fprintln(w, "no runs yet: start one with ultra run \"TASK\"")
+				return nil
+			}
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tPHASE\tSTATUS\tAGE\tTASK")
+			for _, r := range runs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Phase, liveStatus(r), age(r.CreatedAt), clip(r.Task, 60))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().IntVar(&limit, "limit", 50, "show at most this many runs")
+	return cmd
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) > n {
+		return string([]rune(s)[:n-1]) + "…"
+	}
+	return s
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func getRun(cmd *cobra.Command, st *store.Store, id string) (*store.Run, error) {
+	r, err := st.GetRun(cmd.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, usageErr("%v (see ultra runs)", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "ambiguous") {
+		return nil, usageErr("%v", err)
+	}
+	return r, err
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ultra-dev/ultra/internal/config"
+	"github.com/ultra-dev/ultra/internal/store"
+)
+
+// project is the repository a command works on.
+type project struct {
+	Root      string // repository root
+	StateRoot string // .ultra/state
+	Config    config.Config
+}
+
+// findProject locates the git repository of -C or the current directory
+// and loads its configuration.
+func findProject(cmd *cobra.Command) (*project, error) {
+	dir, _ := cmd.Flags().GetString("dir")
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, usageErr("%s is not a directory", abs)
+	}
+	out, err := exec.Command("git", "-C", abs, "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return nil, usageErr("%s is not inside a git repository: ultra works in git repositories (run `git init` first)", abs)
+	}
+	root := strings.TrimSpace(string(out))
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	cfg, err := config.Load(root)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return &project{Root: root, StateRoot: filepath.Join(root, ".ultra", "state"), Config: cfg}, nil
+}
+
+// openStore opens the project's store, keeping .ultra/state out of git.
+func (p *project) openStore() (*store.Store, error) {
+	if err := os.MkdirAll(p.StateRoot, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", p.StateRoot, err)
+	}
+	ignore := filepath.Join(p.StateRoot, ".gitignore")
+	if _, err := os.Stat(ignore); os.IsNotExist(err) {
+		_ = os.WriteFile(ignore, []byte("# ultra's run state: never committed\n*\n"), 0o644)
+	}
+	return store.Open(filepath.Join(p.StateRoot, "ultra.db"))
+}
+
+// interruptible returns a context cancelled by SIGINT or SIGTERM; a second
+// signal exits at once.
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range ch {
+			n++
+			if n == 1 {
+				fmt.Fprintln(os.Stderr, "ultra: interrupting (again to exit at once)…")
+				cancel()
+				continue
+			}
+			os.Exit(130)
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}

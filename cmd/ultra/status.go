@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ultra-dev/ultra/internal/agent"
+)
+
+func newStatusCmd() *cobra.Command {
+	var asJSON bool
+	var n int
+	cmd := &cobra.Command{
+		Use:   "status RUN_ID",
+		Short: "Show a run's phase, axes, retries, budgets, plan and last events",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := findProject(cmd)
+			if err != nil {
+				return err
+			}
+			st, err := p.openStore()
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			row, err := getRun(cmd, st, args[0])
+			if err != nil {
+				return err
+			}
+			s, err := agent.Describe(cmd.Context(), st, row, n)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), s)
+			}
+			printStatus(cmd.OutOrStdout(), s)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().IntVarP(&n, "events", "n", 10, "how many of the last events to show")
+	return cmd
+}
+
+func printStatus(w io.Writer, s *agent.Status) {
+	fmt.Fprintf(w, "run      %s\n", s.ID)
+	fmt.Fprintf(w, "task     %s\n", clip(s.Task, 200))
+	fmt.Fprintf(w, "phase    %s\n", s.Phase)
+	line := s.Status
+	if s.Reason != "" {
+		line += ": " + s.Reason
+	}
+	fmt.Fprintf(w, "status   %s\n", line)
+	fmt.Fprintf(w, "axes     %s\n", s.Axes)
+	fmt.Fprintf(w, "model    %s/%s\n", s.Provider, s.Model)
+	fmt.Fprintf(w, "workdir  %s\n", s.Workdir)
+	fmt.Fprintf(w, "retries  %d of %d used (%d left)\n", s.Retries.Used, s.Retries.Max, s.Retries.Left)
+	b, u := s.Budgets, s.Used
+	fmt.Fprintf(w, "budgets  turns %d/%d · input tokens %d/%d · output tokens %d/%d · wall %s/%s\n",
+		u.Turns, b.MaxTurns, u.InputTokens, b.MaxInputTokens, u.OutputTokens, b.MaxOutputTokens,
+		u.Wall.Round(time.Second), b.MaxWall)
+	if s.Malformed+s.Refusals > 0 {
+		fmt.Fprintf(w, "guards   %d refusals · %d malformed calls\n", s.Refusals, s.Malformed)
+	}
+	if v := s.LastVerify; v != nil {
+		fmt.Fprintf(w, "verify   %s: %s (passed %d, failed %d, skipped %d)\n", v.Status, v.Reason, v.Passed, v.Failed, v.Skipped)
+		for _, f := range v.Failing {
+			fmt.Fprintf(w, "         ✗ %s\n", f)
+		}
+	}
+	if s.Plan != "" {
+		fmt.Fprintf(w, "plan\n%s\n", indentBlock(s.Plan))
+	}
+	if s.PendingPlan != "" {
+		fmt.Fprintf(w, "plan waiting for approval (ultra approve %s)\n%s\n", s.ID, indentBlock(s.PendingPlan))
+	}
+	if len(s.Todos) > 0 {
+		fmt.Fprintln(w, "todos")
+		for _, t := range s.Todos {
+			fmt.Fprintf(w, "  [%s] %s\n", t.Status, t.Content)
+		}
+	}
+	if len(s.Transitions) > 0 {
+		fmt.Fprintln(w, "transitions")
+		for _, t := range s.Transitions {
+			what := t.From + " → " + t.To
+			if t.Kind == "axis" {
+				what = t.Axis + ": " + orDash(t.From) + " → " + t.To
+			}
+			fmt.Fprintf(w, "  %s  %-28s %-7s %s\n", t.At.Local().Format("15:04:05"), what, t.By, clip(t.Reason, 100))
+		}
+	}
+	if len(s.Events) > 0 {
+		fmt.Fprintln(w, "last events")
+		for _, e := range s.Events {
+			fmt.Fprintf(w, "  #%-4d %s  %-10s %-14s %s\n", e.Seq, e.Time.Local().Format("15:04:05"), e.Phase, e.Type, clip(string(e.Data), 110))
+		}
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func indentBlock(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}

@@ -1,0 +1,212 @@
+// Package e2e drives the real ultra binary against the scripted model
+// server, in temporary git repositories.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ultra-dev/ultra/internal/llm/scripted"
+)
+
+var ultraBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ultra-e2e-bin")
+	if err != nil {
+		panic(err)
+	}
+	ultraBin = filepath.Join(dir, "ultra")
+	build := exec.Command("go", "build", "-o", ultraBin, "../cmd/ultra")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building ultra:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// step builders for scripts.
+type step = map[string]any
+
+func call(name string, args map[string]any) map[string]any {
+	return map[string]any{"name": name, "arguments": args}
+}
+
+func calls(cs ...map[string]any) step { return step{"tool_calls": cs} }
+
+func text(s string) step { return step{"text": s} }
+
+// model is a scripted model server for one test.
+type model struct {
+	srv *scripted.Server
+	url string
+}
+
+func newModel(t *testing.T, steps ...step) *model {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"steps": steps})
+	path := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scripted.LoadScript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := scripted.NewServer(s, "")
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return &model{srv: srv, url: hs.URL + "/v1"}
+}
+
+// repo creates a git repository with files and one commit.
+func repo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "initial")
+	return dir
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// result of one ultra invocation.
+type result struct {
+	code   int
+	stdout string
+	stderr string
+}
+
+func (r result) events(t *testing.T) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(r.stdout))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var e map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("stdout line is not JSON: %q: %v", sc.Text(), err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func ultraEnv(t *testing.T) []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ULTRA_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
+}
+
+// ultra runs the binary in dir and waits for it.
+func ultra(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(ultraBin, args...)
+	cmd.Dir = dir
+	cmd.Env = ultraEnv(t)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// runArgs are the arguments of a headless JSONL run against m.
+func runArgs(m *model, extra ...string) []string {
+	return append([]string{"run", "--output", "jsonl", "--provider", "openai", "--base-url", m.url, "--model", "scripted"}, extra...)
+}
+
+func runID(t *testing.T, evs []map[string]any) string {
+	t.Helper()
+	for _, e := range evs {
+		if e["type"] == "run_started" {
+			return e["run"].(string)
+		}
+	}
+	t.Fatal("no run_started event")
+	return ""
+}
+
+func ofType(evs []map[string]any, typ string) []map[string]any {
+	var out []map[string]any
+	for _, e := range evs {
+		if e["type"] == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func data(e map[string]any) map[string]any {
+	d, _ := e["data"].(map[string]any)
+	return d
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A small Go project whose one test fails until Add adds.
+var calcProject = map[string]string{
+	"go.mod":            "module example.com/calc\n\ngo 1.21\n",
+	"calc/calc.go":      "package calc\n\n// Add returns a plus b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n",
+	"calc/calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf(\"Add(2, 3) = %d, want 5\", got)\n\t}\n}\n\nfunc TestAddZero(t *testing.T) {\n\tif Add(0, 0) != 0 {\n\t\tt.Fatal(\"zero\")\n\t}\n}\n",
+}
+
+// fixSteps is the scripted work of a model that fixes calcProject.
+func fixSteps() []step {
+	return []step{
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"}), call("glob", map[string]any{"pattern": "**/*_test.go"})),
+		calls(call("phase", map[string]any{"to": "building", "reason": "plan ready", "plan": "1. make Add add\n2. verify"})),
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"})),
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})),
+	}
+}

@@ -1,0 +1,351 @@
+package e2e
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ultra-dev/ultra/internal/phase"
+)
+
+var reminderPhase = regexp.MustCompile(`<ultra-reminder>\n\[ultra\] phase: (\w+)\.`)
+
+// checkWire asserts layers 1 and 3 at the wire: every request carries the
+// reminder, and offers exactly the tools of the phase it names.
+func checkWire(t *testing.T, m *model) {
+	t.Helper()
+	reqs := m.srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no requests reached the model")
+	}
+	for i, r := range reqs {
+		sm := reminderPhase.FindStringSubmatch(r.LastUser)
+		if sm == nil {
+			t.Fatalf("request %d carries no reminder; last user message: %q", i+1, r.LastUser)
+		}
+		for _, want := range []string{"retries left:", "turns left:", "tokens left:", "time left:", "tools now:"} {
+			if !strings.Contains(r.LastUser, want) {
+				t.Errorf("request %d reminder lacks %q", i+1, want)
+			}
+		}
+		p := phase.Phase(sm[1])
+		if !slices.Equal(r.Tools, phase.Tools(p)) {
+			t.Errorf("request %d in %s offered %v, table says %v", i+1, p, r.Tools, phase.Tools(p))
+		}
+	}
+}
+
+func TestFullCycleToComplete(t *testing.T) {
+	dir := repo(t, calcProject)
+	steps := append([]step{text("Let me look at the code.")}, fixSteps()...)
+	m := newModel(t, steps...)
+	res := ultra(t, dir, runArgs(m, "make the failing test in calc pass")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	if got := readFile(t, filepath.Join(dir, "calc/calc.go")); !strings.Contains(got, "return a + b") {
+		t.Fatalf("file not fixed:\n%s", got)
+	}
+	evs := res.events(t)
+	var path []string
+	for _, e := range ofType(evs, "phase_changed") {
+		path = append(path, data(e)["to"].(string))
+	}
+	if want := []string{"building", "verifying", "complete"}; !slices.Equal(path, want) {
+		t.Fatalf("phases %v, want %v", path, want)
+	}
+	v := ofType(evs, "verify_result")
+	if len(v) != 1 || data(v[0])["status"] != "pass" || data(v[0])["passed"].(float64) != 2 {
+		t.Fatalf("verify results %v", v)
+	}
+	fin := ofType(evs, "run_finished")
+	if len(fin) != 1 || data(fin[0])["status"] != "complete" || data(fin[0])["exit_code"].(float64) != 0 {
+		t.Fatalf("finish %v", fin)
+	}
+	// The text-only answer got a reminder, not completion.
+	if !strings.Contains(string(m.srv.Requests()[1].Body), "Your answer called no tool") {
+		t.Fatal("a text-only answer must get a reminder")
+	}
+	checkWire(t, m)
+
+	id := runID(t, evs)
+	st := ultra(t, dir, "status", id, "--json")
+	var s map[string]any
+	if err := json.Unmarshal([]byte(st.stdout), &s); err != nil || st.code != 0 {
+		t.Fatalf("status: %v %d %s %s", err, st.code, st.stdout, st.stderr)
+	}
+	if s["phase"] != "complete" || s["status"] != "complete" || !strings.Contains(s["plan"].(string), "make Add add") {
+		t.Fatalf("status %v", s)
+	}
+	if s["axes"].(map[string]any)["control"] != "autonomous" {
+		t.Fatalf("axes %v", s["axes"])
+	}
+	runs := ultra(t, dir, "runs")
+	if runs.code != 0 || !strings.Contains(runs.stdout, id) || !strings.Contains(runs.stdout, "complete") {
+		t.Fatalf("runs: %s %s", runs.stdout, runs.stderr)
+	}
+	// The user's repository holds nothing of ultra's but its ignored state.
+	if out := git(t, dir, "status", "--porcelain"); strings.TrimSpace(out) != "M calc/calc.go" {
+		t.Fatalf("git status:\n%s", out)
+	}
+}
+
+func TestHumanOutput(t *testing.T) {
+	dir := repo(t, calcProject)
+	m := newModel(t, fixSteps()...)
+	args := runArgs(m, "fix calc")
+	args[2] = "human"
+	res := ultra(t, dir, args...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	for _, want := range []string{"[planning ]", "[building ]", "[verifying]", "[complete ]", "verify pass", "✔ complete"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("human log lacks %q:\n%s", want, res.stdout)
+		}
+	}
+}
+
+func TestPlanningIsReadOnly(t *testing.T) {
+	dir := repo(t, calcProject)
+	before := readFile(t, filepath.Join(dir, "calc/calc.go"))
+	m := newModel(t,
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "a - b", "new_string": "a + b"})),
+		calls(call("write", map[string]any{"file_path": "calc/new.go", "content": "package calc\n"})),
+		calls(call("bash", map[string]any{"command": "echo 'package calc' > calc/x.go"})),
+		calls(call("bash", map[string]any{"command": "sed -i s/a-b/a+b/ calc/calc.go"})),
+		calls(call("bash", map[string]any{"command": "python3 -c 'open(\"calc/y.go\",\"w\")'"})),
+		calls(call("bash", map[string]any{"command": "git log --oneline | head -3"})),
+		calls(call("phase", map[string]any{"to": "building"})),
+		calls(call("phase", map[string]any{"to": "verifying", "reason": "skip ahead"})),
+		text("I am done."), text("done"), text("done"), text("done"), text("done"),
+	)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d, want 3 (escalated)\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if got := readFile(t, filepath.Join(dir, "calc/calc.go")); got != before {
+		t.Fatal("planning changed calc.go")
+	}
+	if out := git(t, dir, "status", "--porcelain"); strings.TrimSpace(out) != "" {
+		t.Fatalf("planning changed the tree:\n%s", out)
+	}
+	evs := res.events(t)
+	var layers []string
+	for _, e := range ofType(evs, "refusal") {
+		layers = append(layers, data(e)["layer"].(string))
+	}
+	want := []string{"phase-guard", "phase-guard", "planning-read-only", "planning-read-only", "planning-read-only", "transition", "transition"}
+	if !slices.Equal(layers, want) {
+		t.Fatalf("refusal layers %v, want %v", layers, want)
+	}
+	// The refusal text reaches the model and names phase, layer and allowed tools.
+	reqs := m.srv.Requests()
+	body := string(reqs[1].Body)
+	for _, want := range []string{"phase-guard", "not allowed in phase planning", "Allowed now: read, glob, grep, bash, todo, phase"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("second request lacks %q", want)
+		}
+	}
+	// The read-only git log ran.
+	ok := false
+	for _, e := range ofType(evs, "tool_result") {
+		if data(e)["tool"] == "bash" && data(e)["is_error"] == false {
+			ok = true
+		}
+	}
+	if !ok {
+		t.Error("read-only bash did not run in planning")
+	}
+	fin := data(ofType(evs, "run_finished")[0])
+	if !strings.Contains(fin["reason"].(string), "without calling a tool") {
+		t.Fatalf("finish reason %v", fin["reason"])
+	}
+	checkWire(t, m)
+}
+
+func TestVerifyRefusedOutsideVerifying(t *testing.T) {
+	dir := repo(t, calcProject)
+	m := newModel(t,
+		calls(call("phase", map[string]any{"to": "building", "plan": "fix"})),
+		calls(call("verify", map[string]any{})),
+		text("ok"), text("ok"), text("ok"), text("ok"), text("ok"),
+	)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	evs := res.events(t)
+	ref := ofType(evs, "refusal")
+	if len(ref) != 1 || data(ref[0])["tool"] != "verify" || data(ref[0])["layer"] != "phase-guard" || ref[0]["phase"] != "building" {
+		t.Fatalf("refusals %v", ref)
+	}
+	if len(ofType(evs, "verify_result")) != 0 {
+		t.Fatal("verify ran in building")
+	}
+}
+
+func TestFailingVerifiesEscalate(t *testing.T) {
+	dir := repo(t, calcProject)
+	steps := []step{
+		calls(call("phase", map[string]any{"to": "building", "plan": "try"})),
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})),
+	}
+	for range 9 {
+		steps = append(steps, calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))
+	}
+	m := newModel(t, steps...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	vr := ofType(evs, "verify_result")
+	if len(vr) != 10 {
+		t.Fatalf("%d verifications, want 10", len(vr))
+	}
+	for _, v := range vr {
+		d := data(v)
+		if d["status"] != "fail" || d["failed"].(float64) != 1 || d["failing"].([]any)[0] != "example.com/calc/calc.TestAdd" {
+			t.Fatalf("verify %v", d)
+		}
+	}
+	pc := ofType(evs, "phase_changed")
+	last := data(pc[len(pc)-1])
+	if last["to"] != "escalated" || last["by"] != "gate" || !strings.Contains(last["reason"].(string), "10 times") {
+		t.Fatalf("last transition %v", last)
+	}
+	checkWire(t, m)
+	st := ultra(t, dir, "status", runID(t, evs), "--json")
+	var s map[string]any
+	json.Unmarshal([]byte(st.stdout), &s)
+	r := s["retries"].(map[string]any)
+	if s["phase"] != "escalated" || r["used"].(float64) != 10 || r["left"].(float64) != 0 {
+		t.Fatalf("status %v", s)
+	}
+}
+
+func TestMalformedOutputBecomesToolErrors(t *testing.T) {
+	dir := repo(t, calcProject)
+	steps := []step{
+		calls(call("launch_missiles", map[string]any{})),
+		{"tool_calls": []any{map[string]any{"name": "read", "raw_arguments": `{"file_path": "calc/calc.go"`}}},
+		calls(call("read", map[string]any{})),
+		{"finish_reason": "stop"}, // an empty answer
+	}
+	steps = append(steps, fixSteps()...)
+	m := newModel(t, steps...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	reqs := m.srv.Requests()
+	for i, want := range []string{`unknown tool \"launch_missiles\"`, "invalid JSON arguments for read", `missing required argument \"file_path\"`, "Your answer was empty"} {
+		if !strings.Contains(string(reqs[i+1].Body), want) {
+			t.Errorf("request %d lacks %q", i+2, want)
+		}
+	}
+	st := ultra(t, dir, "status", runID(t, res.events(t)), "--json")
+	var s map[string]any
+	json.Unmarshal([]byte(st.stdout), &s)
+	if s["malformed_calls"].(float64) != 4 {
+		t.Fatalf("malformed %v", s["malformed_calls"])
+	}
+}
+
+func TestRepeatedFailingCallEscalates(t *testing.T) {
+	dir := repo(t, calcProject)
+	bad := calls(call("read", map[string]any{"file_path": "nope.go"}))
+	m := newModel(t, bad, bad, bad, bad)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	fin := data(ofType(res.events(t), "run_finished")[0])
+	if !strings.Contains(fin["reason"].(string), "repeated the same failing call 3 times") {
+		t.Fatalf("reason %v", fin["reason"])
+	}
+	if n := len(m.srv.Requests()); n != 3 {
+		t.Fatalf("%d requests, want 3", n)
+	}
+}
+
+func TestBudgetExhaustedExits4(t *testing.T) {
+	dir := repo(t, calcProject)
+	m := newModel(t, fixSteps()...)
+	res := ultra(t, dir, runArgs(m, "--max-turns", "2", "fix calc")...)
+	if res.code != 4 {
+		t.Fatalf("exit %d, want 4\n%s", res.code, res.stderr)
+	}
+	fin := data(ofType(res.events(t), "run_finished")[0])
+	if fin["status"] != "budget_exhausted" || !strings.Contains(fin["reason"].(string), "turn budget exhausted: 2 of 2") {
+		t.Fatalf("finish %v", fin)
+	}
+	// Resume grants a fresh allotment and finishes the work.
+	res2 := ultra(t, dir, "resume", runID(t, res.events(t)), "--output", "jsonl", "--base-url", m.url)
+	if res2.code != 0 {
+		t.Fatalf("resume exit %d\n%s\n%s", res2.code, res2.stdout, res2.stderr)
+	}
+}
+
+func TestAssistedControlWaitsForApproval(t *testing.T) {
+	dir := repo(t, calcProject)
+	m := newModel(t, fixSteps()...)
+	res := ultra(t, dir, runArgs(m, "--control", "assisted", "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	evs := res.events(t)
+	fin := data(ofType(evs, "run_finished")[0])
+	if fin["status"] != "needs_approval" || len(ofType(evs, "phase_changed")) != 0 {
+		t.Fatalf("finish %v", fin)
+	}
+	id := runID(t, evs)
+	res2 := ultra(t, dir, "approve", id, "--output", "jsonl", "--base-url", m.url)
+	if res2.code != 0 {
+		t.Fatalf("approve exit %d\n%s\n%s", res2.code, res2.stdout, res2.stderr)
+	}
+	pc := data(ofType(res2.events(t), "phase_changed")[0])
+	if pc["to"] != "building" || pc["by"] != "person" {
+		t.Fatalf("first transition after approval %v", pc)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := repo(t, calcProject)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--bogus", "x"}, "unknown flag"},
+		{[]string{"run"}, "requires at least 1 arg"},
+		{[]string{"run", "--mode", "ship", "x"}, `invalid mode "ship"`},
+		{[]string{"run", "--output", "xml", "--base-url", "http://127.0.0.1:1/v1", "x"}, `unknown --output "xml"`},
+		{[]string{"run", "--provider", "acme", "x"}, `unknown provider "acme"`},
+		{[]string{"status", "nope"}, "run not found"},
+		{[]string{"status"}, "accepts 1 arg"},
+	}
+	for _, c := range cases {
+		res := ultra(t, dir, c.args...)
+		if res.code != 2 || !strings.Contains(res.stderr, c.want) {
+			t.Errorf("%v: exit %d stderr %q, want 2 and %q", c.args, res.code, res.stderr, c.want)
+		}
+	}
+	notRepo := t.TempDir()
+	if res := ultra(t, notRepo, "run", "x"); res.code != 2 || !strings.Contains(res.stderr, "not inside a git repository") {
+		t.Errorf("outside a repo: %d %s", res.code, res.stderr)
+	}
+	bad := repo(t, map[string]string{".ultra/config": "[verify]\ncommand = \"go test ./...\"\ntimeout = \"ages\"\n"})
+	if res := ultra(t, bad, "runs"); res.code != 2 || !strings.Contains(res.stderr, ".ultra/config") || !strings.Contains(res.stderr, "ages") {
+		t.Errorf("bad config: %d %s", res.code, res.stderr)
+	}
+}
+
+func TestModelUnreachable(t *testing.T) {
+	dir := repo(t, calcProject)
+	res := ultra(t, dir, "run", "--output", "jsonl", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "fix")
+	if res.code != 1 || !strings.Contains(res.stderr, "model request failed") || !strings.Contains(res.stderr, "ultra resume") {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+}

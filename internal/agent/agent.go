@@ -1,0 +1,232 @@
+// Package agent is ultra's loop: it builds each request from the run's
+// history, the phase's tools and a reminder, streams the model's answer,
+// guards and runs the tool calls, records events and persists every step.
+// Phase changes happen only through the phase machine.
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/tool"
+	"github.com/ultra-dev/ultra/internal/verify"
+)
+
+// Options wire a run to the world.
+type Options struct {
+	Provider       llm.Provider
+	ProviderName   string
+	Model          string
+	Store          *store.Store
+	StateRoot      string // .ultra/state of the repository
+	Verifier       verify.Verifier
+	VerifyCommands []string      // explicit test commands (verify.command); empty: detect
+	VerifyTimeout  time.Duration // per command
+	BashTimeout    time.Duration
+	Sinks          []event.Sink // surfaces: JSONL, human log, …
+	Now            func() time.Time
+	MaxIdle        int // answers in a row without a tool call before escalating (default 5)
+	MaxRepeats     int // identical failing calls before escalating (default 3)
+	MaxTokens      int // max output tokens per request (0: provider default)
+}
+
+// Spec is what a new run is asked to do.
+type Spec struct {
+	Task    string
+	Repo    string // repository root
+	Workdir string // where the run works
+	Axes    axes.Axes
+	Budgets phase.Budgets
+}
+
+// Outcome is how a run (or this part of it) ended.
+type Outcome struct {
+	RunID    string
+	Status   string
+	Phase    phase.Phase
+	Reason   string
+	ExitCode int
+}
+
+// NewRunID returns a sortable, unique run id such as 20261122-020815-a3f9c1.
+func NewRunID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Start creates a run for spec and drives it until it completes, needs a
+// person, runs out of budget, fails or ctx is cancelled.
+func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
+	o = o.withDefaults()
+	if err := spec.Axes.Validate(); err != nil {
+		return nil, err
+	}
+	now := o.Now()
+	id := NewRunID(now)
+	st := runState{Phase: phase.New(spec.Budgets)}
+	stateJSON, _ := json.Marshal(st)
+	row := &store.Run{
+		ID: id, Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir,
+		Phase: string(st.Phase.Phase), Status: StatusRunning, Axes: spec.Axes,
+		Provider: o.ProviderName, Model: o.Model, State: stateJSON, PID: os.Getpid(),
+		CreatedAt: now, UpdatedAt: now,
+	}
+	if err := o.Store.CreateRun(ctx, row); err != nil {
+		return nil, err
+	}
+	r, err := newRunner(ctx, o, row, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	r.emit(event.RunStarted, event.RunStartedData{
+		Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir, Axes: spec.Axes,
+		Provider: o.ProviderName, Model: o.Model, Budgets: st.Phase.Budgets,
+	})
+	for _, c := range axes.Diff(axes.Axes{}, spec.Axes) {
+		r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "axis", Axis: c.Axis, From: c.From, To: c.To, By: "person", Reason: "run started", At: now})
+	}
+	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: taskMessage(spec.Task)})
+	return r.loop(ctx)
+}
+
+// ResumeOptions say how a person continues a run.
+type ResumeOptions struct {
+	Guidance string
+	Approve  bool          // accept the pending plan
+	Budgets  phase.Budgets // fresh allotment for exhausted budgets
+}
+
+// ErrBusy is returned when another live process is driving the run.
+var ErrBusy = errors.New("run is in progress in another process")
+
+// Resume continues an escalated, interrupted, failed or waiting run from its
+// persisted phase and history.
+func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outcome, error) {
+	o = o.withDefaults()
+	row, err := o.Store.GetRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if row.Status == StatusRunning && row.PID != 0 && row.PID != os.Getpid() && processAlive(row.PID) {
+		return nil, fmt.Errorf("%w: run %s (pid %d)", ErrBusy, row.ID, row.PID)
+	}
+	var st runState
+	if err := json.Unmarshal(row.State, &st); err != nil {
+		return nil, fmt.Errorf("run %s: corrupt state: %w", row.ID, err)
+	}
+	switch {
+	case st.Phase.Phase == phase.Complete:
+		return nil, fmt.Errorf("run %s is already complete", row.ID)
+	case st.Phase.Phase == phase.Cancelled:
+		return nil, fmt.Errorf("run %s was cancelled", row.ID)
+	case ro.Approve && st.PendingPlan == "":
+		return nil, fmt.Errorf("run %s has no plan waiting for approval", row.ID)
+	}
+	raw, err := o.Store.Messages(ctx, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	history := make([]llm.Message, 0, len(raw))
+	for i, m := range raw {
+		var msg llm.Message
+		if err := json.Unmarshal(m, &msg); err != nil {
+			return nil, fmt.Errorf("run %s: corrupt message %d: %w", row.ID, i+1, err)
+		}
+		history = append(history, msg)
+	}
+	history = repairHistory(history)
+	from := row.Status
+	row.Status, row.Reason, row.PID = StatusRunning, "", os.Getpid()
+	r, err := newRunner(ctx, o, row, st, history)
+	if err != nil {
+		return nil, err
+	}
+	r.emit(event.RunResumed, event.RunResumedData{Guidance: ro.Guidance, From: from})
+	if st.Phase.Phase == phase.Escalated {
+		back := st.EscalatedFrom
+		switch {
+		case back == phase.Planning:
+		case back == phase.Building && st.Phase.Used.FailedVerifies == 0:
+		default:
+			back = phase.Iterating
+		}
+		r.st.Phase = r.st.Phase.Extend(ro.Budgets)
+		r.transition(back, phase.ByPerson, "resumed by a person", "")
+	} else {
+		r.st.Phase = r.st.Phase.Extend(ro.Budgets)
+	}
+	if ro.Approve {
+		r.acceptPlan(phase.ByPerson, "approved by a person")
+	}
+	if ro.Guidance != "" {
+		r.appendMessage(llm.Message{Role: llm.RoleUser, Content: "A person resumed this run with guidance:\n" + ro.Guidance})
+	} else if len(r.history) > 0 && r.history[len(r.history)-1].Role == llm.RoleAssistant {
+		r.appendMessage(llm.Message{Role: llm.RoleUser, Content: "The run was resumed. Continue from where it stood."})
+	}
+	return r.loop(ctx)
+}
+
+func (o Options) withDefaults() Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MaxIdle <= 0 {
+		o.MaxIdle = 5
+	}
+	if o.MaxRepeats <= 0 {
+		o.MaxRepeats = 3
+	}
+	if o.Verifier == nil {
+		o.Verifier = verify.New()
+	}
+	return o
+}
+
+// RunDir is where a run keeps its files under the state root.
+func RunDir(stateRoot, id string) string { return filepath.Join(stateRoot, "runs", id) }
+
+func taskMessage(task string) string {
+	return "Task:\n" + task
+}
+
+// repairHistory makes a history loaded after a crash valid for providers:
+// every tool call of an assistant message gets a result.
+func repairHistory(h []llm.Message) []llm.Message {
+	var out []llm.Message
+	for i := 0; i < len(h); i++ {
+		m := h[i]
+		out = append(out, m)
+		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		j := i + 1
+		for ; j < len(h) && h[j].Role == llm.RoleTool; j++ {
+			answered[h[j].ToolCallID] = true
+			out = append(out, h[j])
+		}
+		for _, c := range m.ToolCalls {
+			if !answered[c.ID] {
+				out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, IsError: true,
+					Content: "interrupted: this call did not finish; check its effect before repeating it"})
+			}
+		}
+		i = j - 1
+	}
+	return out
+}
+
+var _ = tool.Builtins

@@ -1,0 +1,253 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/verify"
+)
+
+// stubProvider answers from a function of the request number.
+type stubProvider struct {
+	mu   sync.Mutex
+	n    int
+	next func(n int, req llm.Request) *llm.Response
+	reqs []llm.Request
+	keep bool
+}
+
+func (s *stubProvider) Name() string { return "stub" }
+func (s *stubProvider) Stream(_ context.Context, req llm.Request, _ func(llm.Delta)) (*llm.Response, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	if s.keep {
+		s.reqs = append(s.reqs, req)
+	}
+	return s.next(s.n, req), nil
+}
+
+type stubVerifier struct{ status verify.Status }
+
+func (v stubVerifier) Verify(context.Context, verify.Request) (*verify.Result, error) {
+	return &verify.Result{Status: v.status, Reason: "stub", Passed: 1}, nil
+}
+
+func callsOf(cs ...llm.ToolCall) *llm.Response {
+	return &llm.Response{ToolCalls: cs, Usage: llm.Usage{InputTokens: 100, OutputTokens: 10}}
+}
+
+func tc(name, args string) llm.ToolCall { return llm.ToolCall{Name: name, Arguments: args} }
+
+func setup(t testing.TB, p llm.Provider, v verify.Verifier, sinks ...event.Sink) (Options, string) {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("beta\n"), 0o644)
+	st, err := store.Open(filepath.Join(dir, ".ultra", "state", "ultra.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return Options{Provider: p, ProviderName: "stub", Model: "m", Store: st, StateRoot: filepath.Join(dir, ".ultra", "state"),
+		Verifier: v, Sinks: sinks}, dir
+}
+
+func collect() (*[]event.Event, event.Sink) {
+	var mu sync.Mutex
+	var evs []event.Event
+	return &evs, event.SinkFunc(func(e event.Event) { mu.Lock(); evs = append(evs, e); mu.Unlock() })
+}
+
+func TestLoopCompletesOnlyThroughVerify(t *testing.T) {
+	script := []*llm.Response{
+		{Text: "All tests pass, I am done."}, // a claim, not a completion
+		callsOf(tc("phase", `{"to":"complete"}`)),
+		callsOf(tc("phase", `{"to":"building","plan":"1. do it"}`)),
+		callsOf(tc("write", `{"file_path":"c.txt","content":"gamma\n"}`)),
+		callsOf(tc("phase", `{"to":"verifying"}`)),
+		callsOf(tc("verify", `{}`)),
+	}
+	p := &stubProvider{keep: true, next: func(n int, _ llm.Request) *llm.Response { return script[n-1] }}
+	evs, sink := collect()
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass}, sink)
+	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusComplete || out.ExitCode != 0 || p.n != 6 {
+		t.Fatalf("outcome %+v after %d requests", out, p.n)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "c.txt")); string(b) != "gamma\n" {
+		t.Fatal("write did not happen")
+	}
+	var refusals []string
+	for _, e := range *evs {
+		if d, ok := e.Data.(event.RefusalData); ok {
+			refusals = append(refusals, d.Layer)
+		}
+	}
+	if len(refusals) != 1 || refusals[0] != LayerTransition {
+		t.Fatalf("refusals %v", refusals)
+	}
+	// Sequence numbers are dense and ordered.
+	for i, e := range *evs {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d", i, e.Seq)
+		}
+	}
+	// Layer 1 and 3 on every request.
+	for i, r := range p.reqs {
+		last := r.Messages[len(r.Messages)-1].Content
+		if !strings.Contains(last, "<ultra-reminder>") {
+			t.Fatalf("request %d has no reminder", i)
+		}
+		if r.System != p.reqs[0].System {
+			t.Fatal("system prompt changed between requests")
+		}
+	}
+	if got := toolNames(p.reqs[5].Tools); strings.Join(got, ",") != "read,glob,grep,verify" {
+		t.Fatalf("verifying offered %v", got)
+	}
+}
+
+func TestParallelReadOnlyCallsKeepOrder(t *testing.T) {
+	p := &stubProvider{keep: true, next: func(n int, _ llm.Request) *llm.Response {
+		if n == 1 {
+			return callsOf(tc("read", `{"file_path":"a.txt"}`), tc("read", `{"file_path":"b.txt"}`),
+				tc("grep", `{"pattern":"beta"}`), tc("bash", `{"command":"cat a.txt"}`), tc("read", `{"file_path":"b.txt"}`))
+		}
+		return &llm.Response{Text: "idle"}
+	}}
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass})
+	o.MaxIdle = 1
+	if _, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := p.reqs[1].Messages
+	var results []llm.Message
+	for _, m := range msgs {
+		if m.Role == llm.RoleTool {
+			results = append(results, m)
+		}
+	}
+	if len(results) != 5 {
+		t.Fatalf("%d results", len(results))
+	}
+	wants := []string{"alpha", "beta", "b.txt", "alpha", "beta"}
+	for i, w := range wants {
+		if !strings.Contains(results[i].Content, w) || results[i].IsError {
+			t.Errorf("result %d (%s) = %q, want %q", i, results[i].ToolName, results[i].Content, w)
+		}
+		if results[i].ToolCallID != p.reqs[1].Messages[1].ToolCalls[i].ID {
+			t.Errorf("result %d answers the wrong call", i)
+		}
+	}
+}
+
+func TestRepairHistory(t *testing.T) {
+	h := []llm.Message{
+		{Role: llm.RoleUser, Content: "task"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "1", Name: "read"}, {ID: "2", Name: "bash"}}},
+		{Role: llm.RoleTool, ToolCallID: "1", Content: "ok"},
+	}
+	got := repairHistory(h)
+	if len(got) != 4 || got[3].ToolCallID != "2" || !got[3].IsError {
+		t.Fatalf("repair %+v", got)
+	}
+	if len(repairHistory(got)) != 4 {
+		t.Fatal("repair is not idempotent")
+	}
+}
+
+func TestNormaliseCalls(t *testing.T) {
+	got := normaliseCalls([]llm.ToolCall{{Name: "a"}, {ID: "x", Name: "b"}, {ID: "x", Name: "c"}}, 7)
+	ids := []string{got[0].ID, got[1].ID, got[2].ID}
+	if ids[0] != "ultra_7_1" || ids[1] != "x" || ids[2] != "ultra_7_3" {
+		t.Fatalf("ids %v", ids)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	cases := map[string]int{StatusComplete: 0, StatusEscalated: 3, StatusNeedsApproval: 3, StatusBudgetExhausted: 4,
+		StatusInterrupted: 130, StatusFailed: 1}
+	for s, want := range cases {
+		if got := ExitCode(s); got != want {
+			t.Errorf("ExitCode(%s) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func TestInterruptedRunIsResumable(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &stubProvider{next: func(n int, _ llm.Request) *llm.Response {
+		if n == 2 {
+			cancel()
+			return callsOf(tc("bash", `{"command":"sleep 5"}`))
+		}
+		return callsOf(tc("phase", `{"to":"building","plan":"p"}`))
+	}}
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass})
+	start := time.Now()
+	out, err := Start(ctx, o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusInterrupted || out.ExitCode != 130 || time.Since(start) > 4*time.Second {
+		t.Fatalf("outcome %+v in %s", out, time.Since(start))
+	}
+	row, _ := o.Store.GetRun(context.Background(), out.RunID)
+	if row.Status != StatusInterrupted || row.Phase != string(phase.Building) {
+		t.Fatalf("row %+v", row)
+	}
+	p.next = func(n int, _ llm.Request) *llm.Response {
+		return map[int]*llm.Response{3: callsOf(tc("phase", `{"to":"verifying"}`)), 4: callsOf(tc("verify", `{}`))}[n]
+	}
+	out, err = Resume(context.Background(), o, out.RunID, ResumeOptions{})
+	if err != nil || out.Status != StatusComplete {
+		t.Fatalf("resume %+v %v", out, err)
+	}
+	msgs, _ := o.Store.Messages(context.Background(), out.RunID)
+	var saw bool
+	for _, m := range msgs {
+		var msg llm.Message
+		json.Unmarshal(m, &msg)
+		if msg.Role == llm.RoleTool && strings.Contains(msg.Content, "interrupted") {
+			saw = true
+		}
+	}
+	if !saw {
+		t.Fatal("the interrupted call has no result in the history")
+	}
+}
+
+// BenchmarkStep measures the harness's own cost per step: request
+// building, a read tool call, events and the persisted step, with a model
+// that answers at once.
+func BenchmarkStep(b *testing.B) {
+	p := &stubProvider{next: func(n int, _ llm.Request) *llm.Response {
+		if n == 1 {
+			return callsOf(tc("phase", `{"to":"building","plan":"p"}`))
+		}
+		return callsOf(tc("read", fmt.Sprintf(`{"file_path":"a.txt","offset":%d}`, 1)))
+	}}
+	o, dir := setup(b, p, stubVerifier{verify.StatusPass})
+	b.ResetTimer()
+	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default,
+		Budgets: phase.Budgets{MaxTurns: b.N + 1}})
+	if err != nil || out.Status != StatusBudgetExhausted {
+		b.Fatal(out, err)
+	}
+}

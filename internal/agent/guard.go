@@ -1,0 +1,125 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/policy"
+	"github.com/ultra-dev/ultra/internal/tool"
+)
+
+// Refusal layers, as named in tool results and events.
+const (
+	LayerPhaseGuard   = "phase-guard"        // layer 2: tool not allowed in the phase
+	LayerReadOnly     = "planning-read-only" // layer 2: bash in planning that may write
+	LayerStateFiles   = "state-files"        // safety: ultra's own files
+	LayerPolicy       = "policy"             // the permission profile
+	LayerTransition   = "transition"         // the phase machine refused a move
+	LayerVerifyPhase  = "verify-phase"       // verify outside verifying
+	layerMalformed    = "malformed"          // not a refusal: the call itself was broken
+	stateFilesPrefix  = ".ultra/"
+	maxRefusalDetails = 300
+)
+
+// refusal is why a call may not run.
+type refusal struct {
+	layer  string
+	reason string
+}
+
+// permits is the permission profile's seam: whether the profile lets the
+// run use a tool at all. Every profile allows the built-in tools for now;
+// profile enforcement fills this in.
+func permits(a axes.Axes, toolName string) bool {
+	_ = a
+	_ = toolName
+	return true
+}
+
+// check is the execution guard (layer 2) plus the safety rules. It is
+// pure: it neither emits nor changes anything.
+func (r *runner) check(c llm.ToolCall) *refusal {
+	p := r.st.Phase.Phase
+	if _, ok := r.tools[c.Name]; !ok {
+		return &refusal{layer: layerMalformed, reason: fmt.Sprintf("unknown tool %q. Tools available in phase %s: %s",
+			c.Name, p, strings.Join(r.offered(), ", "))}
+	}
+	if !phase.Allows(p, c.Name) {
+		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
+			"refused by ultra's phase guard: tool %q is not allowed in phase %s. Allowed now: %s.%s",
+			c.Name, p, strings.Join(r.offered(), ", "), phaseHint(p, c.Name))}
+	}
+	if !permits(r.row.Axes, c.Name) {
+		return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("refused by the %s permission profile: tool %q is not permitted",
+			r.row.Axes.Permission, c.Name)}
+	}
+	if !json.Valid([]byte(c.Arguments)) && strings.TrimSpace(c.Arguments) != "" {
+		return &refusal{layer: layerMalformed, reason: fmt.Sprintf("invalid JSON arguments for %s: %s. Send a JSON object, e.g. %s",
+			c.Name, event.Truncate(c.Arguments, 120), exampleArgs(c.Name))}
+	}
+	if c.Name == "bash" {
+		var a struct {
+			Command string `json:"command"`
+		}
+		_ = json.Unmarshal([]byte(c.Arguments), &a)
+		if a.Command == "" {
+			return nil // the tool reports the missing argument
+		}
+		if phase.ShellReadOnly(p) {
+			if v := policy.ClassifyShell(a.Command); !v.ReadOnly {
+				return &refusal{layer: LayerReadOnly, reason: fmt.Sprintf(
+					"refused: phase %s is read-only and this command is not provably read-only (%s). Use read, glob, grep or read-only commands such as ls, cat, git log; changes wait for building.",
+					p, v.Reason)}
+			}
+		}
+		if bad, why := policy.ShellWritesProtected(a.Command, []string{stateFilesPrefix}); bad {
+			return &refusal{layer: LayerStateFiles, reason: "refused: .ultra/ holds ultra's own state and may only be written by ultra (" + why + ")"}
+		}
+	}
+	return nil
+}
+
+// refuse turns a refusal into the tool result the model reads, and records
+// it: a refusal event, or a malformed call.
+func (r *runner) refuse(c llm.ToolCall, ref *refusal) tool.Result {
+	if ref.layer == layerMalformed {
+		return tool.Result{IsError: true, Malformed: true, Output: ref.reason}
+	}
+	r.st.Refusals++
+	r.emit(event.Refusal, event.RefusalData{CallID: c.ID, Tool: c.Name, Layer: ref.layer, Reason: ref.reason,
+		Allowed: r.offered(), Axes: r.row.Axes})
+	return tool.Result{IsError: true, Output: "Refused [" + ref.layer + "]: " + ref.reason, Data: map[string]any{"layer": ref.layer}}
+}
+
+func phaseHint(p phase.Phase, name string) string {
+	switch {
+	case name == "verify":
+		return " verify runs only in verifying: call phase{to:\"verifying\"} when the change is ready."
+	case p == phase.Planning:
+		return " Planning is read-only: finish the plan and call phase{to:\"building\", plan:\"...\"}."
+	case p == phase.Verifying:
+		return " Call verify; its result decides the next phase."
+	}
+	return ""
+}
+
+func exampleArgs(name string) string {
+	switch name {
+	case "read":
+		return `{"file_path":"main.go"}`
+	case "edit":
+		return `{"file_path":"main.go","old_string":"a","new_string":"b"}`
+	case "write":
+		return `{"file_path":"main.go","content":"..."}`
+	case "bash":
+		return `{"command":"ls"}`
+	case "phase":
+		return `{"to":"verifying","reason":"..."}`
+	}
+	return `{}`
+}

@@ -1,0 +1,418 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/tool"
+)
+
+// runner drives one run in this process.
+type runner struct {
+	o       Options
+	row     *store.Run
+	st      runState
+	history []llm.Message
+	tools   map[string]tool.Tool // every tool ultra has, by name
+	order   []string             // registry order
+	env     *tool.Env
+	bus     *event.Bus
+
+	// What the current step adds, saved together at its end.
+	pendingMsgs  []llm.Message
+	pendingTrans []store.Transition
+	stop         *Outcome // set when the step ended the run
+	mark         time.Time
+}
+
+func newRunner(ctx context.Context, o Options, row *store.Run, st runState, history []llm.Message) (*runner, error) {
+	runDir := RunDir(o.StateRoot, row.ID)
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating run directory: %w", err)
+	}
+	env, err := tool.NewEnv(row.Workdir, runDir)
+	if err != nil {
+		return nil, err
+	}
+	env.BashTimeout = o.BashTimeout
+	env.Files.Restore(st.Files)
+	env.Todos.Set(st.Todos)
+	r := &runner{o: o, row: row, st: st, history: history, env: env, tools: map[string]tool.Tool{}, mark: o.Now()}
+	for _, t := range append(tool.Builtins(), r.phaseTool(), r.verifyTool()) {
+		name := t.Spec().Name
+		r.tools[name] = t
+		r.order = append(r.order, name)
+	}
+	last, err := o.Store.LastSeq(ctx, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	storeSink := event.SinkFunc(func(e event.Event) {
+		data, _ := json.Marshal(e.Data)
+		_ = o.Store.AppendEvent(context.Background(), e.Run, e.Seq, e.Time, string(e.Type), e.Phase, data)
+	})
+	r.bus = event.NewBus(row.ID, last, o.Now, append([]event.Sink{storeSink}, o.Sinks...)...)
+	return r, nil
+}
+
+func (r *runner) emit(t event.Type, data any) {
+	r.bus.Emit(t, string(r.st.Phase.Phase), data)
+}
+
+func (r *runner) appendMessage(m llm.Message) {
+	r.history = append(r.history, m)
+	r.pendingMsgs = append(r.pendingMsgs, m)
+}
+
+// tick adds the wall time since the last tick to the run's counters.
+func (r *runner) tick() {
+	now := r.o.Now()
+	r.st.Phase.Used.Wall += now.Sub(r.mark)
+	r.mark = now
+}
+
+// transition moves the run through the phase machine and records it.
+func (r *runner) transition(to phase.Phase, by phase.Actor, reason, plan string) error {
+	next, tr, err := r.st.Phase.Transition(to, by, reason, plan)
+	if err != nil {
+		return err
+	}
+	r.applyTransition(next, tr)
+	return nil
+}
+
+func (r *runner) applyTransition(next phase.State, tr phase.Transition) {
+	if tr.To == phase.Escalated {
+		r.st.EscalatedFrom = tr.From
+	}
+	r.st.Phase = next
+	r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "phase", From: string(tr.From), To: string(tr.To),
+		By: string(tr.By), Reason: tr.Reason, At: r.o.Now()})
+	r.bus.Emit(event.PhaseChanged, string(tr.To), event.PhaseChangedData{From: string(tr.From), To: string(tr.To), By: string(tr.By), Reason: tr.Reason})
+}
+
+// escalate moves the run to escalated and ends it with status.
+func (r *runner) escalate(by phase.Actor, status, reason string) {
+	if !r.st.Phase.Phase.Terminal() {
+		next, tr, err := r.st.Phase.Escalate(by, reason)
+		if err == nil {
+			r.applyTransition(next, tr)
+		}
+	}
+	r.finish(status, reason)
+}
+
+func (r *runner) finish(status, reason string) {
+	r.stop = &Outcome{RunID: r.row.ID, Status: status, Phase: r.st.Phase.Phase, Reason: reason, ExitCode: ExitCode(status)}
+}
+
+// save persists the step: run row, new messages, transitions.
+func (r *runner) save() error {
+	r.tick()
+	r.st.Todos = r.env.Todos.Items()
+	r.st.Files = r.env.Files.Snapshot()
+	state, err := json.Marshal(r.st)
+	if err != nil {
+		return err
+	}
+	now := r.o.Now()
+	r.row.Phase = string(r.st.Phase.Phase)
+	r.row.State = state
+	r.row.UpdatedAt = now
+	if r.stop != nil {
+		r.row.Status, r.row.Reason, r.row.PID = r.stop.Status, r.stop.Reason, 0
+		if r.stop.Status == StatusComplete || r.stop.Status == StatusCancelled {
+			r.row.FinishedAt = now
+		}
+	}
+	raw := make([]json.RawMessage, len(r.pendingMsgs))
+	for i, m := range r.pendingMsgs {
+		raw[i], _ = json.Marshal(m)
+	}
+	// A cancelled ctx must not stop the final save.
+	if err := r.o.Store.SaveStep(context.Background(), r.row, raw, r.pendingTrans); err != nil {
+		return err
+	}
+	r.pendingMsgs, r.pendingTrans = nil, nil
+	return nil
+}
+
+// loop runs steps until the run stops.
+func (r *runner) loop(ctx context.Context) (*Outcome, error) {
+	for r.stop == nil {
+		r.step(ctx)
+		if err := r.save(); err != nil {
+			return nil, err
+		}
+	}
+	o := r.stop
+	u := r.st.Phase.Used
+	r.emit(event.RunFinished, event.RunFinishedData{Status: o.Status, Reason: o.Reason, ExitCode: o.ExitCode,
+		Turns: u.Turns, Usage: llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+			CacheReadTokens: r.st.Usage.CacheReadTokens, CacheWriteTokens: r.st.Usage.CacheWriteTokens},
+		Wall: u.Wall.Round(time.Millisecond).String()})
+	return o, nil
+}
+
+// step makes one model request and handles its answer.
+func (r *runner) step(ctx context.Context) {
+	r.tick()
+	if ctx.Err() != nil {
+		r.finish(StatusInterrupted, "interrupted")
+		return
+	}
+	switch p := r.st.Phase.Phase; {
+	case p == phase.Complete:
+		r.finish(StatusComplete, "verification passed")
+		return
+	case p.Terminal():
+		r.finish(StatusEscalated, "the run is "+string(p))
+		return
+	case r.st.PendingPlan != "":
+		r.finish(StatusNeedsApproval, "the plan waits for a person: ultra approve "+r.row.ID)
+		return
+	}
+	if name, reason, ok := r.st.Phase.Exhausted(); ok {
+		_ = name
+		r.escalate(phase.ByBudget, StatusBudgetExhausted, reason)
+		return
+	}
+
+	req := r.request()
+	r.st.Phase.Used.Turns++
+	turn := r.st.Phase.Used.Turns
+	r.emit(event.ModelRequest, event.ModelRequestData{Turn: turn, Model: r.o.Model, Tools: toolNames(req.Tools), Messages: len(req.Messages)})
+	start := r.o.Now()
+	resp, err := r.o.Provider.Stream(ctx, req, nil)
+	took := r.o.Now().Sub(start)
+	if err != nil {
+		var le *llm.Error
+		errors.As(err, &le)
+		r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: r.o.Model, Duration: took.String(), Error: le})
+		if ctx.Err() != nil {
+			r.finish(StatusInterrupted, "interrupted")
+			return
+		}
+		r.finish(StatusFailed, fmt.Sprintf("model request failed: %v (fix it, then: ultra resume %s)", err, r.row.ID))
+		return
+	}
+	u := &r.st.Phase.Used
+	u.InputTokens += resp.Usage.InputTokens
+	u.OutputTokens += resp.Usage.OutputTokens
+	r.st.Usage.CacheReadTokens += resp.Usage.CacheReadTokens
+	r.st.Usage.CacheWriteTokens += resp.Usage.CacheWriteTokens
+	model := resp.Model
+	if model == "" {
+		model = r.o.Model
+	}
+	r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: model, Usage: resp.Usage,
+		StopReason: resp.StopReason, ToolCalls: len(resp.ToolCalls), Duration: took.String()})
+	if strings.TrimSpace(resp.Text) != "" {
+		r.emit(event.AssistantText, event.AssistantTextData{Text: resp.Text})
+	}
+	calls := normaliseCalls(resp.ToolCalls, turn)
+	r.appendMessage(llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: calls})
+
+	if len(calls) == 0 {
+		r.idle(strings.TrimSpace(resp.Text) == "")
+		return
+	}
+	r.st.IdleAnswers = 0
+	r.runCalls(ctx, calls)
+}
+
+// idle handles an answer without a tool call: only the phase machine ends a
+// run, so the model is reminded, and a model that keeps idling escalates.
+func (r *runner) idle(empty bool) {
+	r.st.IdleAnswers++
+	what := "Your answer called no tool."
+	if empty {
+		r.st.Malformed++
+		what = "Your answer was empty."
+	}
+	if r.st.IdleAnswers >= r.o.MaxIdle {
+		r.escalate(phase.BySystem, StatusEscalated, fmt.Sprintf("the model answered %d times in a row without calling a tool", r.st.IdleAnswers))
+		return
+	}
+	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: what + " The run is not finished: it is in phase " +
+		string(r.st.Phase.Phase) + ", and only a passing verification completes it. Continue with a tool call: " +
+		phase.Purpose(r.st.Phase.Phase)})
+}
+
+// request builds the model request for the current phase: layer 1 (only
+// the phase's tools) and layer 3 (the reminder).
+func (r *runner) request() llm.Request {
+	var specs []llm.ToolSpec
+	for _, name := range r.offered() {
+		specs = append(specs, r.tools[name].Spec())
+	}
+	msgs := make([]llm.Message, 0, len(r.history)+1)
+	msgs = append(msgs, r.history...)
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "<ultra-reminder>\n" + r.st.Phase.Reminder() + "\n</ultra-reminder>"})
+	return llm.Request{Model: r.o.Model, System: systemPrompt(r.row.Workdir), Messages: msgs, Tools: specs, MaxTokens: r.o.MaxTokens}
+}
+
+// offered lists the tools offered now: the registry ∩ the phase table ∩ the
+// permission profile.
+func (r *runner) offered() []string {
+	var out []string
+	for _, name := range phase.Tools(r.st.Phase.Phase) {
+		if _, ok := r.tools[name]; ok && permits(r.row.Axes, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func toolNames(specs []llm.ToolSpec) []string {
+	out := make([]string, len(specs))
+	for i, s := range specs {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// normaliseCalls gives every call an id (some servers omit them).
+func normaliseCalls(calls []llm.ToolCall, turn int) []llm.ToolCall {
+	out := make([]llm.ToolCall, len(calls))
+	seen := map[string]bool{}
+	for i, c := range calls {
+		if c.ID == "" || seen[c.ID] {
+			c.ID = fmt.Sprintf("ultra_%d_%d", turn, i+1)
+		}
+		seen[c.ID] = true
+		out[i] = c
+	}
+	return out
+}
+
+// runCalls guards and runs the calls of one answer, in order; consecutive
+// read-only calls run in parallel.
+func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
+	results := make([]tool.Result, len(calls))
+	for i := 0; i < len(calls); {
+		// A batch of consecutive read-only calls that the guard lets through.
+		j := i
+		for j < len(calls) && r.parallelSafe(calls[j]) {
+			j++
+		}
+		if j-i > 1 {
+			var wg sync.WaitGroup
+			for k := i; k < j; k++ {
+				r.emit(event.ToolCall, event.ToolCallData{CallID: calls[k].ID, Tool: calls[k].Name, Args: rawArgs(calls[k].Arguments)})
+				wg.Add(1)
+				go func(k int) {
+					defer wg.Done()
+					results[k] = r.execute(ctx, calls[k])
+				}(k)
+			}
+			wg.Wait()
+			for k := i; k < j; k++ {
+				r.record(calls[k], results[k])
+			}
+			i = j
+			continue
+		}
+		r.emit(event.ToolCall, event.ToolCallData{CallID: calls[i].ID, Tool: calls[i].Name, Args: rawArgs(calls[i].Arguments)})
+		if ctx.Err() != nil {
+			results[i] = tool.Result{IsError: true, Output: "interrupted before this call ran"}
+		} else if ref := r.check(calls[i]); ref != nil {
+			results[i] = r.refuse(calls[i], ref)
+		} else {
+			results[i] = r.execute(ctx, calls[i])
+		}
+		r.record(calls[i], results[i])
+		i++
+	}
+	for k, c := range calls {
+		r.appendMessage(llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: resultText(results[k]), IsError: results[k].IsError})
+	}
+	if r.stop == nil && ctx.Err() != nil {
+		r.finish(StatusInterrupted, "interrupted")
+	}
+}
+
+// parallelSafe reports that a call is read-only and passes the guard.
+func (r *runner) parallelSafe(c llm.ToolCall) bool {
+	t, ok := r.tools[c.Name]
+	if !ok || !t.ReadOnly() {
+		return false
+	}
+	return r.check(c) == nil
+}
+
+func (r *runner) execute(ctx context.Context, c llm.ToolCall) tool.Result {
+	return r.tools[c.Name].Run(ctx, r.env, json.RawMessage(c.Arguments))
+}
+
+// record emits a call's result and keeps the failure counters.
+func (r *runner) record(c llm.ToolCall, res tool.Result) {
+	r.emit(event.ToolResult, event.ToolResultData{CallID: c.ID, Tool: c.Name, IsError: res.IsError, Malformed: res.Malformed,
+		Output: event.Truncate(res.Output, 2000), Details: res.Data})
+	if res.Malformed {
+		r.st.Malformed++
+	}
+	// Identical failing calls with identical results, one after another,
+	// mean the model is stuck; anything else in between resets the count.
+	if !res.IsError {
+		r.st.LastFailure = failureStreak{}
+		return
+	}
+	sig := c.Name + "\x00" + canonicalArgs(c.Arguments) + "\x00" + res.Output
+	if r.st.LastFailure.Sig == sig {
+		r.st.LastFailure.Count++
+	} else {
+		r.st.LastFailure = failureStreak{Sig: sig, Count: 1}
+	}
+	if n := r.st.LastFailure.Count; n >= r.o.MaxRepeats && r.stop == nil {
+		r.escalate(phase.BySystem, StatusEscalated, fmt.Sprintf("the model repeated the same failing call %d times: %s %s",
+			n, c.Name, event.Truncate(c.Arguments, 200)))
+	}
+}
+
+func resultText(res tool.Result) string {
+	if res.IsError && !strings.HasPrefix(res.Output, "Error") && !strings.HasPrefix(res.Output, "Refused") {
+		return "Error: " + res.Output
+	}
+	return res.Output
+}
+
+func rawArgs(s string) json.RawMessage {
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+func canonicalArgs(s string) string {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// processAlive reports whether a process with pid exists.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// ProcessAlive is processAlive for surfaces that show runs.
+func ProcessAlive(pid int) bool { return processAlive(pid) }

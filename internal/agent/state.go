@@ -1,0 +1,81 @@
+package agent
+
+import (
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/tool"
+)
+
+// Run statuses, as stored and shown.
+const (
+	StatusRunning         = "running"
+	StatusComplete        = "complete"
+	StatusEscalated       = "escalated"
+	StatusBudgetExhausted = "budget_exhausted"
+	StatusNeedsApproval   = "needs_approval"
+	StatusInterrupted     = "interrupted"
+	StatusFailed          = "failed"
+	StatusCancelled       = "cancelled"
+)
+
+// Exit codes of ultra run and resume.
+const (
+	ExitComplete    = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitEscalated   = 3
+	ExitBudget      = 4
+	ExitInterrupted = 130
+)
+
+// ExitCode maps a run status to the process exit code.
+func ExitCode(status string) int {
+	switch status {
+	case StatusComplete:
+		return ExitComplete
+	case StatusEscalated, StatusNeedsApproval, StatusCancelled:
+		return ExitEscalated
+	case StatusBudgetExhausted:
+		return ExitBudget
+	case StatusInterrupted:
+		return ExitInterrupted
+	}
+	return ExitError
+}
+
+// runState is everything about a run beyond its row's columns, persisted as
+// JSON with every step so a killed run resumes where it stood.
+type runState struct {
+	Phase         phase.State              `json:"phase"`
+	PendingPlan   string                   `json:"pending_plan,omitempty"`
+	EscalatedFrom phase.Phase              `json:"escalated_from,omitempty"`
+	Todos         []tool.TodoItem          `json:"todos,omitempty"`
+	Files         tool.FileTrackerSnapshot `json:"files,omitempty"`
+	LastVerify    *verifyRecord            `json:"last_verify,omitempty"`
+	IdleAnswers   int                      `json:"idle_answers,omitempty"`
+	Malformed     int                      `json:"malformed,omitempty"`
+	Refusals      int                      `json:"refusals,omitempty"`
+	LastFailure   failureStreak            `json:"last_failure,omitempty"`
+	Usage         usageTotals              `json:"usage"`
+}
+
+type usageTotals struct {
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+}
+
+// verifyRecord is the latest verification, as status shows it.
+type verifyRecord struct {
+	Status  string   `json:"status"`
+	Reason  string   `json:"reason"`
+	Passed  int      `json:"passed"`
+	Failed  int      `json:"failed"`
+	Skipped int      `json:"skipped"`
+	Failing []string `json:"failing,omitempty"`
+	Logs    []string `json:"logs,omitempty"`
+}
+
+// failureStreak counts identical failing calls in a row.
+type failureStreak struct {
+	Sig   string `json:"sig,omitempty"`
+	Count int    `json:"count,omitempty"`
+}

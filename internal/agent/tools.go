@@ -1,0 +1,195 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/tool"
+	"github.com/ultra-dev/ultra/internal/verify"
+)
+
+// funcTool is a tool whose behaviour belongs to the runner.
+type funcTool struct {
+	spec llm.ToolSpec
+	run  func(ctx context.Context, args json.RawMessage) tool.Result
+}
+
+func (f funcTool) Spec() llm.ToolSpec { return f.spec }
+func (f funcTool) ReadOnly() bool     { return false }
+func (f funcTool) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
+	return f.run(ctx, args)
+}
+
+var phaseSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"to":{"type":"string","enum":["building","verifying"],"description":"Phase to move to."},` +
+	`"reason":{"type":"string","description":"Why, in one line."},` +
+	`"plan":{"type":"string","description":"Required when leaving planning: the plan, as short numbered steps."}},` +
+	`"required":["to"],"additionalProperties":false}`)
+
+func (r *runner) phaseTool() tool.Tool {
+	return funcTool{
+		spec: llm.ToolSpec{Name: "phase", Parameters: phaseSchema,
+			Description: "Move the run to its next phase. planning→building needs a plan; building/iterating→verifying when the change is ready. Only a passing verify completes the run."},
+		run: r.runPhase,
+	}
+}
+
+func (r *runner) runPhase(_ context.Context, args json.RawMessage) tool.Result {
+	var a struct {
+		To     string `json:"to"`
+		Reason string `json:"reason"`
+		Plan   string `json:"plan"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil {
+		return tool.Result{IsError: true, Malformed: true, Output: "invalid arguments for phase: " + err.Error()}
+	}
+	if strings.TrimSpace(a.To) == "" {
+		return tool.Result{IsError: true, Malformed: true, Output: `missing required argument "to"`}
+	}
+	to, err := phase.Parse(a.To)
+	if err != nil {
+		return tool.Result{IsError: true, Malformed: true, Output: err.Error()}
+	}
+	from := r.st.Phase.Phase
+	if to == phase.Complete {
+		return r.refuseTransition("complete", "only a passing verification completes a run: call phase{to:\"verifying\"}, then verify")
+	}
+	if from == phase.Planning && to == phase.Building {
+		plan := strings.TrimSpace(a.Plan)
+		if plan == "" {
+			return r.refuseTransition(a.To, "leaving planning needs a non-empty plan argument")
+		}
+		if !r.row.Axes.AcceptsPlanWithoutPerson() {
+			r.st.PendingPlan = plan
+			r.emit(event.PlanProposed, event.PlanProposedData{Plan: plan, Accepted: false, By: r.row.Axes.Control})
+			return tool.Result{Output: fmt.Sprintf("Plan recorded. Run control is %s: a person must approve it (ultra approve %s). The run pauses until then.",
+				r.row.Axes.Control, r.row.ID)}
+		}
+		r.st.PendingPlan = plan
+		r.acceptPlan(phase.ByModel, firstNonEmpty(a.Reason, "plan accepted (autonomous)"))
+		return tool.Result{Output: "Plan accepted. Phase is now building: make the change, then call phase{to:\"verifying\"}."}
+	}
+	if err := r.transition(to, phase.ByModel, firstNonEmpty(a.Reason, "requested by the model"), a.Plan); err != nil {
+		return r.refuseTransition(a.To, err.Error())
+	}
+	return tool.Result{Output: fmt.Sprintf("Phase is now %s. %s", to, phase.Purpose(to))}
+}
+
+// acceptPlan takes the pending plan out of planning into building.
+func (r *runner) acceptPlan(by phase.Actor, reason string) {
+	plan := r.st.PendingPlan
+	if err := r.transition(phase.Building, by, reason, plan); err != nil {
+		r.emit(event.Warning, event.WarningData{Message: "plan not accepted: " + err.Error()})
+		return
+	}
+	r.st.PendingPlan = ""
+	r.emit(event.PlanProposed, event.PlanProposedData{Plan: plan, Accepted: true, By: string(by)})
+}
+
+func (r *runner) refuseTransition(to, why string) tool.Result {
+	return r.refuse(llm.ToolCall{Name: "phase"}, &refusal{layer: LayerTransition,
+		reason: fmt.Sprintf("refused by the phase machine: %s → %s: %s", r.st.Phase.Phase, to, why)})
+}
+
+var verifySchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+
+func (r *runner) verifyTool() tool.Tool {
+	return funcTool{
+		spec: llm.ToolSpec{Name: "verify", Parameters: verifySchema,
+			Description: "Run the project's tests. ultra finds and runs them itself; the result decides the next phase (pass: complete; fail: iterating)."},
+		run: r.runVerify,
+	}
+}
+
+func (r *runner) runVerify(ctx context.Context, _ json.RawMessage) tool.Result {
+	if r.st.Phase.Phase != phase.Verifying {
+		return r.refuse(llm.ToolCall{Name: "verify"}, &refusal{layer: LayerVerifyPhase,
+			reason: fmt.Sprintf("verify runs only in verifying; the run is in %s", r.st.Phase.Phase)})
+	}
+	n := r.st.Phase.Used.Verifies + 1
+	start := r.o.Now()
+	res, err := r.o.Verifier.Verify(ctx, verify.Request{
+		Dir: r.row.Workdir, Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout,
+		LogDir: filepath.Join(RunDir(r.o.StateRoot, r.row.ID), "verify", fmt.Sprint(n)),
+	})
+	if ctx.Err() != nil {
+		return tool.Result{IsError: true, Output: "verification interrupted"}
+	}
+	if err != nil {
+		res = &verify.Result{Status: verify.StatusNotEvaluated, Reason: "ultra could not run the tests: " + err.Error()}
+	}
+	rec := &verifyRecord{Status: string(res.Status), Reason: res.Reason, Passed: res.Passed, Failed: res.Failed,
+		Skipped: res.Skipped, Failing: res.Failing}
+	var cmds []string
+	for _, c := range res.Commands {
+		cmds = append(cmds, c.Command)
+		if c.LogPath != "" {
+			rec.Logs = append(rec.Logs, c.LogPath)
+		}
+	}
+	r.st.LastVerify = rec
+	r.emit(event.VerifyResult, event.VerifyResultData{Status: rec.Status, Reason: rec.Reason, Passed: rec.Passed,
+		Failed: rec.Failed, Skipped: rec.Skipped, Failing: rec.Failing, Commands: cmds, Logs: rec.Logs,
+		Duration: r.o.Now().Sub(start).Round(time.Millisecond).String()})
+
+	next, tr, terr := r.st.Phase.AfterVerify(outcomeOf(res.Status), res.Reason)
+	if terr != nil {
+		return tool.Result{IsError: true, Output: terr.Error()}
+	}
+	r.applyTransition(next, tr)
+	out := res.Summary() + "\n\n"
+	switch next.Phase {
+	case phase.Complete:
+		r.finish(StatusComplete, tr.Reason)
+		out += "Verification passed. The run is complete."
+	case phase.Iterating:
+		out += fmt.Sprintf("Phase is now iterating (%d retries left): fix the failures, then call phase{to:\"verifying\"}.", next.RetriesLeft())
+	case phase.Escalated:
+		r.finish(StatusEscalated, tr.Reason)
+		out += "The run is escalated to a person: " + tr.Reason
+	}
+	return tool.Result{Output: out, IsError: res.Status != verify.StatusPass, Data: map[string]any{"status": string(res.Status)}}
+}
+
+func outcomeOf(s verify.Status) phase.Outcome {
+	switch s {
+	case verify.StatusPass:
+		return phase.Pass
+	case verify.StatusFail:
+		return phase.Fail
+	}
+	return phase.NotEvaluated
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// systemPrompt is the stable prefix of every request: nothing in it
+// changes from step to step.
+func systemPrompt(workdir string) string {
+	return `You are ultra, an autonomous coding agent working in the repository at ` + workdir + `.
+Nobody is watching: work until the task is done, without asking questions.
+
+ultra enforces a fixed workflow in code:
+1. planning: read the code (read, glob, grep, read-only bash). Then call phase{to:"building", plan:"..."} with a short numbered plan.
+2. building: make the change with edit, write and bash. Read a file before you edit or overwrite it. Then call phase{to:"verifying"}.
+3. verifying: call verify. ultra runs the project's tests itself; a pass completes the run, a failure sends it to iterating.
+4. iterating: fix what failed, then phase{to:"verifying"} again.
+Only a passing verify completes the run; saying you are done does not. Tools outside the current phase are refused.
+Each request ends with an <ultra-reminder> that states the phase, the tools allowed now and the budgets left.
+Paths are relative to the repository root. .ultra/ is ultra's own state: never write it.
+Be concise. Prefer small, focused changes and keep the project's style.`
+}

@@ -1,0 +1,121 @@
+// Package axes holds the five orthogonal axes of a run: work mode, run
+// control, permission profile, model mode and surface. It is pure.
+package axes
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Axes is the value of all five axes for one run. None implies another.
+type Axes struct {
+	Mode       string `json:"mode"`               // workMode
+	Control    string `json:"control"`            // runControl
+	Permission string `json:"permission_profile"` // permissionProfile
+	ModelMode  string `json:"model_mode"`         // modelMode
+	Surface    string `json:"surface"`            // surface
+}
+
+// Axis names, as used in flags, transitions and events.
+const (
+	Mode       = "mode"
+	Control    = "control"
+	Permission = "permission_profile"
+	ModelMode  = "model_mode"
+	Surface    = "surface"
+)
+
+// Values lists the legal values of every axis.
+var Values = map[string][]string{
+	Mode:       {"chat", "plan", "build", "review", "repair", "research"},
+	Control:    {"manual", "assisted", "autonomous"},
+	Permission: {"restricted", "normal", "trusted", "unrestricted"},
+	ModelMode:  {"fast", "smart", "deep"},
+	Surface:    {"tui", "web", "headless", "rpc"},
+}
+
+// Names lists the axes in display order.
+var Names = []string{Mode, Control, Permission, ModelMode, Surface}
+
+// Default is what `ultra run` starts with.
+var Default = Axes{Mode: "build", Control: "autonomous", Permission: "trusted", ModelMode: "smart", Surface: "headless"}
+
+// Get returns the value of axis name.
+func (a Axes) Get(name string) string {
+	switch name {
+	case Mode:
+		return a.Mode
+	case Control:
+		return a.Control
+	case Permission:
+		return a.Permission
+	case ModelMode:
+		return a.ModelMode
+	case Surface:
+		return a.Surface
+	}
+	return ""
+}
+
+// Set returns a copy of a with axis name set to value, after checking both.
+func (a Axes) Set(name, value string) (Axes, error) {
+	value = strings.ToLower(strings.TrimSpace(value))
+	legal, ok := Values[name]
+	if !ok {
+		return a, fmt.Errorf("unknown axis %q (axes: %s)", name, strings.Join(Names, ", "))
+	}
+	if !slices.Contains(legal, value) {
+		return a, fmt.Errorf("invalid %s %q (one of: %s)", name, value, strings.Join(legal, ", "))
+	}
+	switch name {
+	case Mode:
+		a.Mode = value
+	case Control:
+		a.Control = value
+	case Permission:
+		a.Permission = value
+	case ModelMode:
+		a.ModelMode = value
+	case Surface:
+		a.Surface = value
+	}
+	return a, nil
+}
+
+// Validate checks every axis holds a legal value.
+func (a Axes) Validate() error {
+	for _, n := range Names {
+		if _, err := a.Set(n, a.Get(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Change is one axis moving from one value to another.
+type Change struct {
+	Axis string `json:"axis"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Diff lists the axes whose values differ from a to b, in display order.
+func Diff(a, b Axes) []Change {
+	var out []Change
+	for _, n := range Names {
+		if a.Get(n) != b.Get(n) {
+			out = append(out, Change{Axis: n, From: a.Get(n), To: b.Get(n)})
+		}
+	}
+	return out
+}
+
+// String is the at-a-glance form: build | autonomous | trusted | smart | headless.
+func (a Axes) String() string {
+	return strings.Join([]string{a.Mode, a.Control, a.Permission, a.ModelMode, a.Surface}, " | ")
+}
+
+// AcceptsPlanWithoutPerson reports that the run control lets a plan be
+// accepted without a person's approval.
+func (a Axes) AcceptsPlanWithoutPerson() bool { return a.Control == "autonomous" }

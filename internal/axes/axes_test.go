@@ -1,0 +1,54 @@
+package axes
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSetAndValidate(t *testing.T) {
+	cases := []struct {
+		axis, value string
+		ok          bool
+	}{
+		{Mode, "build", true}, {Mode, "Research", true}, {Mode, "ship", false},
+		{Control, "manual", true}, {Control, "auto", false},
+		{Permission, "unrestricted", true}, {Permission, "root", false},
+		{ModelMode, "deep", true}, {ModelMode, "slow", false},
+		{Surface, "rpc", true}, {Surface, "gui", false},
+		{"colour", "red", false},
+	}
+	for _, c := range cases {
+		got, err := Default.Set(c.axis, c.value)
+		if (err == nil) != c.ok {
+			t.Errorf("Set(%s,%s) err=%v", c.axis, c.value, err)
+			continue
+		}
+		if err == nil && got.Get(c.axis) != strings.ToLower(c.value) {
+			t.Errorf("Set(%s,%s) gave %q", c.axis, c.value, got.Get(c.axis))
+		}
+		if err != nil && !strings.Contains(err.Error(), c.value) && !strings.Contains(err.Error(), c.axis) {
+			t.Errorf("error must name the bad value: %v", err)
+		}
+	}
+	if err := Default.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := (Axes{}).Validate(); err == nil {
+		t.Fatal("empty axes must not validate")
+	}
+}
+
+func TestDiffAndString(t *testing.T) {
+	b, _ := Default.Set(Control, "manual")
+	b, _ = b.Set(ModelMode, "deep")
+	d := Diff(Default, b)
+	if len(d) != 2 || d[0] != (Change{Control, "autonomous", "manual"}) || d[1] != (Change{ModelMode, "smart", "deep"}) {
+		t.Fatalf("diff %+v", d)
+	}
+	if Default.String() != "build | autonomous | trusted | smart | headless" {
+		t.Fatal(Default.String())
+	}
+	if !Default.AcceptsPlanWithoutPerson() || b.AcceptsPlanWithoutPerson() {
+		t.Fatal("plan acceptance")
+	}
+}

@@ -1,0 +1,154 @@
+// Package config reads ultra's settings: the user's file
+// ($XDG_CONFIG_HOME/ultra/config.toml) and the project's .ultra/config,
+// both TOML. The project's file wins over the user's; flags win over both.
+// Unknown keys and bad values are errors that name the file, line and key.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the merged configuration.
+type Config struct {
+	Model  Model  `toml:"model"`
+	Run    Run    `toml:"run"`
+	Verify Verify `toml:"verify"`
+}
+
+// Model chooses the provider.
+type Model struct {
+	Provider   string            `toml:"provider"`
+	BaseURL    string            `toml:"base_url"`
+	Name       string            `toml:"name"`
+	Headers    map[string]string `toml:"headers"`
+	MaxRetries *int              `toml:"max_retries"`
+	Stream     *bool             `toml:"stream"`
+}
+
+// Run holds budgets and limits.
+type Run struct {
+	MaxRetries      int      `toml:"max_retries"`
+	MaxTurns        int      `toml:"max_turns"`
+	MaxInputTokens  int64    `toml:"max_input_tokens"`
+	MaxOutputTokens int64    `toml:"max_output_tokens"`
+	MaxWall         Duration `toml:"max_wall"`
+	BashTimeout     Duration `toml:"bash_timeout"`
+}
+
+// Verify overrides test detection.
+type Verify struct {
+	Command Commands `toml:"command"`
+	Timeout Duration `toml:"timeout"`
+}
+
+// Duration is a time.Duration written as "90s", "10m", "2h".
+type Duration time.Duration
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(strings.TrimSpace(string(b)))
+	if err != nil {
+		return fmt.Errorf("invalid duration %q (use e.g. 90s, 10m, 2h)", string(b))
+	}
+	if v < 0 {
+		return fmt.Errorf("invalid duration %q: negative", string(b))
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// D is the value as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// Commands is one command or a list of them.
+type Commands []string
+
+// UnmarshalTOML accepts a string or an array of strings.
+func (c *Commands) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		if strings.TrimSpace(x) == "" {
+			return errors.New("verify.command is empty")
+		}
+		*c = Commands{x}
+	case []any:
+		out := Commands{}
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok || strings.TrimSpace(s) == "" {
+				return fmt.Errorf("verify.command[%d] must be a non-empty string", i)
+			}
+			out = append(out, s)
+		}
+		*c = out
+	default:
+		return fmt.Errorf("verify.command must be a string or an array of strings, not %T", v)
+	}
+	return nil
+}
+
+// UserPath is the user's config file.
+func UserPath() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "ultra", "config.toml")
+}
+
+// ProjectPath is the project's config file under root.
+func ProjectPath(root string) string { return filepath.Join(root, ".ultra", "config") }
+
+// Load reads the user's config and then the project's under root; a
+// missing file is not an error.
+func Load(root string) (Config, error) {
+	var c Config
+	for _, p := range []string{UserPath(), ProjectPath(root)} {
+		if p == "" {
+			continue
+		}
+		if err := loadFile(p, &c); err != nil {
+			return Config{}, err
+		}
+	}
+	return c, nil
+}
+
+// loadFile decodes path over c: keys present in the file replace c's.
+func loadFile(path string, c *Config) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	md, err := toml.Decode(string(data), c)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("config %s:%d: %s", path, pe.Position.Line, pe.Message)
+		}
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return fmt.Errorf("config %s: unknown key %s (known: model.{provider,base_url,name,headers,max_retries,stream}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,bash_timeout}, verify.{command,timeout})",
+			path, strings.Join(keys, ", "))
+	}
+	return nil
+}

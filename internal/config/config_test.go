@@ -1,0 +1,65 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadMerges(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	root := t.TempDir()
+	write(t, filepath.Join(home, "ultra", "config.toml"), "[model]\nprovider = \"openai\"\nname = \"user-model\"\nbase_url = \"http://u\"\n")
+	write(t, ProjectPath(root), "[model]\nname = \"proj-model\"\n[run]\nmax_retries = 3\nmax_wall = \"30m\"\n[verify]\ncommand = [\"go test ./...\", \"make lint\"]\ntimeout = \"5m\"\n")
+	c, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model.Provider != "openai" || c.Model.Name != "proj-model" || c.Model.BaseURL != "http://u" {
+		t.Fatalf("model %+v", c.Model)
+	}
+	if c.Run.MaxRetries != 3 || c.Run.MaxWall.D() != 30*time.Minute || c.Verify.Timeout.D() != 5*time.Minute {
+		t.Fatalf("run %+v verify %+v", c.Run, c.Verify)
+	}
+	if len(c.Verify.Command) != 2 || c.Verify.Command[1] != "make lint" {
+		t.Fatalf("commands %v", c.Verify.Command)
+	}
+}
+
+func TestLoadErrorsNameFileLineKey(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	cases := []struct{ body, want string }{
+		{"[verify]\ncomand = \"x\"\n", "unknown key verify.comand"},
+		{"[run]\nmax_wall = \"soon\"\n", "invalid duration"},
+		{"[run]\nmax_turns = \n", ":2"},
+		{"[verify]\ncommand = 3\n", "string or an array"},
+		{"[verify]\ncommand = [\"ok\", \"\"]\n", "verify.command[1]"},
+	}
+	for _, c := range cases {
+		root := t.TempDir()
+		write(t, ProjectPath(root), c.body)
+		_, err := Load(root)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), ProjectPath(root)) {
+			t.Errorf("%q: got %v, want mention of %q and the file", c.body, err, c.want)
+		}
+	}
+}
+
+func TestMissingFilesAreFine(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	c, err := Load(t.TempDir())
+	if err != nil || c.Model.Provider != "" {
+		t.Fatal(c, err)
+	}
+}

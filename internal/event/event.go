@@ -1,0 +1,222 @@
+// Package event holds the one typed stream of everything that happens in a
+// run: the event types, the bus that numbers and fans them out, and the
+// JSONL encoding. The store, the headless output and every other surface
+// read this stream; none keeps private state.
+package event
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/llm"
+)
+
+// Type names an event.
+type Type string
+
+const (
+	RunStarted    Type = "run_started"
+	RunResumed    Type = "run_resumed"
+	RunFinished   Type = "run_finished"
+	PhaseChanged  Type = "phase_changed"
+	AxisChanged   Type = "axis_changed"
+	PlanProposed  Type = "plan_proposed"
+	ModelRequest  Type = "model_request"
+	ModelResponse Type = "model_response"
+	AssistantText Type = "assistant_text"
+	ToolCall      Type = "tool_call"
+	ToolResult    Type = "tool_result"
+	Refusal       Type = "refusal"
+	VerifyResult  Type = "verify_result"
+	Warning       Type = "warning"
+)
+
+// Event is one thing that happened. Data is the typed payload of Type.
+type Event struct {
+	Seq   int64     `json:"seq"`
+	Time  time.Time `json:"time"`
+	Run   string    `json:"run"`
+	Type  Type      `json:"type"`
+	Phase string    `json:"phase,omitempty"`
+	Data  any       `json:"data,omitempty"`
+}
+
+// Payloads, one per event type.
+type (
+	RunStartedData struct {
+		Task     string    `json:"task"`
+		Repo     string    `json:"repo"`
+		Workdir  string    `json:"workdir"`
+		Axes     axes.Axes `json:"axes"`
+		Provider string    `json:"provider"`
+		Model    string    `json:"model"`
+		Budgets  any       `json:"budgets"`
+	}
+	RunResumedData struct {
+		Guidance string `json:"guidance,omitempty"`
+		From     string `json:"from"`
+	}
+	RunFinishedData struct {
+		Status   string    `json:"status"`
+		Reason   string    `json:"reason"`
+		ExitCode int       `json:"exit_code"`
+		Turns    int       `json:"turns"`
+		Usage    llm.Usage `json:"usage"`
+		Wall     string    `json:"wall"`
+	}
+	PhaseChangedData struct {
+		From   string `json:"from"`
+		To     string `json:"to"`
+		By     string `json:"by"`
+		Reason string `json:"reason"`
+	}
+	AxisChangedData struct {
+		Axis   string `json:"axis"`
+		From   string `json:"from"`
+		To     string `json:"to"`
+		Reason string `json:"reason"`
+	}
+	PlanProposedData struct {
+		Plan     string `json:"plan"`
+		Accepted bool   `json:"accepted"`
+		By       string `json:"by"`
+	}
+	ModelRequestData struct {
+		Turn     int      `json:"turn"`
+		Model    string   `json:"model"`
+		Tools    []string `json:"tools"`
+		Messages int      `json:"messages"`
+	}
+	ModelResponseData struct {
+		Turn       int        `json:"turn"`
+		Model      string     `json:"model"`
+		Usage      llm.Usage  `json:"usage"`
+		StopReason string     `json:"stop_reason,omitempty"`
+		ToolCalls  int        `json:"tool_calls"`
+		Duration   string     `json:"duration"`
+		Error      *llm.Error `json:"error,omitempty"`
+	}
+	AssistantTextData struct {
+		Text string `json:"text"`
+	}
+	ToolCallData struct {
+		CallID string          `json:"call_id"`
+		Tool   string          `json:"tool"`
+		Args   json.RawMessage `json:"args"`
+	}
+	ToolResultData struct {
+		CallID    string         `json:"call_id"`
+		Tool      string         `json:"tool"`
+		IsError   bool           `json:"is_error"`
+		Malformed bool           `json:"malformed,omitempty"`
+		Output    string         `json:"output"` // bounded
+		Duration  string         `json:"duration"`
+		Details   map[string]any `json:"details,omitempty"`
+	}
+	RefusalData struct {
+		CallID  string    `json:"call_id,omitempty"`
+		Tool    string    `json:"tool"`
+		Layer   string    `json:"layer"` // "phase-guard", "planning-read-only", "transition", "state-files", "policy"
+		Reason  string    `json:"reason"`
+		Allowed []string  `json:"allowed,omitempty"`
+		Axes    axes.Axes `json:"axes"`
+	}
+	VerifyResultData struct {
+		Status   string   `json:"status"`
+		Reason   string   `json:"reason"`
+		Passed   int      `json:"passed"`
+		Failed   int      `json:"failed"`
+		Skipped  int      `json:"skipped"`
+		Failing  []string `json:"failing,omitempty"`
+		Commands []string `json:"commands,omitempty"`
+		Logs     []string `json:"logs,omitempty"`
+		Duration string   `json:"duration"`
+	}
+	WarningData struct {
+		Message string `json:"message"`
+	}
+)
+
+// Sink receives every event of a bus, in order.
+type Sink interface {
+	Emit(Event)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(Event)
+
+// Emit calls f.
+func (f SinkFunc) Emit(e Event) { f(e) }
+
+// Bus numbers events and delivers them to its sinks synchronously, in
+// order. It is safe for concurrent use.
+type Bus struct {
+	mu    sync.Mutex
+	run   string
+	seq   int64
+	now   func() time.Time
+	sinks []Sink
+}
+
+// NewBus returns a bus for run whose numbering continues after lastSeq.
+func NewBus(run string, lastSeq int64, now func() time.Time, sinks ...Sink) *Bus {
+	if now == nil {
+		now = time.Now
+	}
+	return &Bus{run: run, seq: lastSeq, now: now, sinks: sinks}
+}
+
+// Add attaches another sink.
+func (b *Bus) Add(s Sink) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.sinks = append(b.sinks, s)
+}
+
+// Emit records one event of type t in phase with payload data.
+func (b *Bus) Emit(t Type, phase string, data any) Event {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.seq++
+	e := Event{Seq: b.seq, Time: b.now().UTC(), Run: b.run, Type: t, Phase: phase, Data: data}
+	for _, s := range b.sinks {
+		s.Emit(e)
+	}
+	return e
+}
+
+// JSONL writes each event as one JSON object per line.
+type JSONL struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewJSONL returns a sink writing to w.
+func NewJSONL(w io.Writer) *JSONL { return &JSONL{w: w} }
+
+// Emit writes e and a newline.
+func (j *JSONL) Emit(e Event) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		b, _ = json.Marshal(Event{Seq: e.Seq, Time: e.Time, Run: e.Run, Type: Warning,
+			Data: WarningData{Message: "unencodable event " + string(e.Type) + ": " + err.Error()}})
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_, _ = j.w.Write(append(b, '\n'))
+}
+
+// Truncate bounds s to n bytes for an event, marking the cut.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 { // do not split a UTF-8 sequence
+		cut--
+	}
+	return s[:cut] + "… [truncated]"
+}

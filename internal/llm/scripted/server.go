@@ -1,0 +1,306 @@
+package scripted
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// maxBody bounds the request bodies the server reads.
+const maxBody = 64 << 20
+
+// exhausted is the message of answers given after the last step.
+const exhausted = "script exhausted"
+
+// Server answers Chat Completions requests from a script. It is an
+// http.Handler; Serve and ListenAndServe run it on their own. It is safe
+// for concurrent use; concurrent requests take steps in arrival order.
+type Server struct {
+	mu      sync.Mutex
+	script  *Script
+	pos     int // index of the next step
+	used    int // answers the step at pos has given
+	calls   int // tool call ids handed out
+	log     []LoggedRequest
+	logPath string
+}
+
+// NewServer returns a server answering from s, which should be valid
+// (LoadScript and ParseScript validate; call Script.Validate on scripts
+// built in code). A nil script answers every request as exhausted. When
+// logPath is not empty every request is appended to that file as a JSON
+// line.
+func NewServer(s *Script, logPath string) *Server {
+	if s == nil {
+		s = &Script{}
+	}
+	return &Server{script: s, logPath: logPath}
+}
+
+// SetScript validates sc, replaces the script with it and starts it from
+// its first step. The request log and tool call numbering go on.
+func (s *Server) SetScript(sc *Script) error {
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script, s.pos, s.used = sc, 0, 0
+	return nil
+}
+
+// Requests returns a copy of the request log.
+func (s *Server) Requests() []LoggedRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]LoggedRequest, len(s.log))
+	copy(out, s.log)
+	return out
+}
+
+// ServeHTTP routes a request; see the package documentation.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	route := func(method string, h func(http.ResponseWriter, *http.Request)) {
+		if r.Method != method {
+			w.Header().Set("Allow", method)
+			writeError(w, http.StatusMethodNotAllowed, r.Method+" "+r.URL.Path+": use "+method, 0)
+			return
+		}
+		h(w, r)
+	}
+	switch r.URL.Path {
+	case "/v1/chat/completions", "/chat/completions":
+		route(http.MethodPost, s.chat)
+	case "/v1/models", "/models":
+		route(http.MethodGet, s.models)
+	case "/_requests":
+		route(http.MethodGet, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.Requests()) })
+	case "/_script":
+		route(http.MethodPost, s.replaceScript)
+	default:
+		writeError(w, http.StatusNotFound, "no route for "+r.URL.Path, 0)
+	}
+}
+
+// chat answers one completion request with the next step.
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "reading the request: "+err.Error(), 0)
+		return
+	}
+	entry := LoggedRequest{Time: time.Now(), Path: r.URL.Path, Body: rawBody(body), Step: -1}
+	var req chatRequest
+	reqErr := json.Unmarshal(body, &req)
+	if reqErr == nil {
+		req.summarize(&entry)
+	}
+
+	s.mu.Lock()
+	index, step := s.peek()
+	if reqErr != nil {
+		index = -1 // a malformed request takes no step
+	}
+	entry.N, entry.Step = len(s.log)+1, index
+	if err := s.appendLog(entry); err != nil {
+		s.mu.Unlock()
+		writeError(w, http.StatusInternalServerError, "scripted: "+err.Error(), 0)
+		return
+	}
+	s.log = append(s.log, entry)
+	var a *answer
+	if index >= 0 {
+		s.advance()
+		a = s.answer(step, &req, entry.N, len(body))
+	} else if reqErr == nil && s.script.OnExhausted == ExhaustedText {
+		a = s.answer(Step{Text: exhausted}, &req, entry.N, len(body))
+	}
+	s.mu.Unlock()
+
+	switch {
+	case reqErr != nil:
+		writeError(w, http.StatusBadRequest, "the request body is not JSON: "+reqErr.Error(), 0)
+		return
+	case a == nil:
+		writeError(w, http.StatusInternalServerError, exhausted, 0)
+		return
+	}
+	if !sleep(r.Context(), time.Duration(step.DelayMS)*time.Millisecond) {
+		return
+	}
+	switch {
+	case step.Status != 0:
+		writeError(w, step.Status, step.Error, step.RetryAfter)
+	case req.Stream:
+		a.writeStream(r.Context(), w, req.StreamOptions.IncludeUsage)
+	default:
+		a.writeJSON(w)
+	}
+}
+
+// peek returns the index and step answering the next request, or -1 when
+// the script is exhausted. The caller holds s.mu.
+func (s *Server) peek() (int, Step) {
+	if s.pos >= len(s.script.Steps) {
+		return -1, Step{}
+	}
+	return s.pos, s.script.Steps[s.pos]
+}
+
+// advance uses one answer of the current step. The caller holds s.mu.
+func (s *Server) advance() {
+	s.used++
+	if s.used >= s.script.Steps[s.pos].times() {
+		s.pos, s.used = s.pos+1, 0
+	}
+}
+
+// answer makes step concrete for request number n. The caller holds s.mu.
+func (s *Server) answer(step Step, req *chatRequest, n, bodyLen int) *answer {
+	a := &answer{
+		id:        "chatcmpl-scripted-" + strconv.Itoa(n),
+		model:     req.Model,
+		created:   time.Now().Unix(),
+		text:      step.Text,
+		finish:    step.FinishReason,
+		chunkSize: step.ChunkSize,
+		truncate:  step.Truncate,
+	}
+	if a.model == "" {
+		a.model = s.modelName()
+	}
+	size := len(step.Text)
+	for _, tc := range step.ToolCalls {
+		s.calls++
+		c := call{id: "call_" + strconv.Itoa(s.calls), name: tc.Name, args: tc.arguments()}
+		a.calls = append(a.calls, c)
+		size += len(c.name) + len(c.args)
+	}
+	if a.finish == "" {
+		a.finish = "stop"
+		if len(a.calls) > 0 {
+			a.finish = "tool_calls"
+		}
+	}
+	if u := step.Usage; u != nil {
+		a.usage = newUsage(u.PromptTokens, u.CompletionTokens, u.CachedTokens)
+	} else {
+		a.usage = newUsage(int64(bodyLen/4), int64(max(size/4, 1)), 0)
+	}
+	return a
+}
+
+// modelName is the script's model name. The caller holds s.mu.
+func (s *Server) modelName() string {
+	if s.script.Model != "" {
+		return s.script.Model
+	}
+	return "scripted"
+}
+
+// appendLog writes one log line when the server has a log file. The
+// caller holds s.mu, which keeps lines in request order.
+func (s *Server) appendLog(e LoggedRequest) error {
+	if s.logPath == "" {
+		return nil
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(s.logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("request log: %w", err)
+	}
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("request log: %w", err)
+	}
+	return nil
+}
+
+// models lists the one model.
+func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	name := s.modelName()
+	s.mu.Unlock()
+	writeJSON(w, map[string]any{"object": "list", "data": []any{
+		map[string]any{"id": name, "object": "model", "created": 0, "owned_by": "ultra"},
+	}})
+}
+
+// replaceScript installs the script in the request body.
+func (s *Server) replaceScript(w http.ResponseWriter, r *http.Request) {
+	var sc *Script
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err == nil {
+		sc, err = ParseScript(body)
+	}
+	if err == nil {
+		err = s.SetScript(sc)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "script: "+err.Error(), 0)
+		return
+	}
+	writeJSON(w, map[string]any{"ok": true, "steps": len(sc.Steps)})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	body, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+// Serve answers requests arriving on ln until ctx ends, then shuts down,
+// giving requests in flight a moment to finish. It returns nil after a
+// shutdown asked for by ctx.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	stop, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(stop); err != nil {
+		_ = hs.Close()
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// ListenAndServe listens on the TCP address addr ("127.0.0.1:0" picks a
+// free port), calls ready (when not nil) with the base URL to give OpenAI
+// clients, e.g. "http://127.0.0.1:41234/v1", then serves until ctx ends.
+func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(baseURL string)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	if ready != nil {
+		ready(BaseURL(ln.Addr()))
+	}
+	return s.Serve(ctx, ln)
+}
+
+// BaseURL is the OpenAI base URL of a server listening on addr.
+func BaseURL(addr net.Addr) string {
+	return "http://" + addr.String() + "/v1"
+}

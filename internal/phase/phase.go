@@ -1,0 +1,170 @@
+// Package phase is ultra's phase machine: the phases of a run, the legal
+// transitions between them and who may ask for each, the tools every phase
+// offers, and the retry and budget counters. It is pure: no I/O, no clock.
+// Every phase change of a run goes through State.Transition or
+// State.AfterVerify; nothing else moves a run.
+package phase
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Phase is where a run stands.
+type Phase string
+
+const (
+	Planning  Phase = "planning"
+	Building  Phase = "building"
+	Verifying Phase = "verifying"
+	Iterating Phase = "iterating"
+	Complete  Phase = "complete"
+	Escalated Phase = "escalated"
+	Cancelled Phase = "cancelled"
+)
+
+// All lists every phase in flow order.
+var All = []Phase{Planning, Building, Verifying, Iterating, Complete, Escalated, Cancelled}
+
+// Parse turns a name into a Phase.
+func Parse(s string) (Phase, error) {
+	p := Phase(strings.ToLower(strings.TrimSpace(s)))
+	if slices.Contains(All, p) {
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown phase %q (phases: %s)", s, join(All))
+}
+
+// Terminal reports that no model step happens in p until a person acts.
+func (p Phase) Terminal() bool {
+	return p == Complete || p == Escalated || p == Cancelled
+}
+
+// Actor is who asks for a transition.
+type Actor string
+
+const (
+	ByModel  Actor = "model"  // the phase tool
+	ByGate   Actor = "gate"   // the result of verify
+	ByBudget Actor = "budget" // a budget or the retry limit ran out
+	ByPerson Actor = "person" // resume, approve, cancel
+	BySystem Actor = "system" // ultra itself: a run that cannot go on
+)
+
+// edge is one legal transition and who may take it.
+type edge struct {
+	from, to Phase
+	by       []Actor
+}
+
+// spec is the row of the phase table for one phase.
+type spec struct {
+	tools []string // tools offered, in the order they are offered
+	// readOnlyShell: bash is offered, but only commands a parser proves
+	// read-only may run.
+	readOnlyShell bool
+	purpose       string // one line for the reminder
+}
+
+var (
+	readOnly  = []string{"read", "glob", "grep"}
+	buildSet  = []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "phase"}
+	planSet   = []string{"read", "glob", "grep", "bash", "todo", "phase"}
+	verifySet = []string{"read", "glob", "grep", "verify"}
+)
+
+// table is the phase table of DESIGN.md: tools per phase.
+var table = map[Phase]spec{
+	Planning:  {tools: planSet, readOnlyShell: true, purpose: "read the code and write a plan; nothing may change. Leave with phase{to:\"building\", plan:\"...\"}."},
+	Building:  {tools: buildSet, purpose: "make the change. When it is ready, call phase{to:\"verifying\"}."},
+	Verifying: {tools: verifySet, purpose: "call verify: ultra runs the tests itself and its result decides what happens next."},
+	Iterating: {tools: buildSet, purpose: "fix what the last verification found, then call phase{to:\"verifying\"}."},
+	Complete:  {tools: []string{"read"}, purpose: "the run is complete."},
+	Escalated: {tools: []string{"read"}, purpose: "the run waits for a person."},
+	Cancelled: {tools: []string{"read"}, purpose: "the run was cancelled."},
+}
+
+// edges are the legal transitions. Budget and system escalations and a
+// person's cancel are allowed from every non-terminal phase (see allowed).
+var edges = []edge{
+	{Planning, Building, []Actor{ByModel, ByPerson}},
+	{Building, Verifying, []Actor{ByModel}},
+	{Iterating, Verifying, []Actor{ByModel}},
+	{Verifying, Complete, []Actor{ByGate}},
+	{Verifying, Iterating, []Actor{ByGate}},
+	{Verifying, Escalated, []Actor{ByGate}},
+	{Escalated, Planning, []Actor{ByPerson}},
+	{Escalated, Building, []Actor{ByPerson}},
+	{Escalated, Iterating, []Actor{ByPerson}},
+	{Escalated, Verifying, []Actor{ByPerson}},
+}
+
+// Tools returns the tools phase p offers, in order.
+func Tools(p Phase) []string { return slices.Clone(table[p].tools) }
+
+// Allows reports whether p offers the tool name.
+func Allows(p Phase, name string) bool { return slices.Contains(table[p].tools, name) }
+
+// ShellReadOnly reports that bash in p may only run read-only commands.
+func ShellReadOnly(p Phase) bool { return table[p].readOnlyShell }
+
+// Purpose is a one-line description of what p is for.
+func Purpose(p Phase) string { return table[p].purpose }
+
+// allowed reports whether by may move a run from one phase to another.
+func allowed(from, to Phase, by Actor) bool {
+	if !from.Terminal() {
+		if to == Escalated && (by == ByBudget || by == BySystem || by == ByPerson) {
+			return true
+		}
+		if to == Cancelled && by == ByPerson {
+			return true
+		}
+	}
+	for _, e := range edges {
+		if e.from == from && e.to == to && slices.Contains(e.by, by) {
+			return true
+		}
+	}
+	return false
+}
+
+// Next lists the phases by may move a run to from p.
+func Next(p Phase, by Actor) []Phase {
+	var out []Phase
+	for _, to := range All {
+		if allowed(p, to, by) {
+			out = append(out, to)
+		}
+	}
+	return out
+}
+
+// Transition is one recorded phase change.
+type Transition struct {
+	From   Phase  `json:"from"`
+	To     Phase  `json:"to"`
+	By     Actor  `json:"by"`
+	Reason string `json:"reason"`
+}
+
+// RefusedError is a transition the table does not allow.
+type RefusedError struct {
+	From, To Phase
+	By       Actor
+	Why      string
+}
+
+func (e *RefusedError) Error() string {
+	if e.Why != "" {
+		return fmt.Sprintf("transition %s → %s refused: %s", e.From, e.To, e.Why)
+	}
+	next := Next(e.From, e.By)
+	legal := "none"
+	if len(next) > 0 {
+		legal = join(next)
+	}
+	return fmt.Sprintf("transition %s → %s is not allowed for the %s (from %s it may go to: %s)",
+		e.From, e.To, e.By, e.From, legal)
+}

@@ -1,0 +1,192 @@
+package phase
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestToolTable(t *testing.T) {
+	cases := []struct {
+		p     Phase
+		tools []string
+		roSh  bool
+	}{
+		{Planning, []string{"read", "glob", "grep", "bash", "todo", "phase"}, true},
+		{Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "phase"}, false},
+		{Verifying, []string{"read", "glob", "grep", "verify"}, false},
+		{Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "phase"}, false},
+		{Complete, []string{"read"}, false},
+		{Escalated, []string{"read"}, false},
+		{Cancelled, []string{"read"}, false},
+	}
+	for _, c := range cases {
+		if got := Tools(c.p); !slices.Equal(got, c.tools) {
+			t.Errorf("Tools(%s) = %v, want %v", c.p, got, c.tools)
+		}
+		if got := ShellReadOnly(c.p); got != c.roSh {
+			t.Errorf("ShellReadOnly(%s) = %v", c.p, got)
+		}
+		for _, name := range []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "phase", "verify"} {
+			if Allows(c.p, name) != slices.Contains(c.tools, name) {
+				t.Errorf("Allows(%s, %s) disagrees with Tools", c.p, name)
+			}
+		}
+	}
+	// verify is offered only in verifying; write/edit never in planning.
+	for _, p := range All {
+		if Allows(p, "verify") != (p == Verifying) {
+			t.Errorf("verify offered in %s", p)
+		}
+	}
+}
+
+func TestTransitions(t *testing.T) {
+	cases := []struct {
+		from, to Phase
+		by       Actor
+		ok       bool
+	}{
+		{Planning, Building, ByModel, true},
+		{Planning, Verifying, ByModel, false},
+		{Planning, Complete, ByModel, false},
+		{Planning, Iterating, ByModel, false},
+		{Building, Verifying, ByModel, true},
+		{Building, Complete, ByModel, false},
+		{Building, Planning, ByModel, false},
+		{Verifying, Complete, ByModel, false},
+		{Verifying, Complete, ByGate, true},
+		{Verifying, Iterating, ByModel, false},
+		{Verifying, Iterating, ByGate, true},
+		{Verifying, Escalated, ByGate, true},
+		{Iterating, Verifying, ByModel, true},
+		{Iterating, Complete, ByModel, false},
+		{Building, Escalated, ByModel, false},
+		{Building, Escalated, ByBudget, true},
+		{Planning, Escalated, BySystem, true},
+		{Iterating, Cancelled, ByPerson, true},
+		{Iterating, Cancelled, ByModel, false},
+		{Escalated, Building, ByPerson, true},
+		{Escalated, Building, ByModel, false},
+		{Escalated, Iterating, ByPerson, true},
+		{Complete, Building, ByPerson, false},
+		{Complete, Escalated, ByBudget, false},
+		{Cancelled, Building, ByPerson, false},
+		{Building, Complete, ByGate, false},
+	}
+	for _, c := range cases {
+		s := State{Phase: c.from, Plan: "p", Budgets: DefaultBudgets}
+		got, tr, err := s.Transition(c.to, c.by, "why", "")
+		if c.ok != (err == nil) {
+			t.Errorf("%s → %s by %s: err=%v, want ok=%v", c.from, c.to, c.by, err, c.ok)
+			continue
+		}
+		if err != nil {
+			var re *RefusedError
+			if !errors.As(err, &re) || got.Phase != c.from {
+				t.Errorf("refusal must keep the phase and be a RefusedError: %v", err)
+			}
+			continue
+		}
+		if got.Phase != c.to || tr.From != c.from || tr.To != c.to || tr.By != c.by {
+			t.Errorf("bad transition %+v", tr)
+		}
+	}
+}
+
+func TestLeavingPlanningNeedsPlan(t *testing.T) {
+	s := New(Budgets{})
+	if _, _, err := s.Transition(Building, ByModel, "", "  "); err == nil || !strings.Contains(err.Error(), "plan") {
+		t.Fatalf("want plan refusal, got %v", err)
+	}
+	s2, _, err := s.Transition(Building, ByModel, "", "1. fix add")
+	if err != nil || s2.Plan != "1. fix add" || s2.Phase != Building {
+		t.Fatalf("got %+v %v", s2, err)
+	}
+	if s.Phase != Planning || s.Plan != "" {
+		t.Fatal("Transition changed its receiver")
+	}
+}
+
+func TestAfterVerify(t *testing.T) {
+	s := State{Phase: Verifying, Budgets: Budgets{MaxRetries: 3}.WithDefaults()}
+	if _, _, err := (State{Phase: Building}).AfterVerify(Pass, ""); err == nil {
+		t.Fatal("verify outside verifying must be refused")
+	}
+	p, tr, err := s.AfterVerify(Pass, "2 passed")
+	if err != nil || p.Phase != Complete || tr.By != ByGate {
+		t.Fatalf("pass: %+v %v", p, err)
+	}
+	n, _, _ := s.AfterVerify(NotEvaluated, "no tests")
+	if n.Phase != Escalated {
+		t.Fatalf("not evaluated must escalate, got %s", n.Phase)
+	}
+	// Three failures with MaxRetries 3: iterate, iterate, escalate.
+	want := []Phase{Iterating, Iterating, Escalated}
+	for i, w := range want {
+		s, _, err = s.AfterVerify(Fail, "1 failed")
+		if err != nil || s.Phase != w {
+			t.Fatalf("failure %d: phase %s err %v, want %s", i+1, s.Phase, err, w)
+		}
+		if s.Phase == Iterating {
+			s, _, _ = s.Transition(Verifying, ByModel, "", "")
+		}
+	}
+	if s.RetriesLeft() != 0 {
+		t.Fatalf("retries left %d", s.RetriesLeft())
+	}
+	e := s.Extend(Budgets{})
+	if e.RetriesLeft() != 3 {
+		t.Fatalf("extend must reset retries, left %d", e.RetriesLeft())
+	}
+}
+
+func TestExhausted(t *testing.T) {
+	b := Budgets{MaxTurns: 5, MaxInputTokens: 100, MaxOutputTokens: 50, MaxWall: time.Minute}.WithDefaults()
+	cases := []struct {
+		used Counters
+		name string
+	}{
+		{Counters{}, ""},
+		{Counters{Turns: 5}, "turns"},
+		{Counters{InputTokens: 100}, "input_tokens"},
+		{Counters{OutputTokens: 51}, "output_tokens"},
+		{Counters{Wall: time.Minute}, "wall"},
+		{Counters{Turns: 4, InputTokens: 99, OutputTokens: 49, Wall: time.Second}, ""},
+	}
+	for _, c := range cases {
+		s := State{Phase: Building, Budgets: b, Used: c.used}
+		name, reason, ok := s.Exhausted()
+		if name != c.name || ok != (c.name != "") || (ok && reason == "") {
+			t.Errorf("used %+v: got %q %q %v", c.used, name, reason, ok)
+		}
+		if ok {
+			e := s.Extend(Budgets{MaxTurns: 5, MaxInputTokens: 100, MaxOutputTokens: 50, MaxWall: time.Minute})
+			if _, _, still := e.Exhausted(); still {
+				t.Errorf("extend left %s exhausted", name)
+			}
+		}
+	}
+}
+
+func TestReminder(t *testing.T) {
+	s := New(Budgets{MaxRetries: 4, MaxTurns: 10})
+	s.Used.Turns = 3
+	r := s.Reminder()
+	for _, want := range []string{"phase: planning", "read-only", "retries left: 4 of 4", "turns left: 7", "building"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("reminder lacks %q:\n%s", want, r)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	if p, err := Parse(" Building "); err != nil || p != Building {
+		t.Fatal(p, err)
+	}
+	if _, err := Parse("done"); err == nil || !strings.Contains(err.Error(), "planning") {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,204 @@
+package phase
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Budgets are the limits of one run. Zero means the default.
+type Budgets struct {
+	MaxRetries      int           `json:"max_retries"`       // failed verifications before escalating
+	MaxTurns        int           `json:"max_turns"`         // model requests
+	MaxInputTokens  int64         `json:"max_input_tokens"`  // summed over requests
+	MaxOutputTokens int64         `json:"max_output_tokens"` // summed over requests
+	MaxWall         time.Duration `json:"max_wall"`          // active wall time
+}
+
+// DefaultBudgets are used for every zero field of a run's Budgets.
+var DefaultBudgets = Budgets{
+	MaxRetries:      10,
+	MaxTurns:        200,
+	MaxInputTokens:  20_000_000,
+	MaxOutputTokens: 1_000_000,
+	MaxWall:         2 * time.Hour,
+}
+
+// WithDefaults fills zero fields from DefaultBudgets.
+func (b Budgets) WithDefaults() Budgets {
+	d := DefaultBudgets
+	if b.MaxRetries <= 0 {
+		b.MaxRetries = d.MaxRetries
+	}
+	if b.MaxTurns <= 0 {
+		b.MaxTurns = d.MaxTurns
+	}
+	if b.MaxInputTokens <= 0 {
+		b.MaxInputTokens = d.MaxInputTokens
+	}
+	if b.MaxOutputTokens <= 0 {
+		b.MaxOutputTokens = d.MaxOutputTokens
+	}
+	if b.MaxWall <= 0 {
+		b.MaxWall = d.MaxWall
+	}
+	return b
+}
+
+// Counters are what a run has used so far.
+type Counters struct {
+	Turns          int           `json:"turns"`
+	InputTokens    int64         `json:"input_tokens"`
+	OutputTokens   int64         `json:"output_tokens"`
+	Wall           time.Duration `json:"wall"`
+	FailedVerifies int           `json:"failed_verifies"` // since the run started or a person resumed it
+	Verifies       int           `json:"verifies"`
+}
+
+// State is the phase machine's view of one run. It is a value: methods
+// return a new State and never change the receiver.
+type State struct {
+	Phase   Phase    `json:"phase"`
+	Plan    string   `json:"plan,omitempty"`
+	Budgets Budgets  `json:"budgets"`
+	Used    Counters `json:"used"`
+}
+
+// New is the state of a run that has just started.
+func New(b Budgets) State {
+	return State{Phase: Planning, Budgets: b.WithDefaults()}
+}
+
+// Transition moves s to phase to on behalf of by. Leaving planning needs a
+// non-empty plan, which is stored with the state.
+func (s State) Transition(to Phase, by Actor, reason, plan string) (State, Transition, error) {
+	if !allowed(s.Phase, to, by) {
+		return s, Transition{}, &RefusedError{From: s.Phase, To: to, By: by}
+	}
+	if s.Phase == Planning && to == Building {
+		plan = strings.TrimSpace(plan)
+		if plan == "" && s.Plan == "" {
+			return s, Transition{}, &RefusedError{From: s.Phase, To: to, By: by,
+				Why: "leaving planning needs a non-empty plan (pass it as the plan argument)"}
+		}
+		if plan != "" {
+			s.Plan = plan
+		}
+	}
+	t := Transition{From: s.Phase, To: to, By: by, Reason: reason}
+	s.Phase = to
+	return s, t, nil
+}
+
+// Outcome is the verdict of one verification, as the gate reports it.
+type Outcome string
+
+const (
+	Pass         Outcome = "pass"
+	Fail         Outcome = "fail"
+	NotEvaluated Outcome = "not_evaluated"
+)
+
+// AfterVerify applies the result of a verification made in verifying. A
+// pass completes the run; a failure re-loops to iterating while retries
+// remain and escalates when they run out; a verification that proved
+// nothing escalates at once. The model has no say in it.
+func (s State) AfterVerify(o Outcome, reason string) (State, Transition, error) {
+	if s.Phase != Verifying {
+		return s, Transition{}, &RefusedError{From: s.Phase, To: s.Phase, By: ByGate,
+			Why: "verify runs only in verifying"}
+	}
+	s.Used.Verifies++
+	switch o {
+	case Pass:
+		return s.Transition(Complete, ByGate, "verification passed: "+reason, "")
+	case Fail:
+		s.Used.FailedVerifies++
+		if s.Used.FailedVerifies >= s.Budgets.MaxRetries {
+			return s.Transition(Escalated, ByGate, fmt.Sprintf(
+				"verification failed %d times (retry limit %d): %s", s.Used.FailedVerifies, s.Budgets.MaxRetries, reason), "")
+		}
+		return s.Transition(Iterating, ByGate, fmt.Sprintf(
+			"verification failed (%d of %d retries used): %s", s.Used.FailedVerifies, s.Budgets.MaxRetries, reason), "")
+	default:
+		return s.Transition(Escalated, ByGate, "verification proved nothing: "+reason, "")
+	}
+}
+
+// RetriesLeft is how many more failed verifications the run may have.
+func (s State) RetriesLeft() int {
+	return max(0, s.Budgets.MaxRetries-s.Used.FailedVerifies)
+}
+
+// Exhausted names the first budget that ran out, with a reason a person
+// can act on, or returns ok=false.
+func (s State) Exhausted() (name, reason string, ok bool) {
+	b, u := s.Budgets, s.Used
+	switch {
+	case u.Turns >= b.MaxTurns:
+		return "turns", fmt.Sprintf("turn budget exhausted: %d of %d model requests used (raise --max-turns)", u.Turns, b.MaxTurns), true
+	case u.InputTokens >= b.MaxInputTokens:
+		return "input_tokens", fmt.Sprintf("input token budget exhausted: %d of %d (raise --max-input-tokens)", u.InputTokens, b.MaxInputTokens), true
+	case u.OutputTokens >= b.MaxOutputTokens:
+		return "output_tokens", fmt.Sprintf("output token budget exhausted: %d of %d (raise --max-output-tokens)", u.OutputTokens, b.MaxOutputTokens), true
+	case u.Wall >= b.MaxWall:
+		return "wall", fmt.Sprintf("wall time budget exhausted: %s of %s (raise --max-wall)", u.Wall.Round(time.Second), b.MaxWall), true
+	}
+	return "", "", false
+}
+
+// Escalate moves a non-terminal run to escalated because of by.
+func (s State) Escalate(by Actor, reason string) (State, Transition, error) {
+	return s.Transition(Escalated, by, reason, "")
+}
+
+// Extend gives an escalated run a fresh allotment of every budget that ran
+// out and of its retries, for a person's resume: each exhausted limit
+// becomes what was used plus the original allotment.
+func (s State) Extend(fresh Budgets) State {
+	fresh = fresh.WithDefaults()
+	b, u := &s.Budgets, s.Used
+	if u.Turns >= b.MaxTurns {
+		b.MaxTurns = u.Turns + fresh.MaxTurns
+	}
+	if u.InputTokens >= b.MaxInputTokens {
+		b.MaxInputTokens = u.InputTokens + fresh.MaxInputTokens
+	}
+	if u.OutputTokens >= b.MaxOutputTokens {
+		b.MaxOutputTokens = u.OutputTokens + fresh.MaxOutputTokens
+	}
+	if u.Wall >= b.MaxWall {
+		b.MaxWall = u.Wall + fresh.MaxWall
+	}
+	s.Used.FailedVerifies = 0
+	return s
+}
+
+// Reminder is the short, current statement of where the run stands that
+// accompanies every request to the model.
+func (s State) Reminder() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[ultra] phase: %s. %s\n", s.Phase, Purpose(s.Phase))
+	fmt.Fprintf(&b, "tools now: %s", strings.Join(Tools(s.Phase), ", "))
+	if ShellReadOnly(s.Phase) {
+		b.WriteString(" (bash: read-only commands only)")
+	}
+	b.WriteString("\n")
+	if next := Next(s.Phase, ByModel); len(next) > 0 {
+		fmt.Fprintf(&b, "you may move to: %s\n", join(next))
+	}
+	u, bu := s.Used, s.Budgets
+	fmt.Fprintf(&b, "retries left: %d of %d; turns left: %d; tokens left: %d in, %d out; time left: %s",
+		s.RetriesLeft(), bu.MaxRetries, max(0, bu.MaxTurns-u.Turns),
+		max(0, bu.MaxInputTokens-u.InputTokens), max(0, bu.MaxOutputTokens-u.OutputTokens),
+		max(0, bu.MaxWall-u.Wall).Round(time.Second))
+	return b.String()
+}
+
+func join(ps []Phase) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = string(p)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,194 @@
+// Package proc runs external commands in their own process group, with a
+// timeout, a bounded in-memory capture and an optional full log on disk.
+// On timeout or cancellation the whole group is killed, so nothing a
+// command started outlives it.
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Options control one command.
+type Options struct {
+	Dir        string        // working directory
+	Env        []string      // full environment; nil means the current one
+	Timeout    time.Duration // 0 means no timeout beyond ctx
+	MaxCapture int           // bytes of output kept in memory (head and tail); default 64 KiB
+	LogPath    string        // when set, the complete output is written here
+	Stdin      io.Reader     // nil means no input
+	// KeepGroup leaves processes the command put in the background alive
+	// after it exits. By default they are killed with the group.
+	KeepGroup bool
+}
+
+// Result is what a finished command left behind.
+type Result struct {
+	ExitCode   int           // -1 when killed by a signal
+	Output     string        // stdout and stderr interleaved, capped
+	Truncated  bool          // Output omits part of the output
+	TotalBytes int64         // bytes the command printed
+	TimedOut   bool          // the timeout fired and the group was killed
+	Canceled   bool          // ctx was cancelled and the group was killed
+	Duration   time.Duration // wall time
+	LogPath    string        // the full log, when Options.LogPath was set
+}
+
+// Shell runs script with bash -c (sh when bash is missing).
+func Shell(ctx context.Context, script string, opts Options) (Result, error) {
+	sh := "bash"
+	if _, err := exec.LookPath(sh); err != nil {
+		sh = "sh"
+	}
+	return Run(ctx, sh, []string{"-c", script}, opts)
+}
+
+// Run runs name with args. The error is non-nil only when the command could
+// not be started; a command that ran and failed reports it in Result.
+func Run(ctx context.Context, name string, args []string, opts Options) (Result, error) {
+	if opts.MaxCapture <= 0 {
+		opts.MaxCapture = 64 << 10
+	}
+	capture := newCapture(opts.MaxCapture)
+	var sink io.Writer = capture
+	var logFile *os.File
+	if opts.LogPath != "" {
+		if err := os.MkdirAll(filepath.Dir(opts.LogPath), 0o755); err != nil {
+			return Result{}, fmt.Errorf("creating log directory: %w", err)
+		}
+		f, err := os.Create(opts.LogPath)
+		if err != nil {
+			return Result{}, fmt.Errorf("creating log file: %w", err)
+		}
+		logFile = f
+		defer logFile.Close()
+		sink = io.MultiWriter(capture, logFile)
+	}
+	out := &lockedWriter{w: sink}
+
+	cmd := exec.Command(name, args...)
+	cmd.Dir = opts.Dir
+	cmd.Env = opts.Env
+	cmd.Stdout = out
+	cmd.Stderr = out
+	if opts.Stdin != nil {
+		cmd.Stdin = opts.Stdin
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Grandchildren holding the pipes open must not hang Wait forever.
+	cmd.WaitDelay = 2 * time.Second
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Result{}, err
+	}
+	pgid := cmd.Process.Pid
+
+	var timeout <-chan time.Time
+	if opts.Timeout > 0 {
+		t := time.NewTimer(opts.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	var res Result
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-timeout:
+		res.TimedOut = true
+		killGroup(pgid)
+		waitErr = <-done
+	case <-ctx.Done():
+		res.Canceled = true
+		killGroup(pgid)
+		waitErr = <-done
+	}
+	if !opts.KeepGroup {
+		killGroup(pgid)
+	}
+	res.Duration = time.Since(start)
+	res.ExitCode = exitCode(cmd, waitErr)
+	res.Output, res.Truncated, res.TotalBytes = capture.result()
+	if logFile != nil {
+		res.LogPath = opts.LogPath
+	}
+	return res, nil
+}
+
+// killGroup sends SIGKILL to every process of the group.
+func killGroup(pgid int) {
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+func exitCode(cmd *exec.Cmd, err error) int {
+	if cmd.ProcessState != nil {
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return -1
+		}
+		return cmd.ProcessState.ExitCode()
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// capture keeps the first and last halves of a stream.
+type capture struct {
+	max   int
+	head  []byte
+	tail  []byte // ring buffer contents in order once full
+	total int64
+}
+
+func newCapture(max int) *capture { return &capture{max: max} }
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.total += int64(len(p))
+	half := c.max / 2
+	rest := p
+	if len(c.head) < half {
+		n := min(half-len(c.head), len(rest))
+		c.head = append(c.head, rest[:n]...)
+		rest = rest[n:]
+	}
+	if len(rest) > 0 {
+		c.tail = append(c.tail, rest...)
+		if len(c.tail) > c.max-half {
+			c.tail = append(c.tail[:0:0], c.tail[len(c.tail)-(c.max-half):]...)
+		}
+	}
+	return len(p), nil
+}
+
+func (c *capture) result() (string, bool, int64) {
+	kept := int64(len(c.head) + len(c.tail))
+	if kept >= c.total {
+		return string(c.head) + string(c.tail), false, c.total
+	}
+	omitted := c.total - kept
+	return fmt.Sprintf("%s\n… [%d bytes omitted] …\n%s", c.head, omitted, c.tail), true, c.total
+}

@@ -1,0 +1,321 @@
+// Package store persists runs, transitions, events and messages in SQLite
+// (pure-Go driver, WAL) under .ultra/state/. Several ultra processes may
+// share one store: every write is a short immediate transaction and
+// readers never block writers.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" driver
+
+	"github.com/ultra-dev/ultra/internal/axes"
+)
+
+// Store is an open database.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// ErrNotFound is returned when no run matches an id.
+var ErrNotFound = errors.New("run not found")
+
+// Open opens (creating if needed) the store at path and brings its schema
+// up to date.
+func Open(path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(15000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	s := &Store{db: db, path: path}
+	if err := s.migrate(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Run is one run's row: its phase, axes and status, and the agent's state.
+type Run struct {
+	ID         string
+	Task       string
+	Repo       string // repository root
+	Workdir    string // where the run works
+	Phase      string
+	Status     string // running, complete, escalated, budget_exhausted, needs_approval, cancelled, interrupted, failed
+	Reason     string
+	Axes       axes.Axes
+	Provider   string
+	Model      string
+	State      json.RawMessage // owned by the agent
+	PID        int             // process running it, 0 when none
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	FinishedAt time.Time
+}
+
+// Transition is one recorded change of phase or of an axis.
+type Transition struct {
+	Kind   string // "phase" or "axis"
+	Axis   string // for kind axis
+	From   string
+	To     string
+	By     string
+	Reason string
+	At     time.Time
+}
+
+// StoredEvent is an event as kept in the store.
+type StoredEvent struct {
+	Seq   int64
+	Time  time.Time
+	Type  string
+	Phase string
+	Data  json.RawMessage
+}
+
+const runCols = `id, task, repo, workdir, phase, status, reason, axes, provider, model, state, pid, created_at, updated_at, finished_at`
+
+// CreateRun inserts r.
+func (s *Store) CreateRun(ctx context.Context, r *Run) error {
+	ax, _ := json.Marshal(r.Axes)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		r.ID, r.Task, r.Repo, r.Workdir, r.Phase, r.Status, r.Reason, string(ax), r.Provider, r.Model,
+		string(r.State), r.PID, ts(r.CreatedAt), ts(r.UpdatedAt), ts(r.FinishedAt))
+	if err != nil {
+		return fmt.Errorf("store: creating run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// GetRun finds a run by id or by a unique id prefix.
+func (s *Store) GetRun(ctx context.Context, id string) (*Run, error) {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return nil, fmt.Errorf("empty run id")
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\' ORDER BY id LIMIT 3`,
+		id, likePrefix(id))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var found []*Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		if r.ID == id {
+			return r, nil
+		}
+		found = append(found, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	case 1:
+		return found[0], nil
+	}
+	return nil, fmt.Errorf("run id %q is ambiguous (%s, %s, …): give more characters", id, found[0].ID, found[1].ID)
+}
+
+// ListRuns returns the newest runs first.
+func (s *Store) ListRuns(ctx context.Context, limit int) ([]*Run, error) {
+	if limit <= 0 {
+		limit = 50
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+runCols+` FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// SaveStep updates the run row and appends messages and transitions in one
+// transaction, so a step is either wholly recorded or not at all.
+func (s *Store) SaveStep(ctx context.Context, r *Run, msgs []json.RawMessage, trans []Transition) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer tx.Rollback()
+	ax, _ := json.Marshal(r.Axes)
+	res, err := tx.ExecContext(ctx, `UPDATE runs SET task=?, phase=?, status=?, reason=?, axes=?, provider=?, model=?, state=?, pid=?, updated_at=?, finished_at=? WHERE id=?`,
+		r.Task, r.Phase, r.Status, r.Reason, string(ax), r.Provider, r.Model, string(r.State), r.PID, ts(r.UpdatedAt), ts(r.FinishedAt), r.ID)
+	if err != nil {
+		return fmt.Errorf("store: saving run %s: %w", r.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("%w: %s", ErrNotFound, r.ID)
+	}
+	if len(msgs) > 0 {
+		var next int64
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq),0)+1 FROM messages WHERE run_id=?`, r.ID).Scan(&next); err != nil {
+			return err
+		}
+		for i, m := range msgs {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO messages (run_id, seq, data) VALUES (?,?,?)`, r.ID, next+int64(i), string(m)); err != nil {
+				return fmt.Errorf("store: saving message: %w", err)
+			}
+		}
+	}
+	for _, t := range trans {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO transitions (run_id, kind, axis, from_v, to_v, by, reason, at) VALUES (?,?,?,?,?,?,?,?)`,
+			r.ID, t.Kind, t.Axis, t.From, t.To, t.By, t.Reason, ts(t.At)); err != nil {
+			return fmt.Errorf("store: saving transition: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// AppendEvent records one event.
+func (s *Store) AppendEvent(ctx context.Context, run string, seq int64, at time.Time, typ, phase string, data json.RawMessage) error {
+	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO events (run_id, seq, at, type, phase, data) VALUES (?,?,?,?,?,?)`,
+		run, seq, ts(at), typ, phase, string(data))
+	return err
+}
+
+// LastSeq is the number of the run's latest event, 0 when none.
+func (s *Store) LastSeq(ctx context.Context, run string) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq),0) FROM events WHERE run_id=?`, run).Scan(&n)
+	return n, err
+}
+
+// Events returns the run's events in order; with last > 0, only the last ones.
+func (s *Store) Events(ctx context.Context, run string, last int) ([]StoredEvent, error) {
+	q := `SELECT seq, at, type, phase, data FROM events WHERE run_id=? ORDER BY seq`
+	args := []any{run}
+	if last > 0 {
+		q = `SELECT * FROM (SELECT seq, at, type, phase, data FROM events WHERE run_id=? ORDER BY seq DESC LIMIT ?) ORDER BY seq`
+		args = append(args, last)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []StoredEvent
+	for rows.Next() {
+		var e StoredEvent
+		var at, data string
+		if err := rows.Scan(&e.Seq, &at, &e.Type, &e.Phase, &data); err != nil {
+			return nil, err
+		}
+		e.Time = parseTS(at)
+		e.Data = json.RawMessage(data)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Messages returns the run's conversation history in order.
+func (s *Store) Messages(ctx context.Context, run string) ([]json.RawMessage, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT data FROM messages WHERE run_id=? ORDER BY seq`, run)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []json.RawMessage
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			return nil, err
+		}
+		out = append(out, json.RawMessage(d))
+	}
+	return out, rows.Err()
+}
+
+// Transitions returns the run's recorded transitions in order.
+func (s *Store) Transitions(ctx context.Context, run string) ([]Transition, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT kind, axis, from_v, to_v, by, reason, at FROM transitions WHERE run_id=? ORDER BY id`, run)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Transition
+	for rows.Next() {
+		var t Transition
+		var at string
+		if err := rows.Scan(&t.Kind, &t.Axis, &t.From, &t.To, &t.By, &t.Reason, &at); err != nil {
+			return nil, err
+		}
+		t.At = parseTS(at)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+type scanner interface{ Scan(...any) error }
+
+func scanRun(sc scanner) (*Run, error) {
+	var r Run
+	var ax, state, created, updated, finished string
+	if err := sc.Scan(&r.ID, &r.Task, &r.Repo, &r.Workdir, &r.Phase, &r.Status, &r.Reason, &ax,
+		&r.Provider, &r.Model, &state, &r.PID, &created, &updated, &finished); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(ax), &r.Axes); err != nil {
+		return nil, fmt.Errorf("store: run %s: corrupt axes: %w", r.ID, err)
+	}
+	r.State = json.RawMessage(state)
+	r.CreatedAt, r.UpdatedAt, r.FinishedAt = parseTS(created), parseTS(updated), parseTS(finished)
+	return &r, nil
+}
+
+func ts(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func parseTS(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+func likePrefix(p string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(p) + "%"
+}

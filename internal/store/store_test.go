@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+)
+
+func newRun(id string) *Run {
+	now := time.Now()
+	return &Run{ID: id, Task: "t", Repo: "/r", Workdir: "/r", Phase: "planning", Status: "running",
+		Axes: axes.Default, State: json.RawMessage(`{"a":1}`), CreatedAt: now, UpdatedAt: now}
+}
+
+func TestRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state", "ultra.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRun("261122-010101-aaaa")
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	r.Phase, r.Status = "building", "running"
+	msgs := []json.RawMessage{json.RawMessage(`{"role":"user","content":"x"}`), json.RawMessage(`{"role":"assistant"}`)}
+	tr := []Transition{{Kind: "phase", From: "planning", To: "building", By: "model", Reason: "plan", At: time.Now()}}
+	if err := s.SaveStep(ctx, r, msgs, tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveStep(ctx, r, msgs[:1], nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	// Reopen: migrations are idempotent and data survives.
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.GetRun(ctx, "261122-010101")
+	if err != nil || got.Phase != "building" || got.Axes != axes.Default || string(got.State) != `{"a":1}` {
+		t.Fatalf("got %+v %v", got, err)
+	}
+	m, _ := s.Messages(ctx, r.ID)
+	if len(m) != 3 || string(m[2]) != string(msgs[0]) {
+		t.Fatalf("messages %s", m)
+	}
+	ts, _ := s.Transitions(ctx, r.ID)
+	if len(ts) != 1 || ts[0].To != "building" || ts[0].At.IsZero() {
+		t.Fatalf("transitions %+v", ts)
+	}
+	for i := 1; i <= 5; i++ {
+		if err := s.AppendEvent(ctx, r.ID, int64(i), time.Now(), "tool_call", "building", json.RawMessage(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev, _ := s.Events(ctx, r.ID, 2)
+	if len(ev) != 2 || ev[0].Seq != 4 || ev[1].Seq != 5 {
+		t.Fatalf("last events %+v", ev)
+	}
+	if n, _ := s.LastSeq(ctx, r.ID); n != 5 {
+		t.Fatal(n)
+	}
+}
+
+func TestGetRunPrefix(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "u.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, id := range []string{"261122-aa-1", "261122-aa-2", "261122-bb-1"} {
+		if err := s.CreateRun(ctx, newRun(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, err := s.GetRun(ctx, "261122-bb"); err != nil || r.ID != "261122-bb-1" {
+		t.Fatal(r, err)
+	}
+	if _, err := s.GetRun(ctx, "261122-aa"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
+		t.Fatal(err)
+	}
+	if _, err := s.GetRun(ctx, "zzz"); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+	if _, err := s.GetRun(ctx, "261122_"); !errors.Is(err, ErrNotFound) {
+		t.Fatal("LIKE wildcards must be escaped", err)
+	}
+	runs, _ := s.ListRuns(ctx, 2)
+	if len(runs) != 2 {
+		t.Fatal(len(runs))
+	}
+}
+
+func TestConcurrentWriters(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "u.db")
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := Open(path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			r := newRun(fmt.Sprintf("run-%d", w))
+			if err := s.CreateRun(ctx, r); err != nil {
+				errs <- err
+				return
+			}
+			for i := range 30 {
+				if err := s.SaveStep(ctx, r, []json.RawMessage{json.RawMessage(`{}`)}, nil); err != nil {
+					errs <- err
+					return
+				}
+				if err := s.AppendEvent(ctx, r.ID, int64(i+1), time.Now(), "x", "", json.RawMessage(`{}`)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	s, _ := Open(path)
+	defer s.Close()
+	for w := range 4 {
+		m, _ := s.Messages(ctx, fmt.Sprintf("run-%d", w))
+		if len(m) != 30 {
+			t.Fatalf("run %d has %d messages", w, len(m))
+		}
+	}
+}

@@ -1,0 +1,182 @@
+// Package headless renders a run's event stream as a readable log for a
+// terminal or a CI job: one line per event, prefixed with the phase badge.
+package headless
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/ultra-dev/ultra/internal/event"
+)
+
+// Log is an event sink writing a human log.
+type Log struct {
+	mu      sync.Mutex
+	w       io.Writer
+	color   bool
+	Verbose bool // also show model requests and full assistant text
+}
+
+// New returns a log writing to w, with ANSI colours when color is set.
+func New(w io.Writer, color bool) *Log { return &Log{w: w, color: color} }
+
+const (
+	reset  = "\x1b[0m"
+	bold   = "\x1b[1m"
+	dim    = "\x1b[2m"
+	red    = "\x1b[31m"
+	green  = "\x1b[32m"
+	yellow = "\x1b[33m"
+	blue   = "\x1b[34m"
+	cyan   = "\x1b[36m"
+)
+
+var phaseColor = map[string]string{
+	"planning": blue, "building": cyan, "verifying": yellow, "iterating": yellow,
+	"complete": green, "escalated": red, "cancelled": red,
+}
+
+func (l *Log) paint(c, s string) string {
+	if !l.color || c == "" {
+		return s
+	}
+	return c + s + reset
+}
+
+func (l *Log) badge(p string) string {
+	if p == "" {
+		p = "ultra"
+	}
+	return l.paint(phaseColor[p], fmt.Sprintf("[%-9s]", p))
+}
+
+// Emit writes one event.
+func (l *Log) Emit(e event.Event) {
+	line := l.format(e)
+	if line == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintln(l.w, line)
+}
+
+func (l *Log) format(e event.Event) string {
+	b := l.badge(e.Phase)
+	switch d := e.Data.(type) {
+	case event.RunStartedData:
+		return fmt.Sprintf("%s %s %s\n%s   %s · %s/%s · %s", b, l.paint(bold, "run"), e.Run, b, d.Axes, d.Provider, d.Model, oneLine(d.Task, 120))
+	case event.RunResumedData:
+		s := fmt.Sprintf("%s %s %s (was %s)", b, l.paint(bold, "resumed"), e.Run, d.From)
+		if d.Guidance != "" {
+			s += ": " + oneLine(d.Guidance, 120)
+		}
+		return s
+	case event.PhaseChangedData:
+		return fmt.Sprintf("%s %s %s → %s (%s): %s", b, l.paint(bold, "phase"), d.From, d.To, d.By, oneLine(d.Reason, 160))
+	case event.AxisChangedData:
+		return fmt.Sprintf("%s axis %s: %s → %s (%s)", b, d.Axis, d.From, d.To, d.Reason)
+	case event.PlanProposedData:
+		state := "waiting for approval"
+		if d.Accepted {
+			state = "accepted (" + d.By + ")"
+		}
+		return fmt.Sprintf("%s %s %s\n%s", b, l.paint(bold, "plan"), state, indent(d.Plan))
+	case event.ModelRequestData:
+		if !l.Verbose {
+			return ""
+		}
+		return fmt.Sprintf("%s %s turn %d · %s · tools: %s", b, l.paint(dim, "model"), d.Turn, d.Model, strings.Join(d.Tools, ","))
+	case event.ModelResponseData:
+		if d.Error != nil {
+			return fmt.Sprintf("%s %s %s", b, l.paint(red, "model error:"), d.Error.Error())
+		}
+		if !l.Verbose {
+			return ""
+		}
+		return fmt.Sprintf("%s %s turn %d · %d in / %d out tokens · %s", b, l.paint(dim, "usage"), d.Turn, d.Usage.InputTokens, d.Usage.OutputTokens, d.Duration)
+	case event.AssistantTextData:
+		if l.Verbose {
+			return fmt.Sprintf("%s %s\n%s", b, l.paint(dim, "model says:"), indent(d.Text))
+		}
+		return fmt.Sprintf("%s %s", b, l.paint(dim, oneLine(d.Text, 160)))
+	case event.ToolCallData:
+		return fmt.Sprintf("%s %s %s", b, l.paint(bold, d.Tool), argSummary(d.Args))
+	case event.ToolResultData:
+		if !d.IsError {
+			if l.Verbose {
+				return fmt.Sprintf("%s   %s", b, l.paint(dim, oneLine(d.Output, 160)))
+			}
+			return ""
+		}
+		if strings.HasPrefix(d.Output, "Refused") {
+			return "" // the refusal event says it
+		}
+		return fmt.Sprintf("%s   %s %s", b, l.paint(red, "✗"), oneLine(d.Output, 200))
+	case event.RefusalData:
+		return fmt.Sprintf("%s   %s %s: %s", b, l.paint(red, "refused"), "["+d.Layer+"]", oneLine(d.Reason, 200))
+	case event.VerifyResultData:
+		c := red
+		if d.Status == "pass" {
+			c = green
+		}
+		s := fmt.Sprintf("%s %s %s: %s (passed %d, failed %d, skipped %d; %s)", b, l.paint(bold, "verify"),
+			l.paint(c, d.Status), d.Reason, d.Passed, d.Failed, d.Skipped, d.Duration)
+		for i, f := range d.Failing {
+			if i == 10 {
+				s += fmt.Sprintf("\n%s   … and %d more", b, len(d.Failing)-10)
+				break
+			}
+			s += fmt.Sprintf("\n%s   ✗ %s", b, f)
+		}
+		return s
+	case event.WarningData:
+		return fmt.Sprintf("%s %s %s", b, l.paint(yellow, "warning:"), d.Message)
+	case event.RunFinishedData:
+		c, mark := red, "✗"
+		if d.Status == "complete" {
+			c, mark = green, "✔"
+		}
+		return fmt.Sprintf("%s %s %s — %s\n%s   turns %d · tokens %d in / %d out · %s · exit %d",
+			b, l.paint(c, mark), l.paint(bold, d.Status), d.Reason, b, d.Turns, d.Usage.InputTokens, d.Usage.OutputTokens, d.Wall, d.ExitCode)
+	}
+	return ""
+}
+
+// argSummary shows a tool call's arguments in one short line.
+func argSummary(raw json.RawMessage) string {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return oneLine(string(raw), 120)
+	}
+	for _, k := range []string{"command", "file_path", "pattern", "to"} {
+		if v, ok := m[k]; ok {
+			s := fmt.Sprint(v)
+			if k == "to" {
+				s = "→ " + s
+			}
+			return oneLine(s, 140)
+		}
+	}
+	b, _ := json.Marshal(m)
+	return oneLine(string(b), 120)
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) > n {
+		return string([]rune(s)[:n]) + "…"
+	}
+	return s
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > 20 {
+		lines = append(lines[:20], fmt.Sprintf("… (%d more lines)", len(lines)-20))
+	}
+	return "    " + strings.Join(lines, "\n    ")
+}

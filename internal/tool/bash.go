@@ -1,0 +1,156 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/proc"
+)
+
+// Bash runs a shell command in the workspace root.
+type Bash struct{}
+
+type bashArgs struct {
+	Command     string  `json:"command" alias:"cmd" required:"true"`
+	TimeoutMS   flexInt `json:"timeout_ms" alias:"timeout"`
+	Description string  `json:"description"`
+}
+
+// maxBashCapture is how much of a command's output the result keeps (head
+// and tail); the rest goes to a file under StateDir/outputs.
+const maxBashCapture = 30 << 10
+
+// bashEnvOverrides are set for every command on top of the inherited
+// environment.
+var bashEnvOverrides = []string{"ULTRA=1", "GIT_TERMINAL_PROMPT=0", "PAGER=cat", "GIT_PAGER=cat"}
+
+var outputSeq atomic.Int64
+
+func (Bash) Spec() llm.ToolSpec {
+	return llm.ToolSpec{
+		Name:        "bash",
+		Description: "Run a shell command (bash -c) in the workspace root and return its output and exit code. Stdin is empty; long output is cut (the full output is saved to a file); background processes are killed when it returns.",
+		Parameters: schema(map[string]any{
+			"command":     prop("string", "The command to run"),
+			"timeout_ms":  prop("integer", "Timeout in milliseconds (max 600000)"),
+			"description": prop("string", "What the command does, in a few words"),
+		}, "command"),
+	}
+}
+
+func (Bash) ReadOnly() bool { return false }
+
+func (Bash) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
+	var a bashArgs
+	if res, ok := decodeArgs("bash", raw, &a); !ok {
+		return res
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return malformed("argument \"command\" of bash must not be empty")
+	}
+	root, err := rootOf(env)
+	if err != nil {
+		return errorf("%v", err)
+	}
+	timeout := env.BashTimeout
+	if timeout <= 0 {
+		timeout = DefaultBashTimeout
+	}
+	if a.TimeoutMS.Set && a.TimeoutMS.N > 0 {
+		timeout = time.Duration(a.TimeoutMS.N) * time.Millisecond
+	}
+	timeout = min(timeout, MaxBashTimeout)
+
+	logPath := ""
+	if env.StateDir != "" {
+		logPath = filepath.Join(env.StateDir, "outputs",
+			fmt.Sprintf("bash-%s-%d.log", time.Now().Format("20060102-150405"), outputSeq.Add(1)))
+	}
+	res, err := proc.Shell(ctx, a.Command, proc.Options{
+		Dir:        root,
+		Env:        bashEnv(),
+		Timeout:    timeout,
+		MaxCapture: maxBashCapture,
+		LogPath:    logPath,
+	})
+	if err != nil {
+		return errorf("could not start the command: %v", err)
+	}
+	saved := ""
+	if res.LogPath != "" {
+		if res.Truncated {
+			saved = res.LogPath
+		} else {
+			_ = os.Remove(res.LogPath)
+		}
+	}
+
+	var b strings.Builder
+	out := strings.ToValidUTF8(strings.TrimRight(res.Output, "\n"), "\uFFFD")
+	if out == "" {
+		out = "(no output)"
+	}
+	b.WriteString(out)
+	b.WriteString("\n\n")
+	if res.Truncated {
+		if saved != "" {
+			shown := saved
+			if within(root, saved) {
+				shown = relTo(root, saved)
+			}
+			fmt.Fprintf(&b, "[output truncated: %s in total, only the start and end are shown; the full output is in %s (use read with offset/limit or grep on it)]\n", humanSize(res.TotalBytes), shown)
+		} else {
+			fmt.Fprintf(&b, "[output truncated: %s in total, only the start and end are shown]\n", humanSize(res.TotalBytes))
+		}
+	}
+	switch {
+	case res.TimedOut:
+		fmt.Fprintf(&b, "[timed out after %s; the command's process group was killed]\n", timeout)
+	case res.Canceled:
+		b.WriteString("[canceled; the command's process group was killed]\n")
+	}
+	fmt.Fprintf(&b, "[exit code %d]", res.ExitCode)
+
+	data := map[string]any{
+		"exit_code":   res.ExitCode,
+		"duration_ms": res.Duration.Milliseconds(),
+		"timed_out":   res.TimedOut,
+		"truncated":   res.Truncated,
+		"bytes":       res.TotalBytes,
+	}
+	if a.Description != "" {
+		data["description"] = a.Description
+	}
+	if saved != "" {
+		data["output_path"] = saved
+	}
+	return Result{
+		Output:  b.String(),
+		IsError: res.ExitCode != 0 || res.TimedOut || res.Canceled,
+		Data:    data,
+	}
+}
+
+// bashEnv is the inherited environment with bashEnvOverrides applied.
+func bashEnv() []string {
+	keys := map[string]bool{}
+	for _, kv := range bashEnvOverrides {
+		k, _, _ := strings.Cut(kv, "=")
+		keys[k] = true
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !keys[k] {
+			env = append(env, kv)
+		}
+	}
+	return append(env, bashEnvOverrides...)
+}

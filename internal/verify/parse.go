@@ -1,0 +1,921 @@
+package verify
+
+// Output parsing.
+//
+// A command's output is read line by line. A line that is a `go test -json`
+// event (test2json) goes to the Go event parser; every other line has its
+// ANSI escapes and carriage-return redraws removed and goes to the text
+// parsers, which recognise, per line, the first of:
+//
+//	go test -v    "--- PASS: TestX (0.00s)", "--- FAIL: …", "--- SKIP: …" (any indent),
+//	              package lines "ok  \tpkg\t0.1s", "FAIL\tpkg\t0.1s", "FAIL\tpkg [build failed]"
+//	TAP           "ok 1 - name", "not ok 2 - name", "# SKIP"/"# TODO" directives
+//	TAP summary   "# pass 3", "# fail 1", "# skipped 1", "# todo 0", "# cancelled 0" (node --test, tape)
+//	node --test   the spec reporter's "ℹ pass 3", "ℹ fail 1", …
+//	jest          "Tests:       1 failed, 2 passed, 3 total"
+//	vitest        "      Tests  1 failed | 2 passed (3)"
+//	mocha         "  2 passing (5ms)", "  1 failing", "  1 pending"
+//	pytest        "==== 1 failed, 2 passed, 1 skipped in 0.12s ===="
+//	plain         "3 passed, 0 failed", "3 passed, 1 failed, 2 skipped"
+//
+// Each format is a family and families are added up, so that a Makefile
+// running several suites is counted in full. Within a family a summary
+// wins over per-test lines of the same run: TAP's "# pass N" over its
+// "ok N" lines, and in go test -v a package's test lines over its
+// "ok pkg" line. Without any test line, a package line counts the package
+// as one test (go test without -v prints nothing else); "[no test files]"
+// and "[no tests to run]" count nothing. TAP lines count only at the top
+// level (nested subtests are indented). Skipped and todo tests are
+// skipped; cancelled tests (node) and pytest errors are failures.
+//
+// Failing names are collected from go "--- FAIL:" lines (leaf rule, named
+// "pkg.TestX" when the package line follows), TAP "not ok" lines, jest "●"
+// headers, vitest "FAIL file > suite > test" lines, node spec "✖ name (…ms)"
+// lines and pytest "FAILED path::test" lines.
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// tally counts tests.
+type tally struct{ Passed, Failed, Skipped int }
+
+func (t *tally) add(o tally) {
+	t.Passed += o.Passed
+	t.Failed += o.Failed
+	t.Skipped += o.Skipped
+}
+
+// parsed is what was read from one command's output.
+type parsed struct {
+	tally
+	Failing []string // at most MaxFailing
+	Formats []string
+	Excerpt string
+	NoTests string // the runner's own "no tests found" line
+}
+
+// maxLine bounds one line of output; the rest of a longer line is dropped.
+const maxLine = 1 << 20
+
+// parseOutput reads a whole output stream.
+func parseOutput(r io.Reader) (parsed, error) {
+	p := newOutputParser()
+	err := readLines(r, p.line)
+	return p.finish(), err
+}
+
+// parseString is parseOutput for text in memory.
+func parseString(s string) parsed {
+	res, _ := parseOutput(strings.NewReader(s))
+	return res
+}
+
+func readLines(r io.Reader, fn func(string)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if room := maxLine - len(buf); room > 0 {
+			buf = append(buf, chunk[:min(room, len(chunk))]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if len(buf) > 0 {
+			fn(string(buf))
+		}
+		buf = buf[:0]
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+type outputParser struct {
+	gj goJSONParser
+	tx textParser
+	ex excerpter
+}
+
+func newOutputParser() *outputParser {
+	return &outputParser{}
+}
+
+func (p *outputParser) line(raw string) {
+	s := strings.TrimRight(raw, "\r\n")
+	if strings.HasPrefix(s, "{") && p.gj.line(s) {
+		return
+	}
+	s = cleanLine(s)
+	p.tx.line(s)
+	p.ex.line(s)
+}
+
+func (p *outputParser) finish() parsed {
+	var res parsed
+	names := newNameSet(MaxFailing)
+
+	var goFailures []goFailure
+	if p.gj.seen {
+		var t tally
+		t, goFailures = p.gj.finish()
+		res.add(t)
+		res.Formats = append(res.Formats, "go test -json")
+		for _, f := range goFailures {
+			names.add(f.name)
+		}
+	}
+	t, formats, textNames := p.tx.finish()
+	res.add(t)
+	res.Formats = append(res.Formats, formats...)
+	for _, n := range textNames {
+		names.add(n)
+	}
+	res.Failing = names.list
+	res.NoTests = p.tx.noTests
+
+	goEx := goExcerpt(goFailures, MaxExcerpt)
+	textEx := ""
+	if p.ex.started || goEx == "" {
+		textEx = p.ex.finish(MaxExcerpt - len(goEx))
+	}
+	res.Excerpt = strings.TrimRight(joinNonEmpty(goEx, textEx), "\n")
+	return res
+}
+
+func joinNonEmpty(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return strings.TrimRight(a, "\n") + "\n" + b
+}
+
+var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]`)
+
+// cleanLine removes colour codes and carriage-return redraws (only what is
+// visible last remains).
+func cleanLine(s string) string {
+	if i := strings.LastIndexByte(s, '\r'); i >= 0 {
+		s = s[i+1:]
+	}
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = ansiRE.ReplaceAllString(s, "")
+	}
+	return s
+}
+
+// nameSet keeps distinct names in order, up to a bound.
+type nameSet struct {
+	max  int
+	list []string
+	seen map[string]bool
+}
+
+func newNameSet(max int) *nameSet { return &nameSet{max: max, seen: map[string]bool{}} }
+
+func (n *nameSet) add(name string) {
+	name = strings.TrimSpace(name)
+	if name == "" || n.seen[name] || len(n.list) >= n.max {
+		return
+	}
+	n.seen[name] = true
+	n.list = append(n.list, name)
+}
+
+// countLeaves applies the subtest rule to tests named with "/" for
+// subtests (Go): only leaves count, except a parent that failed (or never
+// finished, state "run") while none of its descendants did, which counts
+// as one failure. order lists names in first-seen order; state maps them
+// to "pass", "fail", "skip" or "run". It returns the tally and the
+// failing names in order.
+func countLeaves(order []string, state map[string]string) (tally, []string) {
+	isParent := map[string]bool{}
+	badBelow := map[string]bool{}
+	for _, name := range order {
+		bad := state[name] != "pass" && state[name] != "skip"
+		for i := len(name) - 1; i > 0; i-- {
+			if name[i] == '/' {
+				isParent[name[:i]] = true
+				if bad {
+					badBelow[name[:i]] = true
+				}
+			}
+		}
+	}
+	var t tally
+	var failing []string
+	for _, name := range order {
+		switch state[name] {
+		case "pass":
+			if !isParent[name] {
+				t.Passed++
+			}
+		case "skip":
+			if !isParent[name] {
+				t.Skipped++
+			}
+		default: // fail, or started and never finished
+			if !badBelow[name] {
+				t.Failed++
+				failing = append(failing, name)
+			}
+		}
+	}
+	return t, failing
+}
+
+// ---- go test -json ----
+
+type goEvent struct {
+	Action      string
+	Package     string
+	Test        string
+	Output      string
+	ImportPath  string // build-output and build-fail events (Go 1.24+)
+	FailedBuild string
+}
+
+type goTest struct {
+	state string // run, pass, fail, skip
+	out   *boundedBuf
+}
+
+type goPackage struct {
+	path        string
+	tests       map[string]*goTest
+	order       []string
+	result      string // pass, fail, skip; empty while running
+	failedBuild string
+	out         *boundedBuf // package-level output
+}
+
+type goJSONParser struct {
+	seen       bool
+	pkgs       map[string]*goPackage
+	order      []string
+	builds     map[string]*boundedBuf // by ImportPath
+	buildOrder []string
+	keptFails  int // failed tests whose output is kept
+}
+
+const (
+	goTestOutMax  = 2 << 10
+	goBuildOutMax = 3 << 10
+	goMaxBuilds   = 20
+)
+
+// line handles one line; false when it is not a test2json event.
+func (p *goJSONParser) line(s string) bool {
+	var ev goEvent
+	if err := json.Unmarshal([]byte(s), &ev); err != nil || ev.Action == "" ||
+		(ev.Package == "" && ev.ImportPath == "") {
+		return false
+	}
+	p.seen = true
+	if p.pkgs == nil {
+		p.pkgs = map[string]*goPackage{}
+		p.builds = map[string]*boundedBuf{}
+	}
+	switch ev.Action {
+	case "build-output":
+		b := p.builds[ev.ImportPath]
+		if b == nil {
+			if len(p.builds) >= goMaxBuilds {
+				return true
+			}
+			b = newBoundedBuf(goBuildOutMax)
+			p.builds[ev.ImportPath] = b
+			p.buildOrder = append(p.buildOrder, ev.ImportPath)
+		}
+		b.write(ev.Output)
+		return true
+	case "build-fail":
+		return true
+	}
+	if ev.Package == "" {
+		return true
+	}
+	pkg := p.pkgs[ev.Package]
+	if pkg == nil {
+		pkg = &goPackage{path: ev.Package, tests: map[string]*goTest{}}
+		p.pkgs[ev.Package] = pkg
+		p.order = append(p.order, ev.Package)
+	}
+	if ev.Test == "" {
+		switch ev.Action {
+		case "output":
+			if keepGoOutput(ev.Output) {
+				if pkg.out == nil {
+					pkg.out = newBoundedBuf(goTestOutMax)
+				}
+				pkg.out.write(ev.Output)
+			}
+		case "pass", "fail", "skip":
+			pkg.result = ev.Action
+			pkg.failedBuild = ev.FailedBuild
+		}
+		return true
+	}
+	t := pkg.tests[ev.Test]
+	if t == nil {
+		t = &goTest{state: "run"}
+		pkg.tests[ev.Test] = t
+		pkg.order = append(pkg.order, ev.Test)
+	}
+	switch ev.Action {
+	case "output":
+		if keepGoOutput(ev.Output) && (t.out != nil || p.keptFails < MaxFailing) {
+			if t.out == nil {
+				t.out = newBoundedBuf(goTestOutMax)
+			}
+			t.out.write(ev.Output)
+		}
+	case "pass", "skip":
+		if t.state != "fail" { // with -count=N a failure stays a failure
+			t.state = ev.Action
+			t.out = nil
+		}
+	case "fail":
+		if t.state != "fail" {
+			t.state = "fail"
+			if t.out != nil {
+				p.keptFails++
+			}
+		}
+	}
+	return true
+}
+
+// keepGoOutput drops the test framework's progress and result lines
+// (the excerpt names each failure itself).
+func keepGoOutput(s string) bool {
+	s = strings.TrimLeft(s, " ")
+	for _, prefix := range []string{"=== RUN", "=== PAUSE", "=== CONT", "=== NAME", "--- PASS", "--- SKIP", "--- FAIL", "PASS\n", "ok  \t"} {
+		if strings.HasPrefix(s, prefix) {
+			return false
+		}
+	}
+	return true
+}
+
+type goFailure struct {
+	name   string
+	note   string // shown after the name in the excerpt
+	output string
+}
+
+func (p *goJSONParser) finish() (tally, []goFailure) {
+	var total tally
+	var failures []goFailure
+	usedBuild := map[string]bool{}
+	for _, path := range p.order {
+		pkg := p.pkgs[path]
+		state := make(map[string]string, len(pkg.tests))
+		for name, t := range pkg.tests {
+			state[name] = t.state
+		}
+		t, failing := countLeaves(pkg.order, state)
+		total.add(t)
+		for _, name := range failing {
+			t := pkg.tests[name]
+			out := t.out.String()
+			if t.state == "run" {
+				out = "(started but never finished)\n" + out
+			}
+			failures = append(failures, goFailure{name: path + "." + name, output: out})
+		}
+		if pkg.result == "fail" && t.Failed == 0 {
+			total.Failed++
+			f := goFailure{name: path, output: pkg.out.String()}
+			if pkg.failedBuild != "" {
+				f.note = " [build failed]"
+				if strings.Contains(f.output, "[setup failed]") {
+					f.note = " [setup failed]"
+				}
+				if usedBuild[pkg.failedBuild] {
+					f.output = "(same build failure as above: " + pkg.failedBuild + ")"
+				} else if b := p.builds[pkg.failedBuild]; b != nil {
+					usedBuild[pkg.failedBuild] = true
+					f.output = b.String()
+				}
+			}
+			failures = append(failures, f)
+		}
+	}
+	return total, failures
+}
+
+// goExcerpt renders failures as "--- FAIL: name" followed by their output,
+// within budget bytes.
+func goExcerpt(failures []goFailure, budget int) string {
+	var b strings.Builder
+	for i, f := range failures {
+		header := "--- FAIL: " + f.name + f.note + "\n"
+		room := budget - b.Len() - len(header)
+		if room < 120 {
+			if left := len(failures) - i; left > 0 {
+				b.WriteString(clip("… "+strconv.Itoa(left)+" more failures in the log\n", budget-b.Len()))
+			}
+			break
+		}
+		b.WriteString(header)
+		out := strings.TrimRight(f.output, "\n")
+		if out == "" {
+			continue
+		}
+		limit := min(room-1, 1500)
+		if i > 0 {
+			limit = min(room-1, 800)
+		}
+		b.WriteString(clip(out, limit))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// boundedBuf keeps the first max bytes written to it.
+type boundedBuf struct {
+	max       int
+	b         strings.Builder
+	truncated bool
+}
+
+func newBoundedBuf(max int) *boundedBuf { return &boundedBuf{max: max} }
+
+func (b *boundedBuf) write(s string) {
+	if room := b.max - b.b.Len(); room >= len(s) {
+		b.b.WriteString(s)
+	} else {
+		if room > 0 {
+			b.b.WriteString(clip(s, room))
+		}
+		b.truncated = true
+	}
+}
+
+func (b *boundedBuf) String() string {
+	if b == nil {
+		return ""
+	}
+	if b.truncated {
+		return b.b.String() + "\n…"
+	}
+	return b.b.String()
+}
+
+// ---- text formats ----
+
+type family int
+
+const (
+	famGo family = iota
+	famTAP
+	famTAPSummary
+	famNodeSpec
+	famJest
+	famVitest
+	famMocha
+	famPytest
+	famPlain
+	numFamilies
+)
+
+var familyNames = [numFamilies]string{
+	famGo:         "go test",
+	famTAP:        "TAP",
+	famTAPSummary: "TAP summary",
+	famNodeSpec:   "node --test",
+	famJest:       "jest",
+	famVitest:     "vitest",
+	famMocha:      "mocha",
+	famPytest:     "pytest",
+	famPlain:      "passed/failed line",
+}
+
+type goTextResult struct{ name, state string }
+
+type textParser struct {
+	fam     [numFamilies]tally
+	seen    [numFamilies]bool
+	goBlock []goTextResult // go test lines since the last package line
+	names   []string       // failing names, in order (bounded by nameSet later)
+	noTests string
+}
+
+var (
+	goTestRE    = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+)`)
+	goPkgRE     = regexp.MustCompile(`^(ok|FAIL|\?)\s+(\S+)(?:\s+(.*))?$`)
+	goPkgRestRE = regexp.MustCompile(`^(?:\d+(?:\.\d+)?s\b|\(cached\)|\[)`)
+	tapItemRE   = regexp.MustCompile(`^(\s*)(not ok|ok)\s+\d+\b(.*)$`)
+	tapDirRE    = regexp.MustCompile(`(?i)(?:^|\s+)#\s*(skip|todo)\b.*$`)
+	tapSumRE    = regexp.MustCompile(`^([#ℹ])\s+(pass|fail|failed|skip|skipped|todo|cancelled)\s+(\d+)\s*$`)
+	jestRE      = regexp.MustCompile(`^\s*Tests:\s+(.*\d+ total.*)$`)
+	jestItemRE  = regexp.MustCompile(`(\d+) (failed|passed|skipped|todo|pending)\b`)
+	vitestRE    = regexp.MustCompile(`^\s*Tests\s+(\d+ .*?)(?:\s*\(\d+\))?\s*$`)
+	vitestItem  = regexp.MustCompile(`^(\d+) (failed|passed|skipped|todo|expected fail)$`)
+	mochaRE     = regexp.MustCompile(`^\s*(\d+) (passing|failing|pending)(?:\s+\(.*\))?\s*$`)
+	pytestRE    = regexp.MustCompile(`^(.+?) in \d+(?:\.\d+)?s(?: \([0-9:.]+\))?$`)
+	countItemRE = regexp.MustCompile(`^(\d+) (\w+)$`)
+
+	jestNameRE   = regexp.MustCompile(`^\s*● (.+)$`)
+	vitestNameRE = regexp.MustCompile(`^\s*(?:FAIL|×|✗)\s+(.+ > .+?)(?:\s+\d+m?s)?$`)
+	nodeNameRE   = regexp.MustCompile(`^\s*✖ (.+?) \(\d+(?:\.\d+)?m?s\)`)
+	pytestNameRE = regexp.MustCompile(`^(?:FAILED|ERROR) (\S+)`)
+	noTestsRE    = regexp.MustCompile(`^(?:no packages to test|No tests found|No test files found|Error: No test files found|no tests ran\b|collected 0 items)`)
+)
+
+func (p *textParser) hit(f family, t tally) {
+	p.seen[f] = true
+	p.fam[f].add(t)
+}
+
+func (p *textParser) name(n string) {
+	if len(p.names) < 4*MaxFailing {
+		p.names = append(p.names, n)
+	}
+}
+
+func (p *textParser) line(s string) {
+	if s == "" {
+		return
+	}
+	if m := goTestRE.FindStringSubmatch(s); m != nil {
+		p.seen[famGo] = true
+		p.goBlock = append(p.goBlock, goTextResult{name: m[2], state: strings.ToLower(m[1])})
+		return
+	}
+	if m := goPkgRE.FindStringSubmatch(s); m != nil && goPkgRestRE.MatchString(m[3]) &&
+		(m[1] != "?" || strings.HasPrefix(m[3], "[no test files]")) {
+		p.seen[famGo] = true
+		p.flushGo(m[2], m[1], m[3])
+		return
+	}
+	if m := tapItemRE.FindStringSubmatch(s); m != nil {
+		p.tapItem(m[1], m[2], m[3])
+		return
+	}
+	if m := tapSumRE.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[3])
+		var t tally
+		switch m[2] {
+		case "pass":
+			t.Passed = n
+		case "fail", "failed", "cancelled":
+			t.Failed = n
+		default:
+			t.Skipped = n
+		}
+		if m[1] == "#" {
+			p.hit(famTAPSummary, t)
+		} else {
+			p.hit(famNodeSpec, t)
+		}
+		return
+	}
+	if m := jestRE.FindStringSubmatch(s); m != nil {
+		var t tally
+		for _, it := range jestItemRE.FindAllStringSubmatch(m[1], -1) {
+			n, _ := strconv.Atoi(it[1])
+			switch it[2] {
+			case "passed":
+				t.Passed += n
+			case "failed":
+				t.Failed += n
+			default:
+				t.Skipped += n
+			}
+		}
+		p.hit(famJest, t)
+		return
+	}
+	if m := vitestRE.FindStringSubmatch(s); m != nil {
+		if t, ok := parseVitestItems(m[1]); ok {
+			p.hit(famVitest, t)
+			return
+		}
+	}
+	if m := mochaRE.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		var t tally
+		switch m[2] {
+		case "passing":
+			t.Passed = n
+		case "failing":
+			t.Failed = n
+		default:
+			t.Skipped = n
+		}
+		p.hit(famMocha, t)
+		return
+	}
+	if t, ok := parsePytestSummary(s); ok {
+		p.hit(famPytest, t)
+		if t == (tally{}) {
+			p.noTests = strings.Trim(s, "= ")
+		}
+		return
+	}
+	if t, ok := parsePlainCounts(s); ok {
+		p.hit(famPlain, t)
+		return
+	}
+	switch {
+	case jestNameRE.MatchString(s):
+		if n := jestNameRE.FindStringSubmatch(s)[1]; !strings.HasPrefix(n, "Console") {
+			p.name(n)
+		}
+	case vitestNameRE.MatchString(s):
+		p.name(vitestNameRE.FindStringSubmatch(s)[1])
+	case nodeNameRE.MatchString(s):
+		p.name(nodeNameRE.FindStringSubmatch(s)[1])
+	case pytestNameRE.MatchString(s):
+		p.name(pytestNameRE.FindStringSubmatch(s)[1])
+	case p.noTests == "" && noTestsRE.MatchString(strings.TrimSpace(s)):
+		p.noTests = clip(strings.TrimSpace(s), 200)
+	}
+}
+
+func (p *textParser) tapItem(indent, status, rest string) {
+	desc := strings.TrimSpace(rest)
+	desc = strings.TrimSpace(strings.TrimPrefix(desc, "-"))
+	directive := ""
+	if m := tapDirRE.FindStringSubmatch(desc); m != nil {
+		directive = strings.ToLower(m[1])
+		desc = strings.TrimSpace(desc[:len(desc)-len(m[0])])
+	}
+	if status == "not ok" && directive == "" && desc != "" {
+		p.name(desc)
+	}
+	if indent != "" { // a nested subtest; its parent line counts
+		return
+	}
+	var t tally
+	switch {
+	case directive != "":
+		t.Skipped = 1
+	case status == "ok":
+		t.Passed = 1
+	default:
+		t.Failed = 1
+	}
+	p.hit(famTAP, t)
+}
+
+// flushGo closes the go test lines of one package.
+func (p *textParser) flushGo(pkg, status, rest string) {
+	block := p.goBlock
+	p.goBlock = nil
+	var t tally
+	var failing []string
+	if len(block) > 0 {
+		state := map[string]string{}
+		var order []string
+		for _, r := range block {
+			prev, ok := state[r.name]
+			if !ok {
+				order = append(order, r.name)
+			}
+			if prev != "fail" {
+				state[r.name] = r.state
+			}
+		}
+		t, failing = countLeaves(order, state)
+		if pkg != "" {
+			for i, n := range failing {
+				failing[i] = pkg + "." + n
+			}
+		}
+	}
+	switch {
+	case status == "FAIL" && t.Failed == 0:
+		t.Failed++
+		failing = append(failing, pkg) // build or setup failure, panic, timeout
+	case status == "ok" && len(block) == 0 && !strings.Contains(rest, "[no tests to run]"):
+		t.Passed++ // go test without -v: the package is the unit
+	}
+	p.fam[famGo].add(t)
+	for _, n := range failing {
+		p.name(n)
+	}
+}
+
+func parseVitestItems(s string) (tally, bool) {
+	var t tally
+	for item := range strings.SplitSeq(s, "|") {
+		m := vitestItem.FindStringSubmatch(strings.TrimSpace(item))
+		if m == nil {
+			return t, false
+		}
+		n, _ := strconv.Atoi(m[1])
+		switch m[2] {
+		case "passed":
+			t.Passed += n
+		case "failed":
+			t.Failed += n
+		default:
+			t.Skipped += n
+		}
+	}
+	return t, true
+}
+
+// parsePytestSummary reads "==== 1 failed, 2 passed in 0.12s ====" (or the
+// -q form without the rulers) and "no tests ran in 0.01s".
+func parsePytestSummary(s string) (tally, bool) {
+	var t tally
+	m := pytestRE.FindStringSubmatch(strings.Trim(s, "= "))
+	if m == nil {
+		return t, false
+	}
+	if m[1] == "no tests ran" {
+		return t, true
+	}
+	counted := false
+	for item := range strings.SplitSeq(m[1], ", ") {
+		im := countItemRE.FindStringSubmatch(item)
+		if im == nil {
+			return t, false
+		}
+		n, _ := strconv.Atoi(im[1])
+		switch im[2] {
+		case "passed", "xpassed":
+			t.Passed += n
+		case "failed", "error", "errors":
+			t.Failed += n
+		case "skipped", "xfailed":
+			t.Skipped += n
+		case "deselected", "warning", "warnings", "rerun", "subtests":
+			continue
+		default:
+			return t, false
+		}
+		counted = true
+	}
+	return t, counted
+}
+
+// parsePlainCounts reads a line made only of "N passed", "N failed" and
+// "N skipped", comma separated, e.g. "3 passed, 0 failed".
+func parsePlainCounts(s string) (tally, bool) {
+	var t tally
+	s = strings.TrimSuffix(strings.TrimSpace(s), ".")
+	counted := false
+	for item := range strings.SplitSeq(s, ",") {
+		m := countItemRE.FindStringSubmatch(strings.TrimSpace(item))
+		if m == nil {
+			return t, false
+		}
+		n, _ := strconv.Atoi(m[1])
+		switch m[2] {
+		case "passed":
+			t.Passed += n
+			counted = true
+		case "failed":
+			t.Failed += n
+			counted = true
+		case "skipped":
+			t.Skipped += n
+		default:
+			return t, false
+		}
+	}
+	return t, counted
+}
+
+// finish returns the counts, the families they came from and the failing
+// names.
+func (p *textParser) finish() (tally, []string, []string) {
+	if len(p.goBlock) > 0 {
+		p.flushGo("", "", "")
+	}
+	var t tally
+	var formats []string
+	for f := range numFamilies {
+		if !p.seen[f] {
+			continue
+		}
+		if f == famTAP && p.seen[famTAPSummary] {
+			continue // the summary of the same run counts
+		}
+		t.add(p.fam[f])
+		formats = append(formats, familyNames[f])
+	}
+	return t, formats, p.names
+}
+
+// ---- excerpt of text output ----
+
+var failMarkRE = regexp.MustCompile(`--- FAIL|^\s*not ok\b|^\s*FAIL\b|\bFAILED\b|FAILURES|✖|✗|×|●|^\s*\d+\) |Error|error:|panic:|Traceback|Exception|failing|not found|[Bb]uild failed`)
+
+const (
+	excerptLineMax = 400
+	excerptBefore  = 3
+	excerptTailMax = 4 << 10
+)
+
+// excerpter keeps, in bounded memory, the lines around the first failure
+// marker and the tail of the output.
+type excerpter struct {
+	lineNo   int
+	before   []string // the last few lines, before a marker is seen
+	started  bool
+	head     strings.Builder
+	headFull bool
+	headLast int // line number of the last head line
+	tail     []numbered
+	tailLen  int
+	dropped  bool // lines fell out of tail
+}
+
+type numbered struct {
+	n int
+	s string
+}
+
+func (e *excerpter) line(s string) {
+	e.lineNo++
+	if strings.TrimSpace(s) == "" && !e.started {
+		return
+	}
+	s = clip(s, excerptLineMax)
+	if !e.started && failMarkRE.MatchString(s) {
+		e.started = true
+		for _, b := range e.before {
+			e.head.WriteString(b + "\n")
+		}
+		e.before = nil
+	}
+	switch {
+	case !e.started:
+		e.before = append(e.before, s)
+		if len(e.before) > excerptBefore {
+			e.before = e.before[1:]
+		}
+	case !e.headFull:
+		e.head.WriteString(s + "\n")
+		e.headLast = e.lineNo
+		if e.head.Len() >= MaxExcerpt*5/8 {
+			e.headFull = true
+		}
+	}
+	e.tail = append(e.tail, numbered{e.lineNo, s})
+	e.tailLen += len(s) + 1
+	for e.tailLen > excerptTailMax && len(e.tail) > 1 {
+		e.tailLen -= len(e.tail[0].s) + 1
+		e.tail = e.tail[1:]
+		e.dropped = true
+	}
+}
+
+// finish renders the excerpt within budget bytes: the lines from just
+// before the first failure marker, then the end of the output.
+func (e *excerpter) finish(budget int) string {
+	if budget <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	if e.started {
+		b.WriteString(clip(e.head.String(), budget))
+	}
+	var tail []string // newest first
+	size, first := 0, 0
+	cut := false
+	for i := len(e.tail) - 1; i >= 0; i-- {
+		l := e.tail[i]
+		if e.started && l.n <= e.headLast {
+			break
+		}
+		if size+len(l.s)+1 > budget-b.Len()-8 {
+			cut = true
+			break
+		}
+		size += len(l.s) + 1
+		tail = append(tail, l.s)
+		first = l.n
+	}
+	if len(tail) > 0 {
+		gap := cut || e.dropped
+		if e.started {
+			gap = first > e.headLast+1
+		}
+		if gap {
+			b.WriteString("…\n")
+		}
+		for i := len(tail) - 1; i >= 0; i-- {
+			b.WriteString(tail[i] + "\n")
+		}
+	}
+	return clip(b.String(), budget)
+}

@@ -1,0 +1,557 @@
+package verify
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+const goJSONSample = `{"ImportPath":"ex/m/sub [ex/m/sub.test]","Action":"build-output","Output":"# ex/m/sub [ex/m/sub.test]\n"}
+{"ImportPath":"ex/m/sub [ex/m/sub.test]","Action":"build-output","Output":"sub/b_test.go:5:28: undefined: undefinedThing\n"}
+{"ImportPath":"ex/m/sub [ex/m/sub.test]","Action":"build-fail"}
+{"Action":"start","Package":"ex/m"}
+{"Action":"start","Package":"ex/m/sub"}
+{"Action":"output","Package":"ex/m/sub","Output":"FAIL\tex/m/sub [build failed]\n"}
+{"Action":"fail","Package":"ex/m/sub","Elapsed":0,"FailedBuild":"ex/m/sub [ex/m/sub.test]"}
+{"Action":"start","Package":"ex/m/none"}
+{"Action":"output","Package":"ex/m/none","Output":"?   \tex/m/none\t[no test files]\n"}
+{"Action":"skip","Package":"ex/m/none","Elapsed":0}
+{"Action":"run","Package":"ex/m","Test":"TestOK"}
+{"Action":"output","Package":"ex/m","Test":"TestOK","Output":"=== RUN   TestOK\n"}
+{"Action":"output","Package":"ex/m","Test":"TestOK","Output":"    a_test.go:5: just logging\n"}
+{"Action":"output","Package":"ex/m","Test":"TestOK","Output":"--- PASS: TestOK (0.00s)\n"}
+{"Action":"pass","Package":"ex/m","Test":"TestOK","Elapsed":0}
+{"Action":"run","Package":"ex/m","Test":"TestBad"}
+{"Action":"output","Package":"ex/m","Test":"TestBad","Output":"=== RUN   TestBad\n"}
+{"Action":"output","Package":"ex/m","Test":"TestBad","Output":"    a_test.go:6: got 1 want 2\n"}
+{"Action":"output","Package":"ex/m","Test":"TestBad","Output":"--- FAIL: TestBad (0.00s)\n"}
+{"Action":"fail","Package":"ex/m","Test":"TestBad","Elapsed":0}
+{"Action":"run","Package":"ex/m","Test":"TestSub"}
+{"Action":"run","Package":"ex/m","Test":"TestSub/a"}
+{"Action":"pass","Package":"ex/m","Test":"TestSub/a","Elapsed":0}
+{"Action":"run","Package":"ex/m","Test":"TestSub/b"}
+{"Action":"output","Package":"ex/m","Test":"TestSub/b","Output":"    a_test.go:9: boom\n"}
+{"Action":"fail","Package":"ex/m","Test":"TestSub/b","Elapsed":0}
+{"Action":"run","Package":"ex/m","Test":"TestSub/s"}
+{"Action":"skip","Package":"ex/m","Test":"TestSub/s","Elapsed":0}
+{"Action":"fail","Package":"ex/m","Test":"TestSub","Elapsed":0}
+{"Action":"run","Package":"ex/m","Test":"TestParentOnly"}
+{"Action":"run","Package":"ex/m","Test":"TestParentOnly/x"}
+{"Action":"pass","Package":"ex/m","Test":"TestParentOnly/x","Elapsed":0}
+{"Action":"output","Package":"ex/m","Test":"TestParentOnly","Output":"    a_test.go:20: failed after its subtests\n"}
+{"Action":"fail","Package":"ex/m","Test":"TestParentOnly","Elapsed":0}
+{"Action":"run","Package":"ex/m","Test":"TestPanic"}
+{"Action":"output","Package":"ex/m","Test":"TestPanic","Output":"--- FAIL: TestPanic (0.00s)\n"}
+{"Action":"output","Package":"ex/m","Test":"TestPanic","Output":"panic: assignment to entry in nil map [recovered, repanicked]\n"}
+{"Action":"fail","Package":"ex/m","Test":"TestPanic","Elapsed":0}
+{"Action":"output","Package":"ex/m","Output":"FAIL\tex/m\t0.005s\n"}
+{"Action":"fail","Package":"ex/m","Elapsed":0.005}
+`
+
+const goJSONTimeout = `{"Action":"start","Package":"ex/m"}
+{"Action":"run","Package":"ex/m","Test":"TestOK"}
+{"Action":"pass","Package":"ex/m","Test":"TestOK","Elapsed":0}
+{"Action":"run","Package":"ex/m","Test":"TestHang"}
+{"Action":"output","Package":"ex/m","Test":"TestHang","Output":"panic: test timed out after 1s\n"}
+{"Action":"output","Package":"ex/m","Test":"TestHang","Output":"\trunning tests:\n"}
+{"Action":"output","Package":"ex/m","Output":"FAIL\tex/m\t1.022s\n"}
+{"Action":"fail","Package":"ex/m","Elapsed":1.022}
+`
+
+const goJSONSetupFail = `{"ImportPath":"example.com/nothere","Action":"build-output","Output":"# example.com/v/s\n"}
+{"ImportPath":"example.com/nothere","Action":"build-output","Output":"s/s.go:3:8: no required module provides package example.com/nothere; to add it:\n"}
+{"ImportPath":"example.com/nothere","Action":"build-output","Output":"\tgo get example.com/nothere\n"}
+{"ImportPath":"example.com/nothere","Action":"build-fail"}
+{"Action":"start","Package":"example.com/v/s"}
+{"Action":"output","Package":"example.com/v/s","Output":"FAIL\texample.com/v/s [setup failed]\n"}
+{"Action":"fail","Package":"example.com/v/s","Elapsed":0,"FailedBuild":"example.com/nothere"}
+{"ImportPath":"example.com/v [example.com/v.test]","Action":"build-output","Output":"# example.com/v\n"}
+{"ImportPath":"example.com/v [example.com/v.test]","Action":"build-output","Output":"./a_test.go:5:40: fmt.Printf format %d has arg \"x\" of wrong type string\n"}
+{"ImportPath":"example.com/v [example.com/v.test]","Action":"build-fail"}
+{"Action":"start","Package":"example.com/v"}
+{"Action":"output","Package":"example.com/v","Output":"FAIL\texample.com/v [build failed]\n"}
+{"Action":"fail","Package":"example.com/v","Elapsed":0,"FailedBuild":"example.com/v [example.com/v.test]"}
+`
+
+const goVerbose = `=== RUN   TestOK
+--- PASS: TestOK (0.00s)
+=== RUN   TestTable
+=== RUN   TestTable/one
+=== RUN   TestTable/two
+    x_test.go:12: two is wrong
+--- FAIL: TestTable (0.00s)
+    --- PASS: TestTable/one (0.00s)
+    --- FAIL: TestTable/two (0.00s)
+=== RUN   TestLater
+    x_test.go:20: later
+--- SKIP: TestLater (0.00s)
+FAIL
+FAIL	ex/a	0.003s
+=== RUN   TestB
+--- PASS: TestB (0.00s)
+PASS
+ok  	ex/b	0.002s
+?   	ex/c	[no test files]
+FAIL
+`
+
+const goPlain = `ok  	ex/a	0.011s
+--- FAIL: TestX (0.00s)
+    x_test.go:5: bad
+FAIL
+FAIL	ex/b	0.010s
+?   	ex/c	[no test files]
+ok  	ex/d	0.010s [no tests to run]
+ok  	ex/e	(cached)
+# ex/f
+f/f.go:3:1: syntax error: non-declaration statement outside function body
+FAIL	ex/f [build failed]
+FAIL
+`
+
+const nodeTAP = `TAP version 13
+# Subtest: adds
+ok 1 - adds
+  ---
+  duration_ms: 1.926288
+  ...
+# Subtest: fails
+not ok 2 - fails
+  ---
+  duration_ms: 2.041577
+  location: '/tmp/exp/n/test/x.test.js:4:1'
+  failureType: 'testCodeFailure'
+  error: |-
+    Expected values to be strictly equal:
+
+    2 !== 3
+  ...
+# Subtest: suite
+    # Subtest: inner ok
+    ok 1 - inner ok
+      ---
+      duration_ms: 0.243932
+      ...
+    # Subtest: inner skip
+    ok 2 - inner skip # SKIP
+      ---
+      duration_ms: 0.168182
+      ...
+    1..2
+ok 3 - suite
+  ---
+  duration_ms: 1.059494
+  ...
+1..3
+# tests 5
+# suites 0
+# pass 3
+# fail 1
+# cancelled 0
+# skipped 1
+# todo 0
+# duration_ms 204.901577
+`
+
+const nodeSpec = `✔ adds (2.073128ms)
+✖ fails (9.918206ms)
+  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:
+
+  2 !== 3
+
+▶ suite
+  ✔ inner ok (0.251364ms)
+  ﹣ inner skip (8.29351ms) # SKIP
+✔ suite (9.374026ms)
+ℹ tests 5
+ℹ suites 0
+ℹ pass 3
+ℹ fail 1
+ℹ cancelled 0
+ℹ skipped 1
+ℹ todo 0
+ℹ duration_ms 261.911173
+
+✖ failing tests:
+
+test at test/x.test.js:4:1
+✖ fails (9.918206ms)
+`
+
+const jestOut = `FAIL src/sum.test.js
+  math
+    ✓ subtracts (2 ms)
+    ✕ adds (3 ms)
+
+  ● math › adds
+
+    expect(received).toBe(expected) // Object.is equality
+
+    Expected: 4
+    Received: 3
+
+PASS src/other.test.js
+  ● Console
+
+    console.log
+      hello
+
+Test Suites: 1 failed, 1 passed, 2 total
+Tests:       1 failed, 1 skipped, 4 passed, 6 total
+Snapshots:   0 total
+Time:        1.234 s
+Ran all test suites.
+`
+
+const vitestOut = ` ❯ test/a.test.ts (3 tests | 1 failed) 5ms
+   × a > fails 3ms
+     → expected 2 to be 3
+ ✓ test/b.test.ts (3 tests | 1 skipped) 2ms
+
+⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯
+
+ FAIL  test/a.test.ts > a > fails
+AssertionError: expected 2 to be 3
+
+ Test Files  1 failed | 1 passed (2)
+      Tests  1 failed | 4 passed | 1 skipped (6)
+   Start at  10:00:00
+   Duration  300ms (transform 20ms, setup 0ms)
+`
+
+const mochaOut = `  suite
+    ✔ works
+    1) fails
+    - pending one
+
+  3 passing (12ms)
+  1 pending
+  2 failing
+
+  1) suite
+       fails:
+     AssertionError [ERR_ASSERTION]: 1 == 2
+`
+
+const pytestOut = `============================= test session starts ==============================
+collected 8 items
+
+tests/test_a.py ..F.s.F.                                                 [100%]
+
+=================================== FAILURES ===================================
+___________________________________ test_x ____________________________________
+
+    def test_x():
+>       assert 1 == 2
+E       assert 1 == 2
+
+tests/test_a.py:3: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_a.py::test_x - assert 1 == 2
+FAILED tests/test_a.py::test_y - assert 0
+============== 2 failed, 5 passed, 1 skipped, 2 warnings in 0.52s ==============
+`
+
+func TestParsers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		in      string
+		want    tally
+		failing []string // exactly, in order; nil: not checked
+		formats []string
+		excerpt []string // substrings of the excerpt
+	}{
+		{
+			name: "go test -json",
+			in:   goJSONSample,
+			want: tally{Passed: 3, Failed: 5, Skipped: 1},
+			failing: []string{"ex/m.TestBad", "ex/m.TestSub/b", "ex/m.TestParentOnly", "ex/m.TestPanic",
+				"ex/m/sub"},
+			formats: []string{"go test -json"},
+			excerpt: []string{"--- FAIL: ex/m.TestBad", "got 1 want 2", "boom", "undefined: undefinedThing",
+				"ex/m/sub [build failed]", "failed after its subtests", "panic: assignment"},
+		},
+		{
+			name:    "go test -json timeout",
+			in:      goJSONTimeout,
+			want:    tally{Passed: 1, Failed: 1},
+			failing: []string{"ex/m.TestHang"},
+			excerpt: []string{"never finished", "panic: test timed out"},
+		},
+		{
+			name:    "go test -json with stderr text",
+			in:      "go: downloading example.com/x v1.0.0\n" + goJSONTimeout,
+			want:    tally{Passed: 1, Failed: 1},
+			failing: []string{"ex/m.TestHang"},
+			formats: []string{"go test -json"},
+		},
+		{
+			name:    "go test -json setup and vet failures",
+			in:      goJSONSetupFail,
+			want:    tally{Failed: 2},
+			failing: []string{"example.com/v/s", "example.com/v"},
+			excerpt: []string{"example.com/v/s [setup failed]", "no required module provides package",
+				"example.com/v [build failed]", "of wrong type string"},
+		},
+		{
+			name:    "go test -v",
+			in:      goVerbose,
+			want:    tally{Passed: 3, Failed: 1, Skipped: 1},
+			failing: []string{"ex/a.TestTable/two"},
+			formats: []string{"go test"},
+			excerpt: []string{"two is wrong"},
+		},
+		{
+			name:    "go test without -v",
+			in:      goPlain,
+			want:    tally{Passed: 2, Failed: 2},
+			failing: []string{"ex/b.TestX", "ex/f"},
+			excerpt: []string{"x_test.go:5: bad", "syntax error"},
+		},
+		{
+			name:    "node --test TAP",
+			in:      nodeTAP,
+			want:    tally{Passed: 3, Failed: 1, Skipped: 1},
+			failing: []string{"fails"},
+			formats: []string{"TAP summary"},
+			excerpt: []string{"not ok 2 - fails", "2 !== 3"},
+		},
+		{
+			name:    "node --test spec",
+			in:      nodeSpec,
+			want:    tally{Passed: 3, Failed: 1, Skipped: 1},
+			failing: []string{"fails"},
+			formats: []string{"node --test"},
+		},
+		{
+			name: "TAP without summary",
+			in: "1..5\nok 1 - a\nnot ok 2 - b\n    not ok 1 - b inner\nok 3 # SKIP no db\n" +
+				"not ok 4 - later # TODO not done\nok 5\n",
+			want:    tally{Passed: 2, Failed: 1, Skipped: 2},
+			failing: []string{"b", "b inner"},
+			formats: []string{"TAP"},
+		},
+		{
+			name:    "jest",
+			in:      jestOut,
+			want:    tally{Passed: 4, Failed: 1, Skipped: 1},
+			failing: []string{"math › adds"},
+			formats: []string{"jest"},
+			excerpt: []string{"Expected: 4"},
+		},
+		{
+			name:    "jest coloured",
+			in:      "\x1b[1mTests:       \x1b[22m\x1b[1m\x1b[32m2 passed\x1b[39m\x1b[22m, 2 total\n",
+			want:    tally{Passed: 2},
+			formats: []string{"jest"},
+		},
+		{
+			name:    "vitest",
+			in:      vitestOut,
+			want:    tally{Passed: 4, Failed: 1, Skipped: 1},
+			formats: []string{"vitest"},
+			excerpt: []string{"expected 2 to be 3"},
+		},
+		{
+			name:    "vitest all pass",
+			in:      " Test Files  1 passed (1)\n      Tests  2 passed (2)\n",
+			want:    tally{Passed: 2},
+			formats: []string{"vitest"},
+		},
+		{
+			name:    "mocha",
+			in:      mochaOut,
+			want:    tally{Passed: 3, Failed: 2, Skipped: 1},
+			formats: []string{"mocha"},
+			excerpt: []string{"1 == 2"},
+		},
+		{
+			name:    "pytest",
+			in:      pytestOut,
+			want:    tally{Passed: 5, Failed: 2, Skipped: 1},
+			failing: []string{"tests/test_a.py::test_x", "tests/test_a.py::test_y"},
+			formats: []string{"pytest"},
+			excerpt: []string{"assert 1 == 2"},
+		},
+		{
+			name:    "pytest quiet",
+			in:      "..F.\n1 failed, 3 passed, 1 error in 0.10s\n",
+			want:    tally{Passed: 3, Failed: 2},
+			formats: []string{"pytest"},
+		},
+		{
+			name:    "pytest duration suffix",
+			in:      "======== 12 passed, 1 xfailed in 61.02s (0:01:01) ========\n",
+			want:    tally{Passed: 12, Skipped: 1},
+			formats: []string{"pytest"},
+		},
+		{
+			name:    "plain",
+			in:      "running...\n3 passed, 0 failed\n",
+			want:    tally{Passed: 3},
+			formats: []string{"passed/failed line"},
+		},
+		{
+			name: "plain with skipped",
+			in:   "3 passed, 1 failed, 2 skipped.\n",
+			want: tally{Passed: 3, Failed: 1, Skipped: 2},
+		},
+		{
+			name:    "several suites add up",
+			in:      goVerbose + nodeTAP + "1 passed, 0 failed\n",
+			want:    tally{Passed: 7, Failed: 2, Skipped: 2},
+			formats: []string{"go test", "TAP summary", "passed/failed line"},
+		},
+		{
+			name:    "carriage return redraws",
+			in:      "progress 10%\rprogress 100%\r3 passed, 0 failed\n",
+			want:    tally{Passed: 3},
+			formats: []string{"passed/failed line"},
+		},
+		{
+			name:    "unrecognised",
+			in:      "hello\nall good, 5 tests look fine\nok\n",
+			want:    tally{},
+			formats: []string{},
+		},
+		{
+			name:    "not counts",
+			in:      "3 apples, 2 passed\nthe 2 passed tests\n# pass the salt\nTests: none\n",
+			want:    tally{},
+			formats: []string{},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := parseString(tc.in)
+			if got.tally != tc.want {
+				t.Errorf("counts = %+v, want %+v", got.tally, tc.want)
+			}
+			if tc.failing != nil && !slices.Equal(got.Failing, tc.failing) {
+				t.Errorf("failing = %q, want %q", got.Failing, tc.failing)
+			}
+			if tc.formats != nil && !slices.Equal(append([]string{}, got.Formats...), tc.formats) {
+				t.Errorf("formats = %q, want %q", got.Formats, tc.formats)
+			}
+			for _, want := range tc.excerpt {
+				if !strings.Contains(got.Excerpt, want) {
+					t.Errorf("excerpt lacks %q:\n%s", want, got.Excerpt)
+				}
+			}
+			if len(got.Excerpt) > MaxExcerpt {
+				t.Errorf("excerpt is %d bytes", len(got.Excerpt))
+			}
+		})
+	}
+}
+
+func TestNoTestsLines(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"go: warning: \"./...\" matched no packages\nno packages to test\n",
+		"No tests found, exiting with code 1\nRun with `--passWithNoTests` to exit with code 0\n",
+		"No test files found, exiting with code 1\n",
+		"==== no tests ran in 0.01s ====\n",
+	} {
+		got := parseString(in)
+		if got.NoTests == "" || got.Passed+got.Failed != 0 {
+			t.Errorf("%q: NoTests %q, counts %+v", in, got.NoTests, got.tally)
+		}
+	}
+}
+
+func TestCountLeaves(t *testing.T) {
+	t.Parallel()
+	order := []string{"A", "A/x", "A/y", "A/y/deep", "B", "C", "C/x", "D", "E", "E/x"}
+	state := map[string]string{
+		"A": "fail", "A/x": "pass", "A/y": "fail", "A/y/deep": "fail",
+		"B": "skip", "C": "fail", "C/x": "pass", "D": "run", "E": "pass", "E/x": "skip",
+	}
+	got, failing := countLeaves(order, state)
+	want := tally{Passed: 2, Failed: 3, Skipped: 2} // A/x C/x; A/y/deep C D; B E/x
+	if got != want || !slices.Equal(failing, []string{"A/y/deep", "C", "D"}) {
+		t.Errorf("countLeaves = %+v %q, want %+v [A/y/deep C D]", got, failing, want)
+	}
+}
+
+func TestExcerptWindow(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, "noise line %d\n", i)
+		if i == 2000 {
+			b.WriteString("--- FAIL: TestMiddle (0.00s)\n    m_test.go:3: the middle broke\n")
+		}
+	}
+	b.WriteString("FAIL\tex/m\t0.1s\n")
+	got := parseString(b.String())
+	ex := got.Excerpt
+	if len(ex) > MaxExcerpt {
+		t.Fatalf("excerpt %d bytes", len(ex))
+	}
+	for _, want := range []string{"noise line 2000", "the middle broke", "…", "FAIL\tex/m\t0.1s"} {
+		if !strings.Contains(ex, want) {
+			t.Errorf("excerpt lacks %q:\n%s", want, ex)
+		}
+	}
+	if strings.Contains(ex, "noise line 100\n") {
+		t.Error("excerpt holds unrelated early output")
+	}
+	if !slices.Equal(got.Failing, []string{"ex/m.TestMiddle"}) {
+		t.Errorf("failing = %q", got.Failing)
+	}
+}
+
+func TestGoJSONManyFailuresBounded(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"Action":"start","Package":"ex/m"}` + "\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, `{"Action":"run","Package":"ex/m","Test":"Test%d"}`+"\n", i)
+		fmt.Fprintf(&b, `{"Action":"output","Package":"ex/m","Test":"Test%d","Output":"    x_test.go:1: %s\n"}`+"\n", i, strings.Repeat("x", 5000))
+		fmt.Fprintf(&b, `{"Action":"fail","Package":"ex/m","Test":"Test%d"}`+"\n", i)
+	}
+	b.WriteString(`{"Action":"fail","Package":"ex/m"}` + "\n")
+	got := parseString(b.String())
+	if got.Failed != 3000 || len(got.Failing) != MaxFailing || len(got.Excerpt) > MaxExcerpt {
+		t.Errorf("failed %d, %d names, excerpt %d bytes", got.Failed, len(got.Failing), len(got.Excerpt))
+	}
+	res := &Result{Status: StatusFail, Reason: "3000 of 3000 tests failed", Failed: got.Failed, Failing: got.Failing,
+		Excerpt: got.Excerpt, Duration: time.Second,
+		Commands: []CommandResult{{Command: "go test -json ./...", Source: "go.mod found", ExitCode: 1, Failed: 3000, LogPath: "/tmp/x.log"}}}
+	sum := res.Summary()
+	if len(sum) > MaxSummary || !strings.Contains(sum, "ex/m.Test0") || !strings.Contains(sum, "more") {
+		t.Errorf("summary (%d bytes):\n%s", len(sum), sum)
+	}
+}
+
+func TestLongLines(t *testing.T) {
+	t.Parallel()
+	in := strings.Repeat("y", 3<<20) + "\n3 passed, 1 failed\n"
+	got := parseString(in)
+	if got.tally != (tally{Passed: 3, Failed: 1}) {
+		t.Errorf("counts = %+v", got.tally)
+	}
+}
+
+func TestSummaryBounded(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 10000)
+	res := &Result{Status: StatusFail, Reason: long, Excerpt: long, Failed: 100}
+	for i := range 100 {
+		res.Failing = append(res.Failing, fmt.Sprintf("pkg.Test%d%s", i, long))
+		res.Commands = append(res.Commands, CommandResult{Command: long, Source: long, LogPath: long})
+	}
+	sum := res.Summary()
+	if len(sum) > MaxSummary || !strings.HasPrefix(sum, "verify: fail") {
+		t.Errorf("summary is %d bytes: %.200s", len(sum), sum)
+	}
+	if !strings.Contains(sum, "more commands") {
+		t.Error("commands not elided")
+	}
+	if (*Result)(nil).Summary() == "" {
+		t.Error("nil summary empty")
+	}
+}
