@@ -50,11 +50,7 @@ func newApproveCmd() *cobra.Command {
 }
 
 func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOptions) error {
-	p, err := findProject(cmd)
-	if err != nil {
-		return err
-	}
-	st, err := p.openStore()
+	p, st, err := openProject(cmd)
 	if err != nil {
 		return err
 	}

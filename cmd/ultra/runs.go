@@ -54,11 +54,7 @@ func newRunsCmd() *cobra.Command {
 		Short: "List runs with phase, status and age, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := findProject(cmd)
-			if err != nil {
-				return err
-			}
-			st, err := p.openStore()
+			_, st, err := openProject(cmd)
 			if err != nil {
 				return err
 			}

@@ -87,3 +87,16 @@ func interruptible() (context.Context, func()) {
 	}()
 	return ctx, func() { signal.Stop(ch); cancel() }
 }
+
+// openProject finds the project and opens its store; close the store when done.
+func openProject(cmd *cobra.Command) (*project, *store.Store, error) {
+	p, err := findProject(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := p.openStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, st, nil
+}

@@ -19,11 +19,7 @@ func newStatusCmd() *cobra.Command {
 		Short: "Show a run's phase, axes, retries, budgets, plan and last events",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := findProject(cmd)
-			if err != nil {
-				return err
-			}
-			st, err := p.openStore()
+			_, st, err := openProject(cmd)
 			if err != nil {
 				return err
 			}

@@ -32,13 +32,10 @@ type refusal struct {
 	reason string
 }
 
-// permits is the permission profile's seam: whether the profile lets the
-// run use a tool at all. Every profile allows the built-in tools for now;
-// profile enforcement fills this in.
+// permits asks the permission profile whether the run may use a tool.
 func permits(a axes.Axes, toolName string) bool {
-	_ = a
-	_ = toolName
-	return true
+	ok, _ := policy.ToolPermitted(a.Permission, toolName)
+	return ok
 }
 
 // check is the execution guard (layer 2) plus the safety rules. It is
@@ -54,9 +51,9 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 			"refused by ultra's phase guard: tool %q is not allowed in phase %s. Allowed now: %s.%s",
 			c.Name, p, strings.Join(r.offered(), ", "), phaseHint(p, c.Name))}
 	}
-	if !permits(r.row.Axes, c.Name) {
-		return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("refused by the %s permission profile: tool %q is not permitted",
-			r.row.Axes.Permission, c.Name)}
+	if ok, why := policy.ToolPermitted(r.row.Axes.Permission, c.Name); !ok {
+		return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("refused by the %s permission profile: tool %q is not permitted: %s",
+			r.row.Axes.Permission, c.Name, why)}
 	}
 	if !json.Valid([]byte(c.Arguments)) && strings.TrimSpace(c.Arguments) != "" {
 		return &refusal{layer: layerMalformed, reason: fmt.Sprintf("invalid JSON arguments for %s: %s. Send a JSON object, e.g. %s",

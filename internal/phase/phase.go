@@ -97,7 +97,6 @@ var edges = []edge{
 	{Escalated, Planning, []Actor{ByPerson}},
 	{Escalated, Building, []Actor{ByPerson}},
 	{Escalated, Iterating, []Actor{ByPerson}},
-	{Escalated, Verifying, []Actor{ByPerson}},
 }
 
 // Tools returns the tools phase p offers, in order.

@@ -56,16 +56,9 @@ func (Edit) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if a.OldString == a.NewString {
 		return errorf("old_string and new_string are identical; there is nothing to change")
 	}
-	rp, err := resolvePath(env, a.FilePath)
-	if err != nil {
-		return errorf("%v", err)
-	}
-	if err := checkWritable(rp); err != nil {
-		return errorf("%v", err)
-	}
-	files, err := env.tracker()
-	if err != nil {
-		return errorf("%v", err)
+	rp, files, fail := writableTarget(env, a.FilePath)
+	if fail != nil {
+		return *fail
 	}
 	info, err := os.Stat(rp.Abs)
 	if err != nil {

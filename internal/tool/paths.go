@@ -173,3 +173,24 @@ func inUltraDir(rel string) bool {
 	first, _, _ := strings.Cut(rel, "/")
 	return strings.EqualFold(first, ".ultra")
 }
+
+// writableTarget resolves a path the model wants to change, checks that it
+// may be written, and returns the run's file tracker; fail is the result
+// to return when any of it goes wrong.
+func writableTarget(env *Env, p string) (resolved, *FileTracker, *Result) {
+	rp, err := resolvePath(env, p)
+	if err != nil {
+		r := errorf("%v", err)
+		return rp, nil, &r
+	}
+	if err := checkWritable(rp); err != nil {
+		r := errorf("%v", err)
+		return rp, nil, &r
+	}
+	files, err := env.tracker()
+	if err != nil {
+		r := errorf("%v", err)
+		return rp, nil, &r
+	}
+	return rp, files, nil
+}

@@ -42,16 +42,9 @@ func (Write) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if strings.TrimSpace(a.FilePath) == "" {
 		return malformed("argument \"file_path\" of write must not be empty")
 	}
-	rp, err := resolvePath(env, a.FilePath)
-	if err != nil {
-		return errorf("%v", err)
-	}
-	if err := checkWritable(rp); err != nil {
-		return errorf("%v", err)
-	}
-	files, err := env.tracker()
-	if err != nil {
-		return errorf("%v", err)
+	rp, files, fail := writableTarget(env, a.FilePath)
+	if fail != nil {
+		return *fail
 	}
 	existed := false
 	info, err := os.Stat(rp.Abs)

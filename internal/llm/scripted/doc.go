@@ -66,7 +66,8 @@
 //	               half of its pieces, without finish_reason or [DONE]; a
 //	               JSON answer ends after half of its bytes
 //
-// A step needs text, tool_calls, status or truncate. Steps are counted from
+// A step needs text, tool_calls, status or truncate; a step with only a
+// finish_reason is an empty answer. Steps are counted from
 // 0 in errors and in the log, like tool_calls entries.
 //
 // When every step has been used, "on_exhausted" decides: "error" (the

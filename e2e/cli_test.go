@@ -1,0 +1,159 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The scripted model runs as `ultra dev fakemodel`, and a run completes
+// against it, with every request in its log.
+func TestDevFakemodelCommand(t *testing.T) {
+	dir := repo(t, calcProject)
+	b, _ := json.Marshal(map[string]any{"steps": fixSteps()})
+	script := filepath.Join(t.TempDir(), "s.json")
+	os.WriteFile(script, b, 0o644)
+	logPath := filepath.Join(t.TempDir(), "requests.jsonl")
+
+	srv := exec.Command(ultraBin, "dev", "fakemodel", "--script", script, "--log", logPath)
+	srv.Env = ultraEnv(t)
+	out, _ := srv.StdoutPipe()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
+	url, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("fakemodel printed %q: %v", url, err)
+	}
+	url = strings.TrimSpace(url)
+
+	res := ultra(t, dir, "run", "--base-url", url, "--model", "scripted", "fix calc")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, logPath)), "\n")
+	if len(lines) != len(fixSteps()) {
+		t.Fatalf("%d logged requests, want %d", len(lines), len(fixSteps()))
+	}
+	var first struct {
+		Tools []string `json:"tools"`
+	}
+	json.Unmarshal([]byte(lines[0]), &first)
+	if strings.Join(first.Tools, ",") != "read,glob,grep,bash,todo,phase" {
+		t.Fatalf("first request offered %v", first.Tools)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"steps":[{"tool_calls":[{"arguments":{}}]}]}`), 0o644)
+	r := ultra(t, dir, "dev", "fakemodel", "--script", bad)
+	if r.code != 2 || !strings.Contains(r.stderr, "bad.json") || !strings.Contains(r.stderr, "name") {
+		t.Fatalf("bad script: %d %s", r.code, r.stderr)
+	}
+}
+
+// Ctrl-C stops a run with exit code 130, kills the command it was running
+// with its whole process group, and leaves the run resumable.
+func TestInterruptExits130AndKillsGroup(t *testing.T) {
+	dir := repo(t, calcProject)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	steps := fixSteps()
+	sleeper := calls(call("bash", map[string]any{"command": "sleep 120 & echo $! > " + pidFile + "; wait", "timeout_ms": 300000}))
+	steps = append(steps[:2], append([]step{sleeper}, steps[2:]...)...)
+	m := newModel(t, steps...)
+	cmd := exec.Command(ultraBin, runArgs(m, "fix calc")...)
+	cmd.Dir = dir
+	cmd.Env = ultraEnv(t)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			break
+		}
+	}
+	if pid == 0 {
+		t.Fatal("the bash call never started")
+	}
+	cmd.Process.Signal(os.Interrupt)
+	var lines []string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130", err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if syscall.Kill(pid, 0) == nil {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatal("the background sleep of the interrupted bash call is still alive")
+	}
+	res := result{stdout: strings.Join(lines, "\n")}
+	evs := res.events(t)
+	fin := data(ofType(evs, "run_finished")[0])
+	if fin["status"] != "interrupted" {
+		t.Fatalf("finish %v", fin)
+	}
+	r := ultra(t, dir, "resume", runID(t, evs), "--output", "jsonl", "--base-url", m.url)
+	if r.code != 0 {
+		t.Fatalf("resume exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// BenchmarkStartupToFirstRequest measures the time from starting the
+// ultra binary to its first request reaching the model.
+func BenchmarkStartupToFirstRequest(b *testing.B) {
+	dir := b.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "x"}} {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := c.CombinedOutput(); err != nil {
+			b.Fatal(string(out))
+		}
+	}
+	var mu sync.Mutex
+	var first time.Time
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if first.IsZero() {
+			first = time.Now()
+		}
+		mu.Unlock()
+		http.Error(w, `{"error":{"message":"stop here"}}`, http.StatusBadRequest)
+	}))
+	defer hs.Close()
+	var total time.Duration
+	for b.Loop() {
+		mu.Lock()
+		first = time.Time{}
+		mu.Unlock()
+		cmd := exec.Command(ultraBin, "run", "--output", "jsonl", "--base-url", hs.URL+"/v1", "--model", "m", "task")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "OPENAI_API_KEY=")
+		start := time.Now()
+		cmd.Run()
+		mu.Lock()
+		if first.IsZero() {
+			b.Fatal("no request arrived")
+		}
+		total += first.Sub(start)
+		mu.Unlock()
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-first-request")
+}
