@@ -1,0 +1,89 @@
+package proc
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestExitCodeAndOutput(t *testing.T) {
+	res, err := Shell(context.Background(), "echo out; echo err >&2; exit 3", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 3 || !strings.Contains(res.Output, "out") || !strings.Contains(res.Output, "err") || res.Truncated {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestTimeoutKillsWholeGroup(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	start := time.Now()
+	res, err := Shell(context.Background(), "sleep 60 & echo $! > "+pidFile+"; wait", Options{Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || time.Since(start) > 5*time.Second {
+		t.Fatalf("timed out %v after %s", res.TimedOut, time.Since(start))
+	}
+	b, _ := os.ReadFile(pidFile)
+	var pid int
+	for _, c := range strings.TrimSpace(string(b)) {
+		pid = pid*10 + int(c-'0')
+	}
+	time.Sleep(50 * time.Millisecond)
+	if pid == 0 || alive(pid) {
+		t.Fatalf("background child %d survived the timeout", pid)
+	}
+}
+
+func TestCancelKillsGroup(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	res, err := Shell(ctx, "sleep 30", Options{})
+	if err != nil || !res.Canceled || res.ExitCode != -1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+}
+
+func TestCaptureKeepsHeadAndTailAndFullLog(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "sub", "out.log")
+	res, err := Shell(context.Background(), "echo FIRST; seq 1 100000; echo LAST", Options{MaxCapture: 1024, LogPath: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Truncated || !strings.HasPrefix(res.Output, "FIRST") || !strings.HasSuffix(strings.TrimSpace(res.Output), "LAST") ||
+		!strings.Contains(res.Output, "bytes omitted") || len(res.Output) > 1200 {
+		t.Fatalf("output %d bytes: %q…", len(res.Output), res.Output[:80])
+	}
+	full, _ := os.ReadFile(log)
+	if int64(len(full)) != res.TotalBytes || !strings.Contains(string(full), "\n50000\n") {
+		t.Fatalf("log has %d bytes, total %d", len(full), res.TotalBytes)
+	}
+}
+
+func TestMissingCommand(t *testing.T) {
+	if _, err := Run(context.Background(), "definitely-not-a-command-xyz", nil, Options{}); err == nil {
+		t.Fatal("want a start error")
+	}
+}
+
+// alive reports a process that exists and is not a zombie waiting for a
+// reaper.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
