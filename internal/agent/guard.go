@@ -48,11 +48,11 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 	}
 	if !phase.Allows(p, c.Name) {
 		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
-			"refused by ultra's phase guard: tool %q is not allowed in phase %s. Allowed now: %s.%s",
+			"tool %q is not allowed in phase %s (ultra's phase guard). Allowed now: %s.%s",
 			c.Name, p, strings.Join(r.offered(), ", "), phaseHint(p, c.Name))}
 	}
 	if ok, why := policy.ToolPermitted(r.row.Axes.Permission, c.Name); !ok {
-		return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("refused by the %s permission profile: tool %q is not permitted: %s",
+		return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("the %s permission profile does not permit tool %q: %s",
 			r.row.Axes.Permission, c.Name, why)}
 	}
 	if !json.Valid([]byte(c.Arguments)) && strings.TrimSpace(c.Arguments) != "" {
@@ -70,12 +70,12 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 		if phase.ShellReadOnly(p) {
 			if v := policy.ClassifyShell(a.Command); !v.ReadOnly {
 				return &refusal{layer: LayerReadOnly, reason: fmt.Sprintf(
-					"refused: phase %s is read-only and this command is not provably read-only (%s). Use read, glob, grep or read-only commands such as ls, cat, git log; changes wait for building.",
+					"phase %s is read-only and this command is not provably read-only: %s. Use read, glob, grep or read-only commands such as ls, cat, git log; changes wait for building.",
 					p, v.Reason)}
 			}
 		}
 		if bad, why := policy.ShellWritesProtected(a.Command, []string{stateFilesPrefix}); bad {
-			return &refusal{layer: LayerStateFiles, reason: "refused: .ultra/ holds ultra's own state and may only be written by ultra (" + why + ")"}
+			return &refusal{layer: LayerStateFiles, reason: ".ultra/ holds ultra's own state and only ultra writes it (" + why + ")"}
 		}
 	}
 	return nil

@@ -90,12 +90,16 @@ func (r *runner) acceptPlan(by phase.Actor, reason string) {
 		return
 	}
 	r.st.PendingPlan = ""
-	r.emit(event.PlanProposed, event.PlanProposedData{Plan: plan, Accepted: true, By: string(by)})
+	who := string(by)
+	if by == phase.ByModel {
+		who = "autonomous run control"
+	}
+	r.emit(event.PlanProposed, event.PlanProposedData{Plan: plan, Accepted: true, By: who})
 }
 
 func (r *runner) refuseTransition(to, why string) tool.Result {
 	return r.refuse(llm.ToolCall{Name: "phase"}, &refusal{layer: LayerTransition,
-		reason: fmt.Sprintf("refused by the phase machine: %s → %s: %s", r.st.Phase.Phase, to, why)})
+		reason: fmt.Sprintf("the phase machine does not allow %s → %s: %s", r.st.Phase.Phase, to, why)})
 }
 
 var verifySchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)

@@ -104,6 +104,12 @@ func (l *Log) format(e event.Event) string {
 		}
 		return fmt.Sprintf("%s %s", b, l.paint(dim, oneLine(d.Text, 160)))
 	case event.ToolCallData:
+		switch d.Tool {
+		case "phase", "verify": // their own events say what happened
+			if !l.Verbose {
+				return ""
+			}
+		}
 		return fmt.Sprintf("%s %s %s", b, l.paint(bold, d.Tool), argSummary(d.Args))
 	case event.ToolResultData:
 		if !d.IsError {
@@ -112,8 +118,8 @@ func (l *Log) format(e event.Event) string {
 			}
 			return ""
 		}
-		if strings.HasPrefix(d.Output, "Refused") {
-			return "" // the refusal event says it
+		if strings.HasPrefix(d.Output, "Refused") || d.Tool == "verify" {
+			return "" // the refusal or verify event says it
 		}
 		return fmt.Sprintf("%s   %s %s", b, l.paint(red, "✗"), oneLine(d.Output, 200))
 	case event.RefusalData:
@@ -160,6 +166,9 @@ func argSummary(raw json.RawMessage) string {
 			}
 			return oneLine(s, 140)
 		}
+	}
+	if len(m) == 0 {
+		return ""
 	}
 	b, _ := json.Marshal(m)
 	return oneLine(string(b), 120)
