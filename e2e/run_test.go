@@ -58,7 +58,7 @@ func TestFullCycleToComplete(t *testing.T) {
 		t.Fatalf("phases %v, want %v", path, want)
 	}
 	v := ofType(evs, "verify_result")
-	if len(v) != 1 || data(v[0])["status"] != "pass" || data(v[0])["passed"].(float64) != 2 {
+	if len(v) != 1 || data(v[0])["status"] != "PASS" || data(v[0])["passed"].(float64) != 2 {
 		t.Fatalf("verify results %v", v)
 	}
 	fin := ofType(evs, "run_finished")
@@ -102,7 +102,7 @@ func TestHumanOutput(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	for _, want := range []string{"[planning ]", "[building ]", "[verifying]", "[complete ]", "verify pass", "✔ complete"} {
+	for _, want := range []string{"[planning ]", "[building ]", "[verifying]", "[complete ]", "gate PASS", "✔ complete"} {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("human log lacks %q:\n%s", want, res.stdout)
 		}
@@ -207,7 +207,7 @@ func TestFailingVerifiesEscalate(t *testing.T) {
 	}
 	for _, v := range vr {
 		d := data(v)
-		if d["status"] != "fail" || d["failed"].(float64) != 1 || d["failing"].([]any)[0] != "example.com/calc/calc.TestAdd" {
+		if d["status"] != "FAIL" || d["failed"].(float64) != 1 || d["failing"].([]any)[0] != "example.com/calc/calc.TestAdd" {
 			t.Fatalf("verify %v", d)
 		}
 	}
@@ -273,7 +273,8 @@ func TestRepeatedFailingCallEscalates(t *testing.T) {
 
 func TestBudgetExhaustedExits4(t *testing.T) {
 	dir := repo(t, calcProject)
-	m := newModel(t, fixSteps()...)
+	// An escalated run resumes in iterating, so the model moves to verifying again.
+	m := newModel(t, append(fixSteps(), calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))...)
 	res := ultra(t, dir, runArgs(m, "--max-turns", "2", "fix calc")...)
 	if res.code != 4 {
 		t.Fatalf("exit %d, want 4\n%s", res.code, res.stderr)
@@ -282,10 +283,17 @@ func TestBudgetExhaustedExits4(t *testing.T) {
 	if fin["status"] != "budget_exhausted" || !strings.Contains(fin["reason"].(string), "turn budget exhausted: 2 of 2") {
 		t.Fatalf("finish %v", fin)
 	}
-	// Resume grants a fresh allotment and finishes the work.
-	res2 := ultra(t, dir, "resume", runID(t, res.events(t)), "--output", "jsonl", "--base-url", m.url)
-	if res2.code != 0 {
-		t.Fatalf("resume exit %d\n%s\n%s", res2.code, res2.stdout, res2.stderr)
+	// Resume extends the exhausted budget by the run's allotment (2 more
+	// turns: not enough here), or by what --max-turns grants.
+	id := runID(t, res.events(t))
+	res2 := ultra(t, dir, "resume", id, "--output", "jsonl")
+	if res2.code != 4 || !strings.Contains(res2.stderr, "4 of 4") {
+		t.Fatalf("resume exit %d, want 4 after 2 more turns\n%s", res2.code, res2.stderr)
+	}
+	// The run remembers its model server: no --base-url needed.
+	res3 := ultra(t, dir, "resume", id, "--output", "jsonl", "--max-turns", "10")
+	if res3.code != 0 {
+		t.Fatalf("resume exit %d\n%s\n%s", res3.code, res3.stdout, res3.stderr)
 	}
 }
 

@@ -55,13 +55,14 @@ func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOpti
 		return err
 	}
 	defer st.Close()
-	row, err := st.GetRun(cmd.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
-		return usageErr("%v (see ultra runs)", err)
-	} else if err != nil {
+	row, err := getRun(cmd, st, id)
+	if err != nil {
 		return err
 	}
-	pc, err := f.resolveProvider(p, row.Provider, row.Model)
+	if err := f.validate(); err != nil {
+		return err
+	}
+	pc, err := f.resolveProvider(p, row.Provider, row.Model, row.BaseURL)
 	if err != nil {
 		return err
 	}
@@ -71,11 +72,11 @@ func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOpti
 	}
 	o := f.options(p, pc, sinks)
 	o.Store = st
-	ro.Budgets = f.budgets(p)
+	ro.Budgets = f.explicitBudgets()
 	ctx, stop := interruptible()
 	defer stop()
 	out, err := agent.Resume(ctx, o, row.ID, ro)
-	if errors.Is(err, agent.ErrBusy) {
+	if errors.Is(err, agent.ErrBusy) || (err != nil && strings.Contains(err.Error(), "ambiguous")) {
 		return &exitError{code: agent.ExitUsage, err: err}
 	}
 	if err != nil && out == nil && !errors.Is(err, store.ErrNotFound) && isStateError(err) {

@@ -57,6 +57,24 @@ func (f *runFlags) budgets(p *project) phase.Budgets {
 	}.WithDefaults()
 }
 
+// explicitBudgets are the budgets given as flags, zero where none was.
+func (f *runFlags) explicitBudgets() phase.Budgets {
+	return phase.Budgets{MaxRetries: f.maxRetries, MaxTurns: f.maxTurns, MaxInputTokens: f.maxIn,
+		MaxOutputTokens: f.maxOut, MaxWall: f.maxWall}
+}
+
+// validate rejects negative budgets and timeouts.
+func (f *runFlags) validate() error {
+	for name, v := range map[string]int64{"--max-retries": int64(f.maxRetries), "--max-turns": int64(f.maxTurns),
+		"--max-input-tokens": f.maxIn, "--max-output-tokens": f.maxOut, "--max-wall": int64(f.maxWall),
+		"--bash-timeout": int64(f.bashTimeout), "--verify-timeout": int64(f.verifyTO)} {
+		if v < 0 {
+			return usageErr("%s must not be negative", name)
+		}
+	}
+	return nil
+}
+
 func pick[T comparable](v ...T) T {
 	var zero T
 	for _, x := range v {
@@ -76,9 +94,9 @@ type providerChoice struct {
 // resolveProvider applies flags over environment over config over
 // defaults. fallbackModel is used when nothing names a model (resume uses
 // the run's own).
-func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel string) (*providerChoice, error) {
+func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, fallbackURL string) (*providerChoice, error) {
 	mc := p.Config.Model
-	name := pick(f.provider, os.Getenv("ULTRA_PROVIDER"), mc.Provider, fallbackProvider, "openai")
+	name := pick(f.provider, fallbackProvider, os.Getenv("ULTRA_PROVIDER"), mc.Provider, "openai")
 	if name != "openai" {
 		return nil, usageErr("unknown provider %q (available: openai — any OpenAI-compatible Chat Completions server)", name)
 	}
@@ -87,8 +105,8 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel s
 	if key != "" {
 		defURL, defModel = "https://api.openai.com/v1", "gpt-5"
 	}
-	base := pick(f.baseURL, os.Getenv("OPENAI_BASE_URL"), mc.BaseURL, defURL)
-	model := pick(f.model, os.Getenv("ULTRA_MODEL"), mc.Name, fallbackModel, defModel)
+	base := pick(f.baseURL, fallbackURL, os.Getenv("OPENAI_BASE_URL"), mc.BaseURL, defURL)
+	model := pick(f.model, fallbackModel, os.Getenv("ULTRA_MODEL"), mc.Name, defModel)
 	cfg := llm.OpenAIConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, MaxRetries: 2}
 	if mc.MaxRetries != nil {
 		cfg.MaxRetries = *mc.MaxRetries
@@ -128,7 +146,7 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		cmds = vc.Command
 	}
 	return agent.Options{
-		Provider: pc.provider, ProviderName: pc.name, Model: pc.model,
+		Provider: pc.provider, ProviderName: pc.name, Model: pc.model, BaseURL: pc.baseURL,
 		StateRoot: p.StateRoot, VerifyCommands: cmds,
 		VerifyTimeout: pick(f.verifyTO, vc.Timeout.D()),
 		BashTimeout:   pick(f.bashTimeout, p.Config.Run.BashTimeout.D()),
@@ -150,14 +168,18 @@ func newRunCmd() *cobra.Command {
 			if task == "" {
 				return usageErr("the task is empty")
 			}
-			if err := a.Validate(); err != nil {
+			a, err := a.Normalize()
+			if err != nil {
 				return usageErr("%v", err)
 			}
 			p, err := findProject(cmd)
 			if err != nil {
 				return err
 			}
-			pc, err := f.resolveProvider(p, "", "")
+			if err := f.validate(); err != nil {
+				return err
+			}
+			pc, err := f.resolveProvider(p, "", "", "")
 			if err != nil {
 				return err
 			}

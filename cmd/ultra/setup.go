@@ -60,10 +60,7 @@ func (p *project) openStore() (*store.Store, error) {
 	if err := os.MkdirAll(p.StateRoot, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", p.StateRoot, err)
 	}
-	ignore := filepath.Join(p.StateRoot, ".gitignore")
-	if _, err := os.Stat(ignore); os.IsNotExist(err) {
-		_ = os.WriteFile(ignore, []byte("# ultra's run state: never committed\n*\n"), 0o644)
-	}
+	ensureIgnored(p.StateRoot)
 	return store.Open(filepath.Join(p.StateRoot, "ultra.db"))
 }
 
@@ -99,4 +96,12 @@ func openProject(cmd *cobra.Command) (*project, *store.Store, error) {
 		return nil, nil, err
 	}
 	return p, st, nil
+}
+
+// ensureIgnored keeps a state directory out of git with its own .gitignore.
+func ensureIgnored(stateRoot string) {
+	ignore := filepath.Join(stateRoot, ".gitignore")
+	if _, err := os.Stat(ignore); os.IsNotExist(err) {
+		_ = os.WriteFile(ignore, []byte("# ultra's run state: never committed\n*\n"), 0o644)
+	}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
-	"github.com/ultra-dev/ultra/internal/tool"
 	"github.com/ultra-dev/ultra/internal/verify"
 )
 
@@ -29,6 +28,7 @@ type Options struct {
 	Provider       llm.Provider
 	ProviderName   string
 	Model          string
+	BaseURL        string // recorded with the run so that resume talks to the same server
 	Store          *store.Store
 	StateRoot      string // .ultra/state of the repository
 	Verifier       verify.Verifier
@@ -81,7 +81,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	row := &store.Run{
 		ID: id, Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir,
 		Phase: string(st.Phase.Phase), Status: StatusRunning, Axes: spec.Axes,
-		Provider: o.ProviderName, Model: o.Model, State: stateJSON, PID: os.Getpid(),
+		Provider: o.ProviderName, Model: o.Model, BaseURL: o.BaseURL, State: stateJSON, PID: os.Getpid(),
 		CreatedAt: now, UpdatedAt: now,
 	}
 	if err := o.Store.CreateRun(ctx, row); err != nil {
@@ -99,6 +99,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "axis", Axis: c.Axis, From: c.From, To: c.To, By: "person", Reason: "run started", At: now})
 	}
 	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: taskMessage(spec.Task)})
+	r.startBaseline(ctx)
 	return r.loop(ctx)
 }
 
@@ -106,7 +107,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 type ResumeOptions struct {
 	Guidance string
 	Approve  bool          // accept the pending plan
-	Budgets  phase.Budgets // fresh allotment for exhausted budgets
+	Budgets  phase.Budgets // budgets granted from now on (see phase.State.Resume)
 }
 
 // ErrBusy is returned when another live process is driving the run.
@@ -123,9 +124,9 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	if row.Status == StatusRunning && row.PID != 0 && row.PID != os.Getpid() && processAlive(row.PID) {
 		return nil, fmt.Errorf("%w: run %s (pid %d)", ErrBusy, row.ID, row.PID)
 	}
-	var st runState
-	if err := json.Unmarshal(row.State, &st); err != nil {
-		return nil, fmt.Errorf("run %s: corrupt state: %w", row.ID, err)
+	st, err := decodeState(row)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case st.Phase.Phase == phase.Complete:
@@ -148,14 +149,25 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 		history = append(history, msg)
 	}
 	history = repairHistory(history)
+	if ok, err := o.Store.Claim(ctx, row.ID, row.PID, os.Getpid()); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("%w: run %s was just resumed by another process", ErrBusy, row.ID)
+	}
 	from := row.Status
 	row.Status, row.Reason, row.PID = StatusRunning, "", os.Getpid()
+	row.Provider, row.Model, row.BaseURL = o.ProviderName, o.Model, o.BaseURL
 	r, err := newRunner(ctx, o, row, st, history)
 	if err != nil {
 		return nil, err
 	}
 	r.emit(event.RunResumed, event.RunResumedData{Guidance: ro.Guidance, From: from})
-	if st.Phase.Phase == phase.Escalated {
+	r.ensureBaseline(ctx)
+	escalated := st.Phase.Phase == phase.Escalated
+	r.st.Phase = r.st.Phase.Resume(ro.Budgets, escalated)
+	// A person acted: the stuck-model counters start again.
+	r.st.IdleAnswers, r.st.LastFailure = 0, failureStreak{}
+	if escalated {
 		back := st.EscalatedFrom
 		switch {
 		case back == phase.Planning:
@@ -163,10 +175,9 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 		default:
 			back = phase.Iterating
 		}
-		r.st.Phase = r.st.Phase.Extend(ro.Budgets)
-		r.transition(back, phase.ByPerson, "resumed by a person", "")
-	} else {
-		r.st.Phase = r.st.Phase.Extend(ro.Budgets)
+		if err := r.transition(back, phase.ByPerson, "resumed by a person", ""); err != nil {
+			return nil, err
+		}
 	}
 	if ro.Approve {
 		r.acceptPlan(phase.ByPerson, "approved by a person")
@@ -229,4 +240,10 @@ func repairHistory(h []llm.Message) []llm.Message {
 	return out
 }
 
-var _ = tool.Builtins
+func decodeState(row *store.Run) (runState, error) {
+	var st runState
+	if err := json.Unmarshal(row.State, &st); err != nil {
+		return st, fmt.Errorf("run %s: corrupt state: %w", row.ID, err)
+	}
+	return st, nil
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/verify/report"
 )
 
 // stubProvider answers from a function of the request number.
@@ -42,7 +43,13 @@ func (s *stubProvider) Stream(_ context.Context, req llm.Request, _ func(llm.Del
 type stubVerifier struct{ status verify.Status }
 
 func (v stubVerifier) Verify(context.Context, verify.Request) (*verify.Result, error) {
-	return &verify.Result{Status: v.status, Reason: "stub", Passed: 1}, nil
+	c := verify.CommandResult{Command: "stub test", Source: "stub", Passed: 1, ReportOK: true,
+		Tests: []report.Case{{Name: "TestStub", Status: report.Passed}}}
+	if v.status == verify.StatusFail {
+		c.ExitCode, c.Passed, c.Failed = 1, 0, 1
+		c.Tests[0].Status = report.Failed
+	}
+	return &verify.Result{Status: v.status, Reason: "stub", Passed: c.Passed, Failed: c.Failed, Commands: []verify.CommandResult{c}}, nil
 }
 
 func callsOf(cs ...llm.ToolCall) *llm.Response {

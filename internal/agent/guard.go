@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/axes"
@@ -46,6 +47,10 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 		return &refusal{layer: layerMalformed, reason: fmt.Sprintf("unknown tool %q. Tools available in phase %s: %s",
 			c.Name, p, strings.Join(r.offered(), ", "))}
 	}
+	if phase.Allows(p, c.Name) && r.askedWith != nil && !slices.Contains(r.askedWith, c.Name) {
+		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
+			"tool %q was not offered in the request this answer replies to (the phase changed during the answer); call it in your next answer", c.Name)}
+	}
 	if !phase.Allows(p, c.Name) {
 		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
 			"tool %q is not allowed in phase %s (ultra's phase guard). Allowed now: %s.%s",
@@ -60,21 +65,19 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 			c.Name, event.Truncate(c.Arguments, 120), exampleArgs(c.Name))}
 	}
 	if c.Name == "bash" {
-		var a struct {
-			Command string `json:"command"`
-		}
-		_ = json.Unmarshal([]byte(c.Arguments), &a)
-		if a.Command == "" {
-			return nil // the tool reports the missing argument
+		// Judge the command exactly as the tool will decode it.
+		cmd, ok := tool.ShellCommand(json.RawMessage(c.Arguments))
+		if !ok {
+			return nil // the tool reports the missing or broken argument
 		}
 		if phase.ShellReadOnly(p) {
-			if v := policy.ClassifyShell(a.Command); !v.ReadOnly {
+			if v := policy.ClassifyShell(cmd); !v.ReadOnly {
 				return &refusal{layer: LayerReadOnly, reason: fmt.Sprintf(
 					"phase %s is read-only and this command is not provably read-only: %s. Use read, glob, grep or read-only commands such as ls, cat, git log; changes wait for building.",
 					p, v.Reason)}
 			}
 		}
-		if bad, why := policy.ShellWritesProtected(a.Command, []string{stateFilesPrefix}); bad {
+		if bad, why := policy.ShellWritesProtected(cmd, []string{stateFilesPrefix}); bad {
 			return &refusal{layer: LayerStateFiles, reason: ".ultra/ holds ultra's own state and only ultra writes it (" + why + ")"}
 		}
 	}

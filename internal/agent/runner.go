@@ -34,6 +34,9 @@ type runner struct {
 	pendingTrans []store.Transition
 	stop         *Outcome // set when the step ended the run
 	mark         time.Time
+	baselineDone chan struct{} // closed when the baseline is measured
+	askedWith    []string      // the tools the current request offered
+	callID       string        // the call running now (serial calls only)
 }
 
 func newRunner(ctx context.Context, o Options, row *store.Run, st runState, history []llm.Message) (*runner, error) {
@@ -151,7 +154,9 @@ func (r *runner) save() error {
 // loop runs steps until the run stops.
 func (r *runner) loop(ctx context.Context) (*Outcome, error) {
 	for r.stop == nil {
-		r.step(ctx)
+		if err := r.step(ctx); err != nil {
+			return nil, err
+		}
 		if err := r.save(); err != nil {
 			return nil, err
 		}
@@ -165,33 +170,33 @@ func (r *runner) loop(ctx context.Context) (*Outcome, error) {
 	return o, nil
 }
 
-// step makes one model request and handles its answer.
-func (r *runner) step(ctx context.Context) {
+// step makes one model request and handles its answer. The error is for
+// the store only: everything else ends the run with a status.
+func (r *runner) step(ctx context.Context) error {
 	r.tick()
 	if ctx.Err() != nil {
 		r.finish(StatusInterrupted, "interrupted")
-		return
+		return nil
 	}
 	switch p := r.st.Phase.Phase; {
 	case p == phase.Complete:
 		r.finish(StatusComplete, "verification passed")
-		return
+		return nil
 	case p.Terminal():
 		r.finish(StatusEscalated, "the run is "+string(p))
-		return
+		return nil
 	case r.st.PendingPlan != "":
 		r.finish(StatusNeedsApproval, "the plan waits for a person: ultra approve "+r.row.ID)
-		return
+		return nil
 	}
-	if name, reason, ok := r.st.Phase.Exhausted(); ok {
-		_ = name
+	if _, reason, ok := r.st.Phase.Exhausted(); ok {
 		r.escalate(phase.ByBudget, StatusBudgetExhausted, reason)
-		return
+		return nil
 	}
 
 	req := r.request()
-	r.st.Phase.Used.Turns++
-	turn := r.st.Phase.Used.Turns
+	r.askedWith = toolNames(req.Tools)
+	turn := r.st.Phase.Used.Turns + 1
 	r.emit(event.ModelRequest, event.ModelRequestData{Turn: turn, Model: r.o.Model, Tools: toolNames(req.Tools), Messages: len(req.Messages)})
 	start := r.o.Now()
 	resp, err := r.o.Provider.Stream(ctx, req, nil)
@@ -202,12 +207,18 @@ func (r *runner) step(ctx context.Context) {
 		r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: r.o.Model, Duration: took.String(), Error: le})
 		if ctx.Err() != nil {
 			r.finish(StatusInterrupted, "interrupted")
-			return
+			return nil
 		}
 		r.finish(StatusFailed, fmt.Sprintf("model request failed: %v (fix it, then: ultra resume %s)", err, r.row.ID))
-		return
+		return nil
 	}
 	u := &r.st.Phase.Used
+	u.Turns = turn
+	if resp.Usage.InputTokens == 0 && resp.Usage.OutputTokens == 0 {
+		// A server that reports no usage still spends tokens: estimate
+		// them, so the token budgets hold.
+		resp.Usage = estimateUsage(req, resp)
+	}
 	u.InputTokens += resp.Usage.InputTokens
 	u.OutputTokens += resp.Usage.OutputTokens
 	r.st.Usage.CacheReadTokens += resp.Usage.CacheReadTokens
@@ -222,14 +233,20 @@ func (r *runner) step(ctx context.Context) {
 		r.emit(event.AssistantText, event.AssistantTextData{Text: resp.Text})
 	}
 	calls := normaliseCalls(resp.ToolCalls, turn)
-	r.appendMessage(llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: calls})
+	r.appendMessage(llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: historyCalls(calls)})
 
 	if len(calls) == 0 {
 		r.idle(strings.TrimSpace(resp.Text) == "")
-		return
+		return nil
 	}
 	r.st.IdleAnswers = 0
+	// Record the answer before its calls run: if the process dies in
+	// them, the resumed run knows what it asked for.
+	if err := r.save(); err != nil {
+		return err
+	}
 	r.runCalls(ctx, calls)
+	return nil
 }
 
 // idle handles an answer without a tool call: only the phase machine ends a
@@ -297,10 +314,33 @@ func normaliseCalls(calls []llm.ToolCall, turn int) []llm.ToolCall {
 	return out
 }
 
+// historyCalls is how an answer's calls are kept in the conversation:
+// arguments that are not a JSON object become {} (their text stays in the
+// error result), because servers that parse the history reject a request
+// whose earlier calls carry broken arguments, and the run could never
+// recover.
+func historyCalls(calls []llm.ToolCall) []llm.ToolCall {
+	out := make([]llm.ToolCall, len(calls))
+	for i, c := range calls {
+		var obj map[string]any
+		if json.Unmarshal([]byte(c.Arguments), &obj) != nil || obj == nil {
+			var inner string // arguments encoded twice
+			if json.Unmarshal([]byte(c.Arguments), &inner) == nil && json.Unmarshal([]byte(inner), &obj) == nil && obj != nil {
+				c.Arguments = inner
+			} else {
+				c.Arguments = "{}"
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
+
 // runCalls guards and runs the calls of one answer, in order; consecutive
 // read-only calls run in parallel.
 func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 	results := make([]tool.Result, len(calls))
+	took := make([]time.Duration, len(calls))
 	for i := 0; i < len(calls); {
 		// A batch of consecutive read-only calls that the guard lets through.
 		j := i
@@ -314,12 +354,14 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 				wg.Add(1)
 				go func(k int) {
 					defer wg.Done()
+					start := time.Now()
 					results[k] = r.execute(ctx, calls[k])
+					took[k] = time.Since(start)
 				}(k)
 			}
 			wg.Wait()
 			for k := i; k < j; k++ {
-				r.record(calls[k], results[k])
+				r.record(calls[k], results[k], took[k])
 			}
 			i = j
 			continue
@@ -330,9 +372,12 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 		} else if ref := r.check(calls[i]); ref != nil {
 			results[i] = r.refuse(calls[i], ref)
 		} else {
+			r.callID = calls[i].ID
+			start := time.Now()
 			results[i] = r.execute(ctx, calls[i])
+			took[i] = time.Since(start)
 		}
-		r.record(calls[i], results[i])
+		r.record(calls[i], results[i], took[i])
 		i++
 	}
 	for k, c := range calls {
@@ -353,13 +398,30 @@ func (r *runner) parallelSafe(c llm.ToolCall) bool {
 }
 
 func (r *runner) execute(ctx context.Context, c llm.ToolCall) tool.Result {
-	return r.tools[c.Name].Run(ctx, r.env, json.RawMessage(c.Arguments))
+	t := r.tools[c.Name]
+	// In planning, bash runs only commands proven read-only (and the
+	// baseline may be writing its file meanwhile).
+	if t.ReadOnly() || c.Name == "phase" || c.Name == "verify" || phase.ShellReadOnly(r.st.Phase.Phase) {
+		return t.Run(ctx, r.env, json.RawMessage(c.Arguments))
+	}
+	runDir := RunDir(r.o.StateRoot, r.row.ID)
+	before := stateFingerprint(r.row.Workdir, runDir)
+	res := t.Run(ctx, r.env, json.RawMessage(c.Arguments))
+	if after := stateFingerprint(r.row.Workdir, runDir); after != before {
+		reason := fmt.Sprintf("a %s call changed ultra's own files (.ultra/ or the run's gate files), which only ultra may write", c.Name)
+		r.emit(event.Refusal, event.RefusalData{CallID: c.ID, Tool: c.Name, Layer: LayerStateFiles, Reason: reason, Axes: r.row.Axes})
+		r.st.Refusals++
+		r.escalate(phase.BySystem, StatusEscalated, reason+"; a person must check them before the run goes on")
+		res.IsError = true
+		res.Output += "\n\nRefused [" + LayerStateFiles + "]: " + reason + ". The run is escalated to a person."
+	}
+	return res
 }
 
 // record emits a call's result and keeps the failure counters.
-func (r *runner) record(c llm.ToolCall, res tool.Result) {
+func (r *runner) record(c llm.ToolCall, res tool.Result, took time.Duration) {
 	r.emit(event.ToolResult, event.ToolResultData{CallID: c.ID, Tool: c.Name, IsError: res.IsError, Malformed: res.Malformed,
-		Output: event.Truncate(res.Output, 2000), Details: res.Data})
+		Output: event.Truncate(res.Output, 2000), Details: res.Data, Duration: took.Round(time.Microsecond).String()})
 	if res.Malformed {
 		r.st.Malformed++
 	}
@@ -416,3 +478,23 @@ func processAlive(pid int) bool {
 
 // ProcessAlive is processAlive for surfaces that show runs.
 func ProcessAlive(pid int) bool { return processAlive(pid) }
+
+// estimateUsage approximates the tokens of a request and its answer (about
+// four bytes a token) for servers that report none.
+func estimateUsage(req llm.Request, resp *llm.Response) llm.Usage {
+	in := len(req.System)
+	for _, m := range req.Messages {
+		in += len(m.Content)
+		for _, c := range m.ToolCalls {
+			in += len(c.Name) + len(c.Arguments)
+		}
+	}
+	for _, t := range req.Tools {
+		in += len(t.Name) + len(t.Description) + len(t.Parameters)
+	}
+	out := len(resp.Text)
+	for _, c := range resp.ToolCalls {
+		out += len(c.Name) + len(c.Arguments)
+	}
+	return llm.Usage{InputTokens: int64(in/4 + 1), OutputTokens: int64(out/4 + 1)}
+}

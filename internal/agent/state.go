@@ -50,6 +50,7 @@ type runState struct {
 	EscalatedFrom phase.Phase              `json:"escalated_from,omitempty"`
 	Todos         []tool.TodoItem          `json:"todos,omitempty"`
 	Files         tool.FileTrackerSnapshot `json:"files,omitempty"`
+	Deferred      []string                 `json:"deferred,omitempty"` // concerns of a CONCERNS gate
 	LastVerify    *verifyRecord            `json:"last_verify,omitempty"`
 	IdleAnswers   int                      `json:"idle_answers,omitempty"`
 	Malformed     int                      `json:"malformed,omitempty"`
@@ -65,13 +66,15 @@ type usageTotals struct {
 
 // verifyRecord is the latest verification, as status shows it.
 type verifyRecord struct {
-	Status  string   `json:"status"`
-	Reason  string   `json:"reason"`
-	Passed  int      `json:"passed"`
-	Failed  int      `json:"failed"`
-	Skipped int      `json:"skipped"`
-	Failing []string `json:"failing,omitempty"`
-	Logs    []string `json:"logs,omitempty"`
+	Status   string   `json:"status"`
+	Reason   string   `json:"reason"`
+	Passed   int      `json:"passed"`
+	Failed   int      `json:"failed"`
+	Skipped  int      `json:"skipped"`
+	Failing  []string `json:"failing,omitempty"`
+	Logs     []string `json:"logs,omitempty"`
+	Gate     int      `json:"gate,omitempty"`      // decision number
+	GateFile string   `json:"gate_file,omitempty"` // .ultra/state/runs/RUN_ID/gate-N.json
 }
 
 // failureStreak counts identical failing calls in a row.

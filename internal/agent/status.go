@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/axes"
@@ -34,6 +33,7 @@ type Status struct {
 	Malformed   int                `json:"malformed_calls"`
 	Refusals    int                `json:"refusals"`
 	LastVerify  *VerifyView        `json:"last_verify,omitempty"`
+	Deferred    []string           `json:"deferred,omitempty"`
 	Todos       []tool.TodoItem    `json:"todos,omitempty"`
 	Transitions []store.Transition `json:"transitions"`
 	Events      []EventView        `json:"events"`
@@ -63,9 +63,9 @@ type EventView struct {
 
 // Describe reads a run's status from the store, with its last n events.
 func Describe(ctx context.Context, st *store.Store, row *store.Run, n int) (*Status, error) {
-	var rs runState
-	if err := json.Unmarshal(row.State, &rs); err != nil {
-		return nil, fmt.Errorf("run %s: corrupt state: %w", row.ID, err)
+	rs, err := decodeState(row)
+	if err != nil {
+		return nil, err
 	}
 	status := row.Status
 	if status == StatusRunning && !processAlive(row.PID) {
@@ -78,10 +78,9 @@ func Describe(ctx context.Context, st *store.Store, row *store.Run, n int) (*Sta
 		Retries: Retries{Used: rs.Phase.Used.FailedVerifies, Max: rs.Phase.Budgets.MaxRetries, Left: rs.Phase.RetriesLeft()},
 		Budgets: rs.Phase.Budgets, Used: rs.Phase.Used,
 		CacheRead: rs.Usage.CacheReadTokens, CacheWrite: rs.Usage.CacheWriteTokens,
-		Malformed: rs.Malformed, Refusals: rs.Refusals, LastVerify: rs.LastVerify, Todos: rs.Todos,
+		Malformed: rs.Malformed, Refusals: rs.Refusals, LastVerify: rs.LastVerify, Deferred: rs.Deferred, Todos: rs.Todos,
 		PID: row.PID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
 	}
-	var err error
 	if s.Transitions, err = st.Transitions(ctx, row.ID); err != nil {
 		return nil, err
 	}

@@ -4,15 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/tool"
-	"github.com/ultra-dev/ultra/internal/verify"
 )
 
 // funcTool is a tool whose behaviour belongs to the runner.
@@ -85,6 +84,7 @@ func (r *runner) runPhase(_ context.Context, args json.RawMessage) tool.Result {
 // acceptPlan takes the pending plan out of planning into building.
 func (r *runner) acceptPlan(by phase.Actor, reason string) {
 	plan := r.st.PendingPlan
+	r.waitBaseline() // the tree may change from here on
 	if err := r.transition(phase.Building, by, reason, plan); err != nil {
 		r.emit(event.Warning, event.WarningData{Message: "plan not accepted: " + err.Error()})
 		return
@@ -98,7 +98,7 @@ func (r *runner) acceptPlan(by phase.Actor, reason string) {
 }
 
 func (r *runner) refuseTransition(to, why string) tool.Result {
-	return r.refuse(llm.ToolCall{Name: "phase"}, &refusal{layer: LayerTransition,
+	return r.refuse(llm.ToolCall{ID: r.callID, Name: "phase"}, &refusal{layer: LayerTransition,
 		reason: fmt.Sprintf("the phase machine does not allow %s → %s: %s", r.st.Phase.Phase, to, why)})
 }
 
@@ -114,25 +114,22 @@ func (r *runner) verifyTool() tool.Tool {
 
 func (r *runner) runVerify(ctx context.Context, _ json.RawMessage) tool.Result {
 	if r.st.Phase.Phase != phase.Verifying {
-		return r.refuse(llm.ToolCall{Name: "verify"}, &refusal{layer: LayerVerifyPhase,
+		return r.refuse(llm.ToolCall{ID: r.callID, Name: "verify"}, &refusal{layer: LayerVerifyPhase,
 			reason: fmt.Sprintf("verify runs only in verifying; the run is in %s", r.st.Phase.Phase)})
 	}
-	n := r.st.Phase.Used.Verifies + 1
 	start := r.o.Now()
-	res, err := r.o.Verifier.Verify(ctx, verify.Request{
-		Dir: r.row.Workdir, Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout,
-		LogDir: filepath.Join(RunDir(r.o.StateRoot, r.row.ID), "verify", fmt.Sprint(n)),
-	})
+	d, res, path, err := r.gateVerify(ctx)
 	if ctx.Err() != nil {
 		return tool.Result{IsError: true, Output: "verification interrupted"}
 	}
 	if err != nil {
-		res = &verify.Result{Status: verify.StatusNotEvaluated, Reason: "ultra could not run the tests: " + err.Error()}
+		// Fail closed: a gate that cannot record its decision proves nothing.
+		d = gate.Decision{Status: gate.NotEvaluated, Reasons: []string{"the gate could not record its decision: " + err.Error()}}
 	}
-	rec := &verifyRecord{Status: string(res.Status), Reason: res.Reason, Passed: res.Passed, Failed: res.Failed,
-		Skipped: res.Skipped, Failing: res.Failing}
+	rec := &verifyRecord{Status: string(d.Status), Reason: strings.Join(d.Reasons, "; "), Passed: d.Counts.Passed,
+		Failed: d.Counts.Failed + d.Counts.Errors, Skipped: d.Counts.Skipped, Failing: d.FailingNames(), Gate: d.N, GateFile: path}
 	var cmds []string
-	for _, c := range res.Commands {
+	for _, c := range d.Commands {
 		cmds = append(cmds, c.Command)
 		if c.LogPath != "" {
 			rec.Logs = append(rec.Logs, c.LogPath)
@@ -141,35 +138,29 @@ func (r *runner) runVerify(ctx context.Context, _ json.RawMessage) tool.Result {
 	r.st.LastVerify = rec
 	r.emit(event.VerifyResult, event.VerifyResultData{Status: rec.Status, Reason: rec.Reason, Passed: rec.Passed,
 		Failed: rec.Failed, Skipped: rec.Skipped, Failing: rec.Failing, Commands: cmds, Logs: rec.Logs,
+		Gate: d.N, GateFile: path, Tree: d.Tree, Cached: d.CachedFrom != 0, Focused: d.Focused, Flaky: d.Flaky,
 		Duration: r.o.Now().Sub(start).Round(time.Millisecond).String()})
 
-	next, tr, terr := r.st.Phase.AfterVerify(outcomeOf(res.Status), res.Reason)
+	next, tr, terr := r.st.Phase.AfterVerify(gate.Outcome(d.Status), rec.Reason)
 	if terr != nil {
 		return tool.Result{IsError: true, Output: terr.Error()}
 	}
 	r.applyTransition(next, tr)
-	out := res.Summary() + "\n\n"
+	out := gateSummary(d, res, path) + "\n\n"
 	switch next.Phase {
 	case phase.Complete:
+		if d.Status == gate.Concerns {
+			r.st.Deferred = append(r.st.Deferred, d.Reasons[1:]...)
+		}
 		r.finish(StatusComplete, tr.Reason)
-		out += "Verification passed. The run is complete."
+		out += "The gate passed. The run is complete."
 	case phase.Iterating:
 		out += fmt.Sprintf("Phase is now iterating (%d retries left): fix the failures, then call phase{to:\"verifying\"}.", next.RetriesLeft())
 	case phase.Escalated:
 		r.finish(StatusEscalated, tr.Reason)
 		out += "The run is escalated to a person: " + tr.Reason
 	}
-	return tool.Result{Output: out, IsError: res.Status != verify.StatusPass, Data: map[string]any{"status": string(res.Status)}}
-}
-
-func outcomeOf(s verify.Status) phase.Outcome {
-	switch s {
-	case verify.StatusPass:
-		return phase.Pass
-	case verify.StatusFail:
-		return phase.Fail
-	}
-	return phase.NotEvaluated
+	return tool.Result{Output: out, IsError: !d.Status.Advances(), Data: map[string]any{"gate_status": string(d.Status), "gate_file": path}}
 }
 
 func firstNonEmpty(s ...string) string {

@@ -83,14 +83,28 @@ func (a Axes) Set(name, value string) (Axes, error) {
 	return a, nil
 }
 
-// Validate checks every axis holds a legal value.
+// Validate checks every axis holds a legal value, exactly as spelled.
 func (a Axes) Validate() error {
-	for _, n := range Names {
-		if _, err := a.Set(n, a.Get(n)); err != nil {
-			return err
-		}
+	n, err := a.Normalize()
+	if err != nil {
+		return err
+	}
+	if n != a {
+		return fmt.Errorf("axes %s are not in canonical form (%s)", a, n)
 	}
 	return nil
+}
+
+// Normalize checks every axis and returns it in canonical form (lower
+// case, trimmed).
+func (a Axes) Normalize() (Axes, error) {
+	var err error
+	for _, n := range Names {
+		if a, err = a.Set(n, a.Get(n)); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
 }
 
 // Change is one axis moving from one value to another.

@@ -36,6 +36,11 @@ func TestSetAndValidate(t *testing.T) {
 	if err := (Axes{}).Validate(); err == nil {
 		t.Fatal("empty axes must not validate")
 	}
+	up := Default
+	up.Control = " Autonomous"
+	if n, err := up.Normalize(); err != nil || n != Default || !n.AcceptsPlanWithoutPerson() {
+		t.Fatalf("normalize: %+v %v", n, err)
+	}
 }
 
 func TestDiffAndString(t *testing.T) {

@@ -143,12 +143,48 @@ func loadFile(path string, c *Config) error {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
+		k := und[0]
+		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,max_retries,stream}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,bash_timeout}, verify.{command,timeout})",
+			path, keyLine(string(data), k[len(k)-1]), k.String())
+	}
+	return c.validate(path, string(data))
+}
+
+// validate rejects values that decode but make no sense.
+func (c *Config) validate(path, text string) error {
+	neg := func(key string, v int64) error {
+		if v < 0 {
+			return fmt.Errorf("config %s:%d: %s must not be negative (got %d)", path, keyLine(text, key[strings.LastIndexByte(key, '.')+1:]), key, v)
 		}
-		return fmt.Errorf("config %s: unknown key %s (known: model.{provider,base_url,name,headers,max_retries,stream}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,bash_timeout}, verify.{command,timeout})",
-			path, strings.Join(keys, ", "))
+		return nil
+	}
+	for _, e := range []error{
+		neg("run.max_retries", int64(c.Run.MaxRetries)), neg("run.max_turns", int64(c.Run.MaxTurns)),
+		neg("run.max_input_tokens", c.Run.MaxInputTokens), neg("run.max_output_tokens", c.Run.MaxOutputTokens),
+	} {
+		if e != nil {
+			return e
+		}
+	}
+	if c.Model.MaxRetries != nil && *c.Model.MaxRetries < 0 {
+		return fmt.Errorf("config %s:%d: model.max_retries must not be negative", path, keyLine(text, "max_retries"))
+	}
+	if c.Verify.Command != nil && len(c.Verify.Command) == 0 {
+		return fmt.Errorf("config %s:%d: verify.command is an empty list: give at least one command, or remove the key to detect one", path, keyLine(text, "command"))
 	}
 	return nil
+}
+
+// keyLine is the first line of text that sets key (0 when none does).
+func keyLine(text, key string) int {
+	for i, line := range strings.Split(text, "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, key) {
+			rest := strings.TrimSpace(l[len(key):])
+			if strings.HasPrefix(rest, "=") {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }

@@ -40,7 +40,9 @@ func TestLoadMerges(t *testing.T) {
 func TestLoadErrorsNameFileLineKey(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	cases := []struct{ body, want string }{
-		{"[verify]\ncomand = \"x\"\n", "unknown key verify.comand"},
+		{"[verify]\ncomand = \"x\"\n", ":2: unknown key verify.comand"},
+		{"[run]\nmax_turns = -5\n", ":2: run.max_turns must not be negative"},
+		{"[verify]\ncommand = []\n", "empty list"},
 		{"[run]\nmax_wall = \"soon\"\n", "invalid duration"},
 		{"[run]\nmax_turns = \n", ":2"},
 		{"[verify]\ncommand = 3\n", "string or an array"},

@@ -31,6 +31,7 @@ const (
 	ToolResult    Type = "tool_result"
 	Refusal       Type = "refusal"
 	VerifyResult  Type = "verify_result"
+	Baseline      Type = "baseline"
 	Warning       Type = "warning"
 )
 
@@ -133,7 +134,23 @@ type (
 		Failing  []string `json:"failing,omitempty"`
 		Commands []string `json:"commands,omitempty"`
 		Logs     []string `json:"logs,omitempty"`
+		Gate     int      `json:"gate,omitempty"`      // decision number
+		GateFile string   `json:"gate_file,omitempty"` // the decision file
+		Tree     string   `json:"tree,omitempty"`      // the verified tree
+		Cached   bool     `json:"cached,omitempty"`    // a PASS of the same tree was reused
+		Focused  bool     `json:"focused,omitempty"`   // only previously failing tests ran
+		Flaky    []string `json:"flaky,omitempty"`
 		Duration string   `json:"duration"`
+	}
+	BaselineData struct {
+		Tree      string   `json:"tree"`
+		Evaluated bool     `json:"evaluated"`
+		Reason    string   `json:"reason,omitempty"`
+		Executed  int      `json:"executed"`
+		Failed    int      `json:"failed"`
+		Skipped   int      `json:"skipped"`
+		Sources   []string `json:"sources,omitempty"`
+		Duration  string   `json:"duration"`
 	}
 	WarningData struct {
 		Message string `json:"message"`

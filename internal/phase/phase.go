@@ -97,6 +97,7 @@ var edges = []edge{
 	{Escalated, Planning, []Actor{ByPerson}},
 	{Escalated, Building, []Actor{ByPerson}},
 	{Escalated, Iterating, []Actor{ByPerson}},
+	{Escalated, Complete, []Actor{ByPerson}}, // a person's waiver of the gate
 }
 
 // Tools returns the tools phase p offers, in order.

@@ -71,6 +71,9 @@ func TestTransitions(t *testing.T) {
 		{Escalated, Building, ByPerson, true},
 		{Escalated, Building, ByModel, false},
 		{Escalated, Iterating, ByPerson, true},
+		{Escalated, Complete, ByPerson, true},
+		{Escalated, Complete, ByModel, false},
+		{Escalated, Verifying, ByPerson, false},
 		{Complete, Building, ByPerson, false},
 		{Complete, Escalated, ByBudget, false},
 		{Cancelled, Building, ByPerson, false},
@@ -119,6 +122,10 @@ func TestAfterVerify(t *testing.T) {
 	if err != nil || p.Phase != Complete || tr.By != ByGate {
 		t.Fatalf("pass: %+v %v", p, err)
 	}
+	c, tr, _ := s.AfterVerify(Concerns, "1 flaky")
+	if c.Phase != Complete || !strings.Contains(tr.Reason, "concerns") {
+		t.Fatalf("concerns: %+v %+v", c, tr)
+	}
 	n, _, _ := s.AfterVerify(NotEvaluated, "no tests")
 	if n.Phase != Escalated {
 		t.Fatalf("not evaluated must escalate, got %s", n.Phase)
@@ -137,9 +144,14 @@ func TestAfterVerify(t *testing.T) {
 	if s.RetriesLeft() != 0 {
 		t.Fatalf("retries left %d", s.RetriesLeft())
 	}
-	e := s.Extend(Budgets{})
-	if e.RetriesLeft() != 3 {
-		t.Fatalf("extend must reset retries, left %d", e.RetriesLeft())
+	if e := s.Resume(Budgets{}, false); e.RetriesLeft() != 0 {
+		t.Fatalf("resuming a run that was not escalated must not reset retries, left %d", e.RetriesLeft())
+	}
+	if e := s.Resume(Budgets{}, true); e.RetriesLeft() != 3 {
+		t.Fatalf("resuming an escalated run must reset retries, left %d", e.RetriesLeft())
+	}
+	if e := s.Resume(Budgets{MaxRetries: 5}, true); e.RetriesLeft() != 5 {
+		t.Fatalf("--max-retries on resume sets the limit, left %d", e.RetriesLeft())
 	}
 }
 
@@ -163,9 +175,12 @@ func TestExhausted(t *testing.T) {
 			t.Errorf("used %+v: got %q %q %v", c.used, name, reason, ok)
 		}
 		if ok {
-			e := s.Extend(Budgets{MaxTurns: 5, MaxInputTokens: 100, MaxOutputTokens: 50, MaxWall: time.Minute})
-			if _, _, still := e.Exhausted(); still {
-				t.Errorf("extend left %s exhausted", name)
+			s.Allotment = b
+			if _, _, still := s.Resume(Budgets{}, true).Exhausted(); still {
+				t.Errorf("resume left %s exhausted", name)
+			}
+			if _, _, still := s.Resume(Budgets{}, false).Exhausted(); !still {
+				t.Errorf("resuming a run that was not escalated must not extend %s", name)
 			}
 		}
 	}
@@ -188,5 +203,21 @@ func TestParse(t *testing.T) {
 	}
 	if _, err := Parse("done"); err == nil || !strings.Contains(err.Error(), "planning") {
 		t.Fatal(err)
+	}
+}
+
+func TestResumeGrantsFromNow(t *testing.T) {
+	s := New(Budgets{MaxTurns: 10})
+	s.Used.Turns = 10
+	r := s.Resume(Budgets{MaxTurns: 3}, true)
+	if r.Budgets.MaxTurns != 13 {
+		t.Fatalf("max turns %d, want 13", r.Budgets.MaxTurns)
+	}
+	r = s.Resume(Budgets{}, true)
+	if r.Budgets.MaxTurns != 20 {
+		t.Fatalf("max turns %d, want the original allotment on top (20)", r.Budgets.MaxTurns)
+	}
+	if s.Budgets.MaxTurns != 10 {
+		t.Fatal("Resume changed its receiver")
 	}
 }

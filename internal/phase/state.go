@@ -58,15 +58,19 @@ type Counters struct {
 // State is the phase machine's view of one run. It is a value: methods
 // return a new State and never change the receiver.
 type State struct {
-	Phase   Phase    `json:"phase"`
-	Plan    string   `json:"plan,omitempty"`
-	Budgets Budgets  `json:"budgets"`
-	Used    Counters `json:"used"`
+	Phase   Phase   `json:"phase"`
+	Plan    string  `json:"plan,omitempty"`
+	Budgets Budgets `json:"budgets"`
+	// Allotment is what the run was given at its start; exhausted
+	// budgets are extended by it when a person resumes the run.
+	Allotment Budgets  `json:"allotment"`
+	Used      Counters `json:"used"`
 }
 
 // New is the state of a run that has just started.
 func New(b Budgets) State {
-	return State{Phase: Planning, Budgets: b.WithDefaults()}
+	b = b.WithDefaults()
+	return State{Phase: Planning, Budgets: b, Allotment: b}
 }
 
 // Transition moves s to phase to on behalf of by. Leaving planning needs a
@@ -95,6 +99,7 @@ type Outcome string
 
 const (
 	Pass         Outcome = "pass"
+	Concerns     Outcome = "concerns" // passed; the concerns are deferred work
 	Fail         Outcome = "fail"
 	NotEvaluated Outcome = "not_evaluated"
 )
@@ -112,6 +117,8 @@ func (s State) AfterVerify(o Outcome, reason string) (State, Transition, error) 
 	switch o {
 	case Pass:
 		return s.Transition(Complete, ByGate, "verification passed: "+reason, "")
+	case Concerns:
+		return s.Transition(Complete, ByGate, "verification passed with concerns (deferred): "+reason, "")
 	case Fail:
 		s.Used.FailedVerifies++
 		if s.Used.FailedVerifies >= s.Budgets.MaxRetries {
@@ -152,25 +159,36 @@ func (s State) Escalate(by Actor, reason string) (State, Transition, error) {
 	return s.Transition(Escalated, by, reason, "")
 }
 
-// Extend gives an escalated run a fresh allotment of every budget that ran
-// out and of its retries, for a person's resume: each exhausted limit
-// becomes what was used plus the original allotment.
-func (s State) Extend(fresh Budgets) State {
-	fresh = fresh.WithDefaults()
+// Resume applies a person's resume to the budgets. Every budget given in
+// more (a non-zero field) grants that much from now on: its limit becomes
+// what was used plus the value. When the run was escalated, every budget
+// that ran out is also extended by the run's original allotment, and the
+// retries start again (MaxRetries of more, when given, replaces the limit).
+func (s State) Resume(more Budgets, escalated bool) State {
 	b, u := &s.Budgets, s.Used
-	if u.Turns >= b.MaxTurns {
-		b.MaxTurns = u.Turns + fresh.MaxTurns
+	orig := s.Allotment.WithDefaults()
+	grant := func(limit *int64, used, extra, original int64) {
+		switch {
+		case extra > 0:
+			*limit = used + extra
+		case escalated && used >= *limit:
+			*limit = used + original
+		}
 	}
-	if u.InputTokens >= b.MaxInputTokens {
-		b.MaxInputTokens = u.InputTokens + fresh.MaxInputTokens
+	turns, maxTurns := int64(u.Turns), int64(b.MaxTurns)
+	grant(&maxTurns, turns, int64(more.MaxTurns), int64(orig.MaxTurns))
+	b.MaxTurns = int(maxTurns)
+	grant(&b.MaxInputTokens, u.InputTokens, more.MaxInputTokens, orig.MaxInputTokens)
+	grant(&b.MaxOutputTokens, u.OutputTokens, more.MaxOutputTokens, orig.MaxOutputTokens)
+	wall := int64(b.MaxWall)
+	grant(&wall, int64(u.Wall), int64(more.MaxWall), int64(orig.MaxWall))
+	b.MaxWall = time.Duration(wall)
+	if more.MaxRetries > 0 {
+		b.MaxRetries = more.MaxRetries
 	}
-	if u.OutputTokens >= b.MaxOutputTokens {
-		b.MaxOutputTokens = u.OutputTokens + fresh.MaxOutputTokens
+	if escalated {
+		s.Used.FailedVerifies = 0
 	}
-	if u.Wall >= b.MaxWall {
-		b.MaxWall = u.Wall + fresh.MaxWall
-	}
-	s.Used.FailedVerifies = 0
 	return s
 }
 

@@ -354,6 +354,15 @@ func (c *classifier) isTainted(name string) bool {
 	return false
 }
 
+// setsVar refuses a loop, read, mapfile, getopts or printf -v that sets a
+// variable which changes how programs are found or behave (PATH, HOME…):
+// plain assignments are checked by assign.
+func (c *classifier) setsVar(name string) {
+	if why := dangerousVar(name); why != "" {
+		c.refuse("%s", why)
+	}
+}
+
 // collectTaint records the variables the command line sets to values that
 // are not plain integers.
 func (c *classifier) collectTaint(f *syntax.File) {
@@ -371,6 +380,7 @@ func (c *classifier) collectTaint(f *syntax.File) {
 				c.tainted[n.Name.Value] = true
 			}
 		case *syntax.WordIter:
+			c.setsVar(n.Name.Value)
 			for _, w := range n.Items {
 				if !intWord(w) {
 					c.tainted[n.Name.Value] = true
@@ -397,6 +407,7 @@ func (c *classifier) collectTaint(f *syntax.File) {
 				for _, w := range n.Args {
 					if s := w.Lit(); isIdent(s) {
 						c.tainted[s] = true
+						c.setsVar(s)
 					}
 				}
 			}

@@ -12,6 +12,14 @@ var shellCases = []struct {
 	readOnly bool
 	reason   string
 }{
+	// Variables that change which programs run, set by loops and readers.
+	{cmd: "read PATH <<< tools; cat go.mod", reason: "PATH"},
+	{cmd: "for PATH in tools; do cat go.mod; done", reason: "PATH"},
+	{cmd: "select PATH in tools; do cat go.mod; done", reason: "PATH"},
+	{cmd: "read HOME <<< x; git status", reason: "HOME"},
+	{cmd: "mapfile -t LD_PRELOAD < list; ls", reason: "LD_PRELOAD"},
+	{cmd: "for f in *.go; do wc -l \"$f\"; done", readOnly: true},
+	{cmd: "read -r first <<< abc; echo \"$first\"", readOnly: true},
 	// Plain reading.
 	{cmd: "ls -la", readOnly: true},
 	{cmd: "cat README.md", readOnly: true},

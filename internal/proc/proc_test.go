@@ -87,3 +87,21 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
+
+func TestEnvironDropsSecrets(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-secret")
+	t.Setenv("MY_SERVICE_API_TOKEN", "tok")
+	t.Setenv("KEEP_ME", "yes")
+	t.Setenv("PAGER", "less")
+	env := strings.Join(Environ("PAGER=cat"), "\n")
+	if strings.Contains(env, "sk-secret") || strings.Contains(env, "MY_SERVICE_API_TOKEN") {
+		t.Fatal("a secret reached the environment")
+	}
+	if !strings.Contains(env, "KEEP_ME=yes") || !strings.Contains(env, "PAGER=cat") || strings.Contains(env, "PAGER=less") {
+		t.Fatalf("env:\n%s", env)
+	}
+	res, _ := Shell(context.Background(), "echo ${OPENAI_API_KEY:-none}", Options{Env: Environ()})
+	if strings.TrimSpace(res.Output) != "none" {
+		t.Fatalf("the shell saw %q", res.Output)
+	}
+}

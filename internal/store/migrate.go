@@ -52,6 +52,8 @@ var migrations = []string{
 		data TEXT NOT NULL,
 		PRIMARY KEY (run_id, seq)
 	);`,
+	// 2: the provider's base URL, so a resumed run talks to the same server.
+	`ALTER TABLE runs ADD COLUMN base_url TEXT NOT NULL DEFAULT '';`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -48,7 +48,16 @@ func Open(path string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(4)
 	s := &Store{db: db, path: path}
-	if err := s.migrate(context.Background()); err != nil {
+	// Switching a new database to WAL needs a moment alone with it; a
+	// process opening the store at the same time as another waits.
+	var err2 error
+	for attempt := 0; attempt < 50; attempt++ {
+		if err2 = s.migrate(context.Background()); err2 == nil || !isBusy(err2) {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
+	}
+	if err := err2; err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
@@ -73,6 +82,7 @@ type Run struct {
 	Axes       axes.Axes
 	Provider   string
 	Model      string
+	BaseURL    string
 	State      json.RawMessage // owned by the agent
 	PID        int             // process running it, 0 when none
 	CreatedAt  time.Time
@@ -100,14 +110,14 @@ type StoredEvent struct {
 	Data  json.RawMessage
 }
 
-const runCols = `id, task, repo, workdir, phase, status, reason, axes, provider, model, state, pid, created_at, updated_at, finished_at`
+const runCols = `id, task, repo, workdir, phase, status, reason, axes, provider, model, state, pid, created_at, updated_at, finished_at, base_url`
 
 // CreateRun inserts r.
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 	ax, _ := json.Marshal(r.Axes)
-	_, err := s.db.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err := s.db.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.Task, r.Repo, r.Workdir, r.Phase, r.Status, r.Reason, string(ax), r.Provider, r.Model,
-		string(r.State), r.PID, ts(r.CreatedAt), ts(r.UpdatedAt), ts(r.FinishedAt))
+		string(r.State), r.PID, ts(r.CreatedAt), ts(r.UpdatedAt), ts(r.FinishedAt), r.BaseURL)
 	if err != nil {
 		return fmt.Errorf("store: creating run %s: %w", r.ID, err)
 	}
@@ -179,8 +189,8 @@ func (s *Store) SaveStep(ctx context.Context, r *Run, msgs []json.RawMessage, tr
 	}
 	defer tx.Rollback()
 	ax, _ := json.Marshal(r.Axes)
-	res, err := tx.ExecContext(ctx, `UPDATE runs SET task=?, phase=?, status=?, reason=?, axes=?, provider=?, model=?, state=?, pid=?, updated_at=?, finished_at=? WHERE id=?`,
-		r.Task, r.Phase, r.Status, r.Reason, string(ax), r.Provider, r.Model, string(r.State), r.PID, ts(r.UpdatedAt), ts(r.FinishedAt), r.ID)
+	res, err := tx.ExecContext(ctx, `UPDATE runs SET task=?, phase=?, status=?, reason=?, axes=?, provider=?, model=?, base_url=?, state=?, pid=?, updated_at=?, finished_at=? WHERE id=?`,
+		r.Task, r.Phase, r.Status, r.Reason, string(ax), r.Provider, r.Model, r.BaseURL, string(r.State), r.PID, ts(r.UpdatedAt), ts(r.FinishedAt), r.ID)
 	if err != nil {
 		return fmt.Errorf("store: saving run %s: %w", r.ID, err)
 	}
@@ -207,9 +217,21 @@ func (s *Store) SaveStep(ctx context.Context, r *Run, msgs []json.RawMessage, tr
 	return tx.Commit()
 }
 
+// Claim makes pid the process driving run id, if the run is still driven
+// by wasPID (compare and swap): of two processes resuming one run, only
+// one wins.
+func (s *Store) Claim(ctx context.Context, id string, wasPID, pid int) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET pid=? WHERE id=? AND pid=?`, pid, id, wasPID)
+	if err != nil {
+		return false, fmt.Errorf("store: claiming run %s: %w", id, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
 // AppendEvent records one event.
 func (s *Store) AppendEvent(ctx context.Context, run string, seq int64, at time.Time, typ, phase string, data json.RawMessage) error {
-	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO events (run_id, seq, at, type, phase, data) VALUES (?,?,?,?,?,?)`,
+	_, err := s.db.ExecContext(ctx, `INSERT INTO events (run_id, seq, at, type, phase, data) VALUES (?,?,?,?,?,?)`,
 		run, seq, ts(at), typ, phase, string(data))
 	return err
 }
@@ -292,7 +314,7 @@ func scanRun(sc scanner) (*Run, error) {
 	var r Run
 	var ax, state, created, updated, finished string
 	if err := sc.Scan(&r.ID, &r.Task, &r.Repo, &r.Workdir, &r.Phase, &r.Status, &r.Reason, &ax,
-		&r.Provider, &r.Model, &state, &r.PID, &created, &updated, &finished); err != nil {
+		&r.Provider, &r.Model, &state, &r.PID, &created, &updated, &finished, &r.BaseURL); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(ax), &r.Axes); err != nil {
@@ -318,4 +340,9 @@ func parseTS(s string) time.Time {
 func likePrefix(p string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 	return r.Replace(p) + "%"
+}
+
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
 }

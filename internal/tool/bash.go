@@ -138,19 +138,18 @@ func (Bash) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	}
 }
 
-// bashEnv is the inherited environment with bashEnvOverrides applied.
-func bashEnv() []string {
-	keys := map[string]bool{}
-	for _, kv := range bashEnvOverrides {
-		k, _, _ := strings.Cut(kv, "=")
-		keys[k] = true
+// bashEnv is the inherited environment, without credentials (the model
+// must not see the keys ultra talks to it with), with bashEnvOverrides.
+func bashEnv() []string { return proc.Environ(bashEnvOverrides...) }
+
+// ShellCommand returns the command a bash call would run, decoding its
+// arguments exactly as Bash.Run does (aliases, double encoding and all), so
+// that a guard judges the very command that would run. ok is false when
+// the arguments name no command.
+func ShellCommand(raw json.RawMessage) (command string, ok bool) {
+	var a bashArgs
+	if _, good := decodeArgs("bash", raw, &a); !good || strings.TrimSpace(a.Command) == "" {
+		return "", false
 	}
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if !keys[k] {
-			env = append(env, kv)
-		}
-	}
-	return append(env, bashEnvOverrides...)
+	return a.Command, true
 }

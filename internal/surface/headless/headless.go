@@ -129,8 +129,14 @@ func (l *Log) format(e event.Event) string {
 		if d.Status == "pass" {
 			c = green
 		}
-		s := fmt.Sprintf("%s %s %s: %s (passed %d, failed %d, skipped %d; %s)", b, l.paint(bold, "verify"),
+		if d.Status == "PASS" || d.Status == "WAIVED" || d.Status == "CONCERNS" {
+			c = green
+		}
+		s := fmt.Sprintf("%s %s %s: %s (passed %d, failed %d, skipped %d; %s)", b, l.paint(bold, "gate"),
 			l.paint(c, d.Status), d.Reason, d.Passed, d.Failed, d.Skipped, d.Duration)
+		if d.GateFile != "" {
+			s += fmt.Sprintf("\n%s   %s", b, l.paint(dim, d.GateFile))
+		}
 		for i, f := range d.Failing {
 			if i == 10 {
 				s += fmt.Sprintf("\n%s   … and %d more", b, len(d.Failing)-10)
@@ -139,6 +145,12 @@ func (l *Log) format(e event.Event) string {
 			s += fmt.Sprintf("\n%s   ✗ %s", b, f)
 		}
 		return s
+	case event.BaselineData:
+		if !d.Evaluated {
+			return fmt.Sprintf("%s %s not evaluated: %s", b, l.paint(bold, "baseline"), d.Reason)
+		}
+		return fmt.Sprintf("%s %s %d tests (%d failing, %d skipped) with %s; %s", b, l.paint(bold, "baseline"),
+			d.Executed, d.Failed, d.Skipped, strings.Join(d.Sources, ", "), d.Duration)
 	case event.WarningData:
 		return fmt.Sprintf("%s %s %s", b, l.paint(yellow, "warning:"), d.Message)
 	case event.RunFinishedData:

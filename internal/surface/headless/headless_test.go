@@ -19,13 +19,13 @@ func TestLog(t *testing.T) {
 	emit("planning", event.ToolResultData{Tool: "read", Output: "1\tpackage a"})
 	emit("planning", event.RefusalData{Tool: "edit", Layer: "phase-guard", Reason: "not allowed in planning"})
 	emit("building", event.PhaseChangedData{From: "planning", To: "building", By: "model", Reason: "plan accepted"})
-	emit("iterating", event.VerifyResultData{Status: "fail", Reason: "1 of 2 tests failed", Passed: 1, Failed: 1, Failing: []string{"pkg.TestA"}})
+	emit("iterating", event.VerifyResultData{Status: "FAIL", Reason: "1 of 2 tests failed", Passed: 1, Failed: 1, Failing: []string{"pkg.TestA"}})
 	emit("complete", event.RunFinishedData{Status: "complete", Reason: "verification passed", Turns: 5})
 	out := buf.String()
 	for _, want := range []string{
 		"[planning ] run r1", "build | autonomous | trusted | smart | headless", "[planning ] read a.go",
 		"refused [phase-guard]: not allowed in planning", "[building ] phase planning → building (model)",
-		"verify fail: 1 of 2 tests failed", "✗ pkg.TestA", "[complete ] ✔ complete — verification passed",
+		"gate FAIL: 1 of 2 tests failed", "✗ pkg.TestA", "[complete ] ✔ complete — verification passed",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q:\n%s", want, out)

@@ -1,0 +1,201 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/gate"
+	"github.com/ultra-dev/ultra/internal/gate/gatefile"
+	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/workspace"
+)
+
+// Evidence turns a verification into what the gate judges.
+func Evidence(res *verify.Result) gate.Evidence {
+	var ev gate.Evidence
+	if res == nil {
+		return ev
+	}
+	if len(res.Commands) == 0 {
+		ev.NoCommand = res.Reason
+	}
+	for _, c := range res.Commands {
+		ev.Commands = append(ev.Commands, gate.Command{
+			Command: c.Command, Source: c.Source, ExitCode: c.ExitCode, TimedOut: c.TimedOut, NotFound: c.NotFound,
+			Parsed: c.ReportOK || c.Passed+c.Failed+c.Skipped > 0 || len(c.Formats) > 0, Format: c.Format,
+			LogPath: c.LogPath, Duration: c.Duration, Passed: c.Passed, Failed: c.Failed, Skipped: c.Skipped,
+		})
+		ev.Tests = append(ev.Tests, c.Tests...)
+	}
+	ev.Flaky = res.Flaky
+	if len(ev.Tests) == 0 {
+		ev.Failing = res.Failing
+	}
+	return ev
+}
+
+// baseline measures the tests before the run changes anything. It runs
+// while the run plans (planning cannot change the tree) and must finish
+// before the run leaves planning.
+func (r *runner) startBaseline(ctx context.Context) {
+	done := make(chan struct{})
+	r.baselineDone = done
+	runDir := RunDir(r.o.StateRoot, r.row.ID)
+	go func() {
+		defer close(done)
+		tree, _ := workspace.TreeHash(ctx, r.row.Workdir)
+		start := time.Now()
+		res, err := r.o.Verifier.Verify(ctx, verify.Request{Dir: r.row.Workdir, Commands: r.o.VerifyCommands,
+			Timeout: r.o.VerifyTimeout, LogDir: filepath.Join(runDir, "verify", "baseline")})
+		if ctx.Err() != nil {
+			return // measured again when the run resumes
+		}
+		var b gate.Baseline
+		if err != nil {
+			b = gate.Baseline{Tree: tree, Reason: "the tests could not be run: " + err.Error()}
+		} else {
+			b = gate.NewBaseline(tree, Evidence(res))
+		}
+		if err := gatefile.WriteBaseline(runDir, b); err != nil {
+			r.emit(event.Warning, event.WarningData{Message: "baseline not recorded: " + err.Error()})
+			return
+		}
+		r.bus.Emit(event.Baseline, "", event.BaselineData{Tree: b.Tree, Evaluated: b.Evaluated, Reason: b.Reason,
+			Executed: b.Executed, Failed: b.Failed, Skipped: b.Skipped, Sources: b.Sources,
+			Duration: time.Since(start).Round(time.Millisecond).String()})
+	}()
+}
+
+// ensureBaseline starts the baseline of a resumed run that has none: in
+// planning it can still be measured; later, the run goes on without one.
+func (r *runner) ensureBaseline(ctx context.Context) {
+	runDir := RunDir(r.o.StateRoot, r.row.ID)
+	if b, err := gatefile.ReadBaseline(runDir); b != nil || err != nil {
+		return
+	}
+	if r.st.Phase.Phase == "planning" {
+		r.startBaseline(ctx)
+		return
+	}
+	_ = gatefile.WriteBaseline(runDir, gate.Baseline{Reason: "the run was interrupted before its baseline was measured"})
+}
+
+// waitBaseline blocks until the baseline is measured.
+func (r *runner) waitBaseline() {
+	if r.baselineDone != nil {
+		<-r.baselineDone
+	}
+}
+
+// gateVerify runs the tests (failed ones first when iterating), judges
+// them and records the decision file.
+func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result, string, error) {
+	r.waitBaseline()
+	runDir := RunDir(r.o.StateRoot, r.row.ID)
+	prev, err := gatefile.Read(runDir)
+	if err != nil {
+		return gate.Decision{}, nil, "", err
+	}
+	base, err := gatefile.ReadBaseline(runDir)
+	if err != nil {
+		return gate.Decision{}, nil, "", err
+	}
+	n := gatefile.Next(prev)
+	tree, _ := workspace.TreeHash(ctx, r.row.Workdir)
+	input := gate.Input{Run: r.row.ID, Tree: tree, N: n, Time: r.o.Now(), Baseline: base, Previous: prev}
+
+	if hit := gate.CachedPass(prev, tree); hit != nil {
+		d := gate.FromCache(*hit, n, r.o.Now())
+		path, err := gatefile.Write(runDir, d)
+		return d, nil, path, err
+	}
+	logDir := filepath.Join(runDir, "verify", fmt.Sprint(n))
+	req := verify.Request{Dir: r.row.Workdir, Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout, LogDir: logDir}
+	d, res, err := judgeVerification(ctx, r.o.Verifier, req, input, lastFull(prev))
+	if err != nil {
+		return d, res, "", err
+	}
+	path, err := gatefile.Write(runDir, d)
+	return d, res, path, err
+}
+
+// VerifyOnce is one verification judged by the gate, outside any run (as
+// `ultra verify` does): tree is the tree being verified, last the previous
+// decision whose failing tests run first.
+func VerifyOnce(ctx context.Context, v verify.Verifier, req verify.Request, tree string, last *gate.Decision) (gate.Decision, *verify.Result, error) {
+	return judgeVerification(ctx, v, req, gate.Input{Tree: tree, N: 1, Time: time.Now().UTC()}, last)
+}
+
+// judgeVerification runs the tests and judges them. When the last full
+// verification failed, its failing tests run first and, if they still
+// fail, that is the verdict; otherwise the whole suite runs, with failed
+// tests re-run once to tell flaky from failing.
+func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
+	if last != nil && last.Status == gate.Fail && len(last.Failing) > 0 {
+		focused := req
+		focused.Only = last.FailingNames()
+		res, err := v.Verify(ctx, focused)
+		if err == nil && res.Selected {
+			fin := in
+			fin.Evidence = Evidence(res)
+			fin.Evidence.Focused = true
+			if d := gate.Judge(fin); d.Status == gate.Fail {
+				d.Reasons = append(d.Reasons, "previously failing tests ran first and still fail; the full suite was not run")
+				return d, res, nil
+			}
+		}
+		if ctx.Err() != nil {
+			return gate.Decision{}, nil, ctx.Err()
+		}
+	}
+	full := req
+	full.Rerun = true
+	res, err := v.Verify(ctx, full)
+	if err != nil {
+		if ctx.Err() != nil {
+			return gate.Decision{}, nil, ctx.Err()
+		}
+		res = &verify.Result{Status: verify.StatusNotEvaluated, Reason: "ultra could not run the tests: " + err.Error()}
+	}
+	in.Evidence = Evidence(res)
+	d := gate.Judge(in)
+	if in.Tree != "" {
+		if after, _ := workspace.TreeHash(ctx, req.Dir); after != "" && after != in.Tree {
+			d.Tree = after
+			d.Reasons = append(d.Reasons, "the tests changed the working tree; the decision is for the tree they left")
+		}
+	}
+	return d, res, nil
+}
+
+// lastFull is the latest decision of a full (not focused, not cached) run.
+func lastFull(ds []gate.Decision) *gate.Decision {
+	for i := len(ds) - 1; i >= 0; i-- {
+		if !ds[i].Focused && ds[i].CachedFrom == 0 && ds[i].Waiver == nil {
+			return &ds[i]
+		}
+	}
+	return nil
+}
+
+// gateSummary is what the model reads after verify: the tests' compact
+// summary and the gate's verdict.
+func gateSummary(d gate.Decision, res *verify.Result, path string) string {
+	var b strings.Builder
+	if res != nil {
+		b.WriteString(res.Summary())
+		b.WriteString("\n")
+	} else if d.CachedFrom != 0 {
+		fmt.Fprintf(&b, "tests not run again: this exact tree passed in gate decision %d\n", d.CachedFrom)
+	}
+	fmt.Fprintf(&b, "gate: %s\n", d.Status)
+	for _, reason := range d.Reasons {
+		fmt.Fprintf(&b, "  - %s\n", reason)
+	}
+	fmt.Fprintf(&b, "decision file: %s (written by ultra; read-only)", path)
+	return b.String()
+}

@@ -1,0 +1,435 @@
+// Package gate judges verifications. It turns what running the tests
+// produced (Evidence), the run's baseline and its earlier decisions into a
+// Decision with one of five statuses, and maps that status onto the phase
+// machine. It is pure: no files, no processes, no clock. The decision files
+// themselves are written by package gate/gatefile.
+package gate
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/verify/report"
+)
+
+// SchemaVersion is the version of the decision file format.
+const SchemaVersion = 1
+
+// Status is a gate verdict.
+type Status string
+
+const (
+	// Pass: every command exited 0, at least one test ran, none failed,
+	// nothing regressed against the baseline.
+	Pass Status = "PASS"
+	// Fail: a failure or error, a non-zero exit, a timeout, fewer tests
+	// than the baseline, or a test that failed earlier now missing.
+	Fail Status = "FAIL"
+	// Concerns: passed, but with more skipped tests than the baseline or
+	// a test that passed only on re-run (flaky).
+	Concerns Status = "CONCERNS"
+	// NotEvaluated: nothing was proven: no command, a missing runner,
+	// zero tests, output that cannot be parsed. Never a pass.
+	NotEvaluated Status = "NOT_EVALUATED"
+	// Waived: a person accepted the work without a pass.
+	Waived Status = "WAIVED"
+)
+
+// Advances reports whether s lets work advance.
+func (s Status) Advances() bool { return s == Pass || s == Waived || s == Concerns }
+
+// Outcome maps a status onto the phase machine: PASS and WAIVED advance,
+// CONCERNS advances with the concerns deferred, FAIL re-loops, and
+// NOT_EVALUATED escalates.
+func Outcome(s Status) phase.Outcome {
+	switch s {
+	case Pass, Waived:
+		return phase.Pass
+	case Concerns:
+		return phase.Concerns
+	case Fail:
+		return phase.Fail
+	}
+	return phase.NotEvaluated
+}
+
+// Command is what one test command did.
+type Command struct {
+	Command  string        `json:"command"`
+	Source   string        `json:"source,omitempty"` // why it was chosen
+	ExitCode int           `json:"exit_code"`
+	TimedOut bool          `json:"timed_out,omitempty"`
+	NotFound bool          `json:"not_found,omitempty"` // the runner is missing
+	Parsed   bool          `json:"parsed"`              // its output or report could be read
+	Format   string        `json:"format,omitempty"`
+	LogPath  string        `json:"log_path,omitempty"`
+	Duration time.Duration `json:"duration"`
+	Passed   int           `json:"passed"`
+	Failed   int           `json:"failed"`
+	Skipped  int           `json:"skipped"`
+}
+
+// Evidence is what one verification produced.
+type Evidence struct {
+	Commands []Command     `json:"commands"`
+	Tests    []report.Case `json:"-"`                 // every test's first outcome
+	Flaky    []string      `json:"flaky,omitempty"`   // failed, then passed on re-run
+	Focused  bool          `json:"focused,omitempty"` // only previously failing tests ran
+	// NoCommand explains why there was nothing to run, when there was not.
+	NoCommand string `json:"no_command,omitempty"`
+	// Failing names failing tests when per-test results are unknown.
+	Failing []string `json:"failing,omitempty"`
+}
+
+// Baseline is the state of the tests when the run started, before any
+// change.
+type Baseline struct {
+	Tree      string                   `json:"tree"`
+	Evaluated bool                     `json:"evaluated"` // the suite ran and could be read
+	Reason    string                   `json:"reason,omitempty"`
+	Executed  int                      `json:"executed"`
+	Skipped   int                      `json:"skipped"`
+	Failed    int                      `json:"failed"`
+	Tests     map[string]report.Status `json:"tests,omitempty"`
+	// Sources say how the test commands were chosen at the start; the
+	// choice may not change during the run.
+	Sources []string `json:"sources,omitempty"`
+}
+
+// Counts sums a verification.
+type Counts struct {
+	Passed   int `json:"passed"`
+	Failed   int `json:"failed"`
+	Errors   int `json:"errors"`
+	Skipped  int `json:"skipped"`
+	Executed int `json:"executed"`
+}
+
+// Failure is one failing test in a decision.
+type Failure struct {
+	Name    string `json:"name"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Waiver is a person's acceptance of work that did not pass.
+type Waiver struct {
+	By     string    `json:"by"`
+	Reason string    `json:"reason"`
+	Time   time.Time `json:"time"`
+}
+
+// Decision is one gate verdict, as written to gate-N.json.
+type Decision struct {
+	Schema   int       `json:"schema_version"`
+	N        int       `json:"n"`
+	Time     time.Time `json:"time"`
+	Run      string    `json:"run"`
+	Goal     string    `json:"goal,omitempty"`
+	Tree     string    `json:"tree"` // git tree hash of the verified working tree
+	Commands []Command `json:"commands"`
+	Counts   Counts    `json:"counts"`
+	Failing  []Failure `json:"failing,omitempty"`
+	Flaky    []string  `json:"flaky,omitempty"`
+	Focused  bool      `json:"focused,omitempty"` // only previously failing tests ran
+	Status   Status    `json:"gate_status"`
+	Reasons  []string  `json:"reasons"`
+	// CachedFrom is the decision whose result this one reuses, for a
+	// tree that already had a PASS.
+	CachedFrom int     `json:"cached_from,omitempty"`
+	Waiver     *Waiver `json:"waiver,omitempty"`
+}
+
+// Input is everything Judge needs.
+type Input struct {
+	Run, Goal, Tree string
+	N               int
+	Time            time.Time
+	Evidence        Evidence
+	Baseline        *Baseline  // nil when the run has none
+	Previous        []Decision // earlier decisions of the run, in order
+}
+
+// maxFailures bounds Decision.Failing.
+const maxFailures = 200
+
+// Judge applies the status rules to one verification.
+func Judge(in Input) Decision {
+	ev := in.Evidence
+	d := Decision{Schema: SchemaVersion, N: in.N, Time: in.Time, Run: in.Run, Goal: in.Goal, Tree: in.Tree,
+		Commands: ev.Commands, Flaky: slices.Clone(ev.Flaky), Focused: ev.Focused}
+	d.Counts, d.Failing = tally(ev)
+	d.Status, d.Reasons = rules(in, d.Counts, d.Failing)
+	return d
+}
+
+func tally(ev Evidence) (Counts, []Failure) {
+	var c Counts
+	var fails []Failure
+	if len(ev.Tests) > 0 {
+		for _, t := range ev.Tests {
+			switch t.Status {
+			case report.Passed:
+				c.Passed++
+			case report.Failed:
+				c.Failed++
+			case report.Error:
+				c.Errors++
+			case report.Skipped:
+				c.Skipped++
+			}
+			if (t.Status == report.Failed || t.Status == report.Error) && len(fails) < maxFailures {
+				fails = append(fails, Failure{Name: t.Name, File: t.File, Line: t.Line, Message: firstLine(t.Message)})
+			}
+		}
+	} else {
+		for _, cmd := range ev.Commands {
+			c.Passed += cmd.Passed
+			c.Failed += cmd.Failed
+			c.Skipped += cmd.Skipped
+		}
+		for _, n := range ev.Failing {
+			if len(fails) < maxFailures {
+				fails = append(fails, Failure{Name: n})
+			}
+		}
+	}
+	c.Executed = c.Passed + c.Failed + c.Errors
+	return c, fails
+}
+
+// rules decides the status, with every reason that applies.
+func rules(in Input, c Counts, fails []Failure) (Status, []string) {
+	ev := in.Evidence
+	var notEval, fail, concerns []string
+
+	if len(ev.Commands) == 0 {
+		why := ev.NoCommand
+		if why == "" {
+			why = "no test command found"
+		}
+		notEval = append(notEval, why)
+	}
+	flaky := map[string]bool{}
+	for _, f := range ev.Flaky {
+		flaky[f] = true
+	}
+	realFails := 0
+	for _, f := range fails {
+		if !flaky[f.Name] {
+			realFails++
+		}
+	}
+	if len(fails) < c.Failed+c.Errors { // names beyond the cap are not known to be flaky
+		realFails += c.Failed + c.Errors - len(fails)
+	}
+	for _, cmd := range ev.Commands {
+		switch {
+		case cmd.NotFound:
+			notEval = append(notEval, fmt.Sprintf("the runner of `%s` is missing", cmd.Command))
+		case cmd.TimedOut:
+			fail = append(fail, fmt.Sprintf("`%s` timed out after %s; its process group was killed", cmd.Command, cmd.Duration.Round(time.Second)))
+		case cmd.ExitCode != 0 && cmd.Failed == 0 && c.Failed+c.Errors == 0:
+			fail = append(fail, fmt.Sprintf("`%s` exited %d although no test failed", cmd.Command, cmd.ExitCode))
+		case cmd.ExitCode == 0 && !cmd.Parsed:
+			notEval = append(notEval, fmt.Sprintf("the output of `%s` could not be parsed", cmd.Command))
+		}
+	}
+	if realFails > 0 {
+		fail = append(fail, fmt.Sprintf("%d of %d tests failed", realFails, c.Executed))
+	}
+	if len(ev.Commands) > 0 && c.Executed == 0 && len(fail) == 0 {
+		notEval = append(notEval, "zero tests executed")
+	}
+	if b := in.Baseline; b != nil && len(b.Sources) > 0 && len(ev.Commands) > 0 && !ev.Focused {
+		if now := sources(ev); !slices.Equal(now, b.Sources) {
+			notEval = append(notEval, fmt.Sprintf("the test command changed during the run (was: %s; now: %s)",
+				strings.Join(b.Sources, ", "), strings.Join(now, ", ")))
+		}
+	}
+	if ev.Focused && len(fail) == 0 {
+		notEval = append(notEval, "only previously failing tests ran; the full suite must run before a pass")
+	}
+
+	// Against the baseline and the run's history (full runs only).
+	if !ev.Focused && len(ev.Tests) > 0 {
+		fail = append(fail, regressions(in, c)...)
+		if b := in.Baseline; b != nil && b.Evaluated && c.Skipped > b.Skipped {
+			concerns = append(concerns, fmt.Sprintf("%d tests skipped, %d at the start of the run", c.Skipped, b.Skipped))
+		}
+	}
+	if n := len(fails) - realFails; n > 0 && realFails == 0 {
+		names := make([]string, 0, len(ev.Flaky))
+		names = append(names, ev.Flaky...)
+		sort.Strings(names)
+		concerns = append(concerns, fmt.Sprintf("%d flaky (failed, then passed on re-run): %s", len(names), clipList(names, 10)))
+	}
+
+	switch {
+	case len(fail) > 0:
+		return Fail, append(fail, notEval...)
+	case len(notEval) > 0:
+		return NotEvaluated, notEval
+	case len(concerns) > 0:
+		return Concerns, append([]string{fmt.Sprintf("%d tests passed", c.Passed)}, concerns...)
+	}
+	return Pass, []string{fmt.Sprintf("%d tests passed", c.Passed)}
+}
+
+// regressions finds tests that vanished: fewer tests than the baseline, or
+// a test that failed earlier in the run (or at its start) now missing.
+func regressions(in Input, c Counts) []string {
+	var out []string
+	present := map[string]bool{}
+	for _, t := range in.Evidence.Tests {
+		present[t.Name] = true
+	}
+	if b := in.Baseline; b != nil && b.Evaluated && c.Executed+c.Skipped < b.Executed+b.Skipped {
+		out = append(out, fmt.Sprintf("fewer tests than at the start of the run (%d, was %d): were tests deleted?",
+			c.Executed+c.Skipped, b.Executed+b.Skipped))
+	}
+	failedBefore := map[string]bool{}
+	if b := in.Baseline; b != nil {
+		for name, st := range b.Tests {
+			if st == report.Failed || st == report.Error {
+				failedBefore[name] = true
+			}
+		}
+	}
+	for _, d := range in.Previous {
+		if d.Focused {
+			continue
+		}
+		for _, f := range d.Failing {
+			failedBefore[f.Name] = true
+		}
+	}
+	var missing []string
+	for name := range failedBefore {
+		if !present[name] {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		out = append(out, fmt.Sprintf("%d previously failing tests are missing: %s", len(missing), clipList(missing, 10)))
+	}
+	return out
+}
+
+// CachedPass returns the latest decision that passed (or a person waived)
+// for the exact tree, if any: a tree that already passed is not run again.
+func CachedPass(prev []Decision, tree string) *Decision {
+	if tree == "" {
+		return nil
+	}
+	for i := len(prev) - 1; i >= 0; i-- {
+		d := prev[i]
+		if d.Tree == tree && (d.Status == Pass || d.Status == Waived) {
+			return &prev[i]
+		}
+	}
+	return nil
+}
+
+// FromCache makes decision n that reuses an earlier PASS of the same tree.
+func FromCache(src Decision, n int, at time.Time) Decision {
+	d := src
+	d.N, d.Time, d.CachedFrom = n, at, src.N
+	d.Reasons = append([]string{fmt.Sprintf("cache hit: tree %s already passed in decision %d", short(src.Tree), src.N)}, src.Reasons...)
+	return d
+}
+
+// Waive makes decision n: a person's waiver of the latest decision, for
+// the given tree.
+func Waive(latest *Decision, run, tree string, n int, w Waiver) Decision {
+	d := Decision{Schema: SchemaVersion, N: n, Time: w.Time, Run: run, Tree: tree, Status: Waived, Waiver: &w}
+	if latest != nil {
+		d.Goal, d.Commands, d.Counts, d.Failing, d.Flaky = latest.Goal, latest.Commands, latest.Counts, latest.Failing, latest.Flaky
+		d.Reasons = []string{fmt.Sprintf("waived by %s: %s (decision %d was %s)", w.By, w.Reason, latest.N, latest.Status)}
+	} else {
+		d.Reasons = []string{fmt.Sprintf("waived by %s: %s (no earlier decision)", w.By, w.Reason)}
+	}
+	return d
+}
+
+// Valid reports whether d still counts for the tree on disk: a PASS is
+// tied to the tree it verified.
+func (d Decision) Valid(tree string) bool {
+	return d.Status.Advances() && d.Tree != "" && d.Tree == tree
+}
+
+// Summary is one line for logs.
+func (d Decision) Summary() string {
+	return fmt.Sprintf("%s: %s", d.Status, strings.Join(d.Reasons, "; "))
+}
+
+// FailingNames lists the failing tests of d.
+func (d Decision) FailingNames() []string {
+	out := make([]string, len(d.Failing))
+	for i, f := range d.Failing {
+		out[i] = f.Name
+	}
+	return out
+}
+
+func sources(ev Evidence) []string {
+	out := make([]string, len(ev.Commands))
+	for i, c := range ev.Commands {
+		out[i] = c.Source
+		if out[i] == "" {
+			out[i] = c.Command
+		}
+	}
+	return out
+}
+
+// NewBaseline records the suite's state at the start of a run.
+func NewBaseline(tree string, ev Evidence) Baseline {
+	d := Judge(Input{Evidence: ev})
+	b := Baseline{Tree: tree, Sources: sources(ev), Executed: d.Counts.Executed, Skipped: d.Counts.Skipped,
+		Failed: d.Counts.Failed + d.Counts.Errors}
+	if d.Status == NotEvaluated {
+		b.Reason = strings.Join(d.Reasons, "; ")
+		return b
+	}
+	b.Evaluated = len(ev.Tests) > 0
+	if !b.Evaluated {
+		b.Reason = "no per-test results"
+	}
+	b.Tests = map[string]report.Status{}
+	for _, t := range ev.Tests {
+		b.Tests[t.Name] = t.Status
+	}
+	return b
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+func clipList(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:n], ", ") + fmt.Sprintf(", … (%d more)", len(names)-n)
+}
+
+func short(tree string) string {
+	if len(tree) > 12 {
+		return tree[:12]
+	}
+	return tree
+}

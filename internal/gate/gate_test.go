@@ -1,0 +1,134 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/verify/report"
+)
+
+func cases(spec ...string) []report.Case {
+	var out []report.Case
+	for _, s := range spec {
+		name, st, _ := strings.Cut(s, "=")
+		out = append(out, report.Case{Name: name, Status: report.Status(st), Message: "boom\nmore"})
+	}
+	return out
+}
+
+func cmd(exit int) Command {
+	return Command{Command: "go test -json ./...", ExitCode: exit, Parsed: true, Duration: time.Second}
+}
+
+func base(spec ...string) *Baseline {
+	b := NewBaseline("t0", Evidence{Commands: []Command{cmd(0)}, Tests: cases(spec...)})
+	return &b
+}
+
+func TestStatusRules(t *testing.T) {
+	tt := []struct {
+		name     string
+		ev       Evidence
+		baseline *Baseline
+		previous []Decision
+		want     Status
+		reason   string
+	}{
+		{name: "all pass", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "b=passed")}, want: Pass, reason: "2 tests passed"},
+		{name: "one fails", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed", "b=failed")}, want: Fail, reason: "1 of 2 tests failed"},
+		{name: "error counts as failure", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed", "pkg=error")}, want: Fail},
+		{name: "exit 0 with zero tests", ev: Evidence{Commands: []Command{cmd(0)}}, want: NotEvaluated, reason: "zero tests executed"},
+		{name: "only skipped tests", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=skipped")}, want: NotEvaluated},
+		{name: "all pass but exit 1", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed")}, want: Fail, reason: "exited 1 although no test failed"},
+		{name: "no command", ev: Evidence{NoCommand: "no test command found: looked for go.mod"}, want: NotEvaluated, reason: "looked for go.mod"},
+		{name: "runner missing", ev: Evidence{Commands: []Command{{Command: "pytest", ExitCode: 127, NotFound: true}}}, want: NotEvaluated, reason: "missing"},
+		{name: "unparseable output", ev: Evidence{Commands: []Command{{Command: "./t.sh", ExitCode: 0, Parsed: false}}}, want: NotEvaluated, reason: "could not be parsed"},
+		{name: "timeout", ev: Evidence{Commands: []Command{{Command: "go test", ExitCode: -1, TimedOut: true, Duration: time.Minute}}, Tests: cases("a=passed")}, want: Fail, reason: "timed out after 1m0s"},
+		{name: "two commands one fails", ev: Evidence{Commands: []Command{cmd(0), {Command: "make lint", ExitCode: 2, Parsed: true}}, Tests: cases("a=passed")}, want: Fail, reason: "make lint"},
+		{name: "tests deleted", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed")}, baseline: base("a=passed", "b=passed", "c=passed"), want: Fail, reason: "fewer tests than at the start"},
+		{name: "deleted failing test", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "c=passed", "d=passed")}, baseline: base("a=passed", "b=failed", "c=passed"), want: Fail, reason: "previously failing tests are missing: b"},
+		{name: "failing test from an earlier gate missing", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed")},
+			previous: []Decision{{N: 1, Status: Fail, Failing: []Failure{{Name: "new_test"}}}}, want: Fail, reason: "new_test"},
+		{name: "focused decisions do not count as history", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed")},
+			previous: []Decision{{N: 1, Status: Fail, Focused: true, Failing: []Failure{{Name: "x"}}}}, want: Pass},
+		{name: "more skipped than baseline", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "b=skipped")}, baseline: base("a=passed", "b=passed"), want: Concerns, reason: "1 tests skipped, 0 at the start"},
+		{name: "flaky", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed", "b=failed"), Flaky: []string{"b"}}, want: Concerns, reason: "flaky"},
+		{name: "flaky plus real failure", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=failed", "b=failed"), Flaky: []string{"b"}}, want: Fail, reason: "1 of 2 tests failed"},
+		{name: "focused pass is not a pass", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed"), Focused: true}, want: NotEvaluated, reason: "full suite"},
+		{name: "focused failure fails", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=failed"), Focused: true}, want: Fail},
+		{name: "baseline failing now passing", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "b=passed")}, baseline: base("a=passed", "b=failed"), want: Pass},
+		{name: "test command changed", ev: Evidence{Commands: []Command{{Command: "make test", Source: "Makefile target test", Parsed: true}}, Tests: cases("a=passed")},
+			baseline: base("a=passed"), want: NotEvaluated, reason: "test command changed during the run"},
+		{name: "counts without per-test results", ev: Evidence{Commands: []Command{{Command: "make test", Parsed: true, Passed: 3}}}, want: Pass},
+		{name: "failing names without per-test results", ev: Evidence{Commands: []Command{{Command: "make test", ExitCode: 2, Parsed: true, Passed: 3, Failed: 1}}, Failing: []string{"x"}}, want: Fail},
+	}
+	for _, c := range tt {
+		t.Run(c.name, func(t *testing.T) {
+			d := Judge(Input{Run: "r", Tree: "t1", N: 2, Evidence: c.ev, Baseline: c.baseline, Previous: c.previous})
+			if d.Status != c.want {
+				t.Fatalf("status %s, want %s (reasons %v)", d.Status, c.want, d.Reasons)
+			}
+			if c.reason != "" && !strings.Contains(strings.Join(d.Reasons, "; "), c.reason) {
+				t.Fatalf("reasons %v lack %q", d.Reasons, c.reason)
+			}
+			if d.Schema != SchemaVersion || d.Run != "r" || d.Tree != "t1" || d.N != 2 || len(d.Reasons) == 0 {
+				t.Fatalf("decision header %+v", d)
+			}
+		})
+	}
+}
+
+func TestOutcomeMapping(t *testing.T) {
+	want := map[Status]phase.Outcome{Pass: phase.Pass, Waived: phase.Pass, Concerns: phase.Concerns, Fail: phase.Fail, NotEvaluated: phase.NotEvaluated, Status("bogus"): phase.NotEvaluated}
+	for s, o := range want {
+		if Outcome(s) != o {
+			t.Errorf("Outcome(%s) = %s, want %s", s, Outcome(s), o)
+		}
+	}
+}
+
+func TestCacheAndValidity(t *testing.T) {
+	prev := []Decision{
+		{N: 1, Tree: "aaa", Status: Fail},
+		{N: 2, Tree: "bbb", Status: Pass, Reasons: []string{"2 tests passed"}},
+		{N: 3, Tree: "aaa", Status: NotEvaluated},
+	}
+	if CachedPass(prev, "aaa") != nil || CachedPass(prev, "") != nil {
+		t.Fatal("only a PASS of the same tree is a cache hit")
+	}
+	hit := CachedPass(prev, "bbb")
+	if hit == nil || hit.N != 2 {
+		t.Fatal("cache miss")
+	}
+	d := FromCache(*hit, 4, time.Unix(1, 0))
+	if d.N != 4 || d.CachedFrom != 2 || d.Status != Pass || !strings.Contains(d.Reasons[0], "cache hit") {
+		t.Fatalf("%+v", d)
+	}
+	if !d.Valid("bbb") || d.Valid("ccc") || (Decision{Status: Fail, Tree: "x"}).Valid("x") {
+		t.Fatal("validity is tied to the tree and the status")
+	}
+}
+
+func TestWaive(t *testing.T) {
+	latest := &Decision{N: 3, Status: Fail, Failing: []Failure{{Name: "a"}}}
+	w := Waive(latest, "r", "tree", 4, Waiver{By: "ann", Reason: "infra flake", Time: time.Unix(5, 0)})
+	if w.Status != Waived || w.N != 4 || w.Waiver.By != "ann" || len(w.Failing) != 1 || !strings.Contains(w.Reasons[0], "decision 3 was FAIL") {
+		t.Fatalf("%+v", w)
+	}
+	if Outcome(w.Status) != phase.Pass {
+		t.Fatal("a waiver advances")
+	}
+}
+
+func TestBaseline(t *testing.T) {
+	b := NewBaseline("t", Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed", "b=failed", "c=skipped")})
+	if !b.Evaluated || b.Executed != 2 || b.Failed != 1 || b.Skipped != 1 || b.Tests["b"] != report.Failed {
+		t.Fatalf("%+v", b)
+	}
+	nb := NewBaseline("t", Evidence{NoCommand: "none"})
+	if nb.Evaluated || nb.Reason == "" {
+		t.Fatalf("%+v", nb)
+	}
+}
