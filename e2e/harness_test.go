@@ -125,9 +125,15 @@ func (r result) events(t *testing.T) []map[string]any {
 }
 
 func ultraEnv(t *testing.T) []string {
+	return ultraEnvKeeping(t, false)
+}
+
+// ultraEnvKeeping is the environment for ultra: without the caller's
+// model settings unless keep is set.
+func ultraEnvKeeping(t *testing.T, keep bool) []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ULTRA_") {
+		if !keep && (strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ULTRA_")) {
 			continue
 		}
 		env = append(env, kv)
@@ -138,9 +144,20 @@ func ultraEnv(t *testing.T) []string {
 // ultra runs the binary in dir and waits for it.
 func ultra(t *testing.T, dir string, args ...string) result {
 	t.Helper()
+	return ultraRun(t, dir, ultraEnv(t), args...)
+}
+
+// ultraKeepEnv is ultra with the test's own OPENAI_/ULTRA_ variables.
+func ultraKeepEnv(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	return ultraRun(t, dir, ultraEnvKeeping(t, true), args...)
+}
+
+func ultraRun(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(ultraBin, args...)
 	cmd.Dir = dir
-	cmd.Env = ultraEnv(t)
+	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -209,4 +226,10 @@ func fixSteps() []step {
 		calls(call("phase", map[string]any{"to": "verifying"})),
 		calls(call("verify", map[string]any{})),
 	}
+}
+
+func execCmd(dir string, env []string, name string, args ...string) *exec.Cmd {
+	c := exec.Command(name, args...)
+	c.Dir, c.Env = dir, env
+	return c
 }

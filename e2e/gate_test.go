@@ -1,0 +1,194 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func gateFile(t *testing.T, dir, id string, n int) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, ".ultra", "state", "runs", id, "gate-"+itoa(n)+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestRunWritesGateFilesAndBaseline(t *testing.T) {
+	dir := repo(t, calcProject)
+	m := newModel(t, fixSteps()...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	d := gateFile(t, dir, id, 1)
+	if d["gate_status"] != "PASS" || d["schema_version"].(float64) != 1 || d["run"] != id || len(d["tree"].(string)) != 40 {
+		t.Fatalf("gate-1.json %v", d)
+	}
+	if c := d["counts"].(map[string]any); c["passed"].(float64) != 2 || c["executed"].(float64) != 2 {
+		t.Fatalf("counts %v", c)
+	}
+	// The decision is tied to the tree the run left.
+	tree := strings.TrimSpace(treeHash(t, dir))
+	if d["tree"] != tree {
+		t.Fatalf("gate tree %v, working tree %s", d["tree"], tree)
+	}
+	fi, _ := os.Stat(filepath.Join(dir, ".ultra", "state", "runs", id, "gate-1.json"))
+	if fi.Mode().Perm()&0o222 != 0 {
+		t.Fatal("gate file is writable")
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ".ultra", "state", "runs", id, "baseline.json"))
+	var base map[string]any
+	json.Unmarshal(b, &base)
+	if base["evaluated"] != true || base["failed"].(float64) != 1 || base["executed"].(float64) != 2 {
+		t.Fatalf("baseline %s", b)
+	}
+	show := ultra(t, dir, "gate", "show", id)
+	if show.code != 0 || !strings.Contains(show.stdout, "gate-1") || !strings.Contains(show.stdout, "PASS") || !strings.Contains(show.stdout, "baseline") {
+		t.Fatalf("gate show:\n%s%s", show.stdout, show.stderr)
+	}
+}
+
+// treeHash computes the working tree's hash the way ultra does.
+func treeHash(t *testing.T, dir string) string {
+	idx := filepath.Join(t.TempDir(), "index")
+	env := append(os.Environ(), "GIT_INDEX_FILE="+idx)
+	run := func(args ...string) string {
+		c := execCmd(dir, env, "git", args...)
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return string(out)
+	}
+	run("add", "-A", "--", ".")
+	return run("write-tree")
+}
+
+func TestDeletedFailingTestFailsTheGate(t *testing.T) {
+	dir := repo(t, calcProject)
+	m := newModel(t,
+		calls(call("read", map[string]any{"file_path": "calc/calc_test.go"})),
+		calls(call("phase", map[string]any{"to": "building", "plan": "make the suite green the easy way"})),
+		calls(call("edit", map[string]any{"file_path": "calc/calc_test.go",
+			"old_string": "func TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf(\"Add(2, 3) = %d, want 5\", got)\n\t}\n}\n", "new_string": ""})),
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})),
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+	)
+	res := ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	d := gateFile(t, dir, id, 1)
+	reasons, _ := json.Marshal(d["reasons"])
+	if d["gate_status"] != "FAIL" || !strings.Contains(string(reasons), "previously failing tests are missing: example.com/calc/calc.TestAdd") ||
+		!strings.Contains(string(reasons), "fewer tests than at the start") {
+		t.Fatalf("gate %v", d)
+	}
+	// A person may still accept the work, on the record.
+	w := ultra(t, dir, "gate", "waive", id, "--reason", "TestAdd was obsolete", "--by", "ann")
+	if w.code != 0 || !strings.Contains(w.stdout, "WAIVED") || !strings.Contains(w.stdout, "complete") {
+		t.Fatalf("waive: %d\n%s%s", w.code, w.stdout, w.stderr)
+	}
+	d2 := gateFile(t, dir, id, 2)
+	if d2["gate_status"] != "WAIVED" || d2["waiver"].(map[string]any)["by"] != "ann" {
+		t.Fatalf("gate-2 %v", d2)
+	}
+	var s map[string]any
+	json.Unmarshal([]byte(ultra(t, dir, "status", id, "--json").stdout), &s)
+	if s["phase"] != "complete" || s["status"] != "complete" {
+		t.Fatalf("status after waiver %v %v", s["phase"], s["status"])
+	}
+	if again := ultra(t, dir, "gate", "waive", id, "--reason", "x"); again.code != 2 {
+		t.Fatalf("waiving a complete run: %d %s", again.code, again.stderr)
+	}
+	if none := ultra(t, dir, "gate", "waive", id); none.code != 2 || !strings.Contains(none.stderr, "reason") {
+		t.Fatalf("waiver without reason: %d %s", none.code, none.stderr)
+	}
+}
+
+func TestFailedTestsRunFirstWhenIterating(t *testing.T) {
+	dir := repo(t, calcProject)
+	m := newModel(t,
+		calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
+	)
+	res := ultra(t, dir, runArgs(m, "--max-retries", "2", "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	d1, d2 := gateFile(t, dir, id, 1), gateFile(t, dir, id, 2)
+	if d1["focused"] == true || d2["focused"] != true || d2["gate_status"] != "FAIL" {
+		t.Fatalf("gate-1 focused=%v, gate-2 focused=%v status %v", d1["focused"], d2["focused"], d2["gate_status"])
+	}
+	if c := d2["counts"].(map[string]any); c["executed"].(float64) != 1 {
+		t.Fatalf("the focused run should run only the failing test: %v", c)
+	}
+}
+
+func TestNoTestsEscalates(t *testing.T) {
+	dir := repo(t, map[string]string{"go.mod": "module example.com/x\n\ngo 1.21\n", "x.go": "package x\n\nfunc X() {}\n"})
+	m := newModel(t,
+		calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
+	)
+	res := ultra(t, dir, runArgs(m, "add X")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	if d := gateFile(t, dir, id, 1); d["gate_status"] != "NOT_EVALUATED" {
+		t.Fatalf("gate %v", d)
+	}
+	fin := data(ofType(res.events(t), "run_finished")[0])
+	if !strings.Contains(fin["reason"].(string), "verification proved nothing") {
+		t.Fatalf("finish %v", fin)
+	}
+}
+
+func TestStandaloneVerify(t *testing.T) {
+	dir := repo(t, calcProject)
+	res := ultra(t, dir, "verify", "--json")
+	if res.code != 5 {
+		t.Fatalf("exit %d, want 5 (FAIL)\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	var out struct {
+		Decision map[string]any `json:"decision"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatal(err, res.stdout)
+	}
+	c := out.Decision["counts"].(map[string]any)
+	if out.Decision["gate_status"] != "FAIL" || c["passed"].(float64) != 1 || c["failed"].(float64) != 1 {
+		t.Fatalf("decision %v", out.Decision)
+	}
+	// --only-failed runs the failing test alone first.
+	again := ultra(t, dir, "verify", "--only-failed", "--json")
+	json.Unmarshal([]byte(again.stdout), &out)
+	if again.code != 5 || out.Decision["focused"] != true {
+		t.Fatalf("only-failed: %d %v", again.code, out.Decision)
+	}
+	os.WriteFile(filepath.Join(dir, "calc", "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644)
+	ok := ultra(t, dir, "verify", "--only-failed")
+	if ok.code != 0 || !strings.Contains(ok.stdout, "gate: PASS") {
+		t.Fatalf("after the fix: %d\n%s%s", ok.code, ok.stdout, ok.stderr)
+	}
+	empty := t.TempDir()
+	if ne := ultra(t, empty, "verify", empty); ne.code != 6 || !strings.Contains(ne.stdout, "NOT_EVALUATED") {
+		t.Fatalf("no tests: %d\n%s%s", ne.code, ne.stdout, ne.stderr)
+	}
+}

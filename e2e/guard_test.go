@@ -1,0 +1,118 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Arguments spelled the way the bash tool also accepts them (an alias, a
+// double-encoded object) are judged like plain ones.
+func TestPlanningGuardCannotBeSidestepped(t *testing.T) {
+	dir := repo(t, calcProject)
+	os.MkdirAll(filepath.Join(dir, "tools"), 0o755)
+	os.WriteFile(filepath.Join(dir, "tools", "cat"), []byte("#!/bin/sh\ntouch PWNED\n"), 0o755)
+	m := newModel(t,
+		calls(call("bash", map[string]any{"cmd": "echo one > PWNED1.txt"})),
+		step{"tool_calls": []any{map[string]any{"name": "bash", "raw_arguments": `"{\"command\":\"echo two > PWNED2.txt\"}"`}}},
+		calls(call("bash", map[string]any{"cmd": "echo three > .ultra/config"})),
+		calls(call("bash", map[string]any{"command": "read PATH <<< tools; cat go.mod"})),
+		calls(call("bash", map[string]any{"command": "printenv OPENAI_API_KEY; echo key=${OPENAI_API_KEY:-unset}"})),
+		text("stop"), text("stop"), text("stop"), text("stop"), text("stop"),
+	)
+	cmd := runArgs(m, "fix calc")
+	res := ultraWithEnv(t, dir, []string{"OPENAI_API_KEY=sk-very-secret-123"}, cmd...)
+	if res.code != 3 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	for _, f := range []string{"PWNED", "PWNED1.txt", "PWNED2.txt", ".ultra/config"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("planning created %s", f)
+		}
+	}
+	var layers []string
+	for _, e := range ofType(res.events(t), "refusal") {
+		layers = append(layers, data(e)["layer"].(string))
+	}
+	if strings.Join(layers, ",") != "planning-read-only,planning-read-only,planning-read-only,planning-read-only" {
+		t.Fatalf("refusals %v", layers)
+	}
+	// The key never reaches the model, the output or the store.
+	if strings.Contains(res.stdout, "sk-very-secret") {
+		t.Fatal("the API key reached the event stream")
+	}
+	for _, r := range m.srv.Requests() {
+		if strings.Contains(string(r.Body), "sk-very-secret") {
+			t.Fatal("the API key reached the model")
+		}
+	}
+	if !strings.Contains(string(m.srv.Requests()[5].Body), "key=unset") {
+		t.Fatal("printenv should run and see no key")
+	}
+	db, _ := os.ReadFile(filepath.Join(dir, ".ultra", "state", "ultra.db"))
+	wal, _ := os.ReadFile(filepath.Join(dir, ".ultra", "state", "ultra.db-wal"))
+	if strings.Contains(string(db)+string(wal), "sk-very-secret") {
+		t.Fatal("the API key reached the store")
+	}
+}
+
+// A tool the request did not offer is refused even when the phase changed
+// to one that allows it within the same answer.
+func TestOnlyOfferedToolsRun(t *testing.T) {
+	dir := repo(t, calcProject)
+	m := newModel(t,
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		calls(call("phase", map[string]any{"to": "building", "plan": "p"}),
+			call("write", map[string]any{"file_path": "new.txt", "content": "x"})),
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "a - b", "new_string": "a + b"}),
+			call("phase", map[string]any{"to": "verifying"}), call("verify", map[string]any{})),
+		calls(call("verify", map[string]any{})),
+	)
+	res := ultra(t, dir, runArgs(m, "--control", "Autonomous", "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.txt")); err == nil {
+		t.Fatal("write ran although planning's request did not offer it")
+	}
+	var refused []string
+	for _, e := range ofType(res.events(t), "refusal") {
+		refused = append(refused, data(e)["tool"].(string))
+	}
+	if strings.Join(refused, ",") != "write,verify" {
+		t.Fatalf("refused %v", refused)
+	}
+}
+
+// A command that writes ultra's files in a way the parser cannot see is
+// caught after it runs, and the run stops for a person.
+func TestStateFilesTamperingEscalates(t *testing.T) {
+	files := map[string]string{".ultra/config": "[run]\nmax_turns = 50\n"}
+	for k, v := range calcProject {
+		files[k] = v
+	}
+	dir := repo(t, files)
+	m := newModel(t,
+		calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
+		calls(call("bash", map[string]any{"command": "d=.ul; echo '[run]' > ${d}tra/config"})),
+		text("x"),
+	)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	fin := data(ofType(res.events(t), "run_finished")[0])
+	if !strings.Contains(fin["reason"].(string), "changed ultra's own files") {
+		t.Fatalf("finish %v", fin)
+	}
+}
+
+func ultraWithEnv(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	return ultraKeepEnv(t, dir, args...)
+}
