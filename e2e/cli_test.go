@@ -171,3 +171,53 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
+
+// cancel interrupts a live run and closes it; a cancelled run cannot be
+// resumed.
+func TestCancelALiveRun(t *testing.T) {
+	dir := repo(t, calcProject)
+	steps := fixSteps()
+	steps = append(steps[:2], append([]step{calls(call("bash", map[string]any{"command": "sleep 60", "timeout_ms": 120000}))}, steps[2:]...)...)
+	m := newModel(t, steps...)
+	cmd := exec.Command(ultraBin, runArgs(m, "fix calc")...)
+	cmd.Dir = dir
+	cmd.Env = ultraEnv(t)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	id := ""
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		var e map[string]any
+		json.Unmarshal(sc.Bytes(), &e)
+		if e["type"] == "run_started" {
+			id = e["run"].(string)
+		}
+		if e["type"] == "tool_call" && data(e)["tool"] == "bash" {
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	res := ultra(t, dir, "cancel", id, "--reason", "wrong task")
+	if res.code != 0 || !strings.Contains(res.stdout, "cancelled") {
+		t.Fatalf("cancel: %d %s %s", res.code, res.stdout, res.stderr)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("the cancelled run exited 0")
+	}
+	var s map[string]any
+	json.Unmarshal([]byte(ultra(t, dir, "status", id, "--json").stdout), &s)
+	if s["phase"] != "cancelled" || s["status"] != "cancelled" {
+		t.Fatalf("status %v %v", s["phase"], s["status"])
+	}
+	if r := ultra(t, dir, "resume", id); r.code != 2 || !strings.Contains(r.stderr, "cancelled") {
+		t.Fatalf("resume of a cancelled run: %d %s", r.code, r.stderr)
+	}
+	if r := ultra(t, dir, "cancel", id); r.code != 2 {
+		t.Fatalf("second cancel: %d %s", r.code, r.stderr)
+	}
+}

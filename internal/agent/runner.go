@@ -164,7 +164,7 @@ func (r *runner) loop(ctx context.Context) (*Outcome, error) {
 	o := r.stop
 	u := r.st.Phase.Used
 	r.emit(event.RunFinished, event.RunFinishedData{Status: o.Status, Reason: o.Reason, ExitCode: o.ExitCode,
-		Turns: u.Turns, Usage: llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		Turns: u.Turns, Usage: event.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 			CacheReadTokens: r.st.Usage.CacheReadTokens, CacheWriteTokens: r.st.Usage.CacheWriteTokens},
 		Wall: u.Wall.Round(time.Millisecond).String()})
 	return o, nil
@@ -202,9 +202,12 @@ func (r *runner) step(ctx context.Context) error {
 	resp, err := r.o.Provider.Stream(ctx, req, nil)
 	took := r.o.Now().Sub(start)
 	if err != nil {
+		me := &event.ModelError{Provider: r.o.ProviderName, Message: err.Error()}
 		var le *llm.Error
-		errors.As(err, &le)
-		r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: r.o.Model, Duration: took.String(), Error: le})
+		if errors.As(err, &le) {
+			me = &event.ModelError{Provider: le.Provider, StatusCode: le.StatusCode, Message: le.Message, Retryable: le.Retryable}
+		}
+		r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: r.o.Model, Duration: took.String(), Error: me})
 		if ctx.Err() != nil {
 			r.finish(StatusInterrupted, "interrupted")
 			return nil
@@ -227,7 +230,7 @@ func (r *runner) step(ctx context.Context) error {
 	if model == "" {
 		model = r.o.Model
 	}
-	r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: model, Usage: resp.Usage,
+	r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: model, Usage: event.Usage(resp.Usage),
 		StopReason: resp.StopReason, ToolCalls: len(resp.ToolCalls), Duration: took.String()})
 	if strings.TrimSpace(resp.Text) != "" {
 		r.emit(event.AssistantText, event.AssistantTextData{Text: resp.Text})

@@ -6,12 +6,12 @@ package event
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/axes"
-	"github.com/ultra-dev/ultra/internal/llm"
 )
 
 // Type names an event.
@@ -61,12 +61,12 @@ type (
 		From     string `json:"from"`
 	}
 	RunFinishedData struct {
-		Status   string    `json:"status"`
-		Reason   string    `json:"reason"`
-		ExitCode int       `json:"exit_code"`
-		Turns    int       `json:"turns"`
-		Usage    llm.Usage `json:"usage"`
-		Wall     string    `json:"wall"`
+		Status   string `json:"status"`
+		Reason   string `json:"reason"`
+		ExitCode int    `json:"exit_code"`
+		Turns    int    `json:"turns"`
+		Usage    Usage  `json:"usage"`
+		Wall     string `json:"wall"`
 	}
 	PhaseChangedData struct {
 		From   string `json:"from"`
@@ -92,13 +92,13 @@ type (
 		Messages int      `json:"messages"`
 	}
 	ModelResponseData struct {
-		Turn       int        `json:"turn"`
-		Model      string     `json:"model"`
-		Usage      llm.Usage  `json:"usage"`
-		StopReason string     `json:"stop_reason,omitempty"`
-		ToolCalls  int        `json:"tool_calls"`
-		Duration   string     `json:"duration"`
-		Error      *llm.Error `json:"error,omitempty"`
+		Turn       int         `json:"turn"`
+		Model      string      `json:"model"`
+		Usage      Usage       `json:"usage"`
+		StopReason string      `json:"stop_reason,omitempty"`
+		ToolCalls  int         `json:"tool_calls"`
+		Duration   string      `json:"duration"`
+		Error      *ModelError `json:"error,omitempty"`
 	}
 	AssistantTextData struct {
 		Text string `json:"text"`
@@ -156,6 +156,30 @@ type (
 		Message string `json:"message"`
 	}
 )
+
+// Usage counts tokens, as events report them.
+type Usage struct {
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+}
+
+// ModelError is a failed model request, as events report it.
+type ModelError struct {
+	Provider   string `json:"provider"`
+	StatusCode int    `json:"status_code,omitempty"`
+	Message    string `json:"message"`
+	Retryable  bool   `json:"retryable"`
+}
+
+// Error is a one-line description.
+func (e *ModelError) Error() string {
+	if e.StatusCode != 0 {
+		return fmt.Sprintf("%s: HTTP %d: %s", e.Provider, e.StatusCode, e.Message)
+	}
+	return e.Provider + ": " + e.Message
+}
 
 // Sink receives every event of a bus, in order.
 type Sink interface {

@@ -97,7 +97,8 @@ var edges = []edge{
 	{Escalated, Planning, []Actor{ByPerson}},
 	{Escalated, Building, []Actor{ByPerson}},
 	{Escalated, Iterating, []Actor{ByPerson}},
-	{Escalated, Complete, []Actor{ByPerson}}, // a person's waiver of the gate
+	{Escalated, Complete, []Actor{ByPerson}},  // a person's waiver of the gate
+	{Escalated, Cancelled, []Actor{ByPerson}}, // a person closes the run
 }
 
 // Tools returns the tools phase p offers, in order.

@@ -73,6 +73,8 @@ func TestTransitions(t *testing.T) {
 		{Escalated, Iterating, ByPerson, true},
 		{Escalated, Complete, ByPerson, true},
 		{Escalated, Complete, ByModel, false},
+		{Escalated, Cancelled, ByPerson, true},
+		{Complete, Cancelled, ByPerson, false},
 		{Escalated, Verifying, ByPerson, false},
 		{Complete, Building, ByPerson, false},
 		{Complete, Escalated, ByBudget, false},

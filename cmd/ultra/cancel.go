@@ -1,0 +1,42 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ultra-dev/ultra/internal/agent"
+)
+
+func newCancelCmd() *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "cancel RUN_ID",
+		Short: "Stop a run for good (a running one is interrupted first)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, st, err := openProject(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			row, err := getRun(cmd, st, args[0])
+			if err != nil {
+				return err
+			}
+			out, err := agent.Cancel(cmd.Context(), agent.Options{Store: st, StateRoot: p.StateRoot}, row.ID, reason)
+			if errors.Is(err, agent.ErrBusy) || (err != nil && strings.Contains(err.Error(), "already")) {
+				return usageErr("%v", err)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "run %s cancelled: %s\n", out.RunID, out.Reason)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why (recorded with the transition)")
+	return cmd
+}

@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/phase"
+)
+
+// Cancel stops a run for good. A run driven by a live process on this
+// machine is interrupted first (SIGTERM, as Ctrl-C would).
+func Cancel(ctx context.Context, o Options, id, reason string) (*Outcome, error) {
+	o = o.withDefaults()
+	row, err := o.Store.GetRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p := phase.Phase(row.Phase); p == phase.Complete || p == phase.Cancelled {
+		return nil, fmt.Errorf("run %s is already %s", row.ID, p)
+	}
+	if row.Status == StatusRunning && row.PID != os.Getpid() && processAlive(row.PID) {
+		if err := syscall.Kill(row.PID, syscall.SIGTERM); err != nil {
+			return nil, fmt.Errorf("interrupting run %s (pid %d): %w", row.ID, row.PID, err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if row, err = o.Store.GetRun(ctx, row.ID); err != nil {
+				return nil, err
+			}
+			if row.Status != StatusRunning || !processAlive(row.PID) {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("%w: run %s (pid %d) did not stop within 20s", ErrBusy, row.ID, row.PID)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	st, err := decodeState(row)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRunner(ctx, o, row, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	if reason == "" {
+		reason = "cancelled by a person"
+	}
+	if err := r.transition(phase.Cancelled, phase.ByPerson, reason, ""); err != nil {
+		return nil, err
+	}
+	r.finish(StatusCancelled, reason)
+	if err := r.save(); err != nil {
+		return nil, err
+	}
+	u := r.st.Phase.Used
+	r.emit(event.RunFinished, event.RunFinishedData{Status: StatusCancelled, Reason: reason, ExitCode: ExitCode(StatusCancelled),
+		Turns: u.Turns, Wall: u.Wall.String()})
+	return r.stop, nil
+}
