@@ -19,6 +19,7 @@ import (
 // The scripted model runs as `ultra dev fakemodel`, and a run completes
 // against it, with every request in its log.
 func TestDevFakemodelCommand(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	b, _ := json.Marshal(map[string]any{"steps": fixSteps()})
 	script := filepath.Join(t.TempDir(), "s.json")
@@ -65,6 +66,7 @@ func TestDevFakemodelCommand(t *testing.T) {
 // Ctrl-C stops a run with exit code 130, kills the command it was running
 // with its whole process group, and leaves the run resumable.
 func TestInterruptExits130AndKillsGroup(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	steps := fixSteps()
@@ -175,6 +177,7 @@ func alive(pid int) bool {
 // cancel interrupts a live run and closes it; a cancelled run cannot be
 // resumed.
 func TestCancelALiveRun(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	steps := fixSteps()
 	steps = append(steps[:2], append([]step{calls(call("bash", map[string]any{"command": "sleep 60", "timeout_ms": 120000}))}, steps[2:]...)...)

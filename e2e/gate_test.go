@@ -24,6 +24,7 @@ func gateFile(t *testing.T, dir, id string, n int) map[string]any {
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestRunWritesGateFilesAndBaseline(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	m := newModel(t, fixSteps()...)
 	res := ultra(t, dir, runArgs(m, "fix calc")...)
@@ -41,7 +42,8 @@ func TestRunWritesGateFilesAndBaseline(t *testing.T) {
 	// The decision is tied to the tree the run left.
 	tree := strings.TrimSpace(treeHash(t, dir))
 	if d["tree"] != tree {
-		t.Fatalf("gate tree %v, working tree %s", d["tree"], tree)
+		out, _ := execCmd(dir, os.Environ(), "git", "diff-tree", "-r", d["tree"].(string), tree).CombinedOutput()
+		t.Fatalf("gate tree %v, working tree %s:\n%s", d["tree"], tree, out)
 	}
 	fi, _ := os.Stat(filepath.Join(dir, ".ultra", "state", "runs", id, "gate-1.json"))
 	if fi.Mode().Perm()&0o222 != 0 {
@@ -76,6 +78,7 @@ func treeHash(t *testing.T, dir string) string {
 }
 
 func TestDeletedFailingTestFailsTheGate(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	m := newModel(t,
 		calls(call("read", map[string]any{"file_path": "calc/calc_test.go"})),
@@ -120,6 +123,7 @@ func TestDeletedFailingTestFailsTheGate(t *testing.T) {
 }
 
 func TestFailedTestsRunFirstWhenIterating(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	m := newModel(t,
 		calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
@@ -141,6 +145,7 @@ func TestFailedTestsRunFirstWhenIterating(t *testing.T) {
 }
 
 func TestNoTestsEscalates(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, map[string]string{"go.mod": "module example.com/x\n\ngo 1.21\n", "x.go": "package x\n\nfunc X() {}\n"})
 	m := newModel(t,
 		calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
@@ -161,6 +166,7 @@ func TestNoTestsEscalates(t *testing.T) {
 }
 
 func TestStandaloneVerify(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	res := ultra(t, dir, "verify", "--json")
 	if res.code != 5 {

@@ -10,6 +10,7 @@ import (
 // Arguments spelled the way the bash tool also accepts them (an alias, a
 // double-encoded object) are judged like plain ones.
 func TestPlanningGuardCannotBeSidestepped(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	os.MkdirAll(filepath.Join(dir, "tools"), 0o755)
 	os.WriteFile(filepath.Join(dir, "tools", "cat"), []byte("#!/bin/sh\ntouch PWNED\n"), 0o755)
@@ -60,6 +61,7 @@ func TestPlanningGuardCannotBeSidestepped(t *testing.T) {
 // A tool the request did not offer is refused even when the phase changed
 // to one that allows it within the same answer.
 func TestOnlyOfferedToolsRun(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	m := newModel(t,
 		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
@@ -88,6 +90,7 @@ func TestOnlyOfferedToolsRun(t *testing.T) {
 // A command that writes ultra's files in a way the parser cannot see is
 // caught after it runs, and the run stops for a person.
 func TestStateFilesTamperingEscalates(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{".ultra/config": "[run]\nmax_turns = 50\n"}
 	for k, v := range calcProject {
 		files[k] = v
@@ -110,9 +113,5 @@ func TestStateFilesTamperingEscalates(t *testing.T) {
 
 func ultraWithEnv(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	return ultraKeepEnv(t, dir, args...)
+	return ultraRun(t, dir, append(ultraEnv(t), env...), args...)
 }

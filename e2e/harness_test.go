@@ -124,16 +124,12 @@ func (r result) events(t *testing.T) []map[string]any {
 	return out
 }
 
+// ultraEnv is the environment for ultra: without the caller's model
+// settings or user configuration.
 func ultraEnv(t *testing.T) []string {
-	return ultraEnvKeeping(t, false)
-}
-
-// ultraEnvKeeping is the environment for ultra: without the caller's
-// model settings unless keep is set.
-func ultraEnvKeeping(t *testing.T, keep bool) []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
-		if !keep && (strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ULTRA_")) {
+		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ULTRA_") {
 			continue
 		}
 		env = append(env, kv)
@@ -145,12 +141,6 @@ func ultraEnvKeeping(t *testing.T, keep bool) []string {
 func ultra(t *testing.T, dir string, args ...string) result {
 	t.Helper()
 	return ultraRun(t, dir, ultraEnv(t), args...)
-}
-
-// ultraKeepEnv is ultra with the test's own OPENAI_/ULTRA_ variables.
-func ultraKeepEnv(t *testing.T, dir string, args ...string) result {
-	t.Helper()
-	return ultraRun(t, dir, ultraEnvKeeping(t, true), args...)
 }
 
 func ultraRun(t *testing.T, dir string, env []string, args ...string) result {

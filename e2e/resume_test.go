@@ -14,6 +14,7 @@ import (
 )
 
 func TestKill9ThenResume(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	steps := fixSteps()
 	// Insert a long command after the plan is accepted: the run is killed in it.
@@ -79,6 +80,7 @@ func TestKill9ThenResume(t *testing.T) {
 }
 
 func TestConcurrentRunsDoNotInterfere(t *testing.T) {
+	t.Parallel()
 	// Two runs in one repository (each verifying its own package) and a
 	// third in another repository, all at once.
 	files := map[string]string{

@@ -39,6 +39,7 @@ func checkWire(t *testing.T, m *model) {
 }
 
 func TestFullCycleToComplete(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	steps := append([]step{text("Let me look at the code.")}, fixSteps()...)
 	m := newModel(t, steps...)
@@ -94,6 +95,7 @@ func TestFullCycleToComplete(t *testing.T) {
 }
 
 func TestHumanOutput(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	m := newModel(t, fixSteps()...)
 	args := runArgs(m, "fix calc")
@@ -110,6 +112,7 @@ func TestHumanOutput(t *testing.T) {
 }
 
 func TestPlanningIsReadOnly(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	before := readFile(t, filepath.Join(dir, "calc/calc.go"))
 	m := newModel(t,
@@ -168,6 +171,7 @@ func TestPlanningIsReadOnly(t *testing.T) {
 }
 
 func TestVerifyRefusedOutsideVerifying(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	m := newModel(t,
 		calls(call("phase", map[string]any{"to": "building", "plan": "fix"})),
@@ -186,6 +190,7 @@ func TestVerifyRefusedOutsideVerifying(t *testing.T) {
 }
 
 func TestFailingVerifiesEscalate(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	steps := []step{
 		calls(call("phase", map[string]any{"to": "building", "plan": "try"})),
@@ -227,6 +232,7 @@ func TestFailingVerifiesEscalate(t *testing.T) {
 }
 
 func TestMalformedOutputBecomesToolErrors(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	steps := []step{
 		calls(call("launch_missiles", map[string]any{})),
@@ -255,6 +261,7 @@ func TestMalformedOutputBecomesToolErrors(t *testing.T) {
 }
 
 func TestRepeatedFailingCallEscalates(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	bad := calls(call("read", map[string]any{"file_path": "nope.go"}))
 	m := newModel(t, bad, bad, bad, bad)
@@ -272,6 +279,7 @@ func TestRepeatedFailingCallEscalates(t *testing.T) {
 }
 
 func TestBudgetExhaustedExits4(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	// An escalated run resumes in iterating, so the model moves to verifying again.
 	m := newModel(t, append(fixSteps(), calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))...)
@@ -298,6 +306,7 @@ func TestBudgetExhaustedExits4(t *testing.T) {
 }
 
 func TestAssistedControlWaitsForApproval(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	m := newModel(t, fixSteps()...)
 	res := ultra(t, dir, runArgs(m, "--control", "assisted", "fix calc")...)
@@ -321,6 +330,7 @@ func TestAssistedControlWaitsForApproval(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	cases := []struct {
 		args []string
@@ -351,6 +361,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestModelUnreachable(t *testing.T) {
+	t.Parallel()
 	dir := repo(t, calcProject)
 	res := ultra(t, dir, "run", "--output", "jsonl", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "fix")
 	if res.code != 1 || !strings.Contains(res.stderr, "model request failed") || !strings.Contains(res.stderr, "ultra resume") {

@@ -74,6 +74,10 @@ func newVerifyCmd() *cobra.Command {
 					}
 				}
 			}
+			if err := os.MkdirAll(stateDir, 0o755); err != nil {
+				return err
+			}
+			ensureIgnored(filepath.Join(root, ".ultra", "state"))
 			ctx, stop := interruptible()
 			defer stop()
 			tree, _ := workspace.TreeHash(ctx, abs)
@@ -86,11 +90,8 @@ func newVerifyCmd() *cobra.Command {
 				return err
 			}
 			if !d.Focused {
-				if err := os.MkdirAll(stateDir, 0o755); err == nil {
-					ensureIgnored(filepath.Join(root, ".ultra", "state"))
-					b, _ := json.MarshalIndent(d, "", "  ")
-					_ = os.WriteFile(lastPath, b, 0o644)
-				}
+				b, _ := json.MarshalIndent(d, "", "  ")
+				_ = os.WriteFile(lastPath, b, 0o644)
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {

@@ -27,8 +27,10 @@ func TreeHash(ctx context.Context, dir string) (string, error) {
 	}
 	tmpPath := tmp.Name()
 	defer os.Remove(tmpPath)
+	var srcInfo os.FileInfo
 	if src, err := os.Open(indexPath); err == nil {
 		// Starting from the real index lets git reuse its stat cache.
+		srcInfo, _ = src.Stat()
 		_, err = io.Copy(tmp, src)
 		src.Close()
 		if err != nil {
@@ -37,6 +39,13 @@ func TreeHash(ctx context.Context, dir string) (string, error) {
 		}
 	}
 	tmp.Close()
+	if srcInfo != nil {
+		// Keep the index's own time: git trusts the stat cache only for
+		// files older than the index, and re-reads the rest ("racy git").
+		// A copy stamped now would make a file edited in the same second
+		// as the index look unchanged.
+		_ = os.Chtimes(tmpPath, srcInfo.ModTime(), srcInfo.ModTime())
+	}
 	env := []string{"GIT_INDEX_FILE=" + tmpPath}
 	if st, _ := os.Stat(tmpPath); st != nil && st.Size() == 0 {
 		os.Remove(tmpPath) // git wants no file rather than an empty one

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func git(t *testing.T, dir string, args ...string) {
@@ -63,5 +64,26 @@ func TestTreeHashInEmptyRepo(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644)
 	if h, err := TreeHash(context.Background(), dir); err != nil || h == "" {
 		t.Fatal(h, err)
+	}
+}
+
+// A file changed within the same second as the index, keeping its size,
+// must still change the hash.
+func TestTreeHashSeesRacyEdits(t *testing.T) {
+	for i := 0; i < 3; i++ {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "a.go"), []byte("return a - b\n"), 0o644)
+		git(t, dir, "init", "-q")
+		git(t, dir, "add", "-A")
+		git(t, dir, "commit", "-qm", "x")
+		before, _ := TreeHash(context.Background(), dir)
+		os.WriteFile(filepath.Join(dir, "a.go"), []byte("return a + b\n"), 0o644)
+		// Hash in a later second than the edit: a copy of the index
+		// stamped now would then trust the stale stat data.
+		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
+		after, _ := TreeHash(context.Background(), dir)
+		if before == after {
+			t.Fatal("a same-size edit in the index's second was missed")
+		}
 	}
 }
