@@ -179,32 +179,7 @@ func alive(pid int) bool {
 func TestCancelALiveRun(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
-	steps := fixSteps()
-	steps = append(steps[:2], append([]step{calls(call("bash", map[string]any{"command": "sleep 60", "timeout_ms": 120000}))}, steps[2:]...)...)
-	m := newModel(t, steps...)
-	cmd := exec.Command(ultraBin, runArgs(m, "fix calc")...)
-	cmd.Dir = dir
-	cmd.Env = ultraEnv(t)
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	id := ""
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		var e map[string]any
-		json.Unmarshal(sc.Bytes(), &e)
-		if e["type"] == "run_started" {
-			id = e["run"].(string)
-		}
-		if e["type"] == "tool_call" && data(e)["tool"] == "bash" {
-			break
-		}
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
+	cmd, id, _ := startInLongCommand(t, dir)
 	res := ultra(t, dir, "cancel", id, "--reason", "wrong task")
 	if res.code != 0 || !strings.Contains(res.stdout, "cancelled") {
 		t.Fatalf("cancel: %d %s %s", res.code, res.stdout, res.stderr)

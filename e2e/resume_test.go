@@ -16,30 +16,7 @@ import (
 func TestKill9ThenResume(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
-	steps := fixSteps()
-	// Insert a long command after the plan is accepted: the run is killed in it.
-	steps = append(steps[:2], append([]step{calls(call("bash", map[string]any{"command": "sleep 60", "timeout_ms": 120000}))}, steps[2:]...)...)
-	m := newModel(t, steps...)
-
-	cmd := exec.Command(ultraBin, runArgs(m, "fix calc")...)
-	cmd.Dir = dir
-	cmd.Env = ultraEnv(t)
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	id := ""
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		var e map[string]any
-		json.Unmarshal(sc.Bytes(), &e)
-		if e["type"] == "run_started" {
-			id = e["run"].(string)
-		}
-		if e["type"] == "tool_call" && data(e)["tool"] == "bash" {
-			break
-		}
-	}
+	cmd, id, m := startInLongCommand(t, dir)
 	time.Sleep(200 * time.Millisecond)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -77,6 +54,40 @@ func TestKill9ThenResume(t *testing.T) {
 		t.Fatal("resumed request lacks the persisted history")
 	}
 	checkWire(t, m)
+}
+
+// startInLongCommand starts a run that fixes calcProject but first runs
+// `sleep 60`, and returns once that command has started: the run's
+// process, its id and its model.
+func startInLongCommand(t *testing.T, dir string) (*exec.Cmd, string, *model) {
+	t.Helper()
+	steps := fixSteps()
+	steps = append(steps[:2], append([]step{calls(call("bash", map[string]any{"command": "sleep 60", "timeout_ms": 120000}))}, steps[2:]...)...)
+	m := newModel(t, steps...)
+	cmd := exec.Command(ultraBin, runArgs(m, "fix calc")...)
+	cmd.Dir = dir
+	cmd.Env = ultraEnv(t)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	id := ""
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		var e map[string]any
+		json.Unmarshal(sc.Bytes(), &e)
+		if e["type"] == "run_started" {
+			id = e["run"].(string)
+		}
+		if e["type"] == "tool_call" && data(e)["tool"] == "bash" {
+			break
+		}
+	}
+	go func() { // keep the pipe drained
+		for sc.Scan() {
+		}
+	}()
+	return cmd, id, m
 }
 
 func TestConcurrentRunsDoNotInterfere(t *testing.T) {

@@ -1,43 +1,47 @@
 package verify
 
 import (
-	"encoding/json"
+	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 )
 
 // detector recognises one kind of project at the root of dir. It returns
-// nil when the project is not of its kind, with a note when something was
-// found but rejected (e.g. the npm placeholder test script).
+// nothing when the project is not of its kind, with a note when something
+// was found but rejected (e.g. the npm placeholder test script).
 type detector struct {
 	lookingFor string // for "no test command found" reasons
-	detect     func(dir string) (d *Detected, note string, err error)
+	detect     func(dir string) (found []Detected, note string, err error)
 }
 
-// detectors is the detection table, in order of preference. To support a
-// new kind of project, add a row.
+// detectors is the detection table, in order of preference (see the
+// package documentation). To support a new kind of project, add a row.
 var detectors = []detector{
-	{"go.mod", detectGo},
+	{"go.work", detectGoWork},
+	{"go.mod", detectGoMod},
 	{"package.json with a scripts.test", detectPackageJSON},
-	{"Makefile with a test target", detectMakefile},
+	{"pytest configuration", detectPytest},
+	{"Cargo.toml", detectCargo},
+	{"pom.xml", detectMaven},
+	{"build.gradle", detectGradle},
+	{"CMakeLists.txt with tests and a build/ directory", detectCMake},
+	{"Makefile with a test or check target", detectMakefile},
+	{"a Python project (unittest)", detectUnittest},
+	{"go.mod in subdirectories", detectNestedGo},
 }
 
 // Detect finds the test commands of the project whose root is dir, in
-// order of preference; the slice is empty when there is none. Verify runs
-// only the first. The table:
-//
-//	go.mod                          go test -json ./...
-//	package.json scripts.test       pnpm test (pnpm-lock.yaml), yarn test (yarn.lock),
-//	                                bun run test (bun.lock, bun.lockb), else npm test;
-//	                                without a lockfile, the packageManager field decides;
-//	                                the npm init placeholder script is not a test command
-//	GNUmakefile/makefile/Makefile   make test (when a test target is defined in it)
-//
-// The error is for unexpected I/O failures only.
+// order of preference (the table is in the package documentation); the
+// slice is empty when there is none. Verify runs the first group: the
+// leading commands of the same Kind (one per module for several Go
+// modules, else one). The error is for unexpected I/O failures only.
 func Detect(dir string) ([]Detected, error) {
 	found, _, err := detect(dir)
 	return found, err
@@ -47,7 +51,7 @@ func Detect(dir string) ([]Detected, error) {
 func detect(dir string) ([]Detected, []string, error) {
 	found := []Detected{}
 	var notes []string
-	for _, d := range detectors {
+	for i, d := range detectors {
 		got, note, err := d.detect(dir)
 		if err != nil {
 			return nil, nil, err
@@ -55,11 +59,24 @@ func detect(dir string) ([]Detected, []string, error) {
 		if note != "" {
 			notes = append(notes, note)
 		}
-		if got != nil {
-			found = append(found, *got)
+		for _, g := range got {
+			g.Reason = fmt.Sprintf("%s (detection rule %d of %d: %s)", g.Reason, i+1, len(detectors), d.lookingFor)
+			found = append(found, g)
 		}
 	}
 	return found, notes, nil
+}
+
+// firstGroup is what Verify runs of the detected commands.
+func firstGroup(found []Detected) []Detected {
+	if len(found) == 0 {
+		return nil
+	}
+	n := 1
+	for n < len(found) && found[n].Kind == found[0].Kind && found[0].Kind == "go" {
+		n++
+	}
+	return found[:n]
 }
 
 // noCommandReason explains that nothing was detected.
@@ -78,7 +95,11 @@ func noCommandReason(dir string, notes []string) string {
 func isFile(path string) (bool, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrInvalid) {
+			return false, nil
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory") {
 			return false, nil
 		}
 		return false, err
@@ -86,101 +107,314 @@ func isFile(path string) (bool, error) {
 	return st.Mode().IsRegular(), nil
 }
 
-func detectGo(dir string) (*Detected, string, error) {
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// readSmall reads a file of at most 1 MiB; ok is false when it is missing.
+func readSmall(path string) (string, bool, error) {
+	ok, err := isFile(path)
+	if err != nil || !ok {
+		return "", false, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	n, _ := f.Read(buf)
+	for n < len(buf) {
+		m, err := f.Read(buf[n:])
+		n += m
+		if err != nil || m == 0 {
+			break
+		}
+	}
+	return string(buf[:n]), true, nil
+}
+
+// installed reports whether a program is on PATH (a variable, for tests).
+var installed = func(name string) bool {
+	_, err := exec.LookPath(name)
+	return err == nil
+}
+
+// shq quotes s for the shell when needed.
+func shq(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@%+,^", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ---- Go ----
+
+const goCommand = "go test -json ./..."
+
+var goModuleRE = regexp.MustCompile(`(?m)^\s*module\s+"?([^\s"]+)"?`)
+
+func goModulePath(dir string) string {
+	text, _, _ := readSmall(filepath.Join(dir, "go.mod"))
+	if m := goModuleRE.FindStringSubmatch(text); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+func goDetected(root, rel, reason string) Detected {
+	return Detected{
+		Kind: "go", Runner: "go", Command: goCommand, Dir: rel, Reason: reason, Format: "go-json",
+		sel: selector{how: "go", pre: goCommand, mod: goModulePath(filepath.Join(root, rel))},
+	}
+}
+
+// detectGoWork: the modules a go.work uses.
+func detectGoWork(dir string) ([]Detected, string, error) {
+	text, ok, err := readSmall(filepath.Join(dir, "go.work"))
+	if err != nil || !ok {
+		return nil, "", err
+	}
+	var uses []string
+	for _, u := range goWorkUses(text) {
+		rel := filepath.ToSlash(filepath.Clean(u))
+		if strings.HasPrefix(rel, "../") || filepath.IsAbs(u) {
+			continue // outside the repository
+		}
+		if rel == "." {
+			rel = ""
+		}
+		if ok, _ := isFile(filepath.Join(dir, rel, "go.mod")); ok && !slices.Contains(uses, rel) {
+			uses = append(uses, rel)
+		}
+	}
+	if len(uses) == 0 {
+		return nil, "go.work uses no module inside the repository", nil
+	}
+	var out []Detected
+	for _, rel := range uses {
+		where := "./" + rel
+		if rel == "" {
+			where = "."
+		}
+		out = append(out, goDetected(dir, rel, fmt.Sprintf("go.work uses %s (one of %d modules)", where, len(uses))))
+	}
+	return out, "", nil
+}
+
+// goWorkUses reads the use directives of a go.work file.
+func goWorkUses(text string) []string {
+	var uses []string
+	inBlock := false
+	for line := range strings.SplitSeq(text, "\n") {
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = line[:i]
+		}
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0:
+		case inBlock && f[0] == ")":
+			inBlock = false
+		case inBlock:
+			uses = append(uses, strings.Trim(f[0], `"`))
+		case f[0] == "use" && len(f) >= 2 && f[1] == "(":
+			inBlock = true
+		case f[0] == "use" && len(f) >= 2:
+			uses = append(uses, strings.Trim(f[1], `"`))
+		}
+	}
+	return uses
+}
+
+// skipDir: directories no tool looks into for modules or tests.
+func skipDir(name string) bool {
+	return name == "vendor" || name == "testdata" || name == "node_modules" ||
+		strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+}
+
+// nestedModules lists the directories below dir (not dir itself) with a
+// go.mod, relative and slash-separated, in walk order. The walk is bounded.
+func nestedModules(dir string) ([]string, error) {
+	var mods []string
+	seen := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == dir {
+				return err
+			}
+			return fs.SkipDir
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if seen++; seen > 20000 {
+			return fs.SkipAll
+		}
+		if path == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if skipDir(d.Name()) || strings.Count(rel, string(filepath.Separator)) >= 8 {
+			return fs.SkipDir
+		}
+		if ok, _ := isFile(filepath.Join(path, "go.mod")); ok {
+			mods = append(mods, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return mods, err
+}
+
+func detectGoMod(dir string) ([]Detected, string, error) {
 	ok, err := isFile(filepath.Join(dir, "go.mod"))
 	if err != nil || !ok {
 		return nil, "", err
 	}
-	return &Detected{Command: "go test -json ./...", Source: "go.mod found"}, "", nil
-}
-
-// npmPlaceholder is in the test script npm init writes:
-// echo "Error: no test specified" && exit 1
-const npmPlaceholder = "no test specified"
-
-// lockfiles maps lockfiles to the package manager that runs the tests,
-// in order of precedence. npm's own lockfiles are at the end.
-var lockfiles = []struct{ file, manager, command string }{
-	{"pnpm-lock.yaml", "pnpm", "pnpm test"},
-	{"yarn.lock", "yarn", "yarn test"},
-	{"bun.lock", "bun", "bun run test"},
-	{"bun.lockb", "bun", "bun run test"},
-	{"package-lock.json", "npm", "npm test"},
-	{"npm-shrinkwrap.json", "npm", "npm test"},
-}
-
-func detectPackageJSON(dir string) (*Detected, string, error) {
-	path := filepath.Join(dir, "package.json")
-	ok, err := isFile(path)
-	if err != nil || !ok {
-		return nil, "", err
+	if work, err := isFile(filepath.Join(dir, "go.work")); err != nil || work {
+		return nil, "", err // the go.work rule decides
 	}
-	data, err := os.ReadFile(path)
+	nested, err := nestedModules(dir)
 	if err != nil {
 		return nil, "", err
 	}
-	var pkg struct {
-		Scripts        map[string]any `json:"scripts"`
-		PackageManager string         `json:"packageManager"`
+	if len(nested) == 0 {
+		return []Detected{goDetected(dir, "", "go.mod at the root")}, "", nil
 	}
-	if err := json.Unmarshal(data, &pkg); err != nil {
-		return nil, "package.json could not be parsed: " + err.Error(), nil
+	n := len(nested) + 1
+	out := []Detected{goDetected(dir, "", fmt.Sprintf("go.mod at the root (one of %d modules)", n))}
+	for _, rel := range nested {
+		out = append(out, goDetected(dir, rel, fmt.Sprintf("go.mod in ./%s (one of %d modules)", rel, n)))
 	}
-	script, _ := pkg.Scripts["test"].(string)
-	switch {
-	case strings.TrimSpace(script) == "":
-		return nil, "package.json has no scripts.test", nil
-	case strings.Contains(script, npmPlaceholder):
-		return nil, "package.json scripts.test is the npm init placeholder", nil
+	return out, "", nil
+}
+
+func detectNestedGo(dir string) ([]Detected, string, error) {
+	if ok, err := isFile(filepath.Join(dir, "go.mod")); err != nil || ok {
+		return nil, "", err
 	}
-	for _, l := range lockfiles {
-		ok, err := isFile(filepath.Join(dir, l.file))
+	if ok, err := isFile(filepath.Join(dir, "go.work")); err != nil || ok {
+		return nil, "", err
+	}
+	nested, err := nestedModules(dir)
+	if err != nil || len(nested) == 0 {
+		return nil, "", err
+	}
+	var out []Detected
+	for _, rel := range nested {
+		out = append(out, goDetected(dir, rel, fmt.Sprintf("go.mod in ./%s, none at the root (one of %d modules)", rel, len(nested))))
+	}
+	return out, "", nil
+}
+
+// ---- Rust ----
+
+func detectCargo(dir string) ([]Detected, string, error) {
+	ok, err := isFile(filepath.Join(dir, "Cargo.toml"))
+	if err != nil || !ok {
+		return nil, "", err
+	}
+	if installed("cargo-nextest") {
+		cmd := "cargo nextest run --no-fail-fast"
+		return []Detected{{Kind: "cargo", Runner: "nextest", Command: cmd, Format: "cargo",
+			Reason: "Cargo.toml found, cargo-nextest installed",
+			sel:    selector{how: "cargo", pre: cmd}}}, "", nil
+	}
+	cmd := "cargo test --no-fail-fast"
+	return []Detected{{Kind: "cargo", Runner: "cargo", Command: cmd, Format: "cargo",
+		Reason: "Cargo.toml found",
+		sel:    selector{how: "cargo", pre: cmd}}}, "", nil
+}
+
+// ---- Java ----
+
+func detectMaven(dir string) ([]Detected, string, error) {
+	ok, err := isFile(filepath.Join(dir, "pom.xml"))
+	if err != nil || !ok {
+		return nil, "", err
+	}
+	mvn, reason := "mvn", "pom.xml found"
+	if st, err := os.Stat(filepath.Join(dir, "mvnw")); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		mvn, reason = "./mvnw", "pom.xml found, with the Maven wrapper"
+	}
+	cmd := mvn + " -q -B test"
+	return []Detected{{Kind: "maven", Runner: "maven", Command: cmd, Format: "junit", Reason: reason,
+		Report: "target/surefire-reports/TEST-*.xml */target/surefire-reports/TEST-*.xml",
+		sel:    selector{how: "maven", pre: cmd}}}, "", nil
+}
+
+var gradleFiles = []string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}
+
+func detectGradle(dir string) ([]Detected, string, error) {
+	file := ""
+	for _, name := range gradleFiles {
+		ok, err := isFile(filepath.Join(dir, name))
 		if err != nil {
 			return nil, "", err
 		}
 		if ok {
-			return &Detected{
-				Command: l.command,
-				Source:  fmt.Sprintf("package.json scripts.test (%s, %s)", l.manager, l.file),
-			}, "", nil
+			file = name
+			break
 		}
 	}
-	// No lockfile: the packageManager field ("pnpm@9.1.0") may say.
-	if name, _, _ := strings.Cut(pkg.PackageManager, "@"); name != "" {
-		for _, l := range lockfiles {
-			if l.manager == name {
-				return &Detected{
-					Command: l.command,
-					Source:  fmt.Sprintf("package.json scripts.test (%s, packageManager field)", name),
-				}, "", nil
-			}
-		}
+	if file == "" {
+		return nil, "", nil
 	}
-	return &Detected{Command: "npm test", Source: "package.json scripts.test (npm, no lockfile)"}, "", nil
+	gradle, reason := "gradle", file+" found, no wrapper"
+	if ok, _ := isFile(filepath.Join(dir, "gradlew")); ok {
+		gradle, reason = "./gradlew", file+" found, with the Gradle wrapper"
+	}
+	cmd := gradle + " test"
+	return []Detected{{Kind: "gradle", Runner: "gradle", Command: cmd, Format: "junit", Reason: reason,
+		Report: "build/test-results/test/*.xml */build/test-results/test/*.xml",
+		sel:    selector{how: "gradle", pre: cmd}}}, "", nil
 }
+
+// ---- CMake ----
+
+var cmakeTestsRE = regexp.MustCompile(`(?im)^\s*(enable_testing|add_test|gtest_discover_tests|catch_discover_tests|include\s*\(\s*CTest)\s*\(?`)
+
+func detectCMake(dir string) ([]Detected, string, error) {
+	text, ok, err := readSmall(filepath.Join(dir, "CMakeLists.txt"))
+	if err != nil || !ok {
+		return nil, "", err
+	}
+	if !cmakeTestsRE.MatchString(text) {
+		return nil, "CMakeLists.txt enables no tests", nil
+	}
+	if ok, _ := isFile(filepath.Join(dir, "build", "CTestTestfile.cmake")); !ok {
+		return nil, "CMakeLists.txt has tests but there is no configured build/ directory (build/CTestTestfile.cmake)", nil
+	}
+	pre := "cmake --build build && ctest --test-dir build --output-on-failure --output-junit \"$ULTRA_REPORT\""
+	return []Detected{{Kind: "cmake", Runner: "ctest", Command: pre, Format: "junit", Report: "$ULTRA_REPORT",
+		Reason: "CMakeLists.txt with tests and a configured build/ directory",
+		sel:    selector{how: "ctest", pre: pre}}}, "", nil
+}
+
+// ---- Make ----
 
 // makefiles are the names GNU make looks for, in its order.
 var makefiles = []string{"GNUmakefile", "makefile", "Makefile"}
 
-func detectMakefile(dir string) (*Detected, string, error) {
+func detectMakefile(dir string) ([]Detected, string, error) {
 	for _, name := range makefiles {
-		path := filepath.Join(dir, name)
-		ok, err := isFile(path)
+		text, ok, err := readSmall(filepath.Join(dir, name))
 		if err != nil {
 			return nil, "", err
 		}
 		if !ok {
 			continue
 		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, "", err
-		}
-		if hasMakeTarget(string(data), "test") {
-			return &Detected{Command: "make test", Source: name + " target test"}, "", nil
+		for _, target := range []string{"test", "check"} {
+			if hasMakeTarget(text, target) {
+				return []Detected{{Kind: "make", Runner: "make", Command: "make " + target, Format: "auto",
+					Reason: name + " target " + target}}, "", nil
+			}
 		}
 		// make reads only the first makefile it finds.
-		return nil, name + " has no test target", nil
+		return nil, name + " has no test or check target", nil
 	}
 	return nil, "", nil
 }
@@ -190,7 +424,10 @@ func detectMakefile(dir string) (*Detected, string, error) {
 // variable assignments ("test := x") are not rules. Included makefiles are
 // not followed.
 func hasMakeTarget(text, target string) bool {
-	for line := range strings.SplitSeq(text, "\n") {
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
 		if line == "" || line[0] == '\t' || line[0] == '#' {
 			continue
 		}

@@ -420,29 +420,11 @@ func (p *goJSONParser) finish() (tally, []goFailure) {
 // goExcerpt renders failures as "--- FAIL: name" followed by their output,
 // within budget bytes.
 func goExcerpt(failures []goFailure, budget int) string {
-	var b strings.Builder
+	items := make([]excerptItem, len(failures))
 	for i, f := range failures {
-		header := "--- FAIL: " + f.name + f.note + "\n"
-		room := budget - b.Len() - len(header)
-		if room < 120 {
-			if left := len(failures) - i; left > 0 {
-				b.WriteString(clip("… "+strconv.Itoa(left)+" more failures in the log\n", budget-b.Len()))
-			}
-			break
-		}
-		b.WriteString(header)
-		out := strings.TrimRight(f.output, "\n")
-		if out == "" {
-			continue
-		}
-		limit := min(room-1, 1500)
-		if i > 0 {
-			limit = min(room-1, 800)
-		}
-		b.WriteString(clip(out, limit))
-		b.WriteByte('\n')
+		items[i] = excerptItem{header: "--- FAIL: " + f.name + f.note, body: strings.TrimRight(f.output, "\n")}
 	}
-	return b.String()
+	return writeExcerpt(items, budget, 800)
 }
 
 // boundedBuf keeps the first max bytes written to it.

@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/proc"
+	"github.com/ultra-dev/ultra/internal/verify/report"
 )
 
 // defaultGoFlags is set as GOFLAGS for test commands when the user has set
@@ -22,7 +24,14 @@ const defaultGoFlags = "-count=1"
 // runner is the default Verifier.
 type runner struct{}
 
-// Verify runs the explicit commands of req, or the first detected one,
+// planned is a command about to run.
+type planned struct {
+	d        Detected
+	command  string // d.Command, or its selection of Request.Only
+	selected bool
+}
+
+// Verify runs the explicit commands of req, or the first detected group,
 // and judges the results. On cancellation it returns the partial Result
 // (not_evaluated) together with ctx's error.
 func (r *runner) Verify(ctx context.Context, req Request) (*Result, error) {
@@ -40,7 +49,7 @@ func (r *runner) Verify(ctx context.Context, req Request) (*Result, error) {
 	var cmds []Detected
 	for _, c := range req.Commands {
 		if strings.TrimSpace(c) != "" {
-			cmds = append(cmds, Detected{Command: c, Source: SourceConfig})
+			cmds = append(cmds, Detected{Kind: "command", Runner: "command", Command: c, Reason: SourceConfig, Format: "auto"})
 		}
 	}
 	if len(cmds) == 0 {
@@ -55,9 +64,15 @@ func (r *runner) Verify(ctx context.Context, req Request) (*Result, error) {
 				Duration: time.Since(start),
 			}, nil
 		}
-		cmds = found[:1] // only the preferred one
+		cmds = firstGroup(found)
 	}
+	return runCommands(ctx, req, cmds, start)
+}
 
+// runCommands runs cmds (selecting req.Only, re-running failures when
+// req.Rerun) and judges the results.
+func runCommands(ctx context.Context, req Request, cmds []Detected, start time.Time) (*Result, error) {
+	dir := req.Dir
 	attemptDir, err := newAttemptDir(req.LogDir)
 	if err != nil {
 		return nil, err
@@ -68,19 +83,29 @@ func (r *runner) Verify(ctx context.Context, req Request) (*Result, error) {
 	}
 	env := testEnv()
 
-	res := &Result{}
-	for i, c := range cmds {
-		logPath := filepath.Join(attemptDir, fmt.Sprintf("%d-%s.log", i+1, slug(c.Command)))
-		cr, err := runCommand(ctx, dir, c, logPath, timeout, env)
+	plan, selected := planCommands(cmds, cleanNames(req.Only))
+	res := &Result{Selected: selected}
+	for i, p := range plan {
+		cr, err := runOne(ctx, dir, p.d, p.command, attemptDir, strconv.Itoa(i+1), timeout, env)
 		if err != nil {
 			return nil, err
 		}
+		cr.Selected = p.selected
 		res.Commands = append(res.Commands, cr)
 		if ctx.Err() != nil {
-			res.Status = StatusNotEvaluated
-			res.Reason = "verification canceled: " + ctx.Err().Error()
-			res.Duration = time.Since(start)
-			return res, ctx.Err()
+			return canceled(res, ctx, start)
+		}
+	}
+	if req.Rerun {
+		for i := range res.Commands {
+			flaky, err := rerunFailed(ctx, dir, plan[i].d, &res.Commands[i], attemptDir, strconv.Itoa(i+1)+"-rerun", timeout, env)
+			if err != nil {
+				return nil, err
+			}
+			if ctx.Err() != nil {
+				return canceled(res, ctx, start)
+			}
+			res.Flaky = append(res.Flaky, flaky...)
 		}
 	}
 	judge(res, timeout)
@@ -88,10 +113,70 @@ func (r *runner) Verify(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
-// runCommand runs one command and reads its results. The error is for
-// ultra's own failures only.
-func runCommand(ctx context.Context, dir string, c Detected, logPath string, timeout time.Duration, env []string) (CommandResult, error) {
-	cr := CommandResult{Command: c.Command, Source: c.Source, LogPath: logPath}
+func canceled(res *Result, ctx context.Context, start time.Time) (*Result, error) {
+	res.Status = StatusNotEvaluated
+	res.Reason = "verification canceled: " + ctx.Err().Error()
+	res.Duration = time.Since(start)
+	return res, ctx.Err()
+}
+
+// cleanNames drops empty and repeated names.
+func cleanNames(names []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if n = strings.TrimSpace(n); n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// planCommands applies the selection of only to cmds. selected is true
+// when every command that runs selects (and only was not empty). A command
+// that can select but owns none of the names (another Go module's) does
+// not run; when no command can select any name, everything runs.
+func planCommands(cmds []Detected, only []string) ([]planned, bool) {
+	all := make([]planned, len(cmds))
+	for i, d := range cmds {
+		all[i] = planned{d: d, command: d.Command}
+	}
+	if len(only) == 0 {
+		return all, false
+	}
+	var plan []planned
+	some, every := false, true
+	for _, d := range cmds {
+		var mine []string
+		for _, n := range only {
+			if d.owns(n, cmds) {
+				mine = append(mine, n)
+			}
+		}
+		if c, ok := d.selectCommand(mine); ok {
+			plan = append(plan, planned{d: d, command: c, selected: true})
+			some = true
+			continue
+		}
+		if d.canSelect() && len(mine) == 0 && len(cmds) > 1 {
+			continue // none of its tests is asked for
+		}
+		plan = append(plan, planned{d: d, command: d.Command})
+		every = false
+	}
+	if !some {
+		return all, false
+	}
+	return plan, every
+}
+
+// runOne runs one command and reads its results. The error is for ultra's
+// own failures only.
+func runOne(ctx context.Context, root string, d Detected, command, attemptDir, tag string, timeout time.Duration, env []string) (CommandResult, error) {
+	name := tag + "-" + slug(strings.TrimSpace(d.Dir+" "+d.Runner+" "+command))
+	logPath := filepath.Join(attemptDir, name+".log")
+	cr := CommandResult{Command: command, Source: d.Reason, Dir: d.Dir, Runner: d.Runner, LogPath: logPath}
 	// Make sure the log can be written, so that a failure of proc below
 	// is the command's own.
 	f, err := os.Create(logPath)
@@ -99,10 +184,13 @@ func runCommand(ctx context.Context, dir string, c Detected, logPath string, tim
 		return cr, fmt.Errorf("verify: creating log file: %w", err)
 	}
 	f.Close()
+	reportPath := filepath.Join(attemptDir, name+".report"+reportExt(d.Format))
 
-	pr, err := proc.Shell(ctx, c.Command, proc.Options{
-		Dir:        dir,
-		Env:        env,
+	runDir := filepath.Join(root, filepath.FromSlash(d.Dir))
+	start := time.Now()
+	pr, err := proc.Shell(ctx, command, proc.Options{
+		Dir:        runDir,
+		Env:        append(slices.Clip(env), "ULTRA_REPORT="+reportPath),
 		Timeout:    timeout,
 		MaxCapture: 16 << 10,
 		LogPath:    logPath,
@@ -118,38 +206,86 @@ func runCommand(ctx context.Context, dir string, c Detected, logPath string, tim
 	cr.TimedOut = pr.TimedOut
 	cr.Duration = pr.Duration
 
-	var p parsed
-	if lf, err := os.Open(logPath); err == nil {
-		p, err = parseOutput(lf)
-		lf.Close()
-		if err != nil {
-			p = parseString(pr.Output)
+	readResults(&cr, d, root, reportPath, filepath.Join(attemptDir, name+"-reports"), start, pr.Output)
+	if cr.Passed+cr.Failed == 0 && !cr.TimedOut && cr.ExitCode != 0 {
+		if line, ok := runnerMissing(cr.ExitCode, pr.Output); ok {
+			cr.NotFound = true
+			cr.detail = line
 		}
-	} else {
-		p = parseString(pr.Output)
-	}
-	cr.Passed, cr.Failed, cr.Skipped = p.Passed, p.Failed, p.Skipped
-	cr.Failing = p.Failing
-	cr.Formats = p.Formats
-	cr.excerpt = p.Excerpt
-	cr.noTests = p.NoTests
-	if cr.ExitCode == 127 && cr.Passed+cr.Failed == 0 && !cr.TimedOut {
-		cr.NotFound = true
-		cr.detail = notFoundLine(pr.Output)
 	}
 	return cr, nil
 }
 
-var notFoundRE = regexp.MustCompile(`(?m)^.*(?:command not found|not found|No such file or directory).*$`)
-
-func notFoundLine(out string) string {
-	if m := notFoundRE.FindString(out); m != "" {
-		return clip(strings.TrimSpace(cleanLine(m)), 200)
+func reportExt(format string) string {
+	switch format {
+	case "junit":
+		return ".xml"
+	case "jest-json":
+		return ".json"
 	}
-	return "exit 127, command not found"
+	return ""
 }
 
-// judge sets Status, Reason, totals, Failing and Excerpt from the
+var (
+	notFoundRE = regexp.MustCompile(`(?m)^.*(?:command not found|not found|No such file or directory).*$`)
+	// missingRunnerRE: the runner is not installed, though the shell found
+	// the program that should have started it.
+	missingRunnerRE = regexp.MustCompile(`(?m)^.*(?:No module named (?:pytest|unittest)\b|npx canceled due to missing packages|could not determine executable to run|Cannot find module '[^']*node_modules/(?:jest|vitest|mocha)/|error: no such command: ` + "`" + `nextest` + "`" + `).*$`)
+)
+
+// runnerMissing reports whether the output says the runner itself is
+// missing, with the line saying so.
+func runnerMissing(exit int, out string) (string, bool) {
+	if m := missingRunnerRE.FindString(out); m != "" {
+		return clip(strings.TrimSpace(cleanLine(m)), 200), true
+	}
+	if exit == 127 {
+		if m := notFoundRE.FindString(out); m != "" {
+			return clip(strings.TrimSpace(cleanLine(m)), 200), true
+		}
+		return "exit 127, command not found", true
+	}
+	return "", false
+}
+
+// rerunFailed re-runs the failed tests of cr once, with the runner's
+// selection, records the re-run in cr.Rerun and returns the tests that
+// passed then. It re-runs nothing when the runner cannot select, nothing
+// failed, or more than MaxRerun tests failed.
+func rerunFailed(ctx context.Context, root string, d Detected, cr *CommandResult, attemptDir, tag string, timeout time.Duration, env []string) ([]string, error) {
+	var bad []string
+	for _, t := range cr.Tests {
+		if isBad(t.Status) {
+			bad = append(bad, t.Name)
+		}
+	}
+	if len(bad) == 0 || len(bad) > MaxRerun || cr.TimedOut {
+		return nil, nil
+	}
+	cmd, ok := d.selectCommand(bad)
+	if !ok {
+		return nil, nil
+	}
+	rr, err := runOne(ctx, root, d, cmd, attemptDir, tag, timeout, env)
+	if err != nil {
+		return nil, err
+	}
+	rr.Selected = true
+	cr.Rerun = &rr
+	again := map[string]report.Status{}
+	for _, t := range rr.Tests {
+		again[t.Name] = t.Status
+	}
+	var flaky []string
+	for _, n := range bad {
+		if again[n] == report.Passed {
+			flaky = append(flaky, n)
+		}
+	}
+	return flaky, nil
+}
+
+// judge sets Status, Reason, totals, Tests, Failing and Excerpt from the
 // commands' results, failing closed.
 func judge(res *Result, timeout time.Duration) {
 	var failReasons, neReasons []string
@@ -159,6 +295,8 @@ func judge(res *Result, timeout time.Duration) {
 		res.Passed += c.Passed
 		res.Failed += c.Failed
 		res.Skipped += c.Skipped
+		res.Errors += c.Errors
+		res.Tests = append(res.Tests, c.Tests...)
 		for _, n := range c.Failing {
 			failing.add(n)
 		}
@@ -173,12 +311,17 @@ func judge(res *Result, timeout time.Duration) {
 			neReasons = append(neReasons, fmt.Sprintf("no tests found: %s says %q", q, c.noTests))
 		case c.ExitCode != 0 && c.Failed == 0:
 			what := "without reporting a failing test"
-			if len(c.Formats) == 0 {
+			switch {
+			case c.reportMissed != "":
+				what = "and its report could not be read (" + c.reportMissed + ")"
+			case len(c.Formats) == 0:
 				what = "and no test results could be read from its output"
 			}
 			failReasons = append(failReasons, fmt.Sprintf("%s %s %s", q, exitWords(c.ExitCode), what))
 		case c.ExitCode != 0 || c.Failed > 0:
 			// Counted below; the failing tests say it best.
+		case c.reportMissed != "":
+			neReasons = append(neReasons, fmt.Sprintf("%s exited 0 but its report is missing or unparseable: %s", q, c.reportMissed))
 		default:
 			bad = false
 		}
@@ -208,6 +351,9 @@ func judge(res *Result, timeout time.Duration) {
 			} else {
 				parts = append(parts, r)
 			}
+		}
+		if len(res.Flaky) > 0 {
+			parts = append(parts, fmt.Sprintf("%d passed on re-run (flaky)", len(res.Flaky)))
 		}
 		parts = append(parts, neReasons...)
 		res.Reason = strings.Join(parts, "; ")
@@ -286,6 +432,10 @@ func newAttemptDir(logDir string) (string, error) {
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return "", fmt.Errorf("verify: creating log directory: %w", err)
 	}
+	logDir, err := filepath.Abs(logDir)
+	if err != nil {
+		return "", fmt.Errorf("verify: log directory: %w", err)
+	}
 	entries, err := os.ReadDir(logDir)
 	if err != nil {
 		return "", fmt.Errorf("verify: reading log directory: %w", err)
@@ -325,16 +475,20 @@ func slug(cmd string) string {
 }
 
 // testEnv is the environment of test commands: the inherited one, plus
-// CI=true, plus GOFLAGS when the user has none.
+// CI=true, PYTHONDONTWRITEBYTECODE=1 (no __pycache__ in the tree), plus
+// GOFLAGS when the user has none. ULTRA_REPORT is set per command.
 func testEnv() []string {
 	env := os.Environ()
-	out := make([]string, 0, len(env)+2)
+	out := make([]string, 0, len(env)+3)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "CI=") {
+		if !strings.HasPrefix(kv, "CI=") && !strings.HasPrefix(kv, "ULTRA_REPORT=") {
 			out = append(out, kv)
 		}
 	}
 	out = append(out, "CI=true")
+	if _, ok := os.LookupEnv("PYTHONDONTWRITEBYTECODE"); !ok {
+		out = append(out, "PYTHONDONTWRITEBYTECODE=1")
+	}
 	if !goFlagsSet() {
 		out = append(out, "GOFLAGS="+defaultGoFlags)
 	}

@@ -1,0 +1,82 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ultra-dev/ultra/internal/gate"
+	"github.com/ultra-dev/ultra/internal/verify"
+)
+
+// suite writes a Go module of pkgs packages with tests tests each; the
+// first test of package 0 fails until fixed.
+func suite(b *testing.B, pkgs, tests int) string {
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/bench\n\ngo 1.22\n"), 0o644)
+	for p := range pkgs {
+		pd := filepath.Join(dir, fmt.Sprintf("p%02d", p))
+		os.MkdirAll(pd, 0o755)
+		os.WriteFile(filepath.Join(pd, "p.go"), []byte(fmt.Sprintf("package p%02d\n\nfunc Sum(n int) int {\n\ts := 0\n\tfor i := range n {\n\t\ts += i\n\t}\n\treturn s\n}\n", p)), 0o644)
+		src := fmt.Sprintf("package p%02d\n\nimport \"testing\"\n", p)
+		for i := range tests {
+			want := 4950
+			if p == 0 && i == 0 {
+				want = 1 // the failing test
+			}
+			src += fmt.Sprintf("\nfunc TestSum%d(t *testing.T) {\n\tfor range 20000 {\n\t\t_ = Sum(100)\n\t}\n\tif Sum(100) != %d {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n", i, want)
+		}
+		os.WriteFile(filepath.Join(pd, "p_test.go"), []byte(src), 0o644)
+	}
+	return dir
+}
+
+// BenchmarkReverify compares re-verification after a one-line change with
+// a full run of the suite: when the failing test still fails, only it runs
+// (failed-first, early stop); when the fix works, it runs and then the full
+// suite does.
+func BenchmarkReverify(b *testing.B) {
+	ctx := context.Background()
+	v := verify.New()
+	dir := suite(b, 20, 10)
+	req := verify.Request{Dir: dir, LogDir: b.TempDir()}
+	first, _, err := judgeVerification(ctx, v, req, gate.Input{N: 1}, nil)
+	if err != nil || first.Status != gate.Fail || len(first.Failing) != 1 {
+		b.Fatalf("setup: %v %+v", err, first)
+	}
+	b.Run("full-suite", func(b *testing.B) {
+		for b.Loop() {
+			if d, _, _ := judgeVerification(ctx, v, req, gate.Input{N: 2}, nil); d.Status != gate.Fail || d.Focused {
+				b.Fatal(d.Status)
+			}
+		}
+	})
+	b.Run("failed-first-still-failing", func(b *testing.B) {
+		for b.Loop() {
+			if d, _, _ := judgeVerification(ctx, v, req, gate.Input{N: 2}, &first); d.Status != gate.Fail || !d.Focused {
+				b.Fatal(d.Status, d.Focused)
+			}
+		}
+	})
+	fixed := filepath.Join(dir, "p00", "p_test.go")
+	src, _ := os.ReadFile(fixed)
+	os.WriteFile(fixed, []byte(string(src[:0])+replaceOnce(string(src), "!= 1 {", "!= 4950 {")), 0o644)
+	b.Run("failed-first-fixed", func(b *testing.B) {
+		for b.Loop() {
+			if d, _, _ := judgeVerification(ctx, v, req, gate.Input{N: 2}, &first); d.Status != gate.Pass {
+				b.Fatal(d.Status, d.Reasons)
+			}
+		}
+	})
+}
+
+func replaceOnce(s, old, new string) string {
+	for i := 0; i+len(old) <= len(s); i++ {
+		if s[i:i+len(old)] == old {
+			return s[:i] + new + s[i+len(old):]
+		}
+	}
+	return s
+}

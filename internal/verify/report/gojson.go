@@ -1,0 +1,445 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// GoJSON parses `go test -json` output (test2json events), one event per
+// line; other lines (a build's stderr mixed in with 2>&1) are tolerated.
+//
+// Rules:
+//   - Only leaf tests count. A test with subtests is not counted itself,
+//     unless it failed while none of its subtests did (it then counts as one
+//     failure). With -count=N a test is one case and a failure sticks.
+//   - A test that started and never finished (timeout, a panic in another
+//     test, a crash) counts as failed; when it has no output of its own, its
+//     message is the package's output (the timeout panic).
+//   - A package that failed with no failing test (build failure, setup
+//     failure, panic in init or TestMain, -timeout outside any test) is one
+//     Case with Status Error named by its import path; its message is the
+//     build output (compiler errors) or the package's output.
+//   - Name is "importpath.TestName" (subtests keep "/sub"), Suite the import
+//     path. File/Line come from the first "file.go:NN:" log line of the
+//     test's output (t.Error, t.Fatal), else from the first stack frame in
+//     the package's own module (panics, timeouts); for build failures from
+//     the first compiler error. Duration comes from Elapsed.
+//
+// It fails (nil Report) only when there is not a single test2json event.
+// A package with no final pass/fail event makes the error wrap ErrTruncated.
+func GoJSON(r io.Reader) (*Report, error) {
+	p := &goParser{pkgs: map[string]*goPkg{}, builds: map[string]*goBuild{}, stray: map[string]*goBuild{}}
+	readErr := readLines(r, p.line)
+	if p.events == 0 {
+		if readErr != nil {
+			return nil, fmt.Errorf("go-json: %w", readErr)
+		}
+		return nil, errNotFormat(FormatGoJSON, "no test2json events")
+	}
+	rep, truncated := p.finish()
+	switch {
+	case truncated != "":
+		return rep, fmt.Errorf("go-json: %w: %s", ErrTruncated, truncated)
+	case readErr != nil:
+		return rep, fmt.Errorf("go-json: %w", readErr)
+	}
+	return rep, nil
+}
+
+type goEvent struct {
+	Action      string
+	Package     string
+	Test        string
+	Output      *string
+	Elapsed     *float64
+	ImportPath  string
+	FailedBuild string
+}
+
+var goActions = map[string]bool{
+	"start": true, "run": true, "pause": true, "cont": true, "pass": true, "bench": true,
+	"fail": true, "output": true, "skip": true, "build-output": true, "build-fail": true,
+}
+
+type goTest struct {
+	name    string
+	state   string // run, pass, fail, skip
+	elapsed float64
+	out     *msgBuf
+	loc     [3]loc // by rank: log line, frame in the module, frame in a _test.go file
+	prev    string // previous output line, for stack frames
+}
+
+type goPkg struct {
+	path        string
+	tests       map[string]*goTest
+	order       []*goTest
+	result      string // pass, fail, skip; empty while running
+	elapsed     float64
+	failedBuild string
+	out         *msgBuf
+	loc         [3]loc
+	prev        string
+}
+
+type goBuild struct {
+	out  msgBuf
+	loc  loc
+	used bool
+	fail bool
+}
+
+type goParser struct {
+	events     int
+	pkgs       map[string]*goPkg
+	order      []*goPkg
+	builds     map[string]*goBuild // by ImportPath
+	buildOrder []string
+	stray      map[string]*goBuild // non-JSON "# pkg" blocks (older go, 2>&1)
+	strayCur   *goBuild
+}
+
+const (
+	goMaxBuilds = 256
+	goMaxTests  = 1 << 20
+	goMaxDepth  = 64 // subtest levels the leaf rule looks at
+)
+
+var (
+	goLogLineRE  = regexp.MustCompile(`^\s+([\w.\-/\\]+\.go):(\d+): `)
+	goFrameRE    = regexp.MustCompile(`^\t(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$`)
+	goCompileRE  = regexp.MustCompile(`^(?:vet: )?(\S+\.go):(\d+)(?::\d+)?: `)
+	goFrameworkR = regexp.MustCompile(`^\s*(?:=== (?:RUN|PAUSE|CONT|NAME)\b|--- (?:PASS|FAIL|SKIP):|PASS$|FAIL$|ok  \t|testing: warning: no tests to run)`)
+)
+
+func (p *goParser) line(s string) {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") {
+		var ev goEvent
+		if json.Unmarshal([]byte(t), &ev) == nil && ev.Action != "" &&
+			(goActions[ev.Action] || ev.Package != "" || ev.ImportPath != "") {
+			p.events++
+			p.event(&ev)
+			return
+		}
+	}
+	p.strayLine(cleanLine(s))
+}
+
+// strayLine keeps non-JSON text in blocks opened by "# importpath" headers,
+// which is how go versions before 1.24 print build failures.
+func (p *goParser) strayLine(s string) {
+	if strings.HasPrefix(s, "# ") {
+		path := strings.TrimSpace(strings.TrimPrefix(s, "# "))
+		if i := strings.IndexByte(path, ' '); i >= 0 {
+			path = path[:i]
+		}
+		if path == "" || len(p.stray) >= goMaxBuilds {
+			p.strayCur = nil
+			return
+		}
+		b := p.stray[path]
+		if b == nil {
+			b = &goBuild{}
+			p.stray[path] = b
+		}
+		p.strayCur = b
+		b.out.addLine(s)
+		return
+	}
+	if p.strayCur == nil {
+		return
+	}
+	p.strayCur.out.addLine(s)
+	if !p.strayCur.loc.ok() {
+		if m := goCompileRE.FindStringSubmatch(s); m != nil {
+			p.strayCur.loc = loc{m[1], atoi(m[2])}
+		}
+	}
+}
+
+func (p *goParser) event(ev *goEvent) {
+	out := ""
+	if ev.Output != nil {
+		out = *ev.Output
+	}
+	switch ev.Action {
+	case "build-output", "build-fail":
+		if ev.ImportPath == "" {
+			return
+		}
+		b := p.builds[ev.ImportPath]
+		if b == nil {
+			if len(p.builds) >= goMaxBuilds {
+				return
+			}
+			b = &goBuild{}
+			p.builds[ev.ImportPath] = b
+			p.buildOrder = append(p.buildOrder, ev.ImportPath)
+		}
+		if ev.Action == "build-fail" {
+			b.fail = true
+			return
+		}
+		line := cleanLine(strings.TrimSuffix(out, "\n"))
+		b.out.addText(line)
+		if !b.loc.ok() {
+			if m := goCompileRE.FindStringSubmatch(line); m != nil {
+				b.loc = loc{m[1], atoi(m[2])}
+			}
+		}
+		return
+	}
+	pkg := p.pkgs[ev.Package]
+	if pkg == nil {
+		pkg = &goPkg{path: ev.Package, tests: map[string]*goTest{}}
+		p.pkgs[ev.Package] = pkg
+		p.order = append(p.order, pkg)
+	}
+	if ev.Test == "" {
+		switch ev.Action {
+		case "output":
+			line := cleanLine(strings.TrimSuffix(out, "\n"))
+			if goFrameworkR.MatchString(line) {
+				return
+			}
+			if pkg.out == nil {
+				pkg.out = &msgBuf{}
+			}
+			pkg.out.addText(line)
+			goLocate(&pkg.loc, &pkg.prev, pkg.path, line)
+		case "pass", "fail", "skip":
+			if pkg.result != "fail" { // a package's failure sticks too (concatenated runs)
+				pkg.result = ev.Action
+			}
+			if ev.Elapsed != nil {
+				pkg.elapsed = *ev.Elapsed
+			}
+			if ev.FailedBuild != "" {
+				pkg.failedBuild = ev.FailedBuild
+			}
+		}
+		return
+	}
+	t := pkg.tests[ev.Test]
+	if t == nil {
+		if len(pkg.tests) >= goMaxTests {
+			return
+		}
+		t = &goTest{name: ev.Test, state: "run"}
+		pkg.tests[ev.Test] = t
+		pkg.order = append(pkg.order, t)
+	}
+	switch ev.Action {
+	case "run":
+		if t.state != "fail" {
+			t.state = "run"
+		}
+	case "output":
+		line := cleanLine(strings.TrimSuffix(out, "\n"))
+		if goFrameworkR.MatchString(line) {
+			return
+		}
+		if t.out == nil {
+			t.out = &msgBuf{}
+		}
+		goLocate(&t.loc, &t.prev, pkg.path, line)
+		t.out.addText(strings.TrimPrefix(line, "    ")) // the testing package's log indentation
+	case "pass", "skip":
+		if ev.Elapsed != nil {
+			t.elapsed = *ev.Elapsed
+		}
+		if t.state != "fail" { // with -count=N a failure stays a failure
+			t.state = ev.Action
+			if ev.Action == "pass" {
+				t.out = nil
+				t.loc = [3]loc{}
+			}
+		}
+	case "fail":
+		if ev.Elapsed != nil {
+			t.elapsed = *ev.Elapsed
+		}
+		t.state = "fail"
+	}
+}
+
+// goLocate ranks the locations found in test output: a "file.go:NN:" log
+// line first, then a stack frame in the package's module, then a stack
+// frame in a _test.go file.
+func goLocate(locs *[3]loc, prev *string, pkgPath, line string) {
+	defer func() { *prev = line }()
+	if !locs[0].ok() {
+		if m := goLogLineRE.FindStringSubmatch(line); m != nil {
+			locs[0] = loc{m[1], atoi(m[2])}
+			return
+		}
+	}
+	m := goFrameRE.FindStringSubmatch(line)
+	if m == nil {
+		return
+	}
+	l := loc{m[1], atoi(m[2])}
+	if !locs[1].ok() && goUserFunc(*prev, pkgPath) {
+		locs[1] = l
+	}
+	if !locs[2].ok() && strings.HasSuffix(l.file, "_test.go") {
+		locs[2] = l
+	}
+}
+
+// goUserFunc reports whether a stack trace's function line belongs to the
+// module of pkgPath (same first path element).
+func goUserFunc(fn, pkgPath string) bool {
+	if pkgPath == "" || fn == "" || strings.HasPrefix(fn, "created by ") {
+		return false
+	}
+	root := pkgPath
+	if i := strings.IndexByte(root, '/'); i >= 0 {
+		root = root[:i]
+	}
+	return strings.HasPrefix(fn, root+"/") || strings.HasPrefix(fn, root+".")
+}
+
+func bestLoc(locs [3]loc) loc {
+	for _, l := range locs {
+		if l.ok() {
+			return l
+		}
+	}
+	return loc{}
+}
+
+func (p *goParser) finish() (*Report, string) {
+	rep := &Report{Format: FormatGoJSON}
+	var truncated []string
+	for _, pkg := range p.order {
+		prefix := ""
+		if pkg.path != "" {
+			prefix = pkg.path + "."
+		}
+		// The leaf rule: which tests have subtests, and which have a
+		// failing (or unfinished) test below them.
+		isParent := map[string]bool{}
+		badBelow := map[string]bool{}
+		for _, t := range pkg.order {
+			bad := t.state == "fail" || t.state == "run"
+			name := t.name
+			for i, n := len(name)-1, 0; i > 0 && n < goMaxDepth; i-- {
+				if name[i] == '/' {
+					n++
+					isParent[name[:i]] = true
+					if bad {
+						badBelow[name[:i]] = true
+					}
+				}
+			}
+		}
+		failing := 0
+		unfinished := 0
+		for _, t := range pkg.order {
+			c := Case{Name: prefix + t.name, Suite: pkg.path, Duration: seconds(t.elapsed)}
+			switch t.state {
+			case "pass":
+				if isParent[t.name] {
+					continue
+				}
+				c.Status = Passed
+			case "skip":
+				if isParent[t.name] {
+					continue
+				}
+				c.Status = Skipped
+				c.Message = t.out.String()
+			default: // fail, or started and never finished
+				if badBelow[t.name] {
+					continue
+				}
+				c.Status = Failed
+				failing++
+				l := bestLoc(t.loc)
+				msg := t.out.String()
+				if t.state == "run" {
+					unfinished++
+					note := "(test started but never finished: timeout, crash or truncated output)"
+					if t.out.empty() && !pkg.out.empty() {
+						msg = pkg.out.String()
+						if !l.ok() {
+							l = bestLoc(pkg.loc)
+						}
+					}
+					msg = note + "\n" + msg
+				}
+				c.File, c.Line = l.file, l.line
+				c.Message = clip(strings.TrimRight(msg, "\n"), MaxMessage)
+			}
+			rep.add(c)
+		}
+		if pkg.result == "" && (pkg.path != "" || unfinished > 0) {
+			truncated = append(truncated, "package "+goPkgLabel(pkg.path)+" has no result")
+		}
+		if pkg.result == "fail" && failing == 0 {
+			rep.add(p.pkgError(pkg))
+		}
+	}
+	// Builds that failed with no package reporting them (a stream cut
+	// after the build): one error each.
+	for _, ip := range p.buildOrder {
+		b := p.builds[ip]
+		if b.used || !b.fail {
+			continue
+		}
+		name := ip
+		if i := strings.Index(name, " ["); i > 0 {
+			name = name[:i]
+		}
+		rep.add(Case{Name: name, Suite: name, Status: Error, File: b.loc.file, Line: b.loc.line, Message: b.out.String()})
+	}
+	uniquify(rep.Cases)
+	return rep, strings.Join(truncated, "; ")
+}
+
+func goPkgLabel(path string) string {
+	if path == "" {
+		return `""`
+	}
+	return path
+}
+
+// pkgError is the case of a package that failed without a failing test.
+func (p *goParser) pkgError(pkg *goPkg) Case {
+	c := Case{Name: pkg.path, Suite: pkg.path, Status: Error, Duration: seconds(pkg.elapsed)}
+	if c.Name == "" {
+		c.Name = "(package)"
+	}
+	var b *goBuild
+	if pkg.failedBuild != "" {
+		b = p.builds[pkg.failedBuild]
+	}
+	if b == nil {
+		b = p.stray[pkg.path]
+	}
+	if b != nil {
+		if b.used {
+			c.Message = "(same build failure as above: " + pkg.failedBuild + ")"
+		} else {
+			b.used = true
+			c.Message = b.out.String()
+		}
+		c.File, c.Line = b.loc.file, b.loc.line
+	}
+	if c.Message == "" || b != nil && b.out.empty() {
+		c.Message = pkg.out.String()
+	}
+	if c.File == "" {
+		l := bestLoc(pkg.loc)
+		c.File, c.Line = l.file, l.line
+	}
+	if c.Message == "" {
+		c.Message = "package failed with no failing test"
+	}
+	return c
+}

@@ -1,0 +1,524 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/verify/report"
+)
+
+// readResults fills cr's counts, tests, failing names and excerpt from the
+// command's report (preferred) or its output (the text parsers). root is
+// the project root, reportPath the file the command was asked to write,
+// keepDir where report files found in the project are copied, start when
+// the command started (older report files are stale).
+func readResults(cr *CommandResult, d Detected, root, reportPath, keepDir string, start time.Time, output string) {
+	// The text parsers always run: for the runner's own "no tests" line,
+	// the excerpt, and the counts when there is no report.
+	var p parsed
+	if lf, err := os.Open(cr.LogPath); err == nil {
+		p, err = parseOutput(lf)
+		lf.Close()
+		if err != nil {
+			p = parseString(output)
+		}
+	} else {
+		p = parseString(output)
+	}
+	cr.excerpt = p.Excerpt
+	cr.noTests = p.NoTests
+
+	rep, paths, missed := readReport(d, root, cr.LogPath, reportPath, keepDir, start)
+	if d.Format == "auto" && (missed != "" || (rep != nil && mixedOutput(rep.Format, p.Formats))) {
+		// The format was only guessed from the output: when it does not
+		// hold, or other runners' results are in the output too (a
+		// Makefile running several suites), the text parsers count all.
+		rep, paths, missed = nil, nil, ""
+	}
+	cr.ReportPaths = paths
+	cr.reportMissed = missed
+	if rep == nil {
+		cr.Passed, cr.Failed, cr.Skipped = p.Passed, p.Failed, p.Skipped
+		cr.Failing = p.Failing
+		cr.Formats = p.Formats
+		if len(p.Formats) > 0 {
+			cr.Format = "text"
+		}
+		return
+	}
+	normalise(rep, d, root)
+	cr.ReportOK = missed == ""
+	cr.Format = baseFormat(rep.Format, d.Format)
+	cr.Formats = []string{cr.Format}
+	cr.Tests = rep.Cases
+	cr.Passed, cr.Skipped = rep.Passed, rep.Skipped
+	cr.Failed, cr.Errors = rep.Failed+rep.Errors, rep.Errors
+	names := newNameSet(MaxFailing)
+	for _, c := range rep.Failing() {
+		names.add(failingName(c))
+	}
+	cr.Failing = names.list
+	if ex := casesExcerpt(rep.Failing(), MaxExcerpt); ex != "" {
+		cr.excerpt = ex
+	}
+}
+
+// textFamilies are the text parsers' names for the output of each
+// machine-readable format.
+var textFamilies = map[string][]string{
+	report.FormatGoJSON: {"go test -json", "go test"},
+	report.FormatTAP:    {"TAP", "TAP summary", "node --test"},
+}
+
+// mixedOutput reports whether the text parsers found results of another
+// kind than format's in the output.
+func mixedOutput(format string, textFormats []string) bool {
+	for _, f := range textFormats {
+		if !slices.Contains(textFamilies[format], f) {
+			return true
+		}
+	}
+	return false
+}
+
+func baseFormat(got, want string) string {
+	if got == "" {
+		return want
+	}
+	return got
+}
+
+// failingName is "name (file:line)", or the name when the location is
+// unknown or already in it.
+func failingName(c report.Case) string {
+	loc := location(c)
+	if loc == "" || strings.Contains(c.Name, loc) {
+		return c.Name
+	}
+	return c.Name + " (" + loc + ")"
+}
+
+// readReport reads the report d's runner was asked for. rep is nil when
+// there is none (missed says why, when one was expected); a report read
+// only in part comes with missed set too.
+func readReport(d Detected, root, logPath, reportPath, keepDir string, start time.Time) (rep *report.Report, paths []string, missed string) {
+	format := d.Format
+	if format == "auto" {
+		head, _ := readHead(logPath, 256<<10)
+		format = report.Detect(head)
+		switch format {
+		case report.FormatGoJSON, report.FormatTAP, report.FormatCargo:
+		case report.FormatJUnit:
+			format = "junit-output" // XML on the output itself
+		default:
+			return nil, nil, "" // no machine-readable format: text parsers
+		}
+	}
+	var err error
+	switch format {
+	case "go-json", "tap", "cargo", "unittest", "junit-output":
+		f, ferr := os.Open(logPath)
+		if ferr != nil {
+			return nil, nil, "output log unreadable: " + ferr.Error()
+		}
+		defer f.Close()
+		switch format {
+		case "go-json":
+			rep, err = report.GoJSON(f)
+		case "tap":
+			rep, err = report.TAP(f)
+		case "cargo":
+			rep, err = report.Cargo(f)
+		case "unittest":
+			rep, err = parseUnittest(f, filepath.Join(root, filepath.FromSlash(d.Dir)))
+		case "junit-output":
+			rep, err = report.JUnit(f)
+		}
+		if rep == nil && err == nil {
+			err = errors.New("no results")
+		}
+	case "junit", "jest-json":
+		paths, missed = reportFiles(d, root, reportPath, keepDir, start)
+		if missed != "" {
+			return nil, nil, missed
+		}
+		var files []*os.File
+		for _, p := range paths {
+			f, ferr := os.Open(p)
+			if ferr != nil {
+				return nil, paths, "report unreadable: " + ferr.Error()
+			}
+			defer f.Close()
+			files = append(files, f)
+		}
+		if format == "jest-json" {
+			rep, err = parseJestJSON(files[0], filepath.Join(root, filepath.FromSlash(d.Dir)))
+		} else {
+			readers := make([]io.Reader, len(files))
+			for i, f := range files {
+				readers[i] = f
+			}
+			rep, err = report.JUnitFiles(readers...)
+		}
+	default:
+		return nil, nil, ""
+	}
+	switch {
+	case rep == nil:
+		return nil, paths, fmt.Sprintf("%s report unparseable: %v", format, err)
+	case err != nil:
+		return rep, paths, fmt.Sprintf("%s report incomplete: %v", format, err)
+	}
+	return rep, paths, ""
+}
+
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	m, err := io.ReadFull(f, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return buf[:m], err
+}
+
+// reportFiles finds the report files of a run: the ULTRA_REPORT file, or
+// the files matching d.Report's globs (in the command's directory) written
+// since start, copied to keepDir so they are kept with the log.
+func reportFiles(d Detected, root, reportPath, keepDir string, start time.Time) ([]string, string) {
+	if d.Report == "$ULTRA_REPORT" || d.Report == "" {
+		st, err := os.Stat(reportPath)
+		if err != nil || !st.Mode().IsRegular() {
+			return nil, "report missing: the runner wrote no " + filepath.Base(reportPath)
+		}
+		if st.Size() == 0 {
+			return nil, "report unparseable: " + filepath.Base(reportPath) + " is empty"
+		}
+		return []string{reportPath}, ""
+	}
+	dir := filepath.Join(root, filepath.FromSlash(d.Dir))
+	var fresh, all []string
+	for _, g := range strings.Fields(d.Report) {
+		matches, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(g)))
+		for _, m := range matches {
+			st, err := os.Stat(m)
+			if err != nil || !st.Mode().IsRegular() {
+				continue
+			}
+			all = append(all, m)
+			// A second of slack for file systems with coarse times.
+			if !st.ModTime().Before(start.Add(-time.Second)) {
+				fresh = append(fresh, m)
+			}
+		}
+	}
+	use := fresh
+	if len(use) == 0 && d.Runner == "gradle" {
+		// Gradle does not run an up-to-date test task again: its
+		// reports are those of the last run, made from the same inputs.
+		use = all
+	}
+	if len(use) == 0 {
+		what := "report missing: no " + d.Report
+		if len(all) > 0 {
+			what += " written by this run (only stale ones)"
+		}
+		return nil, what
+	}
+	if err := os.MkdirAll(keepDir, 0o755); err != nil {
+		return use, ""
+	}
+	kept := make([]string, 0, len(use))
+	for i, src := range use {
+		rel, _ := filepath.Rel(dir, src)
+		dst := filepath.Join(keepDir, fmt.Sprintf("%03d-%s", i+1, slug(rel))+filepath.Ext(src))
+		if copyFile(src, dst) == nil {
+			kept = append(kept, dst)
+		} else {
+			kept = append(kept, src)
+		}
+	}
+	return kept, ""
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+var emptyTitleRE = regexp.MustCompile(`(?:\s*>)+\s*>\s*`)
+
+// normalise makes the report's cases uniform across runners: file paths
+// relative to the project root, and names a runner can select again.
+func normalise(rep *report.Report, d Detected, root string) {
+	for i := range rep.Cases {
+		c := &rep.Cases[i]
+		switch {
+		case c.File == "":
+		case filepath.IsAbs(c.File):
+			c.File = relTo(root, c.File)
+		case d.Runner == "go" && !strings.Contains(c.File, "/"):
+			// go test prints the base name of the test's file, in its
+			// package's directory.
+			c.File = path.Join(d.Dir, goPackageDir(c.Suite, d.sel.mod), c.File)
+		default:
+			// Relative to where the command ran ("./calc_test.go").
+			c.File = path.Join(d.Dir, c.File)
+		}
+		if d.Runner == "go" && isBad(c.Status) {
+			if f, l, ok := goKeyLocation(c.Message); ok {
+				c.File, c.Line = path.Join(d.Dir, goPackageDir(c.Suite, d.sel.mod), f), l
+			}
+		}
+		if strings.Contains(c.File, "node_modules/") {
+			c.File, c.Line = "", 0 // a dependency's frame is never where a test failed
+		}
+		if d.Runner == "jest" {
+			// jest-junit's title template leaves an empty part for tests
+			// outside any describe block.
+			c.Name = strings.TrimSpace(strings.TrimPrefix(emptyTitleRE.ReplaceAllString(c.Name, " > "), "> "))
+			if f, ok := strings.CutPrefix(c.Name, jestSuiteFailed+" > "); ok {
+				c.Name, c.Suite = f, f
+				if c.File == "" {
+					c.File = baseName(f)
+				}
+			}
+		}
+	}
+	if d.Runner == "jest" {
+		// jest-junit reports a test file that failed to run twice (an
+		// error, then a failure of the same name): keep the error.
+		errored := map[string]bool{}
+		kept := rep.Cases[:0]
+		for _, c := range rep.Cases {
+			if b := baseName(c.Name); b != c.Name && errored[b] {
+				continue
+			}
+			if c.Status == report.Error {
+				errored[c.Name] = true
+			}
+			kept = append(kept, c)
+		}
+		if len(kept) != len(rep.Cases) {
+			rep.Cases = kept
+			recount(rep)
+		}
+	}
+}
+
+// jestSuiteFailed is jest's heading of a test file that could not run.
+const jestSuiteFailed = "Test suite failed to run"
+
+// recount sets rep's counts from its cases.
+func recount(rep *report.Report) {
+	rep.Passed, rep.Failed, rep.Skipped, rep.Errors = 0, 0, 0, 0
+	for _, c := range rep.Cases {
+		switch c.Status {
+		case report.Passed:
+			rep.Passed++
+		case report.Failed:
+			rep.Failed++
+		case report.Skipped:
+			rep.Skipped++
+		default:
+			rep.Errors++
+		}
+	}
+}
+
+// goPackageDir is the directory of package pkg in module mod, relative to
+// the module's root.
+func goPackageDir(pkg, mod string) string {
+	if mod == "" || !goPathHasPrefix(pkg, mod) {
+		return ""
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")
+}
+
+// casesExcerpt renders failing cases as "--- FAIL: name (file:line)" and
+// their messages, within budget bytes.
+func casesExcerpt(failing []report.Case, budget int) string {
+	items := make([]excerptItem, len(failing))
+	for i, c := range failing {
+		header := "--- FAIL: " + c.Name
+		if c.Status == report.Error {
+			header = "--- ERROR: " + c.Name
+		}
+		if loc := location(c); loc != "" {
+			header += " (" + loc + ")"
+		}
+		items[i] = excerptItem{header: header, body: c.Message}
+	}
+	return strings.TrimRight(writeExcerpt(items, budget, 600), "\n")
+}
+
+// excerptItem is one failure in an excerpt: a header line and its output.
+type excerptItem struct{ header, body string }
+
+// writeExcerpt renders failures within budget bytes: the first one's
+// output gets up to 1500 bytes, the others up to later bytes each, and
+// when the room runs out a line says how many more are in the log.
+func writeExcerpt(items []excerptItem, budget, later int) string {
+	var b strings.Builder
+	for i, it := range items {
+		header := it.header + "\n"
+		room := budget - b.Len() - len(header)
+		if room < 120 {
+			if left := len(items) - i; left > 0 {
+				b.WriteString(clip(fmt.Sprintf("… %d more failures in the log\n", left), budget-b.Len()))
+			}
+			break
+		}
+		b.WriteString(header)
+		out := strings.TrimRight(it.body, "\n ")
+		if out == "" {
+			continue
+		}
+		limit := min(room-1, 1500)
+		if i > 0 {
+			limit = min(room-1, later)
+		}
+		b.WriteString(clip(out, limit))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// keyLineRE marks the line of a failure message that says what went wrong.
+var keyLineRE = regexp.MustCompile(`(?i)panic|assert|expect|\bwant\b|\bgot\b|error|exception|!=|==|\bfail|timed out|timeout|received|mismatch|not equal|left:|right:`)
+
+// keyLines that only frame a message and never say what went wrong.
+var frameLineRE = regexp.MustCompile(`^(?:=== (?:RUN|PAUSE|CONT|NAME)|--- (?:FAIL|PASS|SKIP)|Traceback \(most recent call last\)|-{3,}|={3,}|at |File "|stack:|● |# [\w./-]+(?: \[[^\]]*\])?$|\^+$|thread '.*' (?:\(\d+\) )?panicked at .*:$|\s*$)`)
+
+// keyLine picks the line of a failure message worth showing next to the
+// test's name: the exception of a Python traceback, else the first line
+// that says what went wrong (an assertion, an error, a panic), else the
+// first line; with the next line when it holds the expected/actual values.
+// It is one line of at most 240 bytes.
+func keyLine(msg string) string {
+	lines, pick := pickKeyLine(msg)
+	if pick < 0 {
+		return ""
+	}
+	out := stripGoLogPrefix(lines[pick])
+	if pick+1 < len(lines) && len(out) < 120 && valueLineRE.MatchString(lines[pick+1]) {
+		out += " | " + lines[pick+1]
+		if pick+2 < len(lines) && actualLineRE.MatchString(lines[pick+2]) {
+			out += " | " + lines[pick+2]
+		}
+	}
+	return clip(oneLine(out), 240)
+}
+
+// goKeyLocation is the "file.go:12" a Go test's key line was logged at
+// (t.Errorf, t.Fatalf): where it failed, rather than its first log line.
+func goKeyLocation(msg string) (string, int, bool) {
+	lines, pick := pickKeyLine(msg)
+	if pick < 0 {
+		return "", 0, false
+	}
+	m := goLogLocRE.FindStringSubmatch(lines[pick])
+	if m == nil {
+		return "", 0, false
+	}
+	n, _ := strconv.Atoi(m[2])
+	return m[1], n, true
+}
+
+var goLogLocRE = regexp.MustCompile(`^([\w.-]+\.go):(\d+): `)
+
+// pickKeyLine returns the message's meaningful lines and the index of the
+// key one; -1 when there is none.
+func pickKeyLine(msg string) ([]string, int) {
+	msg = stripANSI(msg)
+	var lines []string
+	traceback := false
+	for l := range strings.SplitSeq(msg, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "Traceback (most recent call last)") {
+			traceback = true
+		}
+		if l == "" || frameLineRE.MatchString(l) {
+			continue
+		}
+		lines = append(lines, l)
+		if len(lines) == 200 {
+			break
+		}
+	}
+	if len(lines) == 0 {
+		return nil, -1
+	}
+	pick := -1
+	if traceback {
+		for i := len(lines) - 1; i >= 0; i-- {
+			if pyExceptionRE.MatchString(lines[i]) {
+				pick = i
+				break
+			}
+		}
+	}
+	for i := 0; i < len(lines) && pick < 0; i++ {
+		if exceptionRE.MatchString(lines[i]) {
+			pick = i // "SyntaxError: …", "Error: expect(…)"
+		}
+	}
+	for i := 0; i < len(lines) && pick < 0; i++ {
+		if keyLineRE.MatchString(lines[i]) {
+			pick = i
+		}
+	}
+	pick = max(pick, 0)
+	if !pyExceptionRE.MatchString(lines[pick]) {
+		// pytest's "E   fixture 'x' not found" says it better than
+		// "failed on setup with …".
+		for i, l := range lines {
+			if strings.HasPrefix(l, "E ") {
+				pick = i
+				lines[i] = strings.TrimSpace(l[2:])
+				break
+			}
+		}
+	}
+	return lines, pick
+}
+
+var (
+	// pyExceptionRE: "ValueError: boom", "AssertionError", "mod.Error: x".
+	pyExceptionRE = regexp.MustCompile(`^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure|Warning)\b(?::|$)`)
+	exceptionRE   = regexp.MustCompile(`^[A-Z][\w.]*(?:Error|Exception)\b: \S`)
+	valueLineRE   = regexp.MustCompile(`(?i)^(?:expected|received|actual|got|want|left:|[-+] |E\s)`)
+	actualLineRE  = regexp.MustCompile(`(?i)^(?:received|actual|got|right:|[-+] |E\s)`)
+)
+
+var goLogPrefixRE = regexp.MustCompile(`^[\w./-]+\.go:\d+(?::\d+)?: `)
+
+// stripGoLogPrefix drops "calc_test.go:12: " (the location is shown apart).
+func stripGoLogPrefix(s string) string {
+	return goLogPrefixRE.ReplaceAllString(s, "")
+}
