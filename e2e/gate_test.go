@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -196,5 +197,54 @@ func TestStandaloneVerify(t *testing.T) {
 	empty := t.TempDir()
 	if ne := ultra(t, empty, "verify", empty); ne.code != 6 || !strings.Contains(ne.stdout, "NOT_EVALUATED") {
 		t.Fatalf("no tests: %d\n%s%s", ne.code, ne.stdout, ne.stderr)
+	}
+}
+
+// ultra verify --json reads real runners' results in other ecosystems.
+func TestStandaloneVerifyOtherEcosystems(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, tool string
+		files      map[string]string
+		passed     float64
+		failed     float64
+	}{
+		{"node --test", "node", map[string]string{
+			"package.json":      `{"name":"x","version":"1.0.0","scripts":{"test":"node --test"}}`,
+			"test/math.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.strictEqual(1 + 1, 2));\ntest('breaks', () => assert.strictEqual(1 + 1, 3));\n",
+		}, 1, 1},
+		{"pytest", "python3", map[string]string{
+			"pytest.ini":         "[pytest]\n",
+			"tests/test_calc.py": "def test_ok():\n    assert 1 + 1 == 2\n\ndef test_bad():\n    assert 1 + 1 == 3\n\ndef test_ok2():\n    assert True\n",
+		}, 2, 1},
+		{"make", "make", map[string]string{
+			"Makefile": "test:\n\t@echo '3 passed, 0 failed'\n",
+		}, 3, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := exec.LookPath(c.tool); err != nil {
+				t.Skip(c.tool + " not installed")
+			}
+			dir := repo(t, c.files)
+			res := ultra(t, dir, "verify", "--json")
+			var out struct {
+				Decision map[string]any `json:"decision"`
+			}
+			if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+				t.Fatalf("%v\n%s\n%s", err, res.stdout, res.stderr)
+			}
+			counts := out.Decision["counts"].(map[string]any)
+			if counts["passed"].(float64) != c.passed || counts["failed"].(float64) != c.failed {
+				t.Fatalf("counts %v, want %v passed %v failed (%s)", counts, c.passed, c.failed, res.stdout)
+			}
+			want := 0
+			if c.failed > 0 {
+				want = 5
+			}
+			if res.code != want {
+				t.Fatalf("exit %d, want %d", res.code, want)
+			}
+		})
 	}
 }

@@ -62,6 +62,9 @@ func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOpti
 	if err := f.validate(); err != nil {
 		return err
 	}
+	if len(f.verifyCmds) > 0 {
+		return usageErr("--verify-command cannot change a run's test command: it is fixed when the run starts")
+	}
 	pc, err := f.resolveProvider(p, row.Provider, row.Model, row.BaseURL)
 	if err != nil {
 		return err

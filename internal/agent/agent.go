@@ -76,7 +76,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	}
 	now := o.Now()
 	id := NewRunID(now)
-	st := runState{Phase: phase.New(spec.Budgets)}
+	st := runState{Phase: phase.New(spec.Budgets), VerifyCommands: o.VerifyCommands}
 	stateJSON, _ := json.Marshal(st)
 	row := &store.Run{
 		ID: id, Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir,
@@ -136,6 +136,9 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	case ro.Approve && st.PendingPlan == "":
 		return nil, fmt.Errorf("run %s has no plan waiting for approval", row.ID)
 	}
+	// The test command is the one the run started with, whatever the
+	// configuration says now.
+	o.VerifyCommands = st.VerifyCommands
 	raw, err := o.Store.Messages(ctx, row.ID)
 	if err != nil {
 		return nil, err

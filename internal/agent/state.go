@@ -45,18 +45,21 @@ func ExitCode(status string) int {
 // runState is everything about a run beyond its row's columns, persisted as
 // JSON with every step so a killed run resumes where it stood.
 type runState struct {
-	Phase         phase.State              `json:"phase"`
-	PendingPlan   string                   `json:"pending_plan,omitempty"`
-	EscalatedFrom phase.Phase              `json:"escalated_from,omitempty"`
-	Todos         []tool.TodoItem          `json:"todos,omitempty"`
-	Files         tool.FileTrackerSnapshot `json:"files,omitempty"`
-	Deferred      []string                 `json:"deferred,omitempty"` // concerns of a CONCERNS gate
-	LastVerify    *verifyRecord            `json:"last_verify,omitempty"`
-	IdleAnswers   int                      `json:"idle_answers,omitempty"`
-	Malformed     int                      `json:"malformed,omitempty"`
-	Refusals      int                      `json:"refusals,omitempty"`
-	LastFailure   failureStreak            `json:"last_failure,omitempty"`
-	Usage         usageTotals              `json:"usage"`
+	Phase phase.State `json:"phase"`
+	// VerifyCommands are the test commands fixed when the run started
+	// (empty: detection); nothing changes them during the run.
+	VerifyCommands []string                 `json:"verify_commands,omitempty"`
+	PendingPlan    string                   `json:"pending_plan,omitempty"`
+	EscalatedFrom  phase.Phase              `json:"escalated_from,omitempty"`
+	Todos          []tool.TodoItem          `json:"todos,omitempty"`
+	Files          tool.FileTrackerSnapshot `json:"files,omitempty"`
+	Deferred       []string                 `json:"deferred,omitempty"` // concerns of a CONCERNS gate
+	LastVerify     *verifyRecord            `json:"last_verify,omitempty"`
+	IdleAnswers    int                      `json:"idle_answers,omitempty"`
+	Malformed      int                      `json:"malformed,omitempty"`
+	Refusals       int                      `json:"refusals,omitempty"`
+	LastFailure    failureStreak            `json:"last_failure,omitempty"`
+	Usage          usageTotals              `json:"usage"`
 }
 
 type usageTotals struct {
