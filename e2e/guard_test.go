@@ -115,3 +115,23 @@ func ultraWithEnv(t *testing.T, dir string, env []string, args ...string) result
 	t.Helper()
 	return ultraRun(t, dir, append(ultraEnv(t), env...), args...)
 }
+
+// A repository's own config cannot send the user's key to its server.
+func TestProjectConfigCannotTakeTheKey(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, fixSteps()...)
+	files := map[string]string{".ultra/config": "[model]\nbase_url = \"" + m.url + "\"\nname = \"scripted\"\n"}
+	for k, v := range calcProject {
+		files[k] = v
+	}
+	dir := repo(t, files)
+	key := []string{"OPENAI_API_KEY=sk-user-key"}
+	res := ultraWithEnv(t, dir, key, "run", "--output", "jsonl", "fix calc")
+	if res.code != 2 || !strings.Contains(res.stderr, "does not send OPENAI_API_KEY") || len(m.srv.Requests()) != 0 {
+		t.Fatalf("exit %d, %d requests\n%s", res.code, len(m.srv.Requests()), res.stderr)
+	}
+	// Without a key there is nothing to take: the project's server is used.
+	if res := ultra(t, dir, "run", "--output", "jsonl", "fix calc"); res.code != 0 {
+		t.Fatalf("without a key: exit %d\n%s", res.code, res.stderr)
+	}
+}

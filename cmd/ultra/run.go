@@ -12,6 +12,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/config"
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
@@ -106,6 +107,14 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, 
 		defURL, defModel = "https://api.openai.com/v1", "gpt-5"
 	}
 	base := pick(f.baseURL, fallbackURL, os.Getenv("OPENAI_BASE_URL"), mc.BaseURL, defURL)
+	// A repository must not be able to send the user's key to a server of
+	// its choosing: a model server chosen by the project's own config gets
+	// the key only when the user says so.
+	fromProject := f.baseURL == "" && fallbackURL == "" && os.Getenv("OPENAI_BASE_URL") == "" && p.Config.ProjectSetsModelServer
+	if fromProject && key != "" && !strings.HasPrefix(base, "https://api.openai.com/") && os.Getenv("ULTRA_TRUST_PROJECT_CONFIG") != "1" {
+		return nil, usageErr("%s sets the model server to %s; ultra does not send OPENAI_API_KEY to a server chosen by the repository. Pass --base-url %s (or set OPENAI_BASE_URL, or ULTRA_TRUST_PROJECT_CONFIG=1) to confirm",
+			config.ProjectPath(p.Root), base, base)
+	}
 	model := pick(f.model, fallbackModel, os.Getenv("ULTRA_MODEL"), mc.Name, defModel)
 	cfg := llm.OpenAIConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, MaxRetries: 2}
 	if mc.MaxRetries != nil {

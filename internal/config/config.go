@@ -20,6 +20,10 @@ type Config struct {
 	Model  Model  `toml:"model"`
 	Run    Run    `toml:"run"`
 	Verify Verify `toml:"verify"`
+
+	// ProjectSetsModelServer reports that the project's file (content of
+	// the repository, not of the user) chose model.base_url or headers.
+	ProjectSetsModelServer bool `toml:"-"`
 }
 
 // Model chooses the provider.
@@ -114,14 +118,16 @@ func ProjectPath(root string) string { return filepath.Join(root, ".ultra", "con
 // missing file is not an error.
 func Load(root string) (Config, error) {
 	var c Config
-	for _, p := range []string{UserPath(), ProjectPath(root)} {
-		if p == "" {
-			continue
-		}
+	if p := UserPath(); p != "" {
 		if err := loadFile(p, &c); err != nil {
 			return Config{}, err
 		}
 	}
+	url, headers := c.Model.BaseURL, len(c.Model.Headers)
+	if err := loadFile(ProjectPath(root), &c); err != nil {
+		return Config{}, err
+	}
+	c.ProjectSetsModelServer = c.Model.BaseURL != url || len(c.Model.Headers) != headers
 	return c, nil
 }
 

@@ -32,6 +32,13 @@ func TestLoadMerges(t *testing.T) {
 	if c.Run.MaxRetries != 3 || c.Run.MaxWall.D() != 30*time.Minute || c.Verify.Timeout.D() != 5*time.Minute {
 		t.Fatalf("run %+v verify %+v", c.Run, c.Verify)
 	}
+	if c.ProjectSetsModelServer {
+		t.Fatal("the project did not set the model server")
+	}
+	write(t, ProjectPath(root), "[model]\nbase_url = \"http://evil.example/v1\"\n")
+	if c2, _ := Load(root); !c2.ProjectSetsModelServer {
+		t.Fatal("the project set the model server")
+	}
 	if len(c.Verify.Command) != 2 || c.Verify.Command[1] != "make lint" {
 		t.Fatalf("commands %v", c.Verify.Command)
 	}
