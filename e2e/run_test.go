@@ -362,9 +362,26 @@ func TestUsageErrors(t *testing.T) {
 
 func TestModelUnreachable(t *testing.T) {
 	t.Parallel()
-	dir := repo(t, calcProject)
+	dir := repo(t, map[string]string{"go.mod": calcProject["go.mod"], ".ultra/config": "[model]\nmax_retries = 0\n"})
 	res := ultra(t, dir, "run", "--output", "jsonl", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "fix")
 	if res.code != 1 || !strings.Contains(res.stderr, "model request failed") || !strings.Contains(res.stderr, "ultra resume") {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+}
+
+// Rate limits and server errors are retried (honouring Retry-After), each
+// retry an event; the run goes on.
+func TestModelErrorsAreRetried(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	steps := append([]step{{"status": 429, "error": "slow down", "retry_after": 1}, {"status": 503, "error": "overloaded"}}, fixSteps()...)
+	m := newModel(t, steps...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	rs := ofType(res.events(t), "model_retry")
+	if len(rs) != 2 || data(rs[0])["wait"] != "1s" || !strings.Contains(data(rs[1])["error"].(string), "503") {
+		t.Fatalf("retries %v", rs)
 	}
 }

@@ -116,10 +116,8 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, 
 			config.ProjectPath(p.Root), base, base)
 	}
 	model := pick(f.model, fallbackModel, os.Getenv("ULTRA_MODEL"), mc.Name, defModel)
-	cfg := llm.OpenAIConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, MaxRetries: 2}
-	if mc.MaxRetries != nil {
-		cfg.MaxRetries = *mc.MaxRetries
-	}
+	// ultra retries itself (with events); the SDK does not.
+	cfg := llm.OpenAIConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, MaxRetries: 0}
 	if f.noStream || (mc.Stream != nil && !*mc.Stream) {
 		no := false
 		cfg.Stream = &no
@@ -154,8 +152,16 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 	if len(cmds) == 0 {
 		cmds = vc.Command
 	}
+	retries := 0 // llm.DefaultRetries
+	if mr := p.Config.Model.MaxRetries; mr != nil {
+		retries = *mr
+		if retries == 0 {
+			retries = -1 // none
+		}
+	}
 	return agent.Options{
-		Provider: pc.provider, ProviderName: pc.name, Model: pc.model, BaseURL: pc.baseURL,
+		ModelRetries: retries,
+		Provider:     pc.provider, ProviderName: pc.name, Model: pc.model, BaseURL: pc.baseURL,
 		StateRoot: p.StateRoot, VerifyCommands: cmds,
 		VerifyTimeout: pick(f.verifyTO, vc.Timeout.D()),
 		BashTimeout:   pick(f.bashTimeout, p.Config.Run.BashTimeout.D()),

@@ -40,6 +40,9 @@ type Options struct {
 	MaxIdle        int // answers in a row without a tool call before escalating (default 5)
 	MaxRepeats     int // identical failing calls before escalating (default 3)
 	MaxTokens      int // max output tokens per request (0: provider default)
+	// ModelRetries is how often a failed model request that retrying can
+	// fix is retried (negative: never; 0: llm.DefaultRetries).
+	ModelRetries int
 }
 
 // Spec is what a new run is asked to do.

@@ -28,6 +28,7 @@ type runner struct {
 	order   []string             // registry order
 	env     *tool.Env
 	bus     *event.Bus
+	model   llm.Provider // o.Provider with retries
 
 	// What the current step adds, saved together at its end.
 	pendingMsgs  []llm.Message
@@ -66,6 +67,15 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 		_ = o.Store.AppendEvent(context.Background(), e.Run, e.Seq, e.Time, string(e.Type), e.Phase, data)
 	})
 	r.bus = event.NewBus(row.ID, last, o.Now, append([]event.Sink{storeSink}, o.Sinks...)...)
+	retries := o.ModelRetries
+	if retries == 0 {
+		retries = llm.DefaultRetries
+	}
+	r.model = llm.Retrying(o.Provider, llm.RetryPolicy{Retries: max(retries, 0),
+		OnRetry: func(attempt int, err error, wait time.Duration) {
+			r.emit(event.ModelRetry, event.ModelRetryData{Turn: r.st.Phase.Used.Turns + 1, Attempt: attempt,
+				Error: err.Error(), Wait: wait.Round(time.Millisecond).String()})
+		}})
 	return r, nil
 }
 
@@ -199,7 +209,7 @@ func (r *runner) step(ctx context.Context) error {
 	turn := r.st.Phase.Used.Turns + 1
 	r.emit(event.ModelRequest, event.ModelRequestData{Turn: turn, Model: r.o.Model, Tools: toolNames(req.Tools), Messages: len(req.Messages)})
 	start := r.o.Now()
-	resp, err := r.o.Provider.Stream(ctx, req, nil)
+	resp, err := r.model.Stream(ctx, req, nil)
 	took := r.o.Now().Sub(start)
 	if err != nil {
 		me := &event.ModelError{Provider: r.o.ProviderName, Message: err.Error()}

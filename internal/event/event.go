@@ -26,6 +26,7 @@ const (
 	PlanProposed  Type = "plan_proposed"
 	ModelRequest  Type = "model_request"
 	ModelResponse Type = "model_response"
+	ModelRetry    Type = "model_retry"
 	AssistantText Type = "assistant_text"
 	ToolCall      Type = "tool_call"
 	ToolResult    Type = "tool_result"
@@ -99,6 +100,12 @@ type (
 		ToolCalls  int         `json:"tool_calls"`
 		Duration   string      `json:"duration"`
 		Error      *ModelError `json:"error,omitempty"`
+	}
+	ModelRetryData struct {
+		Turn    int    `json:"turn"`
+		Attempt int    `json:"attempt"` // 1 for the first retry
+		Error   string `json:"error"`
+		Wait    string `json:"wait"`
 	}
 	AssistantTextData struct {
 		Text string `json:"text"`

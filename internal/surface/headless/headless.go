@@ -98,6 +98,8 @@ func (l *Log) format(e event.Event) string {
 			return ""
 		}
 		return fmt.Sprintf("%s %s turn %d · %d in / %d out tokens · %s", b, l.paint(dim, "usage"), d.Turn, d.Usage.InputTokens, d.Usage.OutputTokens, d.Duration)
+	case event.ModelRetryData:
+		return fmt.Sprintf("%s %s %s; retry %d in %s", b, l.paint(yellow, "model error:"), d.Error, d.Attempt, d.Wait)
 	case event.AssistantTextData:
 		if l.Verbose {
 			return fmt.Sprintf("%s %s\n%s", b, l.paint(dim, "model says:"), indent(d.Text))
