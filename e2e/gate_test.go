@@ -248,3 +248,79 @@ func TestStandaloneVerifyOtherEcosystems(t *testing.T) {
 		})
 	}
 }
+
+// The false completions a model could try: skipping the failing test,
+// tests that rewrite the code after passing, a second command's failures.
+func TestGateResistsFalseCompletion(t *testing.T) {
+	t.Parallel()
+	t.Run("skip the failing test", func(t *testing.T) {
+		t.Parallel()
+		dir := repo(t, calcProject)
+		m := newModel(t,
+			calls(call("read", map[string]any{"file_path": "calc/calc_test.go"})),
+			calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
+			calls(call("edit", map[string]any{"file_path": "calc/calc_test.go", "old_string": "func TestAdd(t *testing.T) {\n", "new_string": "func TestAdd(t *testing.T) {\n\tt.Skip(\"later\")\n"})),
+			calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
+		)
+		res := ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...)
+		d := gateFile(t, dir, runID(t, res.events(t)), 1)
+		if res.code != 3 || d["gate_status"] != "FAIL" || !strings.Contains(strings.Join(toStrings(d["reasons"]), ";"), "now skipped") {
+			t.Fatalf("exit %d gate %v", res.code, d)
+		}
+	})
+	t.Run("tests that change the tree", func(t *testing.T) {
+		t.Parallel()
+		files := map[string]string{}
+		for k, v := range calcProject {
+			files[k] = v
+		}
+		files["calc/calc.go"] = "package calc\n\nfunc Add(a, b int) int { return a + b }\n"
+		files["calc/zz_test.go"] = "package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestZZ(t *testing.T) { os.WriteFile(\"generated.txt\", []byte(\"x\"), 0o644) }\n"
+		dir := repo(t, files)
+		res := ultra(t, dir, "verify", "--json")
+		var out struct {
+			Decision map[string]any `json:"decision"`
+		}
+		json.Unmarshal([]byte(res.stdout), &out)
+		if res.code != 5 || !strings.Contains(strings.Join(toStrings(out.Decision["reasons"]), ";"), "changed files of the working tree") {
+			t.Fatalf("exit %d %v", res.code, out.Decision)
+		}
+	})
+	t.Run("a second command fails", func(t *testing.T) {
+		t.Parallel()
+		files := map[string]string{}
+		for k, v := range calcProject {
+			files[k] = v
+		}
+		files["calc/calc.go"] = "package calc\n\nfunc Add(a, b int) int { return a + b }\n"
+		dir := repo(t, files)
+		res := ultra(t, dir, "verify", "--command", "go test -json ./...", "--command", "echo '1 passed, 1 failed'; exit 1")
+		if res.code != 5 || !strings.Contains(res.stdout, "FAIL") {
+			t.Fatalf("exit %d\n%s", res.code, res.stdout)
+		}
+		ok := ultra(t, dir, "verify", "--command", "go test -json ./...", "--command", "go vet ./...")
+		if ok.code != 0 {
+			t.Fatalf("a passing check beside the tests: exit %d\n%s", ok.code, ok.stdout)
+		}
+	})
+	t.Run("tests do not see the API key", func(t *testing.T) {
+		t.Parallel()
+		files := map[string]string{
+			"go.mod":    "module example.com/k\n\ngo 1.21\n",
+			"k_test.go": "package k\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestKey(t *testing.T) { t.Fatal(\"key=\" + os.Getenv(\"OPENAI_API_KEY\")) }\n",
+		}
+		dir := repo(t, files)
+		res := ultraWithEnv(t, dir, []string{"OPENAI_API_KEY=sk-test-secret"}, "verify")
+		if strings.Contains(res.stdout, "sk-test-secret") || !strings.Contains(res.stdout, "key=") {
+			t.Fatalf("%s", res.stdout)
+		}
+	})
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}

@@ -28,6 +28,8 @@ func Evidence(res *verify.Result) gate.Evidence {
 			Command: c.Command, Source: c.Source, ExitCode: c.ExitCode, TimedOut: c.TimedOut, NotFound: c.NotFound,
 			Parsed: c.ReportOK || c.Passed+c.Failed+c.Skipped > 0 || len(c.Formats) > 0, Format: c.Format,
 			LogPath: c.LogPath, Duration: c.Duration, Passed: c.Passed, Failed: c.Failed, Skipped: c.Skipped,
+			HasTests: len(c.Tests) > 0, ReportMissing: c.ReportMissing,
+			RerunPassed: c.Rerun != nil && c.Rerun.ExitCode == 0 && !c.Rerun.TimedOut,
 		})
 		ev.Tests = append(ev.Tests, c.Tests...)
 	}
@@ -164,9 +166,15 @@ func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Reques
 	in.Evidence = Evidence(res)
 	d := gate.Judge(in)
 	if in.Tree != "" {
+		// A verdict is for the tree that was tested: tests that change the
+		// tree leave one that was not, so nothing is proven about it.
 		if after, _ := workspace.TreeHash(ctx, req.Dir); after != "" && after != in.Tree {
-			d.Tree = after
-			d.Reasons = append(d.Reasons, "the tests changed the working tree; the decision is for the tree they left")
+			if d.Status.Advances() {
+				d.Status = gate.Fail
+				d.Reasons = append([]string{"the tests changed files of the working tree while they ran: the tree on disk is not the one that was tested (make them write only to ignored paths)"}, d.Reasons...)
+			} else {
+				d.Reasons = append(d.Reasons, "the tests also changed files of the working tree while they ran")
+			}
 		}
 	}
 	return d, res, nil

@@ -69,8 +69,16 @@ type Command struct {
 	LogPath  string        `json:"log_path,omitempty"`
 	Duration time.Duration `json:"duration"`
 	Passed   int           `json:"passed"`
-	Failed   int           `json:"failed"`
+	Failed   int           `json:"failed"` // errors included
 	Skipped  int           `json:"skipped"`
+	// HasTests: per-test results of this command are in Evidence.Tests;
+	// otherwise only its counts are known.
+	HasTests bool `json:"has_tests,omitempty"`
+	// ReportMissing: the report the command should have written could
+	// not be read (why).
+	ReportMissing string `json:"report_missing,omitempty"`
+	// RerunPassed: the re-run of its failed tests exited 0.
+	RerunPassed bool `json:"rerun_passed,omitempty"`
 }
 
 // Evidence is what one verification produced.
@@ -171,33 +179,40 @@ func Judge(in Input) Decision {
 func tally(ev Evidence) (Counts, []Failure) {
 	var c Counts
 	var fails []Failure
-	if len(ev.Tests) > 0 {
-		for _, t := range ev.Tests {
-			switch t.Status {
-			case report.Passed:
-				c.Passed++
-			case report.Failed:
-				c.Failed++
-			case report.Error:
-				c.Errors++
-			case report.Skipped:
-				c.Skipped++
-			}
-			if (t.Status == report.Failed || t.Status == report.Error) && len(fails) < maxFailures {
-				fails = append(fails, Failure{Name: t.Name, File: t.File, Line: t.Line, Message: firstLine(t.Message)})
-			}
+	for _, t := range ev.Tests {
+		switch t.Status {
+		case report.Passed:
+			c.Passed++
+		case report.Failed:
+			c.Failed++
+		case report.Error:
+			c.Errors++
+		case report.Skipped:
+			c.Skipped++
 		}
-	} else {
-		for _, cmd := range ev.Commands {
-			c.Passed += cmd.Passed
-			c.Failed += cmd.Failed
-			c.Skipped += cmd.Skipped
+		if (t.Status == report.Failed || t.Status == report.Error) && len(fails) < maxFailures {
+			fails = append(fails, Failure{Name: t.Name, File: t.File, Line: t.Line, Message: firstLine(t.Message)})
 		}
-		for _, n := range ev.Failing {
-			if len(fails) < maxFailures {
-				fails = append(fails, Failure{Name: n})
-			}
+	}
+	// Commands without per-test results count by their totals.
+	textFailed := 0
+	for _, cmd := range ev.Commands {
+		if cmd.HasTests {
+			continue
 		}
+		c.Passed += cmd.Passed
+		c.Failed += cmd.Failed
+		c.Skipped += cmd.Skipped
+		textFailed += cmd.Failed
+	}
+	for _, n := range ev.Failing {
+		if textFailed == 0 {
+			break
+		}
+		if len(fails) < maxFailures {
+			fails = append(fails, Failure{Name: n})
+		}
+		textFailed--
 	}
 	c.Executed = c.Passed + c.Failed + c.Errors
 	return c, fails
@@ -228,16 +243,19 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 	if len(fails) < c.Failed+c.Errors { // names beyond the cap are not known to be flaky
 		realFails += c.Failed + c.Errors - len(fails)
 	}
+	allFlaky := len(fails) > 0 && realFails == 0
 	for _, cmd := range ev.Commands {
 		switch {
 		case cmd.NotFound:
 			notEval = append(notEval, fmt.Sprintf("the runner of `%s` is missing", cmd.Command))
 		case cmd.TimedOut:
 			fail = append(fail, fmt.Sprintf("`%s` timed out after %s; its process group was killed", cmd.Command, cmd.Duration.Round(time.Second)))
-		case cmd.ExitCode != 0 && cmd.Failed == 0 && c.Failed+c.Errors == 0:
-			fail = append(fail, fmt.Sprintf("`%s` exited %d although no test failed", cmd.Command, cmd.ExitCode))
-		case cmd.ExitCode == 0 && !cmd.Parsed:
-			notEval = append(notEval, fmt.Sprintf("the output of `%s` could not be parsed", cmd.Command))
+		case cmd.ReportMissing != "" && cmd.ExitCode == 0:
+			notEval = append(notEval, fmt.Sprintf("`%s` exited 0 but its report is missing or unreadable: %s", cmd.Command, cmd.ReportMissing))
+		case cmd.ExitCode != 0 && cmd.Failed == 0:
+			fail = append(fail, fmt.Sprintf("`%s` exited %d although none of its tests failed", cmd.Command, cmd.ExitCode))
+		case cmd.ExitCode != 0 && allFlaky && !cmd.RerunPassed:
+			fail = append(fail, fmt.Sprintf("`%s` exited %d, and the re-run of its failed tests did not pass", cmd.Command, cmd.ExitCode))
 		}
 	}
 	if realFails > 0 {
@@ -309,11 +327,22 @@ func regressions(in Input, c Counts) []string {
 			failedBefore[f.Name] = true
 		}
 	}
-	var missing []string
+	status := map[string]report.Status{}
+	for _, t := range in.Evidence.Tests {
+		status[t.Name] = t.Status
+	}
+	var missing, skipped []string
 	for name := range failedBefore {
-		if !present[name] {
+		switch {
+		case !present[name]:
 			missing = append(missing, name)
+		case status[name] == report.Skipped:
+			skipped = append(skipped, name)
 		}
+	}
+	if len(skipped) > 0 {
+		sort.Strings(skipped)
+		out = append(out, fmt.Sprintf("%d previously failing tests are now skipped: %s", len(skipped), clipList(skipped, 10)))
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
@@ -381,9 +410,9 @@ func (d Decision) FailingNames() []string {
 func sources(ev Evidence) []string {
 	out := make([]string, len(ev.Commands))
 	for i, c := range ev.Commands {
-		out[i] = c.Source
-		if out[i] == "" {
-			out[i] = c.Command
+		out[i] = c.Command
+		if c.Source != "" {
+			out[i] += " (" + c.Source + ")"
 		}
 	}
 	return out

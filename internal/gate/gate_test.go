@@ -18,9 +18,17 @@ func cases(spec ...string) []report.Case {
 	return out
 }
 
+// cmd is a command with per-test results; a non-zero exit comes with one
+// failing test unless cmdF says otherwise.
 func cmd(exit int) Command {
-	return Command{Command: "go test -json ./...", ExitCode: exit, Parsed: true, Duration: time.Second}
+	c := Command{Command: "go test -json ./...", ExitCode: exit, Parsed: true, HasTests: true, Duration: time.Second}
+	if exit != 0 {
+		c.Failed = 1
+	}
+	return c
 }
+
+func cmdF(exit, failed int) Command { c := cmd(exit); c.Failed = failed; return c }
 
 func base(spec ...string) *Baseline {
 	b := NewBaseline("t0", Evidence{Commands: []Command{cmd(0)}, Tests: cases(spec...)})
@@ -39,14 +47,19 @@ func TestStatusRules(t *testing.T) {
 		{name: "all pass", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "b=passed")}, want: Pass, reason: "2 tests passed"},
 		{name: "one fails", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed", "b=failed")}, want: Fail, reason: "1 of 2 tests failed"},
 		{name: "error counts as failure", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed", "pkg=error")}, want: Fail},
+		{name: "a second command's text failures count", ev: Evidence{Commands: []Command{cmd(0), {Command: "pytest -q", ExitCode: 1, Parsed: true, Passed: 1, Failed: 1}}, Tests: cases("a=passed", "b=passed"), Failing: []string{"t.py::bad"}},
+			want: Fail, reason: "1 of 4 tests failed"},
+		{name: "report missing after exit 0", ev: Evidence{Commands: []Command{{Command: "pytest", Parsed: true, Passed: 3, ReportMissing: "junit.xml unparseable"}}}, want: NotEvaluated, reason: "report is missing"},
+		{name: "a check command beside the tests", ev: Evidence{Commands: []Command{cmd(0), {Command: "go vet ./...", ExitCode: 0}}, Tests: cases("a=passed")}, want: Pass},
+		{name: "a failing check command beside the tests", ev: Evidence{Commands: []Command{cmd(0), {Command: "go vet ./...", ExitCode: 1}}, Tests: cases("a=passed")}, want: Fail, reason: "go vet"},
 		{name: "exit 0 with zero tests", ev: Evidence{Commands: []Command{cmd(0)}}, want: NotEvaluated, reason: "zero tests executed"},
 		{name: "only skipped tests", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=skipped")}, want: NotEvaluated},
-		{name: "all pass but exit 1", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed")}, want: Fail, reason: "exited 1 although no test failed"},
+		{name: "all pass but exit 1", ev: Evidence{Commands: []Command{cmdF(1, 0)}, Tests: cases("a=passed")}, want: Fail, reason: "exited 1 although none of its tests failed"},
 		{name: "no command", ev: Evidence{NoCommand: "no test command found: looked for go.mod"}, want: NotEvaluated, reason: "looked for go.mod"},
 		{name: "runner missing", ev: Evidence{Commands: []Command{{Command: "pytest", ExitCode: 127, NotFound: true}}}, want: NotEvaluated, reason: "missing"},
-		{name: "unparseable output", ev: Evidence{Commands: []Command{{Command: "./t.sh", ExitCode: 0, Parsed: false}}}, want: NotEvaluated, reason: "could not be parsed"},
+		{name: "unparseable output", ev: Evidence{Commands: []Command{{Command: "./t.sh", ExitCode: 0, Parsed: false}}}, want: NotEvaluated, reason: "zero tests executed"},
 		{name: "timeout", ev: Evidence{Commands: []Command{{Command: "go test", ExitCode: -1, TimedOut: true, Duration: time.Minute}}, Tests: cases("a=passed")}, want: Fail, reason: "timed out after 1m0s"},
-		{name: "two commands one fails", ev: Evidence{Commands: []Command{cmd(0), {Command: "make lint", ExitCode: 2, Parsed: true}}, Tests: cases("a=passed")}, want: Fail, reason: "make lint"},
+		{name: "two commands one fails", ev: Evidence{Commands: []Command{cmd(0), {Command: "make lint", ExitCode: 2}}, Tests: cases("a=passed")}, want: Fail, reason: "make lint"},
 		{name: "tests deleted", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed")}, baseline: base("a=passed", "b=passed", "c=passed"), want: Fail, reason: "fewer tests than at the start"},
 		{name: "deleted failing test", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "c=passed", "d=passed")}, baseline: base("a=passed", "b=failed", "c=passed"), want: Fail, reason: "previously failing tests are missing: b"},
 		{name: "failing test from an earlier gate missing", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed")},
@@ -54,7 +67,9 @@ func TestStatusRules(t *testing.T) {
 		{name: "focused decisions do not count as history", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed")},
 			previous: []Decision{{N: 1, Status: Fail, Focused: true, Failing: []Failure{{Name: "x"}}}}, want: Pass},
 		{name: "more skipped than baseline", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "b=skipped")}, baseline: base("a=passed", "b=passed"), want: Concerns, reason: "1 tests skipped, 0 at the start"},
-		{name: "flaky", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed", "b=failed"), Flaky: []string{"b"}}, want: Concerns, reason: "flaky"},
+		{name: "flaky", ev: Evidence{Commands: []Command{func() Command { c := cmd(1); c.RerunPassed = true; return c }()}, Tests: cases("a=passed", "b=failed"), Flaky: []string{"b"}}, want: Concerns, reason: "flaky"},
+		{name: "flaky but the re-run exited non-zero", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed", "b=failed"), Flaky: []string{"b"}}, want: Fail, reason: "re-run"},
+		{name: "failing test now skipped", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "b=skipped")}, baseline: base("a=passed", "b=failed"), want: Fail, reason: "now skipped: b"},
 		{name: "flaky plus real failure", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=failed", "b=failed"), Flaky: []string{"b"}}, want: Fail, reason: "1 of 2 tests failed"},
 		{name: "focused pass is not a pass", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed"), Focused: true}, want: NotEvaluated, reason: "full suite"},
 		{name: "focused failure fails", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=failed"), Focused: true}, want: Fail},

@@ -46,6 +46,7 @@ func readResults(cr *CommandResult, d Detected, root, reportPath, keepDir string
 	}
 	cr.ReportPaths = paths
 	cr.reportMissed = missed
+	cr.ReportMissing = missed
 	if rep == nil {
 		cr.Passed, cr.Failed, cr.Skipped = p.Passed, p.Failed, p.Skipped
 		cr.Failing = p.Failing

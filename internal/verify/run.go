@@ -477,8 +477,9 @@ func slug(cmd string) string {
 // testEnv is the environment of test commands: the inherited one, plus
 // CI=true, PYTHONDONTWRITEBYTECODE=1 (no __pycache__ in the tree), plus
 // GOFLAGS when the user has none. ULTRA_REPORT is set per command.
+// Credentials (proc.IsSecret) are not passed: the model reads test output.
 func testEnv() []string {
-	env := os.Environ()
+	env := proc.Environ()
 	out := make([]string, 0, len(env)+3)
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, "CI=") && !strings.HasPrefix(kv, "ULTRA_REPORT=") {

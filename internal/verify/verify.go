@@ -241,6 +241,9 @@ type CommandResult struct {
 	Duration time.Duration `json:"duration"`
 	// Rerun is the re-run of this command's failed tests (Request.Rerun).
 	Rerun *CommandResult `json:"rerun,omitempty"`
+	// ReportMissing says why a report the command should have written
+	// could not be read ("" when there was none to read or it was read).
+	ReportMissing string `json:"report_missing,omitempty"`
 
 	excerpt      string // failure excerpt of this command
 	noTests      string // the runner's own "no tests found" line, if any

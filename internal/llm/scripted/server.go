@@ -79,6 +79,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/v1/chat/completions", "/chat/completions":
 		route(http.MethodPost, s.chat)
+	case "/v1/messages", "/messages":
+		route(http.MethodPost, s.messages) // Anthropic Messages, see anthropic.go
 	case "/v1/models", "/models":
 		route(http.MethodGet, s.models)
 	case "/_requests":

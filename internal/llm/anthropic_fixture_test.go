@@ -1,0 +1,391 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// anthropicFixtureSuites are the cassette directories that record Messages
+// API traffic.
+var anthropicFixtureSuites = []string{
+	"TestAnthropicCommon", "TestAnthropicCommonWithCacheControl",
+	"TestAnthropicThinking", "TestAnthropicThinkingWithCacheControl",
+}
+
+func TestAnthropicFixtures(t *testing.T) {
+	root := providerFixtures(t)
+	found := 0
+	for _, suite := range anthropicFixtureSuites {
+		files, _ := filepath.Glob(filepath.Join(root, suite, "*", "*.yaml"))
+		for _, file := range files {
+			found++
+			rel, _ := filepath.Rel(root, file)
+			t.Run(strings.TrimSuffix(rel, ".yaml"), func(t *testing.T) { replayAnthropicFixture(t, file) })
+		}
+	}
+	if found == 0 {
+		t.Skipf("no Anthropic cassettes under %s", root)
+	}
+}
+
+// anthropicReplay serves recorded responses in order and records the
+// requests.
+type anthropicReplay struct {
+	mu       sync.Mutex
+	recorded []interaction
+	requests []map[string]any
+}
+
+func (r *anthropicReplay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	raw, _ := io.ReadAll(req.Body)
+	var body map[string]any
+	_ = json.Unmarshal(raw, &body)
+	r.mu.Lock()
+	n := len(r.requests)
+	r.requests = append(r.requests, body)
+	r.mu.Unlock()
+	if req.URL.Path != "/v1/messages" || n >= len(r.recorded) {
+		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"unexpected request"}}`, http.StatusTeapot)
+		return
+	}
+	rec := r.recorded[n]
+	w.Header().Set("Content-Type", rec.ContentType)
+	w.WriteHeader(rec.Status)
+	_, _ = io.WriteString(w, rec.Body)
+}
+
+var anthropicScenarios = map[string]scenario{
+	"simple":     scenarios["simple"],
+	"tool":       scenarios["tool"],
+	"multi_tool": scenarios["multi_tool"],
+	"thinking":   scenarios["tool"],
+}
+
+func replayAnthropicFixture(t *testing.T, file string) {
+	recorded, err := readCassette(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(filepath.Base(file), ".yaml")
+	streaming := strings.HasSuffix(base, "_streaming") || strings.HasSuffix(base, "-streaming")
+	name := strings.TrimSuffix(strings.TrimSuffix(base, "_streaming"), "-streaming")
+	sc, ok := anthropicScenarios[name]
+	if !ok {
+		t.Skipf("no scenario for %s", base)
+	}
+	rp := &anthropicReplay{recorded: recorded}
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	p := newTestAnthropic(t, srv.URL, streaming, nil)
+
+	req := Request{System: sc.system, Messages: []Message{{Role: RoleUser, Content: sc.prompt}}, Tools: sc.tools, MaxTokens: 4000}
+	for turn := range recorded {
+		var deltas []Delta
+		resp, err := p.Stream(context.Background(), req, func(d Delta) { deltas = append(deltas, d) })
+		if err != nil {
+			t.Fatalf("turn %d: %v", turn, err)
+		}
+		want := anthropicReferenceDecode(t, recorded[turn].Body, streaming)
+		checkAgainstAnthropicReference(t, turn, resp, want)
+		checkDeltas(t, resp, deltas)
+		checkAnthropicSent(t, rp.requests[turn], req, streaming)
+		if turn == 0 {
+			checkAnthropicScenario(t, name, resp)
+		} else if resp.Text == "" || resp.StopReason != "end_turn" {
+			t.Errorf("turn %d: final answer %+v", turn, resp)
+		}
+		req.Messages = append(req.Messages, Message{Role: RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
+		for _, c := range resp.ToolCalls {
+			req.Messages = append(req.Messages, Message{Role: RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: sc.result(c)})
+		}
+	}
+}
+
+func newTestAnthropic(t *testing.T, url string, stream bool, mod func(*AnthropicConfig)) *Anthropic {
+	t.Helper()
+	cfg := AnthropicConfig{BaseURL: url, APIKey: "test-key", Model: "claude-sonnet-4-20250514", Stream: &stream}
+	if mod != nil {
+		mod(&cfg)
+	}
+	p, err := NewAnthropic(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkAnthropicScenario checks the first answer means what the prompt
+// asked for.
+func checkAnthropicScenario(t *testing.T, name string, resp *Response) {
+	t.Helper()
+	switch name {
+	case "simple":
+		if resp.Text == "" || resp.StopReason != "end_turn" || len(resp.ToolCalls) != 0 {
+			t.Errorf("simple answer %+v", resp)
+		}
+	case "tool", "thinking":
+		if len(resp.ToolCalls) != 1 || resp.StopReason != "tool_use" {
+			t.Fatalf("tool answer %+v", resp)
+		}
+		var args struct{ Location string }
+		c := resp.ToolCalls[0]
+		if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || c.Name != "weather" || c.ID == "" || !strings.Contains(args.Location, "Florence") {
+			t.Errorf("weather call %+v (%v)", c, err)
+		}
+	case "multi_tool":
+		if len(resp.ToolCalls) != 2 || resp.StopReason != "tool_use" {
+			t.Fatalf("multi-tool answer %+v", resp)
+		}
+		names := map[string]bool{}
+		for _, c := range resp.ToolCalls {
+			var args struct{ A, B int }
+			if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || args.A != 2 || args.B != 3 || c.ID == "" {
+				t.Errorf("call %+v (%v)", c, err)
+			}
+			names[c.Name] = true
+		}
+		if !names["add"] || !names["multiply"] || resp.ToolCalls[0].ID == resp.ToolCalls[1].ID {
+			t.Errorf("calls %+v", resp.ToolCalls)
+		}
+	}
+}
+
+// checkAnthropicSent checks the request the adapter sent for req: turns
+// alternate, tool results travel in user turns, and the cache breakpoints
+// sit on the system prompt, the last tool and the last user block.
+func checkAnthropicSent(t *testing.T, sent map[string]any, req Request, streaming bool) {
+	t.Helper()
+	if sent == nil {
+		t.Fatal("request body was not JSON")
+	}
+	if got, _ := sent["stream"].(bool); got != streaming {
+		t.Errorf("stream = %v", sent["stream"])
+	}
+	if sent["max_tokens"] != float64(req.MaxTokens) {
+		t.Errorf("max_tokens = %v", sent["max_tokens"])
+	}
+	system, _ := sent["system"].([]any)
+	if len(system) != 1 || !hasCacheControl(system[0]) || system[0].(map[string]any)["text"] != req.System {
+		t.Errorf("system = %v", sent["system"])
+	}
+	tools, _ := sent["tools"].([]any)
+	if len(tools) != len(req.Tools) {
+		t.Errorf("sent %d tools, want %d", len(tools), len(req.Tools))
+	}
+	for i, tool := range tools {
+		if hasCacheControl(tool) != (i == len(tools)-1) {
+			t.Errorf("tool %d: cache_control %v", i, tool)
+		}
+	}
+	msgs, _ := sent["messages"].([]any)
+	var toolCalls, toolResults int
+	for _, m := range req.Messages {
+		toolCalls += len(m.ToolCalls)
+		if m.Role == RoleTool {
+			toolResults++
+		}
+	}
+	var sentCalls, sentResults, breakpoints int
+	for i, raw := range msgs {
+		m := raw.(map[string]any)
+		want := "user"
+		if i%2 == 1 {
+			want = "assistant"
+		}
+		if m["role"] != want {
+			t.Errorf("message %d role %v, want %s (turns must alternate)", i, m["role"], want)
+		}
+		blocks, _ := m["content"].([]any)
+		for j, b := range blocks {
+			switch b.(map[string]any)["type"] {
+			case "tool_use":
+				sentCalls++
+				if _, ok := b.(map[string]any)["input"].(map[string]any); !ok {
+					t.Errorf("message %d block %d: input %v", i, j, b)
+				}
+			case "tool_result":
+				sentResults++
+			}
+			if hasCacheControl(b) {
+				breakpoints++
+				if i != len(msgs)-1 || j != len(blocks)-1 {
+					t.Errorf("message %d block %d: unexpected cache_control", i, j)
+				}
+			}
+		}
+	}
+	if sentCalls != toolCalls || sentResults != toolResults || breakpoints != 1 {
+		t.Errorf("sent %d tool_use, %d tool_result blocks, %d message breakpoints; want %d, %d, 1", sentCalls, sentResults, breakpoints, toolCalls, toolResults)
+	}
+}
+
+func hasCacheControl(v any) bool {
+	m, _ := v.(map[string]any)
+	cc, _ := m["cache_control"].(map[string]any)
+	return cc["type"] == "ephemeral"
+}
+
+// anthropicReference is an answer decoded straight from a recorded body,
+// without the SDK, to compare the adapter with.
+type anthropicReference struct {
+	text     string
+	calls    []ToolCall
+	stop     string
+	usage    Usage
+	thinking string
+	events   int
+}
+
+type anthropicWireUsage struct {
+	InputTokens              *int64 `json:"input_tokens"`
+	OutputTokens             *int64 `json:"output_tokens"`
+	CacheReadInputTokens     *int64 `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens *int64 `json:"cache_creation_input_tokens"`
+}
+
+func (u *anthropicWireUsage) into(dst *Usage) {
+	set := func(p *int64, d *int64) {
+		if p != nil {
+			*d = *p
+		}
+	}
+	set(u.InputTokens, &dst.InputTokens)
+	set(u.OutputTokens, &dst.OutputTokens)
+	set(u.CacheReadInputTokens, &dst.CacheReadTokens)
+	set(u.CacheCreationInputTokens, &dst.CacheWriteTokens)
+}
+
+type anthropicWireBlock struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	Thinking string          `json:"thinking"`
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	Input    json.RawMessage `json:"input"`
+}
+
+func anthropicReferenceDecode(t *testing.T, body string, streaming bool) anthropicReference {
+	t.Helper()
+	var ref anthropicReference
+	if !streaming {
+		var m struct {
+			Content    []anthropicWireBlock `json:"content"`
+			StopReason string               `json:"stop_reason"`
+			Usage      anthropicWireUsage   `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(body), &m); err != nil {
+			t.Fatalf("recorded body: %v", err)
+		}
+		for _, b := range m.Content {
+			switch b.Type {
+			case "text":
+				ref.text += b.Text
+			case "thinking":
+				ref.thinking += b.Thinking
+			case "tool_use":
+				var buf bytes.Buffer
+				if err := json.Compact(&buf, b.Input); err != nil {
+					t.Fatalf("recorded input %s: %v", b.Input, err)
+				}
+				ref.calls = append(ref.calls, ToolCall{ID: b.ID, Name: b.Name, Arguments: buf.String()})
+			}
+		}
+		ref.stop = m.StopReason
+		m.Usage.into(&ref.usage)
+		return ref
+	}
+	slots := map[int]int{}
+	for _, line := range strings.Split(body, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Type    string `json:"type"`
+			Index   int    `json:"index"`
+			Message struct {
+				Usage anthropicWireUsage `json:"usage"`
+			} `json:"message"`
+			ContentBlock anthropicWireBlock `json:"content_block"`
+			Delta        struct {
+				Type        string `json:"type"`
+				Text        string `json:"text"`
+				Thinking    string `json:"thinking"`
+				PartialJSON string `json:"partial_json"`
+				StopReason  string `json:"stop_reason"`
+			} `json:"delta"`
+			Usage *anthropicWireUsage `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			t.Fatalf("recorded event %q: %v", data, err)
+		}
+		ref.events++
+		switch ev.Type {
+		case "message_start":
+			ev.Message.Usage.into(&ref.usage)
+		case "content_block_start":
+			if ev.ContentBlock.Type == "tool_use" {
+				slots[ev.Index] = len(ref.calls)
+				ref.calls = append(ref.calls, ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name})
+			}
+			ref.text += ev.ContentBlock.Text
+		case "content_block_delta":
+			switch ev.Delta.Type {
+			case "text_delta":
+				ref.text += ev.Delta.Text
+			case "thinking_delta":
+				ref.thinking += ev.Delta.Thinking
+			case "input_json_delta":
+				ref.calls[slots[ev.Index]].Arguments += ev.Delta.PartialJSON
+			}
+		case "message_delta":
+			ref.stop = ev.Delta.StopReason
+			if ev.Usage != nil {
+				ev.Usage.into(&ref.usage)
+			}
+		}
+	}
+	for i := range ref.calls {
+		if ref.calls[i].Arguments == "" {
+			ref.calls[i].Arguments = "{}"
+		}
+	}
+	if ref.events == 0 {
+		t.Fatal("recorded stream has no events")
+	}
+	return ref
+}
+
+func checkAgainstAnthropicReference(t *testing.T, turn int, resp *Response, want anthropicReference) {
+	t.Helper()
+	if resp.Text != want.text {
+		t.Errorf("turn %d: text %q, recorded %q", turn, resp.Text, want.text)
+	}
+	if want.thinking != "" && strings.Contains(resp.Text, want.thinking) {
+		t.Errorf("turn %d: thinking leaked into the text", turn)
+	}
+	if !reflect.DeepEqual(resp.ToolCalls, want.calls) {
+		t.Errorf("turn %d: tool calls %+v, recorded %+v", turn, resp.ToolCalls, want.calls)
+	}
+	if resp.StopReason != want.stop {
+		t.Errorf("turn %d: stop reason %q, recorded %q", turn, resp.StopReason, want.stop)
+	}
+	if resp.Usage != want.usage {
+		t.Errorf("turn %d: usage %+v, recorded %+v", turn, resp.Usage, want.usage)
+	}
+	if resp.Usage.InputTokens == 0 || resp.Usage.OutputTokens == 0 {
+		t.Errorf("turn %d: usage missing: %+v", turn, resp.Usage)
+	}
+	if resp.Model == "" {
+		t.Errorf("turn %d: model missing", turn)
+	}
+}
