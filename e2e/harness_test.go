@@ -223,3 +223,13 @@ func execCmd(dir string, env []string, name string, args ...string) *exec.Cmd {
 	c.Dir, c.Env = dir, env
 	return c
 }
+
+func mustScript(t *testing.T, steps []step) *scripted.Script {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"steps": steps})
+	s, err := scripted.ParseScript(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

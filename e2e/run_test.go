@@ -385,3 +385,30 @@ func TestModelErrorsAreRetried(t *testing.T) {
 		t.Fatalf("retries %v", rs)
 	}
 }
+
+// The same run completes against the Anthropic Messages wire format.
+func TestFullCycleWithAnthropic(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, fixSteps()...)
+	for _, stream := range []bool{true, false} {
+		git(t, dir, "checkout", "-q", "--", ".")
+		args := []string{"run", "--output", "jsonl", "--provider", "anthropic", "--base-url", m.url, "--model", "scripted", "fix calc"}
+		if !stream {
+			args = append(args[:1], append([]string{"--no-stream"}, args[1:]...)...)
+			m.srv.SetScript(mustScript(t, fixSteps()))
+		}
+		res := ultra(t, dir, args...)
+		if res.code != 0 {
+			t.Fatalf("stream=%v: exit %d\n%s", stream, res.code, res.stderr)
+		}
+	}
+	reqs := m.srv.Requests()
+	if len(reqs) != 2*len(fixSteps()) || !strings.HasSuffix(reqs[0].Path, "/messages") {
+		t.Fatalf("%d requests, first to %s", len(reqs), reqs[0].Path)
+	}
+	checkWire(t, m)
+	if !strings.Contains(string(reqs[1].Body), `"cache_control"`) {
+		t.Fatal("requests carry no cache breakpoints")
+	}
+}

@@ -95,34 +95,53 @@ type providerChoice struct {
 // resolveProvider applies flags over environment over config over
 // defaults. fallbackModel is used when nothing names a model (resume uses
 // the run's own).
+// providerDefaults are each provider's environment variables and defaults.
+var providerDefaults = map[string]struct {
+	keyEnv, urlEnv       string
+	defURL, defModel     string // with a key
+	localURL, localModel string // without a key ("" when a key is needed)
+	official             string // the provider's own service
+}{
+	"openai":    {"OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1", "gpt-5", "http://127.0.0.1:11434/v1", "qwen3-coder", "https://api.openai.com/"},
+	"anthropic": {"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", llm.DefaultAnthropicBaseURL, "claude-sonnet-4-5", "", "", llm.DefaultAnthropicBaseURL},
+}
+
 func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, fallbackURL string) (*providerChoice, error) {
 	mc := p.Config.Model
 	name := pick(f.provider, fallbackProvider, os.Getenv("ULTRA_PROVIDER"), mc.Provider, "openai")
-	if name != "openai" {
-		return nil, usageErr("unknown provider %q (available: openai — any OpenAI-compatible Chat Completions server)", name)
+	d, ok := providerDefaults[name]
+	if !ok {
+		return nil, usageErr("unknown provider %q (available: openai — any OpenAI-compatible Chat Completions server — and anthropic)", name)
 	}
-	key := os.Getenv("OPENAI_API_KEY")
-	defURL, defModel := "http://127.0.0.1:11434/v1", "qwen3-coder"
-	if key != "" {
-		defURL, defModel = "https://api.openai.com/v1", "gpt-5"
+	key := os.Getenv(d.keyEnv)
+	defURL, defModel := d.localURL, d.localModel
+	if key != "" || defURL == "" {
+		defURL, defModel = d.defURL, d.defModel
 	}
-	base := pick(f.baseURL, fallbackURL, os.Getenv("OPENAI_BASE_URL"), mc.BaseURL, defURL)
+	base := pick(f.baseURL, fallbackURL, os.Getenv(d.urlEnv), mc.BaseURL, defURL)
 	// A repository must not be able to send the user's key to a server of
 	// its choosing: a model server chosen by the project's own config gets
 	// the key only when the user says so.
-	fromProject := f.baseURL == "" && fallbackURL == "" && os.Getenv("OPENAI_BASE_URL") == "" && p.Config.ProjectSetsModelServer
-	if fromProject && key != "" && !strings.HasPrefix(base, "https://api.openai.com/") && os.Getenv("ULTRA_TRUST_PROJECT_CONFIG") != "1" {
-		return nil, usageErr("%s sets the model server to %s; ultra does not send OPENAI_API_KEY to a server chosen by the repository. Pass --base-url %s (or set OPENAI_BASE_URL, or ULTRA_TRUST_PROJECT_CONFIG=1) to confirm",
-			config.ProjectPath(p.Root), base, base)
+	fromProject := f.baseURL == "" && fallbackURL == "" && os.Getenv(d.urlEnv) == "" && p.Config.ProjectSetsModelServer
+	if fromProject && key != "" && !strings.HasPrefix(base, d.official) && os.Getenv("ULTRA_TRUST_PROJECT_CONFIG") != "1" {
+		return nil, usageErr("%s sets the model server to %s; ultra does not send %s to a server chosen by the repository. Pass --base-url %s (or set %s, or ULTRA_TRUST_PROJECT_CONFIG=1) to confirm",
+			config.ProjectPath(p.Root), base, d.keyEnv, base, d.urlEnv)
 	}
 	model := pick(f.model, fallbackModel, os.Getenv("ULTRA_MODEL"), mc.Name, defModel)
-	// ultra retries itself (with events); the SDK does not.
-	cfg := llm.OpenAIConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, MaxRetries: 0}
+	var stream *bool
 	if f.noStream || (mc.Stream != nil && !*mc.Stream) {
 		no := false
-		cfg.Stream = &no
+		stream = &no
 	}
-	prov, err := llm.NewOpenAI(cfg)
+	// ultra retries itself (with events); the SDKs do not.
+	var prov llm.Provider
+	var err error
+	switch name {
+	case "anthropic":
+		prov, err = llm.NewAnthropic(llm.AnthropicConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, Stream: stream})
+	default:
+		prov, err = llm.NewOpenAI(llm.OpenAIConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, Stream: stream})
+	}
 	if err != nil {
 		return nil, usageErr("provider %s: %v", name, err)
 	}

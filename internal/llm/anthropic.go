@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -162,7 +163,9 @@ func (p *Anthropic) streamed(ctx context.Context, params anthropic.MessageNewPar
 
 // complete runs one non-streaming request.
 func (p *Anthropic) complete(ctx context.Context, params anthropic.MessageNewParams, model string, onDelta func(Delta)) (*Response, error) {
-	res, err := p.messages.New(ctx, params)
+	// An explicit timeout stops the SDK refusing long non-streaming
+	// requests (large max_tokens) before sending them.
+	res, err := p.messages.New(ctx, params, option.WithRequestTimeout(time.Hour))
 	if err != nil {
 		return nil, p.convertError(ctx, err, model)
 	}

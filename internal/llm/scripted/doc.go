@@ -11,6 +11,9 @@
 //	    chunks ending with "data: [DONE]", plus a final usage chunk when
 //	    stream_options.include_usage is set) when the request has
 //	    "stream": true, else one chat.completion JSON object.
+//	POST /v1/messages, /messages
+//	    The same steps in the Anthropic Messages wire format (see
+//	    anthropic.go), sharing the step counter and the request log.
 //	GET  /v1/models, /models
 //	    Lists one model: the script's "model" (default "scripted").
 //	GET  /_requests
