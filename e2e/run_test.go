@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -410,5 +411,47 @@ func TestFullCycleWithAnthropic(t *testing.T) {
 	checkWire(t, m)
 	if !strings.Contains(string(reqs[1].Body), `"cache_control"`) {
 		t.Fatal("requests carry no cache breakpoints")
+	}
+}
+
+// With a routing table, planning uses the deep model and building the
+// smart one; every request's model is in its event.
+func TestModelModesRoute(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, map[string]string{".ultra/config": "[model]\nmodes = { smart = \"m-smart\", deep = \"m-deep\", fast = \"m-fast\" }\n"})
+	for k, v := range calcProject {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, k)), 0o755)
+		os.WriteFile(filepath.Join(dir, k), []byte(v), 0o644)
+	}
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "calc")
+	m := newModel(t, fixSteps()...)
+	res := ultra(t, dir, "run", "--output", "jsonl", "--base-url", m.url, "fix calc")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	var got []string
+	for _, e := range ofType(res.events(t), "model_request") {
+		got = append(got, e["phase"].(string)+":"+data(e)["model"].(string))
+	}
+	want := "planning:m-deep,planning:m-deep,building:m-smart,building:m-smart,verifying:m-smart"
+	if strings.Join(got, ",") != want {
+		t.Fatalf("models %v, want %s", got, want)
+	}
+	for i, r := range m.srv.Requests() {
+		if w := strings.Split(strings.Split(want, ",")[i], ":")[1]; r.Model != w {
+			t.Fatalf("request %d asked for %s, want %s", i+1, r.Model, w)
+		}
+	}
+	fast := newModel(t, fixSteps()...)
+	git(t, dir, "checkout", "-q", "--", "calc")
+	ultra(t, dir, "run", "--output", "jsonl", "--base-url", fast.url, "--model-mode", "fast", "fix calc")
+	if len(fast.srv.Requests()) == 0 {
+		t.Fatal("no requests in fast mode")
+	}
+	for _, r := range fast.srv.Requests() {
+		if r.Model != "m-fast" {
+			t.Fatalf("fast mode asked for %s", r.Model)
+		}
 	}
 }

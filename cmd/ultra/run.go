@@ -89,23 +89,28 @@ func pick[T comparable](v ...T) T {
 // providerChoice is the resolved model configuration.
 type providerChoice struct {
 	name, baseURL, model string
+	models               map[string]string // mode → model; nil when one model serves all
 	provider             llm.Provider
 }
 
-// resolveProvider applies flags over environment over config over
-// defaults. fallbackModel is used when nothing names a model (resume uses
-// the run's own).
-// providerDefaults are each provider's environment variables and defaults.
+// providerDefaults are each provider's environment variables, defaults and
+// model routing table (model mode → model, for the provider's own service).
 var providerDefaults = map[string]struct {
 	keyEnv, urlEnv       string
 	defURL, defModel     string // with a key
 	localURL, localModel string // without a key ("" when a key is needed)
 	official             string // the provider's own service
+	modes                map[string]string
 }{
-	"openai":    {"OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1", "gpt-5", "http://127.0.0.1:11434/v1", "qwen3-coder", "https://api.openai.com/"},
-	"anthropic": {"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", llm.DefaultAnthropicBaseURL, "claude-sonnet-4-5", "", "", llm.DefaultAnthropicBaseURL},
+	"openai": {"OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1", "gpt-5", "http://127.0.0.1:11434/v1", "qwen3-coder", "https://api.openai.com/",
+		map[string]string{"fast": "gpt-5-mini", "smart": "gpt-5", "deep": "gpt-5"}},
+	"anthropic": {"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", llm.DefaultAnthropicBaseURL, "claude-sonnet-4-5", "", "", llm.DefaultAnthropicBaseURL,
+		map[string]string{"fast": "claude-haiku-4-5", "smart": "claude-sonnet-4-5", "deep": "claude-opus-4-1"}},
 }
 
+// resolveProvider applies flags over the run's record over environment
+// over config over defaults (resume passes the run's provider, model and
+// URL as the fallbacks).
 func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, fallbackURL string) (*providerChoice, error) {
 	mc := p.Config.Model
 	name := pick(f.provider, fallbackProvider, os.Getenv("ULTRA_PROVIDER"), mc.Provider, "openai")
@@ -128,6 +133,20 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, 
 			config.ProjectPath(p.Root), base, d.keyEnv, base, d.urlEnv)
 	}
 	model := pick(f.model, fallbackModel, os.Getenv("ULTRA_MODEL"), mc.Name, defModel)
+	// The routing table: the provider's own (for its own service, when no
+	// model is named), then the configured modes; a named model serves all.
+	var models map[string]string
+	if pick(f.model, fallbackModel, os.Getenv("ULTRA_MODEL"), mc.Name) == "" {
+		models = map[string]string{}
+		if key != "" && strings.HasPrefix(base, d.official) {
+			for k, v := range d.modes {
+				models[k] = v
+			}
+		}
+		for k, v := range mc.Modes {
+			models[k] = v
+		}
+	}
 	var stream *bool
 	if f.noStream || (mc.Stream != nil && !*mc.Stream) {
 		no := false
@@ -145,7 +164,7 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, 
 	if err != nil {
 		return nil, usageErr("provider %s: %v", name, err)
 	}
-	return &providerChoice{name: name, baseURL: base, model: model, provider: prov}, nil
+	return &providerChoice{name: name, baseURL: base, model: model, models: models, provider: prov}, nil
 }
 
 // sinks builds the surfaces of a headless run.
@@ -180,7 +199,7 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 	}
 	return agent.Options{
 		ModelRetries: retries,
-		Provider:     pc.provider, ProviderName: pc.name, Model: pc.model, BaseURL: pc.baseURL,
+		Provider:     pc.provider, ProviderName: pc.name, Model: pc.model, BaseURL: pc.baseURL, Models: pc.models,
 		StateRoot: p.StateRoot, VerifyCommands: cmds,
 		VerifyTimeout: pick(f.verifyTO, vc.Timeout.D()),
 		BashTimeout:   pick(f.bashTimeout, p.Config.Run.BashTimeout.D()),
@@ -230,7 +249,7 @@ func newRunCmd() *cobra.Command {
 			o.Store = st
 			ctx, stop := interruptible()
 			defer stop()
-			out, err := agent.Start(ctx, o, agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Axes: a, Budgets: f.budgets(p)})
+			out, err := agent.Start(ctx, o, agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p)})
 			return finished(out, err)
 		},
 	}

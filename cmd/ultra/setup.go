@@ -19,6 +19,7 @@ import (
 // project is the repository a command works on.
 type project struct {
 	Root      string // repository root
+	Dir       string // the directory ultra was started in (or -C)
 	StateRoot string // .ultra/state
 	Config    config.Config
 }
@@ -52,7 +53,10 @@ func findProject(cmd *cobra.Command) (*project, error) {
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	return &project{Root: root, StateRoot: filepath.Join(root, ".ultra", "state"), Config: cfg}, nil
+	if d, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = d
+	}
+	return &project{Root: root, Dir: abs, StateRoot: filepath.Join(root, ".ultra", "state"), Config: cfg}, nil
 }
 
 // openStore opens the project's store, keeping .ultra/state out of git.

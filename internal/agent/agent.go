@@ -25,10 +25,13 @@ import (
 
 // Options wire a run to the world.
 type Options struct {
-	Provider       llm.Provider
-	ProviderName   string
-	Model          string
-	BaseURL        string // recorded with the run so that resume talks to the same server
+	Provider     llm.Provider
+	ProviderName string
+	Model        string
+	BaseURL      string // recorded with the run so that resume talks to the same server
+	// Models routes model modes (fast, smart, deep) to model names; a
+	// mode missing from it uses Model.
+	Models         map[string]string
 	Store          *store.Store
 	StateRoot      string // .ultra/state of the repository
 	Verifier       verify.Verifier
@@ -50,6 +53,7 @@ type Spec struct {
 	Task    string
 	Repo    string // repository root
 	Workdir string // where the run works
+	Cwd     string // where the person started it (for nested AGENTS.md); "" means Workdir
 	Axes    axes.Axes
 	Budgets phase.Budgets
 }
@@ -79,7 +83,12 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	}
 	now := o.Now()
 	id := NewRunID(now)
-	st := runState{Phase: phase.New(spec.Budgets), VerifyCommands: o.VerifyCommands}
+	cwd := spec.Cwd
+	if cwd == "" {
+		cwd = spec.Workdir
+	}
+	st := runState{Phase: phase.New(spec.Budgets), VerifyCommands: o.VerifyCommands,
+		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models}
 	stateJSON, _ := json.Marshal(st)
 	row := &store.Run{
 		ID: id, Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir,
@@ -142,6 +151,9 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	// The test command is the one the run started with, whatever the
 	// configuration says now.
 	o.VerifyCommands = st.VerifyCommands
+	if len(o.Models) == 0 && o.Model == row.Model {
+		o.Models = st.Models // the same model as before: keep the run's routing
+	}
 	raw, err := o.Store.Messages(ctx, row.ID)
 	if err != nil {
 		return nil, err

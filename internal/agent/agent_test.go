@@ -258,3 +258,30 @@ func BenchmarkStep(b *testing.B) {
 		b.Fatal(out, err)
 	}
 }
+
+// BenchmarkPromptOverhead reports what every request carries besides the
+// conversation: the system prompt and the tool definitions of the phase
+// that offers the most tools (bytes, and tokens estimated at four bytes a
+// token).
+func BenchmarkPromptOverhead(b *testing.B) {
+	p := &stubProvider{keep: true, next: func(n int, _ llm.Request) *llm.Response {
+		if n == 1 {
+			return callsOf(tc("phase", `{"to":"building","plan":"p"}`))
+		}
+		return &llm.Response{Text: "x"}
+	}}
+	o, dir := setup(b, p, stubVerifier{verify.StatusPass})
+	o.MaxIdle = 1
+	if _, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default}); err != nil {
+		b.Fatal(err)
+	}
+	req := p.reqs[1] // building: the most tools
+	size := 0
+	for b.Loop() {
+		tools, _ := json.Marshal(req.Tools)
+		size = len(req.System) + len(tools)
+	}
+	b.ReportMetric(float64(size), "bytes/request")
+	b.ReportMetric(float64(size)/4, "est-tokens/request")
+	b.ReportMetric(float64(len(req.Tools)), "tools")
+}

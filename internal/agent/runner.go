@@ -207,7 +207,7 @@ func (r *runner) step(ctx context.Context) error {
 	req := r.request()
 	r.askedWith = toolNames(req.Tools)
 	turn := r.st.Phase.Used.Turns + 1
-	r.emit(event.ModelRequest, event.ModelRequestData{Turn: turn, Model: r.o.Model, Tools: toolNames(req.Tools), Messages: len(req.Messages)})
+	r.emit(event.ModelRequest, event.ModelRequestData{Turn: turn, Model: req.Model, Tools: toolNames(req.Tools), Messages: len(req.Messages)})
 	start := r.o.Now()
 	resp, err := r.model.Stream(ctx, req, nil)
 	took := r.o.Now().Sub(start)
@@ -217,7 +217,7 @@ func (r *runner) step(ctx context.Context) error {
 		if errors.As(err, &le) {
 			me = &event.ModelError{Provider: le.Provider, StatusCode: le.StatusCode, Message: le.Message, Retryable: le.Retryable}
 		}
-		r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: r.o.Model, Duration: took.String(), Error: me})
+		r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: req.Model, Duration: took.String(), Error: me})
 		if ctx.Err() != nil {
 			r.finish(StatusInterrupted, "interrupted")
 			return nil
@@ -238,7 +238,7 @@ func (r *runner) step(ctx context.Context) error {
 	r.st.Usage.CacheWriteTokens += resp.Usage.CacheWriteTokens
 	model := resp.Model
 	if model == "" {
-		model = r.o.Model
+		model = req.Model
 	}
 	r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: model, Usage: event.Usage(resp.Usage),
 		StopReason: resp.StopReason, ToolCalls: len(resp.ToolCalls), Duration: took.String()})
@@ -290,7 +290,7 @@ func (r *runner) request() llm.Request {
 	msgs := make([]llm.Message, 0, len(r.history)+1)
 	msgs = append(msgs, r.history...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "<ultra-reminder>\n" + r.st.Phase.Reminder() + "\n</ultra-reminder>"})
-	return llm.Request{Model: r.o.Model, System: systemPrompt(r.row.Workdir), Messages: msgs, Tools: specs, MaxTokens: r.o.MaxTokens}
+	return llm.Request{Model: r.modelFor(), System: systemPrompt(r.row.Workdir, r.st.Instructions), Messages: msgs, Tools: specs, MaxTokens: r.o.MaxTokens}
 }
 
 // offered lists the tools offered now: the registry ∩ the phase table ∩ the
@@ -510,4 +510,21 @@ func estimateUsage(req llm.Request, resp *llm.Response) llm.Usage {
 		out += len(c.Name) + len(c.Arguments)
 	}
 	return llm.Usage{InputTokens: int64(in/4 + 1), OutputTokens: int64(out/4 + 1)}
+}
+
+// ModeFor is the model mode a phase uses: with the default mode (smart),
+// planning thinks harder (deep); fast and deep apply to every phase.
+func ModeFor(mode string, p phase.Phase) string {
+	if mode == "smart" && p == phase.Planning {
+		return "deep"
+	}
+	return mode
+}
+
+// modelFor picks the model of the next request from the routing table.
+func (r *runner) modelFor() string {
+	if m := r.o.Models[ModeFor(r.row.Axes.ModelMode, r.st.Phase.Phase)]; m != "" {
+		return m
+	}
+	return r.o.Model
 }

@@ -48,18 +48,23 @@ type runState struct {
 	Phase phase.State `json:"phase"`
 	// VerifyCommands are the test commands fixed when the run started
 	// (empty: detection); nothing changes them during the run.
-	VerifyCommands []string                 `json:"verify_commands,omitempty"`
-	PendingPlan    string                   `json:"pending_plan,omitempty"`
-	EscalatedFrom  phase.Phase              `json:"escalated_from,omitempty"`
-	Todos          []tool.TodoItem          `json:"todos,omitempty"`
-	Files          tool.FileTrackerSnapshot `json:"files,omitempty"`
-	Deferred       []string                 `json:"deferred,omitempty"` // concerns of a CONCERNS gate
-	LastVerify     *verifyRecord            `json:"last_verify,omitempty"`
-	IdleAnswers    int                      `json:"idle_answers,omitempty"`
-	Malformed      int                      `json:"malformed,omitempty"`
-	Refusals       int                      `json:"refusals,omitempty"`
-	LastFailure    failureStreak            `json:"last_failure,omitempty"`
-	Usage          usageTotals              `json:"usage"`
+	VerifyCommands []string `json:"verify_commands,omitempty"`
+	// Instructions are the project's AGENTS.md/CLAUDE.md, read when the
+	// run started: the system prompt stays the same for the whole run.
+	Instructions string `json:"instructions,omitempty"`
+	// Models is the run's routing table (model mode → model).
+	Models        map[string]string        `json:"models,omitempty"`
+	PendingPlan   string                   `json:"pending_plan,omitempty"`
+	EscalatedFrom phase.Phase              `json:"escalated_from,omitempty"`
+	Todos         []tool.TodoItem          `json:"todos,omitempty"`
+	Files         tool.FileTrackerSnapshot `json:"files,omitempty"`
+	Deferred      []string                 `json:"deferred,omitempty"` // concerns of a CONCERNS gate
+	LastVerify    *verifyRecord            `json:"last_verify,omitempty"`
+	IdleAnswers   int                      `json:"idle_answers,omitempty"`
+	Malformed     int                      `json:"malformed,omitempty"`
+	Refusals      int                      `json:"refusals,omitempty"`
+	LastFailure   failureStreak            `json:"last_failure,omitempty"`
+	Usage         usageTotals              `json:"usage"`
 }
 
 type usageTotals struct {

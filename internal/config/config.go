@@ -33,6 +33,7 @@ type Model struct {
 	Name       string            `toml:"name"`
 	Headers    map[string]string `toml:"headers"`
 	MaxRetries *int              `toml:"max_retries"`
+	Modes      map[string]string `toml:"modes"` // model mode → model name
 	Stream     *bool             `toml:"stream"`
 }
 
@@ -150,7 +151,7 @@ func loadFile(path string, c *Config) error {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,max_retries,stream}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,bash_timeout}, verify.{command,timeout})",
+		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,max_retries,stream,modes}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,bash_timeout}, verify.{command,timeout})",
 			path, keyLine(string(data), k[len(k)-1]), k.String())
 	}
 	return c.validate(path, string(data))
@@ -174,6 +175,11 @@ func (c *Config) validate(path, text string) error {
 	}
 	if c.Model.MaxRetries != nil && *c.Model.MaxRetries < 0 {
 		return fmt.Errorf("config %s:%d: model.max_retries must not be negative", path, keyLine(text, "max_retries"))
+	}
+	for mode := range c.Model.Modes {
+		if mode != "fast" && mode != "smart" && mode != "deep" {
+			return fmt.Errorf("config %s:%d: model.modes.%s: unknown model mode (fast, smart or deep)", path, keyLine(text, mode), mode)
+		}
 	}
 	if c.Verify.Command != nil && len(c.Verify.Command) == 0 {
 		return fmt.Errorf("config %s:%d: verify.command is an empty list: give at least one command, or remove the key to detect one", path, keyLine(text, "command"))
