@@ -412,6 +412,23 @@ func TestFullCycleWithAnthropic(t *testing.T) {
 	if !strings.Contains(string(reqs[1].Body), `"cache_control"`) {
 		t.Fatal("requests carry no cache breakpoints")
 	}
+	// The stable prefix: the system prompt is byte-identical in every
+	// request, and the tool definitions within a phase.
+	tools := map[string]string{}
+	for i, r := range reqs {
+		if r.System != reqs[0].System {
+			t.Fatalf("request %d changed the system prompt", i+1)
+		}
+		var body struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		json.Unmarshal(r.Body, &body)
+		ph := reminderPhase.FindStringSubmatch(r.LastUser)[1]
+		if prev, ok := tools[ph]; ok && prev != string(body.Tools) {
+			t.Fatalf("request %d changed the tools of phase %s", i+1, ph)
+		}
+		tools[ph] = string(body.Tools)
+	}
 }
 
 // With a routing table, planning uses the deep model and building the
