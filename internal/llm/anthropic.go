@@ -127,24 +127,12 @@ func (p *Anthropic) Name() string { return anthropicName }
 // input_tokens as reported, which excludes the cached tokens counted in
 // CacheReadTokens and CacheWriteTokens.
 func (p *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
-	model := req.Model
-	if model == "" {
-		model = p.cfg.Model
-	}
-	if model == "" {
-		return nil, &Error{Provider: anthropicName, Message: "no model configured: set the model name"}
-	}
-	params, err := p.params(req, model)
-	if err != nil {
-		return nil, &Error{Provider: anthropicName, Message: err.Error()}
-	}
-	if onDelta == nil {
-		onDelta = func(Delta) {}
-	}
-	if p.stream {
-		return p.streamed(ctx, params, model, onDelta)
-	}
-	return p.complete(ctx, params, model, onDelta)
+	return dispatch(anthropicName, req, p.cfg.Model, onDelta, p.params, func(params anthropic.MessageNewParams, model string, onDelta func(Delta)) (*Response, error) {
+		if p.stream {
+			return p.streamed(ctx, params, model, onDelta)
+		}
+		return p.complete(ctx, params, model, onDelta)
+	})
 }
 
 // streamed runs one streaming request.

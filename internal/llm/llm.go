@@ -129,3 +129,25 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// dispatch is the common start of a provider's Stream: it picks the model
+// (the request's, else the configured one), builds the provider's
+// parameters, and hands them to send with a non-nil onDelta.
+func dispatch[P any](provider string, req Request, cfgModel string, onDelta func(Delta),
+	build func(Request, string) (P, error), send func(P, string, func(Delta)) (*Response, error)) (*Response, error) {
+	model := req.Model
+	if model == "" {
+		model = cfgModel
+	}
+	if model == "" {
+		return nil, &Error{Provider: provider, Message: "no model configured: set the model name"}
+	}
+	params, err := build(req, model)
+	if err != nil {
+		return nil, &Error{Provider: provider, Message: err.Error()}
+	}
+	if onDelta == nil {
+		onDelta = func(Delta) {}
+	}
+	return send(params, model, onDelta)
+}

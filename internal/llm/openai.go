@@ -122,24 +122,12 @@ func (p *OpenAI) Name() string { return openAIName }
 // *Error values, except a cancelled or expired ctx, whose error is returned
 // wrapped.
 func (p *OpenAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
-	model := req.Model
-	if model == "" {
-		model = p.cfg.Model
-	}
-	if model == "" {
-		return nil, &Error{Provider: openAIName, Message: "no model configured: set the model name"}
-	}
-	params, err := p.params(req, model)
-	if err != nil {
-		return nil, &Error{Provider: openAIName, Message: err.Error()}
-	}
-	if onDelta == nil {
-		onDelta = func(Delta) {}
-	}
-	if p.stream {
-		return p.streamed(ctx, params, model, onDelta)
-	}
-	return p.complete(ctx, params, model, onDelta)
+	return dispatch(openAIName, req, p.cfg.Model, onDelta, p.params, func(params openai.ChatCompletionNewParams, model string, onDelta func(Delta)) (*Response, error) {
+		if p.stream {
+			return p.streamed(ctx, params, model, onDelta)
+		}
+		return p.complete(ctx, params, model, onDelta)
+	})
 }
 
 // streamed runs one streaming request.
