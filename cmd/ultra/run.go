@@ -32,7 +32,7 @@ type runFlags struct {
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.output, "output", "human", "output format: human or jsonl")
-	fl.StringVar(&f.provider, "provider", "", "model provider: openai (any OpenAI-compatible server) [env ULTRA_PROVIDER, config model.provider]")
+	fl.StringVar(&f.provider, "provider", "", "model provider: openai (any OpenAI-compatible server), anthropic or gemini [env ULTRA_PROVIDER, config model.provider]")
 	fl.StringVar(&f.baseURL, "base-url", "", "provider base URL [env OPENAI_BASE_URL, config model.base_url; default: OpenAI with OPENAI_API_KEY, else Ollama at http://127.0.0.1:11434/v1]")
 	fl.StringVar(&f.model, "model", "", "model name [env ULTRA_MODEL, config model.name]")
 	fl.BoolVar(&f.noStream, "no-stream", false, "ask for whole answers instead of streams")
@@ -106,6 +106,8 @@ var providerDefaults = map[string]struct {
 		map[string]string{"fast": "gpt-5-mini", "smart": "gpt-5", "deep": "gpt-5"}},
 	"anthropic": {"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", llm.DefaultAnthropicBaseURL, "claude-sonnet-4-5", "", "", llm.DefaultAnthropicBaseURL,
 		map[string]string{"fast": "claude-haiku-4-5", "smart": "claude-sonnet-4-5", "deep": "claude-opus-4-1"}},
+	"gemini": {"GEMINI_API_KEY", "GEMINI_BASE_URL", llm.DefaultGeminiBaseURL, "gemini-2.5-pro", "", "", llm.DefaultGeminiBaseURL,
+		map[string]string{"fast": "gemini-2.5-flash", "smart": "gemini-2.5-pro", "deep": "gemini-2.5-pro"}},
 }
 
 // resolveProvider applies flags over the run's record over environment
@@ -116,7 +118,7 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, 
 	name := pick(f.provider, fallbackProvider, os.Getenv("ULTRA_PROVIDER"), mc.Provider, "openai")
 	d, ok := providerDefaults[name]
 	if !ok {
-		return nil, usageErr("unknown provider %q (available: openai — any OpenAI-compatible Chat Completions server — and anthropic)", name)
+		return nil, usageErr("unknown provider %q (available: openai — any OpenAI-compatible Chat Completions server — anthropic and gemini)", name)
 	}
 	key := os.Getenv(d.keyEnv)
 	defURL, defModel := d.localURL, d.localModel
@@ -158,6 +160,8 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, 
 	switch name {
 	case "anthropic":
 		prov, err = llm.NewAnthropic(llm.AnthropicConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, Stream: stream})
+	case "gemini":
+		prov, err = llm.NewGemini(llm.GeminiConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, Stream: stream})
 	default:
 		prov, err = llm.NewOpenAI(llm.OpenAIConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, Stream: stream})
 	}
