@@ -472,3 +472,29 @@ func TestModelModesRoute(t *testing.T) {
 		}
 	}
 }
+
+// Every request's cost comes from the pricing table; a cost budget
+// escalates like the others.
+func TestCostBudget(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	steps := fixSteps()
+	for i := range steps {
+		steps[i]["usage"] = map[string]any{"prompt_tokens": 100000, "completion_tokens": 1000}
+	}
+	m := newModel(t, steps...)
+	res := ultra(t, dir, "run", "--output", "jsonl", "--base-url", m.url, "--model", "gpt-5", "--max-cost", "0.30", "fix calc")
+	if res.code != 4 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	evs := res.events(t)
+	resp := ofType(evs, "model_response")
+	// 100k input at $1.25/M plus 1k output at $10/M = $0.135 a request.
+	if c := data(resp[0])["cost"].(float64); c < 0.1349 || c > 0.1351 {
+		t.Fatalf("cost of one request %v", c)
+	}
+	fin := data(ofType(evs, "run_finished")[0])
+	if len(resp) != 3 || !strings.Contains(fin["reason"].(string), "cost budget exhausted") || fin["cost"].(float64) < 0.3 {
+		t.Fatalf("%d requests, finish %v", len(resp), fin)
+	}
+}

@@ -25,6 +25,7 @@ type runFlags struct {
 	noStream, verbose                bool
 	maxRetries, maxTurns             int
 	maxIn, maxOut                    int64
+	maxCost                          float64
 	maxWall, bashTimeout, verifyTO   time.Duration
 	verifyCmds                       []string
 }
@@ -42,6 +43,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&f.maxIn, "max-input-tokens", 0, "input token budget (default 20000000) [config run.max_input_tokens]")
 	fl.Int64Var(&f.maxOut, "max-output-tokens", 0, "output token budget (default 1000000) [config run.max_output_tokens]")
 	fl.DurationVar(&f.maxWall, "max-wall", 0, "wall time budget (default 2h) [config run.max_wall]")
+	fl.Float64Var(&f.maxCost, "max-cost", 0, "cost budget in US dollars, from the pricing table (default: none) [config run.max_cost]")
 	fl.DurationVar(&f.bashTimeout, "bash-timeout", 0, "default timeout of a bash call (default 2m) [config run.bash_timeout]")
 	fl.StringArrayVar(&f.verifyCmds, "verify-command", nil, "test command to verify with, instead of detection (repeatable; all must pass) [config verify.command]")
 	fl.DurationVar(&f.verifyTO, "verify-timeout", 0, "timeout of each test command (default 10m) [config verify.timeout]")
@@ -55,20 +57,21 @@ func (f *runFlags) budgets(p *project) phase.Budgets {
 		MaxInputTokens:  pick(f.maxIn, c.MaxInputTokens),
 		MaxOutputTokens: pick(f.maxOut, c.MaxOutputTokens),
 		MaxWall:         pick(f.maxWall, c.MaxWall.D()),
+		MaxCost:         pick(f.maxCost, c.MaxCost),
 	}.WithDefaults()
 }
 
 // explicitBudgets are the budgets given as flags, zero where none was.
 func (f *runFlags) explicitBudgets() phase.Budgets {
 	return phase.Budgets{MaxRetries: f.maxRetries, MaxTurns: f.maxTurns, MaxInputTokens: f.maxIn,
-		MaxOutputTokens: f.maxOut, MaxWall: f.maxWall}
+		MaxOutputTokens: f.maxOut, MaxWall: f.maxWall, MaxCost: f.maxCost}
 }
 
 // validate rejects negative budgets and timeouts.
 func (f *runFlags) validate() error {
 	for name, v := range map[string]int64{"--max-retries": int64(f.maxRetries), "--max-turns": int64(f.maxTurns),
 		"--max-input-tokens": f.maxIn, "--max-output-tokens": f.maxOut, "--max-wall": int64(f.maxWall),
-		"--bash-timeout": int64(f.bashTimeout), "--verify-timeout": int64(f.verifyTO)} {
+		"--bash-timeout": int64(f.bashTimeout), "--verify-timeout": int64(f.verifyTO), "--max-cost": int64(f.maxCost * 1e6)} {
 		if v < 0 {
 			return usageErr("%s must not be negative", name)
 		}
@@ -201,7 +204,12 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 			retries = -1 // none
 		}
 	}
+	pricing := map[string]llm.Price{}
+	for m, pr := range p.Config.Pricing {
+		pricing[m] = llm.Price{Input: pr.Input, Output: pr.Output, CacheRead: pr.CacheRead, CacheWrite: pr.CacheWrite}
+	}
 	return agent.Options{
+		Pricing:      pricing,
 		ModelRetries: retries,
 		Provider:     pc.provider, ProviderName: pc.name, Model: pc.model, BaseURL: pc.baseURL, Models: pc.models,
 		StateRoot: p.StateRoot, VerifyCommands: cmds,

@@ -61,6 +61,11 @@ func printStatus(w io.Writer, s *agent.Status) {
 	fmt.Fprintf(w, "budgets  turns %d/%d · input tokens %d/%d · output tokens %d/%d · wall %s/%s\n",
 		u.Turns, b.MaxTurns, u.InputTokens, b.MaxInputTokens, u.OutputTokens, b.MaxOutputTokens,
 		u.Wall.Round(time.Second), b.MaxWall)
+	if b.MaxCost > 0 {
+		fmt.Fprintf(w, "cost     $%.4f of $%.2f\n", u.Cost, b.MaxCost)
+	} else {
+		fmt.Fprintf(w, "cost     $%.4f\n", u.Cost)
+	}
 	if s.Malformed+s.Refusals > 0 {
 		fmt.Fprintf(w, "guards   %d refusals · %d malformed calls\n", s.Refusals, s.Malformed)
 	}

@@ -31,7 +31,9 @@ type Options struct {
 	BaseURL      string // recorded with the run so that resume talks to the same server
 	// Models routes model modes (fast, smart, deep) to model names; a
 	// mode missing from it uses Model.
-	Models         map[string]string
+	Models map[string]string
+	// Pricing overrides the built-in pricing table (llm.Prices).
+	Pricing        map[string]llm.Price
 	Store          *store.Store
 	StateRoot      string // .ultra/state of the repository
 	Verifier       verify.Verifier

@@ -176,7 +176,7 @@ func (r *runner) loop(ctx context.Context) (*Outcome, error) {
 	r.emit(event.RunFinished, event.RunFinishedData{Status: o.Status, Reason: o.Reason, ExitCode: o.ExitCode,
 		Turns: u.Turns, Usage: event.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 			CacheReadTokens: r.st.Usage.CacheReadTokens, CacheWriteTokens: r.st.Usage.CacheWriteTokens},
-		Wall: u.Wall.Round(time.Millisecond).String()})
+		Wall: u.Wall.Round(time.Millisecond).String(), Cost: u.Cost})
 	return o, nil
 }
 
@@ -240,7 +240,12 @@ func (r *runner) step(ctx context.Context) error {
 	if model == "" {
 		model = req.Model
 	}
-	r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: model, Usage: event.Usage(resp.Usage),
+	cost := 0.0
+	if price, ok := llm.PriceOf(model, r.o.Pricing); ok {
+		cost = llm.Cost(price, resp.Usage, r.o.ProviderName == "openai")
+	}
+	u.Cost += cost
+	r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: model, Usage: event.Usage(resp.Usage), Cost: cost,
 		StopReason: resp.StopReason, ToolCalls: len(resp.ToolCalls), Duration: took.String()})
 	if strings.TrimSpace(resp.Text) != "" {
 		r.emit(event.AssistantText, event.AssistantTextData{Text: resp.Text})

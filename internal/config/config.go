@@ -20,6 +20,8 @@ type Config struct {
 	Model  Model  `toml:"model"`
 	Run    Run    `toml:"run"`
 	Verify Verify `toml:"verify"`
+	// Pricing overrides the built-in pricing table: model → price.
+	Pricing map[string]Price `toml:"pricing"`
 
 	// ProjectSetsModelServer reports that the project's file (content of
 	// the repository, not of the user) chose model.base_url or headers.
@@ -37,6 +39,14 @@ type Model struct {
 	Stream     *bool             `toml:"stream"`
 }
 
+// Price is a model's price in US dollars per million tokens.
+type Price struct {
+	Input      float64 `toml:"input"`
+	Output     float64 `toml:"output"`
+	CacheRead  float64 `toml:"cache_read"`
+	CacheWrite float64 `toml:"cache_write"`
+}
+
 // Run holds budgets and limits.
 type Run struct {
 	MaxRetries      int      `toml:"max_retries"`
@@ -44,6 +54,7 @@ type Run struct {
 	MaxInputTokens  int64    `toml:"max_input_tokens"`
 	MaxOutputTokens int64    `toml:"max_output_tokens"`
 	MaxWall         Duration `toml:"max_wall"`
+	MaxCost         float64  `toml:"max_cost"`
 	BashTimeout     Duration `toml:"bash_timeout"`
 }
 
@@ -151,7 +162,7 @@ func loadFile(path string, c *Config) error {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,max_retries,stream,modes}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,bash_timeout}, verify.{command,timeout})",
+		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,max_retries,stream,modes}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout}, pricing.MODEL.{input,output,cache_read,cache_write})",
 			path, keyLine(string(data), k[len(k)-1]), k.String())
 	}
 	return c.validate(path, string(data))
@@ -172,6 +183,9 @@ func (c *Config) validate(path, text string) error {
 		if e != nil {
 			return e
 		}
+	}
+	if c.Run.MaxCost < 0 {
+		return fmt.Errorf("config %s:%d: run.max_cost must not be negative", path, keyLine(text, "max_cost"))
 	}
 	if c.Model.MaxRetries != nil && *c.Model.MaxRetries < 0 {
 		return fmt.Errorf("config %s:%d: model.max_retries must not be negative", path, keyLine(text, "max_retries"))

@@ -62,12 +62,13 @@ type (
 		From     string `json:"from"`
 	}
 	RunFinishedData struct {
-		Status   string `json:"status"`
-		Reason   string `json:"reason"`
-		ExitCode int    `json:"exit_code"`
-		Turns    int    `json:"turns"`
-		Usage    Usage  `json:"usage"`
-		Wall     string `json:"wall"`
+		Status   string  `json:"status"`
+		Reason   string  `json:"reason"`
+		ExitCode int     `json:"exit_code"`
+		Turns    int     `json:"turns"`
+		Usage    Usage   `json:"usage"`
+		Wall     string  `json:"wall"`
+		Cost     float64 `json:"cost"` // US dollars, from the pricing table
 	}
 	PhaseChangedData struct {
 		From   string `json:"from"`
@@ -97,6 +98,7 @@ type (
 		Model      string      `json:"model"`
 		Usage      Usage       `json:"usage"`
 		StopReason string      `json:"stop_reason,omitempty"`
+		Cost       float64     `json:"cost,omitempty"` // US dollars
 		ToolCalls  int         `json:"tool_calls"`
 		Duration   string      `json:"duration"`
 		Error      *ModelError `json:"error,omitempty"`

@@ -158,7 +158,7 @@ func TestAfterVerify(t *testing.T) {
 }
 
 func TestExhausted(t *testing.T) {
-	b := Budgets{MaxTurns: 5, MaxInputTokens: 100, MaxOutputTokens: 50, MaxWall: time.Minute}.WithDefaults()
+	b := Budgets{MaxTurns: 5, MaxInputTokens: 100, MaxOutputTokens: 50, MaxWall: time.Minute, MaxCost: 2}.WithDefaults()
 	cases := []struct {
 		used Counters
 		name string
@@ -168,6 +168,8 @@ func TestExhausted(t *testing.T) {
 		{Counters{InputTokens: 100}, "input_tokens"},
 		{Counters{OutputTokens: 51}, "output_tokens"},
 		{Counters{Wall: time.Minute}, "wall"},
+		{Counters{Cost: 2.5}, "cost"},
+		{Counters{Cost: 1.99}, ""},
 		{Counters{Turns: 4, InputTokens: 99, OutputTokens: 49, Wall: time.Second}, ""},
 	}
 	for _, c := range cases {

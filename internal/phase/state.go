@@ -8,11 +8,12 @@ import (
 
 // Budgets are the limits of one run. Zero means the default.
 type Budgets struct {
-	MaxRetries      int           `json:"max_retries"`       // failed verifications before escalating
-	MaxTurns        int           `json:"max_turns"`         // model requests
-	MaxInputTokens  int64         `json:"max_input_tokens"`  // summed over requests
-	MaxOutputTokens int64         `json:"max_output_tokens"` // summed over requests
-	MaxWall         time.Duration `json:"max_wall"`          // active wall time
+	MaxRetries      int           `json:"max_retries"`        // failed verifications before escalating
+	MaxTurns        int           `json:"max_turns"`          // model requests
+	MaxInputTokens  int64         `json:"max_input_tokens"`   // summed over requests
+	MaxOutputTokens int64         `json:"max_output_tokens"`  // summed over requests
+	MaxWall         time.Duration `json:"max_wall"`           // active wall time
+	MaxCost         float64       `json:"max_cost,omitempty"` // US dollars; 0: no limit
 }
 
 // DefaultBudgets are used for every zero field of a run's Budgets.
@@ -51,6 +52,7 @@ type Counters struct {
 	InputTokens    int64         `json:"input_tokens"`
 	OutputTokens   int64         `json:"output_tokens"`
 	Wall           time.Duration `json:"wall"`
+	Cost           float64       `json:"cost,omitempty"`  // US dollars, from the pricing table
 	FailedVerifies int           `json:"failed_verifies"` // since the run started or a person resumed it
 	Verifies       int           `json:"verifies"`
 }
@@ -148,6 +150,8 @@ func (s State) Exhausted() (name, reason string, ok bool) {
 		return "input_tokens", fmt.Sprintf("input token budget exhausted: %d of %d (raise --max-input-tokens)", u.InputTokens, b.MaxInputTokens), true
 	case u.OutputTokens >= b.MaxOutputTokens:
 		return "output_tokens", fmt.Sprintf("output token budget exhausted: %d of %d (raise --max-output-tokens)", u.OutputTokens, b.MaxOutputTokens), true
+	case b.MaxCost > 0 && u.Cost >= b.MaxCost:
+		return "cost", fmt.Sprintf("cost budget exhausted: $%.4f of $%.2f (raise --max-cost)", u.Cost, b.MaxCost), true
 	case u.Wall >= b.MaxWall:
 		return "wall", fmt.Sprintf("wall time budget exhausted: %s of %s (raise --max-wall)", u.Wall.Round(time.Second), b.MaxWall), true
 	}
@@ -183,6 +187,12 @@ func (s State) Resume(more Budgets, escalated bool) State {
 	wall := int64(b.MaxWall)
 	grant(&wall, int64(u.Wall), int64(more.MaxWall), int64(orig.MaxWall))
 	b.MaxWall = time.Duration(wall)
+	switch {
+	case more.MaxCost > 0:
+		b.MaxCost = u.Cost + more.MaxCost
+	case escalated && b.MaxCost > 0 && u.Cost >= b.MaxCost && orig.MaxCost > 0:
+		b.MaxCost = u.Cost + orig.MaxCost
+	}
 	if more.MaxRetries > 0 {
 		b.MaxRetries = more.MaxRetries
 	}
@@ -210,6 +220,9 @@ func (s State) Reminder() string {
 		s.RetriesLeft(), bu.MaxRetries, max(0, bu.MaxTurns-u.Turns),
 		max(0, bu.MaxInputTokens-u.InputTokens), max(0, bu.MaxOutputTokens-u.OutputTokens),
 		max(0, bu.MaxWall-u.Wall).Round(time.Second))
+	if bu.MaxCost > 0 {
+		fmt.Fprintf(&b, "; cost left: $%.2f", max(0, bu.MaxCost-u.Cost))
+	}
 	return b.String()
 }
 

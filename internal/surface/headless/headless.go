@@ -160,8 +160,8 @@ func (l *Log) format(e event.Event) string {
 		if d.Status == "complete" {
 			c, mark = green, "✔"
 		}
-		return fmt.Sprintf("%s %s %s — %s\n%s   turns %d · tokens %d in / %d out · %s · exit %d",
-			b, l.paint(c, mark), l.paint(bold, d.Status), d.Reason, b, d.Turns, d.Usage.InputTokens, d.Usage.OutputTokens, d.Wall, d.ExitCode)
+		return fmt.Sprintf("%s %s %s — %s\n%s   turns %d · tokens %d in / %d out · $%.4f · %s · exit %d",
+			b, l.paint(c, mark), l.paint(bold, d.Status), d.Reason, b, d.Turns, d.Usage.InputTokens, d.Usage.OutputTokens, d.Cost, d.Wall, d.ExitCode)
 	}
 	return ""
 }
