@@ -368,6 +368,11 @@ func TestModelUnreachable(t *testing.T) {
 	if res.code != 1 || !strings.Contains(res.stderr, "model request failed") || !strings.Contains(res.stderr, "ultra resume") {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
+	// With no key and no server, the message says what ultra tried.
+	res = ultra(t, dir, "run", "--output", "jsonl", "fix")
+	if res.code != 1 || !strings.Contains(res.stderr, "local Ollama") || !strings.Contains(res.stderr, "OPENAI_API_KEY") {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
 }
 
 // Rate limits and server errors are retried (honouring Retry-After), each

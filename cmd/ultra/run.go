@@ -93,6 +93,7 @@ func pick[T comparable](v ...T) T {
 type providerChoice struct {
 	name, baseURL, model string
 	models               map[string]string // mode → model; nil when one model serves all
+	hint                 string            // said when the server cannot be reached
 	provider             llm.Provider
 }
 
@@ -171,7 +172,14 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, 
 	if err != nil {
 		return nil, usageErr("provider %s: %v", name, err)
 	}
-	return &providerChoice{name: name, baseURL: base, model: model, models: models, provider: prov}, nil
+	hint := ""
+	if key == "" && base == d.localURL {
+		hint = fmt.Sprintf("no API key is set (%s), so ultra used a local Ollama at %s: start it (ollama serve; ollama pull %s), or set %s, or pass --base-url",
+			d.keyEnv, base, model, d.keyEnv)
+	} else if key == "" && d.localURL == "" {
+		hint = fmt.Sprintf("%s is not set", d.keyEnv)
+	}
+	return &providerChoice{name: name, baseURL: base, model: model, models: models, provider: prov, hint: hint}, nil
 }
 
 // sinks builds the surfaces of a headless run.
@@ -209,7 +217,7 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		pricing[m] = llm.Price{Input: pr.Input, Output: pr.Output, CacheRead: pr.CacheRead, CacheWrite: pr.CacheWrite}
 	}
 	return agent.Options{
-		Pricing:      pricing,
+		Pricing: pricing, ProviderHint: pc.hint,
 		ModelRetries: retries,
 		Provider:     pc.provider, ProviderName: pc.name, Model: pc.model, BaseURL: pc.baseURL, Models: pc.models,
 		StateRoot: p.StateRoot, VerifyCommands: cmds,

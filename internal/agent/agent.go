@@ -29,6 +29,7 @@ type Options struct {
 	ProviderName string
 	Model        string
 	BaseURL      string // recorded with the run so that resume talks to the same server
+	ProviderHint string // added to the reason when a request fails for want of a server or key
 	// Models routes model modes (fast, smart, deep) to model names; a
 	// mode missing from it uses Model.
 	Models map[string]string

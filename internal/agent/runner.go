@@ -222,7 +222,11 @@ func (r *runner) step(ctx context.Context) error {
 			r.finish(StatusInterrupted, "interrupted")
 			return nil
 		}
-		r.finish(StatusFailed, fmt.Sprintf("model request failed: %v (fix it, then: ultra resume %s)", err, r.row.ID))
+		reason := fmt.Sprintf("model request failed: %v", err)
+		if r.o.ProviderHint != "" && (le == nil || le.StatusCode == 0 || le.StatusCode == 401 || le.StatusCode == 403) {
+			reason += "; " + r.o.ProviderHint
+		}
+		r.finish(StatusFailed, reason+fmt.Sprintf(" (fix it, then: ultra resume %s)", r.row.ID))
 		return nil
 	}
 	u := &r.st.Phase.Used
