@@ -199,3 +199,27 @@ func TestCancelALiveRun(t *testing.T) {
 		t.Fatalf("second cancel: %d %s", r.code, r.stderr)
 	}
 }
+
+func TestModelsCommand(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, text("x"))
+	res := ultraWithEnv(t, dir, []string{"OPENAI_BASE_URL=" + m.url}, "models", "--json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(res.stdout), &list); err != nil || res.code != 0 {
+		t.Fatalf("%v %d %s %s", err, res.code, res.stdout, res.stderr)
+	}
+	seen := map[string]map[string]any{}
+	for _, e := range list {
+		seen[e["provider"].(string)] = e
+	}
+	if o := seen["openai"]; o == nil || o["reachable"] != true || o["default"] != true || o["base_url"] != m.url {
+		t.Fatalf("openai %v", seen["openai"])
+	}
+	if a := seen["anthropic"]; a == nil || a["key_set"] != false || !strings.Contains(a["status"].(string), "ANTHROPIC_API_KEY") {
+		t.Fatalf("anthropic %v", seen["anthropic"])
+	}
+	if len(m.srv.Requests()) != 0 {
+		t.Fatal("ultra models sent a chat request")
+	}
+}
