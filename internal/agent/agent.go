@@ -34,7 +34,9 @@ type Options struct {
 	// mode missing from it uses Model.
 	Models map[string]string
 	// Pricing overrides the built-in pricing table (llm.Prices).
-	Pricing        map[string]llm.Price
+	Pricing map[string]llm.Price
+	// ContextWindow is the model\'s window in tokens (0: 128k).
+	ContextWindow  int
 	Store          *store.Store
 	StateRoot      string // .ultra/state of the repository
 	Verifier       verify.Verifier

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -284,4 +285,117 @@ func BenchmarkPromptOverhead(b *testing.B) {
 	b.ReportMetric(float64(size), "bytes/request")
 	b.ReportMetric(float64(size)/4, "est-tokens/request")
 	b.ReportMetric(float64(len(req.Tools)), "tools")
+}
+
+// A run whose conversation outgrows the context window is compacted
+// (old tool output pruned, then older turns summarised) and completes.
+func TestCompactionKeepsARunGoing(t *testing.T) {
+	big := strings.Repeat("line of a large file\n", 2000) // ~40 KB
+	summaryAsked := false
+	var p *stubProvider
+	p = &stubProvider{keep: true, next: func(n int, req llm.Request) *llm.Response {
+		if strings.HasPrefix(req.System, "You summarise") {
+			summaryAsked = true
+			return &llm.Response{Text: "Goal: fix. Decisions: none.", Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}}
+		}
+		switch {
+		case n <= 6:
+			return callsOf(tc("bash", fmt.Sprintf(`{"command":"printf '%%s' \"$BIG\" ; echo %d"}`, n)))
+		}
+		return nil
+	}}
+	t.Setenv("BIG", big)
+	step := 0
+	p.next = func(n int, req llm.Request) *llm.Response {
+		if strings.HasPrefix(req.System, "You summarise") {
+			summaryAsked = true
+			return &llm.Response{Text: "Goal: fix. Decisions: none.", Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}}
+		}
+		step++
+		switch {
+		case step == 1:
+			return callsOf(tc("phase", `{"to":"building","plan":"1. look"}`))
+		case step <= 7:
+			return callsOf(tc("bash", fmt.Sprintf(`{"command":"printf '%%s' \"$BIG\"; echo %d"}`, step)))
+		case step == 8:
+			return callsOf(tc("phase", `{"to":"verifying"}`))
+		}
+		return callsOf(tc("verify", `{}`))
+	}
+	evs, sink := collect()
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass}, sink)
+	o.ContextWindow = 20_000
+	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default})
+	if err != nil || out.Status != StatusComplete {
+		t.Fatalf("%+v %v", out, err)
+	}
+	var kinds []string
+	for _, e := range *evs {
+		if d, ok := e.Data.(event.CompactionData); ok {
+			kinds = append(kinds, d.Kind)
+			if d.After >= d.Before {
+				t.Errorf("compaction did not shrink: %+v", d)
+			}
+		}
+	}
+	t.Logf("compactions %v", kinds)
+	if len(kinds) == 0 || kinds[0] != "prune" {
+		t.Fatalf("compactions %v", kinds)
+	}
+	if slices.Contains(kinds, "summary") != summaryAsked {
+		t.Fatalf("summary events %v, asked %v", kinds, summaryAsked)
+	}
+	last := p.reqs[len(p.reqs)-1]
+	if n := estimate(last); n > 20_000 {
+		t.Fatalf("last request still %d tokens", n)
+	}
+}
+
+func TestCompactionSummarisesWhenPruningIsNotEnough(t *testing.T) {
+	talk := strings.Repeat("thinking out loud about the code. ", 600) // ~20 KB of answer text
+	step := 0
+	asked := 0
+	p := &stubProvider{keep: true}
+	p.next = func(n int, req llm.Request) *llm.Response {
+		if strings.HasPrefix(req.System, "You summarise") {
+			asked++
+			return &llm.Response{Text: "Goal: t. Decisions: read a.txt.", Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}}
+		}
+		step++
+		r := &llm.Response{Text: talk, Usage: llm.Usage{InputTokens: 100, OutputTokens: 10}}
+		switch {
+		case step == 1:
+			r.ToolCalls = []llm.ToolCall{tc("phase", `{"to":"building","plan":"1. read"}`)}
+		case step <= 8:
+			r.ToolCalls = []llm.ToolCall{tc("read", fmt.Sprintf(`{"file_path":"a.txt","offset":%d}`, step%2+1))}
+		case step == 9:
+			r.ToolCalls = []llm.ToolCall{tc("phase", `{"to":"verifying"}`)}
+		default:
+			r.ToolCalls = []llm.ToolCall{tc("verify", `{}`)}
+		}
+		return r
+	}
+	evs, sink := collect()
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass}, sink)
+	o.ContextWindow = 20_000
+	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default})
+	if err != nil || out.Status != StatusComplete {
+		t.Fatalf("%+v %v", out, err)
+	}
+	summaries := 0
+	for _, e := range *evs {
+		if d, ok := e.Data.(event.CompactionData); ok && d.Kind == "summary" {
+			summaries++
+			if d.After >= d.Before {
+				t.Errorf("summary did not shrink: %+v", d)
+			}
+		}
+	}
+	if summaries == 0 || asked != summaries {
+		t.Fatalf("%d summaries, %d asked", summaries, asked)
+	}
+	last := p.reqs[len(p.reqs)-1]
+	if !strings.Contains(last.Messages[0].Content, "<ultra-summary>") || !strings.Contains(last.Messages[0].Content, "1. read") {
+		t.Fatalf("first message %q", last.Messages[0].Content[:min(200, len(last.Messages[0].Content))])
+	}
 }

@@ -204,7 +204,7 @@ func (r *runner) step(ctx context.Context) error {
 		return nil
 	}
 
-	req := r.request()
+	req := r.compact(ctx, r.request())
 	r.askedWith = toolNames(req.Tools)
 	turn := r.st.Phase.Used.Turns + 1
 	r.emit(event.ModelRequest, event.ModelRequestData{Turn: turn, Model: req.Model, Tools: toolNames(req.Tools), Messages: len(req.Messages)})

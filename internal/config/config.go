@@ -36,7 +36,9 @@ type Model struct {
 	Headers    map[string]string `toml:"headers"`
 	MaxRetries *int              `toml:"max_retries"`
 	Modes      map[string]string `toml:"modes"` // model mode → model name
-	Stream     *bool             `toml:"stream"`
+	// ContextWindow is the model's context window in tokens (default 128000).
+	ContextWindow int   `toml:"context_window"`
+	Stream        *bool `toml:"stream"`
 }
 
 // Price is a model's price in US dollars per million tokens.
@@ -162,7 +164,7 @@ func loadFile(path string, c *Config) error {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,max_retries,stream,modes}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout}, pricing.MODEL.{input,output,cache_read,cache_write})",
+		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,max_retries,stream,modes,context_window}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout}, pricing.MODEL.{input,output,cache_read,cache_write})",
 			path, keyLine(string(data), k[len(k)-1]), k.String())
 	}
 	return c.validate(path, string(data))

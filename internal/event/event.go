@@ -34,6 +34,7 @@ const (
 	VerifyResult  Type = "verify_result"
 	Baseline      Type = "baseline"
 	Warning       Type = "warning"
+	Compaction    Type = "compaction"
 )
 
 // Event is one thing that happened. Data is the typed payload of Type.
@@ -160,6 +161,13 @@ type (
 		Skipped   int      `json:"skipped"`
 		Sources   []string `json:"sources,omitempty"`
 		Duration  string   `json:"duration"`
+	}
+	CompactionData struct {
+		Kind   string `json:"kind"`   // "prune" or "summary"
+		Before int    `json:"before"` // estimated tokens of the request
+		After  int    `json:"after"`
+		Window int    `json:"window"`
+		Detail string `json:"detail"`
 	}
 	WarningData struct {
 		Message string `json:"message"`

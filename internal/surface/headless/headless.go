@@ -153,6 +153,8 @@ func (l *Log) format(e event.Event) string {
 		}
 		return fmt.Sprintf("%s %s %d tests (%d failing, %d skipped) with %s; %s", b, l.paint(bold, "baseline"),
 			d.Executed, d.Failed, d.Skipped, strings.Join(d.Sources, ", "), d.Duration)
+	case event.CompactionData:
+		return fmt.Sprintf("%s %s %s: %s (%d → %d of %d tokens)", b, l.paint(yellow, "compacted"), d.Kind, d.Detail, d.Before, d.After, d.Window)
 	case event.WarningData:
 		return fmt.Sprintf("%s %s %s", b, l.paint(yellow, "warning:"), d.Message)
 	case event.RunFinishedData:
