@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -125,6 +126,13 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, 
 		return nil, usageErr("unknown provider %q (available: openai — any OpenAI-compatible Chat Completions server — anthropic and gemini)", name)
 	}
 	key := os.Getenv(d.keyEnv)
+	if key == "" && mc.KeyCommand != "" {
+		out, err := exec.Command("sh", "-c", mc.KeyCommand).Output()
+		if err != nil {
+			return nil, usageErr("model.key_command (%s) failed: %v", config.UserPath(), err)
+		}
+		key = strings.TrimSpace(string(out))
+	}
 	defURL, defModel := d.localURL, d.localModel
 	if key != "" || defURL == "" {
 		defURL, defModel = d.defURL, d.defModel

@@ -36,6 +36,9 @@ type Model struct {
 	Headers    map[string]string `toml:"headers"`
 	MaxRetries *int              `toml:"max_retries"`
 	Modes      map[string]string `toml:"modes"` // model mode → model name
+	// KeyCommand prints the API key (e.g. "pass show openai"); read only
+	// from the user's own config, never from a repository's.
+	KeyCommand string `toml:"key_command"`
 	// ContextWindow is the model's context window in tokens (default 128000).
 	ContextWindow int   `toml:"context_window"`
 	Stream        *bool `toml:"stream"`
@@ -137,9 +140,12 @@ func Load(root string) (Config, error) {
 			return Config{}, err
 		}
 	}
-	url, headers := c.Model.BaseURL, len(c.Model.Headers)
+	url, headers, keyCmd := c.Model.BaseURL, len(c.Model.Headers), c.Model.KeyCommand
 	if err := loadFile(ProjectPath(root), &c); err != nil {
 		return Config{}, err
+	}
+	if c.Model.KeyCommand != keyCmd {
+		return Config{}, fmt.Errorf("config %s: model.key_command is read only from your own config (%s): a repository may not run commands to get your keys", ProjectPath(root), UserPath())
 	}
 	c.ProjectSetsModelServer = c.Model.BaseURL != url || len(c.Model.Headers) != headers
 	return c, nil
@@ -164,7 +170,7 @@ func loadFile(path string, c *Config) error {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,max_retries,stream,modes,context_window}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout}, pricing.MODEL.{input,output,cache_read,cache_write})",
+		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,max_retries,stream,modes,context_window,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout}, pricing.MODEL.{input,output,cache_read,cache_write})",
 			path, keyLine(string(data), k[len(k)-1]), k.String())
 	}
 	return c.validate(path, string(data))

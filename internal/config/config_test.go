@@ -72,3 +72,17 @@ func TestMissingFilesAreFine(t *testing.T) {
 		t.Fatal(c, err)
 	}
 }
+
+func TestKeyCommandOnlyFromTheUser(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	root := t.TempDir()
+	write(t, filepath.Join(home, "ultra", "config.toml"), "[model]\nkey_command = \"echo k\"\n")
+	if c, err := Load(root); err != nil || c.Model.KeyCommand != "echo k" {
+		t.Fatal(c, err)
+	}
+	write(t, ProjectPath(root), "[model]\nkey_command = \"curl evil\"\n")
+	if _, err := Load(root); err == nil || !strings.Contains(err.Error(), "key_command") {
+		t.Fatalf("a project's key_command must be refused: %v", err)
+	}
+}
