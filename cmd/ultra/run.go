@@ -175,7 +175,17 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, 
 	case "gemini":
 		prov, err = llm.NewGemini(llm.GeminiConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, Stream: stream})
 	default:
-		prov, err = llm.NewOpenAI(llm.OpenAIConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, Stream: stream})
+		// OpenAI's own service speaks the Responses API (reasoning carried
+		// across turns); every compatible server speaks Chat Completions.
+		api := mc.API
+		if api == "" && strings.HasPrefix(base, d.official) {
+			api = "responses"
+		}
+		if api == "responses" {
+			prov, err = llm.NewResponses(llm.ResponsesConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, Stream: stream})
+		} else {
+			prov, err = llm.NewOpenAI(llm.OpenAIConfig{BaseURL: base, APIKey: key, Model: model, Headers: mc.Headers, Stream: stream})
+		}
 	}
 	if err != nil {
 		return nil, usageErr("provider %s: %v", name, err)

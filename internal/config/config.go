@@ -36,6 +36,10 @@ type Model struct {
 	Headers    map[string]string `toml:"headers"`
 	MaxRetries *int              `toml:"max_retries"`
 	Modes      map[string]string `toml:"modes"` // model mode → model name
+	// API picks the OpenAI wire format: "responses" (the default for
+	// OpenAI's own service) or "chat" (Chat Completions, the default for
+	// every other server).
+	API string `toml:"api"`
 	// KeyCommand prints the API key (e.g. "pass show openai"); read only
 	// from the user's own config, never from a repository's.
 	KeyCommand string `toml:"key_command"`
@@ -170,7 +174,7 @@ func loadFile(path string, c *Config) error {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,max_retries,stream,modes,context_window,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout}, pricing.MODEL.{input,output,cache_read,cache_write})",
+		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,api,max_retries,stream,modes,context_window,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout}, pricing.MODEL.{input,output,cache_read,cache_write})",
 			path, keyLine(string(data), k[len(k)-1]), k.String())
 	}
 	return c.validate(path, string(data))
@@ -197,6 +201,9 @@ func (c *Config) validate(path, text string) error {
 	}
 	if c.Model.MaxRetries != nil && *c.Model.MaxRetries < 0 {
 		return fmt.Errorf("config %s:%d: model.max_retries must not be negative", path, keyLine(text, "max_retries"))
+	}
+	if a := c.Model.API; a != "" && a != "chat" && a != "responses" {
+		return fmt.Errorf("config %s:%d: model.api must be \"chat\" or \"responses\", not %q", path, keyLine(text, "api"), a)
 	}
 	for mode := range c.Model.Modes {
 		if mode != "fast" && mode != "smart" && mode != "deep" {
