@@ -503,3 +503,37 @@ func TestCostBudget(t *testing.T) {
 		t.Fatalf("%d requests, finish %v", len(resp), fin)
 	}
 }
+
+// Faults at the wire: a stream cut short and an overloaded Anthropic are
+// retried; a refused key stops at once with a message naming the fix.
+func TestModelFaults(t *testing.T) {
+	t.Parallel()
+	t.Run("truncated stream", func(t *testing.T) {
+		t.Parallel()
+		dir := repo(t, calcProject)
+		m := newModel(t, append([]step{{"text": "half an answer", "truncate": true}}, fixSteps()...)...)
+		res := ultra(t, dir, runArgs(m, "fix calc")...)
+		if res.code != 0 || len(ofType(res.events(t), "model_retry")) != 1 {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+	})
+	t.Run("anthropic overloaded", func(t *testing.T) {
+		t.Parallel()
+		dir := repo(t, calcProject)
+		m := newModel(t, append([]step{{"status": 529, "error": "Overloaded", "retry_after": 1}}, fixSteps()...)...)
+		res := ultra(t, dir, "run", "--output", "jsonl", "--provider", "anthropic", "--base-url", m.url, "--model", "scripted", "fix calc")
+		rs := ofType(res.events(t), "model_retry")
+		if res.code != 0 || len(rs) != 1 || !strings.Contains(data(rs[0])["error"].(string), "overloaded") {
+			t.Fatalf("exit %d retries %v\n%s", res.code, rs, res.stderr)
+		}
+	})
+	t.Run("401", func(t *testing.T) {
+		t.Parallel()
+		dir := repo(t, calcProject)
+		m := newModel(t, append([]step{{"status": 401, "error": "Incorrect API key provided"}}, fixSteps()...)...)
+		res := ultra(t, dir, runArgs(m, "fix calc")...)
+		if res.code != 1 || !strings.Contains(res.stderr, "OPENAI_API_KEY") || len(ofType(res.events(t), "model_retry")) != 0 || len(m.srv.Requests()) != 1 {
+			t.Fatalf("exit %d, %d requests\n%s", res.code, len(m.srv.Requests()), res.stderr)
+		}
+	})
+}
