@@ -235,7 +235,7 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		pricing[m] = llm.Price{Input: pr.Input, Output: pr.Output, CacheRead: pr.CacheRead, CacheWrite: pr.CacheWrite}
 	}
 	return agent.Options{
-		Pricing: pricing, ProviderHint: pc.hint, ContextWindow: p.Config.Model.ContextWindow,
+		Pricing: pricing, ProviderHint: pc.hint, ContextWindow: p.Config.Model.ContextWindow, ThinkingBudget: p.Config.Model.ThinkingBudget,
 		ModelRetries: retries,
 		Provider:     pc.provider, ProviderName: pc.name, Model: pc.model, BaseURL: pc.baseURL, Models: pc.models,
 		StateRoot: p.StateRoot, VerifyCommands: cmds,

@@ -35,8 +35,10 @@ type Options struct {
 	Models map[string]string
 	// Pricing overrides the built-in pricing table (llm.Prices).
 	Pricing map[string]llm.Price
-	// ContextWindow is the model\'s window in tokens (0: 128k).
-	ContextWindow  int
+	// ContextWindow is the model's window in tokens (0: 128k).
+	ContextWindow int
+	// ThinkingBudget lets the model think (tokens) in deep mode; 0: off.
+	ThinkingBudget int
 	Store          *store.Store
 	StateRoot      string // .ultra/state of the repository
 	Verifier       verify.Verifier

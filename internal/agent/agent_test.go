@@ -399,3 +399,30 @@ func TestCompactionSummarisesWhenPruningIsNotEnough(t *testing.T) {
 		t.Fatalf("first message %q", last.Messages[0].Content[:min(200, len(last.Messages[0].Content))])
 	}
 }
+
+// Deep mode thinks; the model's thinking goes back with its answer.
+func TestThinkingInDeepModeIsPassedBack(t *testing.T) {
+	p := &stubProvider{keep: true, next: func(n int, _ llm.Request) *llm.Response {
+		switch n {
+		case 1:
+			r := callsOf(tc("read", `{"file_path":"a.txt"}`))
+			r.Thinking = []llm.Thinking{{Text: "look first", Signature: "sig1"}}
+			return r
+		case 2:
+			return callsOf(tc("phase", `{"to":"building","plan":"p"}`))
+		}
+		return &llm.Response{Text: "idle"}
+	}}
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass})
+	o.MaxIdle, o.ThinkingBudget = 1, 4000
+	if _, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default}); err != nil {
+		t.Fatal(err)
+	}
+	if p.reqs[0].ThinkingBudget != 4000 || p.reqs[2].ThinkingBudget != 0 {
+		t.Fatalf("budgets: planning %d, building %d", p.reqs[0].ThinkingBudget, p.reqs[2].ThinkingBudget)
+	}
+	a := p.reqs[1].Messages[1]
+	if a.Role != llm.RoleAssistant || len(a.Thinking) != 1 || a.Thinking[0].Signature != "sig1" {
+		t.Fatalf("assistant message %+v", a)
+	}
+}

@@ -255,7 +255,7 @@ func (r *runner) step(ctx context.Context) error {
 		r.emit(event.AssistantText, event.AssistantTextData{Text: resp.Text})
 	}
 	calls := normaliseCalls(resp.ToolCalls, turn)
-	r.appendMessage(llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: historyCalls(calls)})
+	r.appendMessage(llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: historyCalls(calls), Thinking: resp.Thinking})
 
 	if len(calls) == 0 {
 		r.idle(strings.TrimSpace(resp.Text) == "")
@@ -299,7 +299,11 @@ func (r *runner) request() llm.Request {
 	msgs := make([]llm.Message, 0, len(r.history)+1)
 	msgs = append(msgs, r.history...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "<ultra-reminder>\n" + r.st.Phase.Reminder() + "\n</ultra-reminder>"})
-	return llm.Request{Model: r.modelFor(), System: systemPrompt(r.row.Workdir, r.st.Instructions), Messages: msgs, Tools: specs, MaxTokens: r.o.MaxTokens}
+	budget := 0
+	if ModeFor(r.row.Axes.ModelMode, r.st.Phase.Phase) == "deep" {
+		budget = r.o.ThinkingBudget
+	}
+	return llm.Request{ThinkingBudget: budget, Model: r.modelFor(), System: systemPrompt(r.row.Workdir, r.st.Instructions), Messages: msgs, Tools: specs, MaxTokens: r.o.MaxTokens}
 }
 
 // offered lists the tools offered now: the registry ∩ the phase table ∩ the

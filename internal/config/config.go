@@ -43,6 +43,9 @@ type Model struct {
 	// KeyCommand prints the API key (e.g. "pass show openai"); read only
 	// from the user's own config, never from a repository's.
 	KeyCommand string `toml:"key_command"`
+	// ThinkingBudget lets the model think, in tokens, in deep mode
+	// (planning, by default); 0: off.
+	ThinkingBudget int `toml:"thinking_budget"`
 	// ContextWindow is the model's context window in tokens (default 128000).
 	ContextWindow int   `toml:"context_window"`
 	Stream        *bool `toml:"stream"`
@@ -174,7 +177,7 @@ func loadFile(path string, c *Config) error {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,api,max_retries,stream,modes,context_window,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout}, pricing.MODEL.{input,output,cache_read,cache_write})",
+		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,api,max_retries,stream,modes,context_window,thinking_budget,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout}, pricing.MODEL.{input,output,cache_read,cache_write})",
 			path, keyLine(string(data), k[len(k)-1]), k.String())
 	}
 	return c.validate(path, string(data))

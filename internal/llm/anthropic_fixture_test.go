@@ -88,6 +88,10 @@ func replayAnthropicFixture(t *testing.T, file string) {
 	p := newTestAnthropic(t, srv.URL, streaming, nil)
 
 	req := Request{System: sc.system, Messages: []Message{{Role: RoleUser, Content: sc.prompt}}, Tools: sc.tools, MaxTokens: 4000}
+	if name == "thinking" {
+		// As recorded: the budget must stay below max_tokens.
+		req.ThinkingBudget, req.MaxTokens = 4000, 4096
+	}
 	for turn := range recorded {
 		var deltas []Delta
 		resp, err := p.Stream(context.Background(), req, func(d Delta) { deltas = append(deltas, d) })
@@ -98,12 +102,15 @@ func replayAnthropicFixture(t *testing.T, file string) {
 		checkAgainstAnthropicReference(t, turn, resp, want)
 		checkDeltas(t, resp, deltas)
 		checkAnthropicSent(t, rp.requests[turn], req, streaming)
+		if name == "thinking" && turn == 0 && (len(resp.Thinking) == 0 || resp.Thinking[0].Text == "" || resp.Thinking[0].Signature == "") {
+			t.Errorf("turn %d: thinking %+v, want text with a signature", turn, resp.Thinking)
+		}
 		if turn == 0 {
 			checkAnthropicScenario(t, name, resp)
 		} else if resp.Text == "" || resp.StopReason != "end_turn" {
 			t.Errorf("turn %d: final answer %+v", turn, resp)
 		}
-		req.Messages = append(req.Messages, Message{Role: RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
+		req.Messages = append(req.Messages, Message{Role: RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls, Thinking: resp.Thinking})
 		for _, c := range resp.ToolCalls {
 			req.Messages = append(req.Messages, Message{Role: RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: sc.result(c)})
 		}
@@ -173,6 +180,17 @@ func checkAnthropicSent(t *testing.T, sent map[string]any, req Request, streamin
 	if sent["max_tokens"] != float64(req.MaxTokens) {
 		t.Errorf("max_tokens = %v", sent["max_tokens"])
 	}
+	if req.ThinkingBudget > 0 {
+		th, _ := sent["thinking"].(map[string]any)
+		if th["type"] != "enabled" || th["budget_tokens"] != float64(req.ThinkingBudget) {
+			t.Errorf("thinking = %v", sent["thinking"])
+		}
+		if _, ok := sent["temperature"]; ok {
+			t.Errorf("temperature %v sent with thinking", sent["temperature"])
+		}
+	} else if _, ok := sent["thinking"]; ok {
+		t.Errorf("thinking = %v, want none", sent["thinking"])
+	}
 	system, _ := sent["system"].([]any)
 	if len(system) != 1 || !hasCacheControl(system[0]) || system[0].(map[string]any)["text"] != req.System {
 		t.Errorf("system = %v", sent["system"])
@@ -194,6 +212,12 @@ func checkAnthropicSent(t *testing.T, sent map[string]any, req Request, streamin
 			toolResults++
 		}
 	}
+	var assistants []Message
+	for _, m := range req.Messages {
+		if m.Role == RoleAssistant {
+			assistants = append(assistants, m)
+		}
+	}
 	var sentCalls, sentResults, breakpoints int
 	for i, raw := range msgs {
 		m := raw.(map[string]any)
@@ -205,6 +229,15 @@ func checkAnthropicSent(t *testing.T, sent map[string]any, req Request, streamin
 			t.Errorf("message %d role %v, want %s (turns must alternate)", i, m["role"], want)
 		}
 		blocks, _ := m["content"].([]any)
+		if want == "assistant" && i/2 < len(assistants) {
+			// The thinking blocks come back first, unchanged.
+			for j, th := range assistants[i/2].Thinking {
+				b, _ := blocks[j].(map[string]any)
+				if b["type"] != "thinking" || b["thinking"] != th.Text || b["signature"] != th.Signature || th.Signature == "" {
+					t.Errorf("message %d block %d: %v, want thinking %+v", i, j, b, th)
+				}
+			}
+		}
 		for j, b := range blocks {
 			switch b.(map[string]any)["type"] {
 			case "tool_use":
@@ -242,6 +275,7 @@ type anthropicReference struct {
 	stop     string
 	usage    Usage
 	thinking string
+	sigs     []string // signatures of the thinking blocks, in order
 	events   int
 }
 
@@ -265,12 +299,13 @@ func (u *anthropicWireUsage) into(dst *Usage) {
 }
 
 type anthropicWireBlock struct {
-	Type     string          `json:"type"`
-	Text     string          `json:"text"`
-	Thinking string          `json:"thinking"`
-	ID       string          `json:"id"`
-	Name     string          `json:"name"`
-	Input    json.RawMessage `json:"input"`
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
 }
 
 func anthropicReferenceDecode(t *testing.T, body string, streaming bool) anthropicReference {
@@ -291,6 +326,7 @@ func anthropicReferenceDecode(t *testing.T, body string, streaming bool) anthrop
 				ref.text += b.Text
 			case "thinking":
 				ref.thinking += b.Thinking
+				ref.sigs = append(ref.sigs, b.Signature)
 			case "tool_use":
 				var buf bytes.Buffer
 				if err := json.Compact(&buf, b.Input); err != nil {
@@ -303,7 +339,7 @@ func anthropicReferenceDecode(t *testing.T, body string, streaming bool) anthrop
 		m.Usage.into(&ref.usage)
 		return ref
 	}
-	slots := map[int]int{}
+	slots, sigSlots := map[int]int{}, map[int]int{}
 	for _, line := range strings.Split(body, "\n") {
 		data, ok := strings.CutPrefix(line, "data: ")
 		if !ok {
@@ -320,6 +356,7 @@ func anthropicReferenceDecode(t *testing.T, body string, streaming bool) anthrop
 				Type        string `json:"type"`
 				Text        string `json:"text"`
 				Thinking    string `json:"thinking"`
+				Signature   string `json:"signature"`
 				PartialJSON string `json:"partial_json"`
 				StopReason  string `json:"stop_reason"`
 			} `json:"delta"`
@@ -337,6 +374,11 @@ func anthropicReferenceDecode(t *testing.T, body string, streaming bool) anthrop
 				slots[ev.Index] = len(ref.calls)
 				ref.calls = append(ref.calls, ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name})
 			}
+			if ev.ContentBlock.Type == "thinking" {
+				sigSlots[ev.Index] = len(ref.sigs)
+				ref.sigs = append(ref.sigs, ev.ContentBlock.Signature)
+				ref.thinking += ev.ContentBlock.Thinking
+			}
 			ref.text += ev.ContentBlock.Text
 		case "content_block_delta":
 			switch ev.Delta.Type {
@@ -344,6 +386,8 @@ func anthropicReferenceDecode(t *testing.T, body string, streaming bool) anthrop
 				ref.text += ev.Delta.Text
 			case "thinking_delta":
 				ref.thinking += ev.Delta.Thinking
+			case "signature_delta":
+				ref.sigs[sigSlots[ev.Index]] += ev.Delta.Signature
 			case "input_json_delta":
 				ref.calls[slots[ev.Index]].Arguments += ev.Delta.PartialJSON
 			}
@@ -372,6 +416,15 @@ func checkAgainstAnthropicReference(t *testing.T, turn int, resp *Response, want
 	}
 	if want.thinking != "" && strings.Contains(resp.Text, want.thinking) {
 		t.Errorf("turn %d: thinking leaked into the text", turn)
+	}
+	var thinking string
+	var sigs []string
+	for _, th := range resp.Thinking {
+		thinking += th.Text
+		sigs = append(sigs, th.Signature)
+	}
+	if thinking != want.thinking || !reflect.DeepEqual(sigs, want.sigs) {
+		t.Errorf("turn %d: thinking %q signatures %q, recorded %q %q", turn, thinking, sigs, want.thinking, want.sigs)
 	}
 	if !reflect.DeepEqual(resp.ToolCalls, want.calls) {
 		t.Errorf("turn %d: tool calls %+v, recorded %+v", turn, resp.ToolCalls, want.calls)

@@ -16,7 +16,16 @@ func (p *Anthropic) params(req Request, model string) (anthropic.MessageNewParam
 	if req.MaxTokens > 0 {
 		maxTokens = req.MaxTokens
 	}
+	if req.ThinkingBudget > 0 && maxTokens <= req.ThinkingBudget {
+		// The budget counts towards max_tokens, which must exceed it:
+		// the answer keeps its own allowance on top of the reasoning.
+		maxTokens += req.ThinkingBudget
+	}
 	params := anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: int64(maxTokens)}
+	if req.ThinkingBudget > 0 {
+		// Temperature is never set: the API rejects it with thinking.
+		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(int64(req.ThinkingBudget))
+	}
 	if req.System != "" {
 		params.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
 	}
@@ -83,7 +92,18 @@ func anthropicMessages(history []Message) ([]anthropic.MessageParam, error) {
 			}
 			user(anthropic.ContentBlockParamUnion{OfToolResult: &r})
 		case RoleAssistant:
+			// Thinking blocks come first and unchanged: the API verifies
+			// their signatures and requires them back on the last
+			// assistant turn with tool use.
 			var blocks []anthropic.ContentBlockParamUnion
+			for _, th := range m.Thinking {
+				switch {
+				case th.Redacted != "":
+					blocks = append(blocks, anthropic.NewRedactedThinkingBlock(th.Redacted))
+				case th.Signature != "" || th.Text != "":
+					blocks = append(blocks, anthropic.NewThinkingBlock(th.Signature, th.Text))
+				}
+			}
 			if m.Content != "" {
 				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
 			}

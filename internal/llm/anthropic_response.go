@@ -10,12 +10,14 @@ import (
 
 // anthropicAssembler builds a Response from streamed Messages events,
 // forwarding each fragment to onDelta as it arrives. Thinking blocks are
-// read and left out of the answer.
+// kept apart from the text, in Response.Thinking.
 type anthropicAssembler struct {
 	onDelta func(Delta)
 	text    strings.Builder
 	calls   []ToolCall
 	slots   map[int64]int // content block index -> position in calls
+	think   []Thinking
+	tslots  map[int64]int // content block index -> position in think
 	usage   Usage
 	stop    string
 	model   string
@@ -23,7 +25,7 @@ type anthropicAssembler struct {
 }
 
 func newAnthropicAssembler(onDelta func(Delta)) *anthropicAssembler {
-	return &anthropicAssembler{onDelta: onDelta, slots: map[int64]int{}}
+	return &anthropicAssembler{onDelta: onDelta, slots: map[int64]int{}, tslots: map[int64]int{}}
 }
 
 // add folds one event in.
@@ -50,6 +52,11 @@ func (a *anthropicAssembler) add(ev anthropic.MessageStreamEventUnion) {
 			a.calls = append(a.calls, ToolCall{ID: b.ID, Name: b.Name})
 			a.slots[ev.Index] = pos
 			a.onDelta(Delta{Kind: DeltaToolCall, ToolIndex: pos, ToolID: b.ID, ToolName: b.Name})
+		case "thinking":
+			a.tslots[ev.Index] = len(a.think)
+			a.think = append(a.think, Thinking{Text: b.Thinking, Signature: b.Signature})
+		case "redacted_thinking":
+			a.think = append(a.think, Thinking{Redacted: b.Data})
 		}
 	case "content_block_delta":
 		d := ev.Delta
@@ -63,6 +70,14 @@ func (a *anthropicAssembler) add(ev anthropic.MessageStreamEventUnion) {
 			}
 			a.calls[pos].Arguments += d.PartialJSON
 			a.onDelta(Delta{Kind: DeltaToolCall, ToolIndex: pos, Text: d.PartialJSON})
+		case "thinking_delta":
+			if pos, ok := a.tslots[ev.Index]; ok {
+				a.think[pos].Text += d.Thinking
+			}
+		case "signature_delta":
+			if pos, ok := a.tslots[ev.Index]; ok {
+				a.think[pos].Signature += d.Signature
+			}
 		}
 	case "message_delta":
 		if ev.Delta.StopReason != "" {
@@ -119,6 +134,7 @@ func (a *anthropicAssembler) result() (*Response, error) {
 		Usage:      a.usage,
 		StopReason: a.stop,
 		Model:      a.model,
+		Thinking:   a.think,
 	}, nil
 }
 
@@ -151,6 +167,10 @@ func fromAnthropicMessage(m *anthropic.Message, onDelta func(Delta)) (*Response,
 				}
 			}
 			r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
+		case "thinking":
+			r.Thinking = append(r.Thinking, Thinking{Text: b.Thinking, Signature: b.Signature})
+		case "redacted_thinking":
+			r.Thinking = append(r.Thinking, Thinking{Redacted: b.Data})
 		}
 	}
 	r.Text = text.String()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -35,20 +36,22 @@ func TestAnthropicStreamingAssembly(t *testing.T) {
 		`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}`,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig"}}`,
 		`{"type":"content_block_stop","index":0}`,
-		`{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`,
-		`{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Let me "}}`,
-		`{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"look."}}`,
+		`{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"opaque"}}`,
 		`{"type":"content_block_stop","index":1}`,
-		`{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_a","name":"read","input":{}}}`,
-		`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":""}}`,
-		`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"path\":"}}`,
-		`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"\"a.go\"}"}}`,
+		`{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"Let me "}}`,
+		`{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"look."}}`,
 		`{"type":"content_block_stop","index":2}`,
-		`{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_b","name":"status","input":{}}}`,
+		`{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_a","name":"read","input":{}}}`,
+		`{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":""}}`,
+		`{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{\"path\":"}}`,
+		`{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"\"a.go\"}"}}`,
 		`{"type":"content_block_stop","index":3}`,
-		`{"type":"content_block_start","index":4,"content_block":{"type":"tool_use","id":"toolu_c","name":"edit","input":{}}}`,
-		`{"type":"content_block_delta","index":4,"delta":{"type":"input_json_delta","partial_json":"{not json"}}`,
+		`{"type":"content_block_start","index":4,"content_block":{"type":"tool_use","id":"toolu_b","name":"status","input":{}}}`,
 		`{"type":"content_block_stop","index":4}`,
+		`{"type":"content_block_start","index":5,"content_block":{"type":"tool_use","id":"toolu_c","name":"edit","input":{}}}`,
+		`{"type":"content_block_delta","index":5,"delta":{"type":"input_json_delta","partial_json":"{not json"}}`,
+		`{"type":"content_block_stop","index":5}`,
 		evDelta, evStop)
 	var c capture
 	srv := c.server(t, 200, "text/event-stream", body, nil)
@@ -68,6 +71,7 @@ func TestAnthropicStreamingAssembly(t *testing.T) {
 		Usage:      Usage{InputTokens: 10, OutputTokens: 42, CacheReadTokens: 100, CacheWriteTokens: 50},
 		StopReason: "tool_use",
 		Model:      "claude-x",
+		Thinking:   []Thinking{{Text: "hmm", Signature: "sig"}, {Redacted: "opaque"}},
 	}
 	got, _ := json.Marshal(resp)
 	exp, _ := json.Marshal(want)
@@ -83,6 +87,7 @@ func TestAnthropicStreamingAssembly(t *testing.T) {
 func TestAnthropicNonStreaming(t *testing.T) {
 	body := `{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[
 	  {"type":"thinking","thinking":"hmm","signature":"s"},
+	  {"type":"redacted_thinking","data":"opaque"},
 	  {"type":"text","text":"Sure."},
 	  {"type":"tool_use","id":"toolu_a","name":"read","input":{"path": "a.go"}},
 	  {"type":"tool_use","id":"toolu_b","name":"edit","input":"{not json"}],
@@ -99,6 +104,9 @@ func TestAnthropicNonStreaming(t *testing.T) {
 	if resp.Text != "Sure." || len(resp.ToolCalls) != 2 || resp.ToolCalls[0].Arguments != `{"path":"a.go"}` || resp.ToolCalls[1].Arguments != "{not json" ||
 		resp.Usage != (Usage{InputTokens: 5, OutputTokens: 7, CacheReadTokens: 3, CacheWriteTokens: 2}) || resp.StopReason != "tool_use" {
 		t.Errorf("response %+v", resp)
+	}
+	if want := []Thinking{{Text: "hmm", Signature: "s"}, {Redacted: "opaque"}}; !reflect.DeepEqual(resp.Thinking, want) {
+		t.Errorf("thinking %+v, want %+v", resp.Thinking, want)
 	}
 	checkDeltas(t, resp, deltas)
 	if _, ok := c.bodies[0]["stream"]; ok {

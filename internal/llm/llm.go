@@ -34,6 +34,22 @@ type Message struct {
 	ToolCallID string     `json:"tool_call_id,omitempty"` // for RoleTool
 	ToolName   string     `json:"tool_name,omitempty"`    // for RoleTool
 	IsError    bool       `json:"is_error,omitempty"`     // for RoleTool
+	// Thinking is the reasoning of an assistant message, as the provider
+	// returned it (Response.Thinking). Providers that need it back (the
+	// Anthropic API requires the thinking blocks of the last assistant
+	// turn with tool use) send it unchanged, ahead of the text and calls.
+	Thinking []Thinking `json:"thinking,omitempty"`
+}
+
+// Thinking is one block of a model's extended thinking. It must be passed
+// back unchanged: Signature and Redacted are opaque values the provider
+// verifies.
+type Thinking struct {
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	// Redacted is the data of a redacted_thinking block (encrypted
+	// reasoning); Text and Signature are empty then.
+	Redacted string `json:"redacted,omitempty"`
 }
 
 // ToolSpec describes a tool offered to the model. Parameters is a JSON
@@ -51,6 +67,9 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int
+	// ThinkingBudget enables extended thinking with this many tokens of
+	// reasoning where the provider supports it; 0 leaves it off.
+	ThinkingBudget int
 }
 
 // Usage counts the tokens of one response.
@@ -78,6 +97,9 @@ type Response struct {
 	Usage      Usage      `json:"usage"`
 	StopReason string     `json:"stop_reason,omitempty"`
 	Model      string     `json:"model,omitempty"`
+	// Thinking is the model's reasoning, in order, when it returned any.
+	// Store it on the assistant Message so it can be passed back.
+	Thinking []Thinking `json:"thinking,omitempty"`
 }
 
 // DeltaKind says what a streamed Delta carries.
