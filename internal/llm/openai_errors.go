@@ -45,15 +45,21 @@ func (f *failedResponse) capture(req *http.Request, next option.MiddlewareNext) 
 // cancelled or expired ctx is returned as such (wrapped), so callers can
 // tell "stopped" from "failed".
 func (p *OpenAI) convertError(ctx context.Context, err error, failed *failedResponse, model string) error {
+	return openAIError(ctx, err, failed, p.baseURL, model, "/chat/completions")
+}
+
+// openAIError converts a failure of either OpenAI API (endpoint names the
+// path requests go to).
+func openAIError(ctx context.Context, err error, failed *failedResponse, baseURL, model, endpoint string) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("%s: %w", openAIName, ctxErr)
 	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
-		return p.apiError(apiErr, model)
+		return openAIStatusError(apiErr, baseURL, model, endpoint)
 	}
 	if failed.res != nil {
-		return p.apiError(&openai.Error{StatusCode: failed.res.StatusCode, Response: failed.res}, model)
+		return openAIStatusError(&openai.Error{StatusCode: failed.res.StatusCode, Response: failed.res}, baseURL, model, endpoint)
 	}
 	var streamErr *ssestream.StreamError
 	if errors.As(err, &streamErr) {
@@ -61,19 +67,19 @@ func (p *OpenAI) convertError(ctx context.Context, err error, failed *failedResp
 	}
 	// Everything else happened on the way: connection refused or reset, a
 	// body cut short, an answer that is not JSON. Another try may succeed.
-	return &Error{Provider: openAIName, Message: fmt.Sprintf("request to %s failed: %v", p.baseURL, err), Retryable: true}
+	return &Error{Provider: openAIName, Message: fmt.Sprintf("request to %s failed: %v", baseURL, err), Retryable: true}
 }
 
-// apiError converts an HTTP error status.
-func (p *OpenAI) apiError(e *openai.Error, model string) *Error {
+// openAIStatusError converts an HTTP error status of either OpenAI API.
+func openAIStatusError(e *openai.Error, baseURL, model, endpoint string) *Error {
 	code := e.StatusCode
 	msg := serverMessage(e)
 	out := &Error{Provider: openAIName, StatusCode: code, Retryable: retryableStatus(code)}
 	switch {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		out.Message = fmt.Sprintf("%s: check the API key (OPENAI_API_KEY or the configured key) and its access to model %q at %s", msg, model, p.baseURL)
+		out.Message = fmt.Sprintf("%s: check the API key (OPENAI_API_KEY or the configured key) and its access to model %q at %s", msg, model, baseURL)
 	case code == http.StatusNotFound:
-		out.Message = fmt.Sprintf("%s: check the model name %q and the base URL %s (requests go to its /chat/completions)", msg, model, p.baseURL)
+		out.Message = fmt.Sprintf("%s: check the model name %q and the base URL %s (requests go to its %s)", msg, model, baseURL, endpoint)
 	case code == http.StatusTooManyRequests:
 		out.Message = "rate limited: " + msg
 	case code >= 500:

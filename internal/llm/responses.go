@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 )
 
@@ -479,42 +477,5 @@ func failedError(code responses.ResponseErrorCode, msg string) *Error {
 // convertError turns an SDK failure into an *Error; a cancelled or expired
 // ctx is returned as such (wrapped).
 func (p *Responses) convertError(ctx context.Context, err error, failed *failedResponse, model string) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%s: %w", openAIName, ctxErr)
-	}
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		return p.apiError(apiErr, model)
-	}
-	if failed.res != nil {
-		return p.apiError(&openai.Error{StatusCode: failed.res.StatusCode, Response: failed.res}, model)
-	}
-	var streamErr *ssestream.StreamError
-	if errors.As(err, &streamErr) {
-		return &Error{Provider: openAIName, Message: "the server reported an error mid-stream: " + streamErrorMessage(streamErr), Retryable: true}
-	}
-	return &Error{Provider: openAIName, Message: fmt.Sprintf("request to %s failed: %v", p.baseURL, err), Retryable: true}
-}
-
-// apiError converts an HTTP error status.
-func (p *Responses) apiError(e *openai.Error, model string) *Error {
-	code := e.StatusCode
-	msg := serverMessage(e)
-	out := &Error{Provider: openAIName, StatusCode: code, Retryable: retryableStatus(code)}
-	switch {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		out.Message = fmt.Sprintf("%s: check the API key (OPENAI_API_KEY or the configured key) and its access to model %q at %s", msg, model, p.baseURL)
-	case code == http.StatusNotFound:
-		out.Message = fmt.Sprintf("%s: check the model name %q and the base URL %s (requests go to its /responses)", msg, model, p.baseURL)
-	case code == http.StatusTooManyRequests:
-		out.Message = "rate limited: " + msg
-	case code >= 500:
-		out.Message = "server error: " + msg
-	default:
-		out.Message = msg
-	}
-	if e.Response != nil {
-		out.RetryAfter = retryAfter(e.Response.Header)
-	}
-	return out
+	return openAIError(ctx, err, failed, p.baseURL, model, "/responses")
 }
