@@ -508,21 +508,11 @@ func ProcessAlive(pid int) bool { return processAlive(pid) }
 // estimateUsage approximates the tokens of a request and its answer (about
 // four bytes a token) for servers that report none.
 func estimateUsage(req llm.Request, resp *llm.Response) llm.Usage {
-	in := len(req.System)
-	for _, m := range req.Messages {
-		in += len(m.Content)
-		for _, c := range m.ToolCalls {
-			in += len(c.Name) + len(c.Arguments)
-		}
-	}
-	for _, t := range req.Tools {
-		in += len(t.Name) + len(t.Description) + len(t.Parameters)
-	}
 	out := len(resp.Text)
 	for _, c := range resp.ToolCalls {
 		out += len(c.Name) + len(c.Arguments)
 	}
-	return llm.Usage{InputTokens: int64(in/4 + 1), OutputTokens: int64(out/4 + 1)}
+	return llm.Usage{InputTokens: int64(requestBytes(req)/4 + 1), OutputTokens: int64(out/4 + 1)}
 }
 
 // ModeFor is the model mode a phase uses: with the default mode (smart),

@@ -354,12 +354,8 @@ func regressions(in Input, c Counts) []string {
 // CachedPass returns the latest decision that passed (or a person waived)
 // for the exact tree, if any: a tree that already passed is not run again.
 func CachedPass(prev []Decision, tree string) *Decision {
-	if tree == "" {
-		return nil
-	}
 	for i := len(prev) - 1; i >= 0; i-- {
-		d := prev[i]
-		if d.Tree == tree && (d.Status == Pass || d.Status == Waived) {
+		if prev[i].Valid(tree) && prev[i].Status != Concerns {
 			return &prev[i]
 		}
 	}

@@ -1,6 +1,8 @@
 package tool
 
 import (
+	"github.com/ultra-dev/ultra/internal/policy"
+
 	"bytes"
 	"context"
 	"errors"
@@ -40,7 +42,7 @@ func listFiles(ctx context.Context, root, dir string) ([]string, error) {
 	if dir == root {
 		kept := files[:0]
 		for _, f := range files {
-			if !inUltraDir(f) {
+			if !policy.IsStatePath(f) {
 				kept = append(kept, f)
 			}
 		}

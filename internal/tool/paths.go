@@ -1,6 +1,8 @@
 package tool
 
 import (
+	"github.com/ultra-dev/ultra/internal/policy"
+
 	"errors"
 	"fmt"
 	"os"
@@ -153,7 +155,7 @@ func splitComponents(p string) []string {
 func checkWritable(r resolved) error {
 	for _, rel := range []string{r.Rel, relTo(r.Root, r.Abs)} {
 		parts := strings.Split(rel, "/")
-		if len(parts) > 0 && strings.EqualFold(parts[0], ".ultra") {
+		if policy.IsStatePath(rel) {
 			return fmt.Errorf("refusing to write %s: files under .ultra/ are ultra's state files, managed by ultra only", r.Rel)
 		}
 		for _, part := range parts {
@@ -166,12 +168,6 @@ func checkWritable(r resolved) error {
 		return errors.New("refusing to write the workspace root itself")
 	}
 	return nil
-}
-
-// inUltraDir reports whether a root-relative slash path lies in .ultra.
-func inUltraDir(rel string) bool {
-	first, _, _ := strings.Cut(rel, "/")
-	return strings.EqualFold(first, ".ultra")
 }
 
 // writableTarget resolves a path the model wants to change, checks that it

@@ -24,11 +24,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // anthropicRequest is the part of a Messages request the server reads.
@@ -93,63 +91,29 @@ func anthropicUserText(raw json.RawMessage) string {
 	return strings.Join(texts, "\n")
 }
 
-// messages answers one Messages request with the next step.
-func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	if err != nil {
-		writeAnthropicError(w, http.StatusBadRequest, "reading the request: "+err.Error(), 0)
-		return
-	}
-	entry := LoggedRequest{Time: time.Now(), Path: r.URL.Path, Body: rawBody(body), Step: -1}
-	var req anthropicRequest
-	reqErr := json.Unmarshal(body, &req)
-	if reqErr == nil {
-		req.summarize(&entry)
-	}
-
-	s.mu.Lock()
-	index, step := s.peek()
-	if reqErr != nil {
-		index = -1 // a malformed request takes no step
-	}
-	entry.N, entry.Step = len(s.log)+1, index
-	if err := s.appendLog(entry); err != nil {
-		s.mu.Unlock()
-		writeAnthropicError(w, http.StatusInternalServerError, "scripted: "+err.Error(), 0)
-		return
-	}
-	s.log = append(s.log, entry)
-	chatReq := &chatRequest{Model: req.Model}
-	var a *answer
-	if index >= 0 {
-		s.advance()
-		a = s.answer(step, chatReq, entry.N, len(body))
-	} else if reqErr == nil && s.script.OnExhausted == ExhaustedText {
-		a = s.answer(Step{Text: exhausted}, chatReq, entry.N, len(body))
-	}
-	s.mu.Unlock()
-
-	switch {
-	case reqErr != nil:
-		writeAnthropicError(w, http.StatusBadRequest, "the request body is not JSON: "+reqErr.Error(), 0)
-		return
-	case a == nil:
-		writeAnthropicError(w, http.StatusInternalServerError, exhausted, 0)
-		return
-	}
-	if !sleep(r.Context(), time.Duration(step.DelayMS)*time.Millisecond) {
-		return
-	}
-	m := newAnthropicAnswer(a)
-	switch {
-	case step.Status != 0:
-		writeAnthropicError(w, step.Status, step.Error, step.RetryAfter)
-	case req.Stream:
-		m.writeStream(r.Context(), w)
-	default:
+// anthropicWire is the Messages side.
+var anthropicWire = wire{
+	decode: func(body []byte, e *LoggedRequest) (*chatRequest, bool, error) {
+		var req anthropicRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			return &chatRequest{}, false, err
+		}
+		req.summarize(e)
+		return &chatRequest{Model: req.Model}, req.Stream, nil
+	},
+	fail: writeAnthropicError,
+	write: func(ctx context.Context, w http.ResponseWriter, a *answer, _ *chatRequest, stream bool) {
+		m := newAnthropicAnswer(a)
+		if stream {
+			m.writeStream(ctx, w)
+			return
+		}
 		m.writeJSON(w)
-	}
+	},
 }
+
+// messages answers one Messages request with the next step.
+func (s *Server) messages(w http.ResponseWriter, r *http.Request) { s.serve(w, r, anthropicWire) }
 
 // anthropicAnswer is an answer in Messages terms.
 type anthropicAnswer struct {

@@ -92,61 +92,88 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// chat answers one completion request with the next step.
-func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+// wire is one API's side of a request: how its body is read and how its
+// errors and answers are written.
+type wire struct {
+	// decode parses the body, fills the log entry and returns the chat
+	// view of the request (for usage estimates) and whether it streams.
+	decode func(body []byte, e *LoggedRequest) (req *chatRequest, stream bool, err error)
+	fail   func(w http.ResponseWriter, status int, msg string, retryAfter int)
+	write  func(ctx context.Context, w http.ResponseWriter, a *answer, req *chatRequest, stream bool)
+}
+
+// serve answers one request with the next step of the script, logging it;
+// a malformed request takes no step.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, api wire) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "reading the request: "+err.Error(), 0)
+		api.fail(w, http.StatusBadRequest, "reading the request: "+err.Error(), 0)
 		return
 	}
 	entry := LoggedRequest{Time: time.Now(), Path: r.URL.Path, Body: rawBody(body), Step: -1}
-	var req chatRequest
-	reqErr := json.Unmarshal(body, &req)
-	if reqErr == nil {
-		req.summarize(&entry)
-	}
+	req, stream, reqErr := api.decode(body, &entry)
 
 	s.mu.Lock()
 	index, step := s.peek()
 	if reqErr != nil {
-		index = -1 // a malformed request takes no step
+		index = -1
 	}
 	entry.N, entry.Step = len(s.log)+1, index
 	if err := s.appendLog(entry); err != nil {
 		s.mu.Unlock()
-		writeError(w, http.StatusInternalServerError, "scripted: "+err.Error(), 0)
+		api.fail(w, http.StatusInternalServerError, "scripted: "+err.Error(), 0)
 		return
 	}
 	s.log = append(s.log, entry)
 	var a *answer
 	if index >= 0 {
 		s.advance()
-		a = s.answer(step, &req, entry.N, len(body))
+		a = s.answer(step, req, entry.N, len(body))
 	} else if reqErr == nil && s.script.OnExhausted == ExhaustedText {
-		a = s.answer(Step{Text: exhausted}, &req, entry.N, len(body))
+		a = s.answer(Step{Text: exhausted}, req, entry.N, len(body))
 	}
 	s.mu.Unlock()
 
 	switch {
 	case reqErr != nil:
-		writeError(w, http.StatusBadRequest, "the request body is not JSON: "+reqErr.Error(), 0)
+		api.fail(w, http.StatusBadRequest, "the request body is not JSON: "+reqErr.Error(), 0)
 		return
 	case a == nil:
-		writeError(w, http.StatusInternalServerError, exhausted, 0)
+		api.fail(w, http.StatusInternalServerError, exhausted, 0)
 		return
 	}
 	if !sleep(r.Context(), time.Duration(step.DelayMS)*time.Millisecond) {
 		return
 	}
-	switch {
-	case step.Status != 0:
-		writeError(w, step.Status, step.Error, step.RetryAfter)
-	case req.Stream:
-		a.writeStream(r.Context(), w, req.StreamOptions.IncludeUsage)
-	default:
-		a.writeJSON(w)
+	if step.Status != 0 {
+		api.fail(w, step.Status, step.Error, step.RetryAfter)
+		return
 	}
+	api.write(r.Context(), w, a, req, stream)
 }
+
+// chatWire is the Chat Completions side.
+var chatWire = wire{
+	decode: func(body []byte, e *LoggedRequest) (*chatRequest, bool, error) {
+		var req chatRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			return &req, false, err
+		}
+		req.summarize(e)
+		return &req, req.Stream, nil
+	},
+	fail: writeError,
+	write: func(ctx context.Context, w http.ResponseWriter, a *answer, req *chatRequest, stream bool) {
+		if stream {
+			a.writeStream(ctx, w, req.StreamOptions.IncludeUsage)
+			return
+		}
+		a.writeJSON(w)
+	},
+}
+
+// chat answers one completion request with the next step.
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) { s.serve(w, r, chatWire) }
 
 // peek returns the index and step answering the next request, or -1 when
 // the script is exhausted. The caller holds s.mu.
