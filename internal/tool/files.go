@@ -1,8 +1,6 @@
 package tool
 
 import (
-	"github.com/ultra-dev/ultra/internal/policy"
-
 	"bytes"
 	"context"
 	"errors"
@@ -11,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/ultra-dev/ultra/internal/policy"
 )
 
 // maxListedFiles bounds how many files one search considers.

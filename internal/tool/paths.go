@@ -1,14 +1,14 @@
 package tool
 
 import (
-	"github.com/ultra-dev/ultra/internal/policy"
-
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/ultra-dev/ultra/internal/policy"
 )
 
 // resolved is a path named by the model, checked to lie inside the root.
