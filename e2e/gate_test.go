@@ -40,10 +40,11 @@ func TestRunWritesGateFilesAndBaseline(t *testing.T) {
 	if c := d["counts"].(map[string]any); c["passed"].(float64) != 2 || c["executed"].(float64) != 2 {
 		t.Fatalf("counts %v", c)
 	}
-	// The decision is tied to the tree the run left.
-	tree := strings.TrimSpace(treeHash(t, dir))
-	if d["tree"] != tree {
-		out, _ := execCmd(dir, os.Environ(), "git", "diff-tree", "-r", d["tree"].(string), tree).CombinedOutput()
+	// The decision is tied to the tree the run left (and committed).
+	wt := workdirOf(t, res.events(t))
+	tree := strings.TrimSpace(treeHash(t, wt))
+	if d["tree"] != tree || strings.TrimSpace(git(t, dir, "rev-parse", "ultra/"+id+"^{tree}")) != tree {
+		out, _ := execCmd(wt, os.Environ(), "git", "diff-tree", "-r", d["tree"].(string), tree).CombinedOutput()
 		t.Fatalf("gate tree %v, working tree %s:\n%s", d["tree"], tree, out)
 	}
 	fi, _ := os.Stat(filepath.Join(dir, ".ultra", "state", "runs", id, "gate-1.json"))

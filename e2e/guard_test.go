@@ -14,6 +14,8 @@ func TestPlanningGuardCannotBeSidestepped(t *testing.T) {
 	dir := repo(t, calcProject)
 	os.MkdirAll(filepath.Join(dir, "tools"), 0o755)
 	os.WriteFile(filepath.Join(dir, "tools", "cat"), []byte("#!/bin/sh\ntouch PWNED\n"), 0o755)
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "tools")
 	m := newModel(t,
 		calls(call("bash", map[string]any{"cmd": "echo one > PWNED1.txt"})),
 		step{"tool_calls": []any{map[string]any{"name": "bash", "raw_arguments": `"{\"command\":\"echo two > PWNED2.txt\"}"`}}},
@@ -27,9 +29,12 @@ func TestPlanningGuardCannotBeSidestepped(t *testing.T) {
 	if res.code != 3 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
+	wt := workdirOf(t, res.events(t))
 	for _, f := range []string{"PWNED", "PWNED1.txt", "PWNED2.txt", ".ultra/config"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			t.Errorf("planning created %s", f)
+		for _, d := range []string{dir, wt} {
+			if _, err := os.Stat(filepath.Join(d, f)); err == nil {
+				t.Errorf("planning created %s in %s", f, d)
+			}
 		}
 	}
 	var layers []string
@@ -75,7 +80,7 @@ func TestOnlyOfferedToolsRun(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "new.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(workdirOf(t, res.events(t)), "new.txt")); err == nil {
 		t.Fatal("write ran although planning's request did not offer it")
 	}
 	var refused []string

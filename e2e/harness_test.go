@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ultra-dev/ultra/internal/llm/scripted"
@@ -134,7 +135,24 @@ func ultraEnv(t *testing.T) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
+	return append(env, "XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+stateHome(t), "NO_COLOR=1")
+}
+
+var stateHomes sync.Map // test name → its XDG_STATE_HOME
+
+// stateHome is one test's state directory (where runs' worktrees go),
+// the same for every ultra it starts.
+func stateHome(t *testing.T) string {
+	if d, ok := stateHomes.Load(t.Name()); ok {
+		return d.(string)
+	}
+	d := t.TempDir()
+	if r, err := filepath.EvalSymlinks(d); err == nil {
+		d = r
+	}
+	stateHomes.Store(t.Name(), d)
+	t.Cleanup(func() { stateHomes.Delete(t.Name()) })
+	return d
 }
 
 // ultra runs the binary in dir and waits for it.

@@ -39,10 +39,13 @@ func TestKill9ThenResume(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("resume exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	if got := readFile(t, filepath.Join(dir, "calc/calc.go")); !strings.Contains(got, "return a + b") {
+	evs := res.events(t)
+	wt := strings.TrimSpace(git(t, dir, "worktree", "list", "--porcelain"))
+	wt = wt[strings.LastIndex(wt, "worktree ")+len("worktree "):]
+	wt = wt[:strings.IndexByte(wt, '\n')]
+	if got := readFile(t, filepath.Join(wt, "calc/calc.go")); !strings.Contains(got, "return a + b") {
 		t.Fatal("not fixed after resume")
 	}
-	evs := res.events(t)
 	if evs[0]["type"] != "run_resumed" || data(evs[0])["from"] != "running" {
 		t.Fatalf("first event after resume %v", evs[0])
 	}

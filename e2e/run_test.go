@@ -48,10 +48,11 @@ func TestFullCycleToComplete(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
-	if got := readFile(t, filepath.Join(dir, "calc/calc.go")); !strings.Contains(got, "return a + b") {
+	evs := res.events(t)
+	wt := workdirOf(t, evs)
+	if got := readFile(t, filepath.Join(wt, "calc/calc.go")); !strings.Contains(got, "return a + b") {
 		t.Fatalf("file not fixed:\n%s", got)
 	}
-	evs := res.events(t)
 	var path []string
 	for _, e := range ofType(evs, "phase_changed") {
 		path = append(path, data(e)["to"].(string))
@@ -89,9 +90,13 @@ func TestFullCycleToComplete(t *testing.T) {
 	if runs.code != 0 || !strings.Contains(runs.stdout, id) || !strings.Contains(runs.stdout, "complete") {
 		t.Fatalf("runs: %s %s", runs.stdout, runs.stderr)
 	}
-	// The user's repository holds nothing of ultra's but its ignored state.
-	if out := git(t, dir, "status", "--porcelain"); strings.TrimSpace(out) != "M calc/calc.go" {
+	// The user's checkout holds nothing of ultra's but its ignored state;
+	// the change is committed on the run's branch.
+	if out := git(t, dir, "status", "--porcelain"); strings.TrimSpace(out) != "" {
 		t.Fatalf("git status:\n%s", out)
+	}
+	if out := git(t, wt, "status", "--porcelain"); strings.TrimSpace(out) != "" {
+		t.Fatalf("worktree status:\n%s", out)
 	}
 }
 
@@ -131,13 +136,16 @@ func TestPlanningIsReadOnly(t *testing.T) {
 	if res.code != 3 {
 		t.Fatalf("exit %d, want 3 (escalated)\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	if got := readFile(t, filepath.Join(dir, "calc/calc.go")); got != before {
+	evs := res.events(t)
+	wt := workdirOf(t, evs)
+	if got := readFile(t, filepath.Join(wt, "calc/calc.go")); got != before {
 		t.Fatal("planning changed calc.go")
 	}
-	if out := git(t, dir, "status", "--porcelain"); strings.TrimSpace(out) != "" {
-		t.Fatalf("planning changed the tree:\n%s", out)
+	for _, d := range []string{dir, wt} {
+		if out := git(t, d, "status", "--porcelain"); strings.TrimSpace(out) != "" {
+			t.Fatalf("planning changed the tree:\n%s", out)
+		}
 	}
-	evs := res.events(t)
 	var layers []string
 	for _, e := range ofType(evs, "refusal") {
 		layers = append(layers, data(e)["layer"].(string))
@@ -418,10 +426,10 @@ func TestFullCycleWithAnthropic(t *testing.T) {
 		t.Fatal("requests carry no cache breakpoints")
 	}
 	// The stable prefix: the system prompt is byte-identical in every
-	// request, and the tool definitions within a phase.
+	// request of a run, and the tool definitions within a phase.
 	tools := map[string]string{}
 	for i, r := range reqs {
-		if r.System != reqs[0].System {
+		if first := reqs[i/len(fixSteps())*len(fixSteps())]; r.System != first.System {
 			t.Fatalf("request %d changed the system prompt", i+1)
 		}
 		var body struct {

@@ -77,7 +77,7 @@ func newGateCmd() *cobra.Command {
 			if by == "" {
 				by = whoAmI(p.Root)
 			}
-			o := agent.Options{Store: st, StateRoot: p.StateRoot}
+			o := agent.Options{Store: st, StateRoot: p.StateRoot, Git: p.gitSettings()}
 			out, d, err := agent.Waive(cmd.Context(), o, row.ID, by, reason)
 			if errors.Is(err, agent.ErrBusy) || (err != nil && strings.Contains(err.Error(), "already complete")) {
 				return usageErr("%v", err)

@@ -242,12 +242,15 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		VerifyTimeout: pick(f.verifyTO, vc.Timeout.D()),
 		BashTimeout:   pick(f.bashTimeout, p.Config.Run.BashTimeout.D()),
 		Sinks:         sinks,
+		Git:           p.gitSettings(),
 	}
 }
 
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	var a axes.Axes = axes.Default
+	var base string
+	var includeUncommitted bool
 	cmd := &cobra.Command{
 		Use:   "run [flags] TASK",
 		Short: "Run a task to a verified finish with nobody watching",
@@ -287,7 +290,17 @@ func newRunCmd() *cobra.Command {
 			o.Store = st
 			ctx, stop := interruptible()
 			defer stop()
-			out, err := agent.Start(ctx, o, agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p)})
+			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p)}
+			dir, err := p.worktreeDir()
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			spec.Worktree = &agent.WorktreeSpec{Dir: dir, Base: base, IncludeUncommitted: includeUncommitted,
+				Setup: p.Config.Workspace.Setup, SetupTimeout: o.VerifyTimeout}
+			out, err := agent.Start(ctx, o, spec)
+			if agent.IsPreflight(err) {
+				return usageErr("%v", err)
+			}
 			return finished(out, err)
 		},
 	}
@@ -296,6 +309,8 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&a.Mode, "mode", a.Mode, "work mode: "+strings.Join(axes.Values[axes.Mode], ", "))
 	fl.StringVar(&a.Control, "control", a.Control, "run control: "+strings.Join(axes.Values[axes.Control], ", ")+" (non-autonomous runs wait for a person to approve the plan)")
 	fl.StringVar(&a.Permission, "permission-profile", a.Permission, "permission profile: "+strings.Join(axes.Values[axes.Permission], ", "))
+	fl.StringVar(&base, "base", "", "branch to cut the run's branch from (default: the checkout's current branch)")
+	fl.BoolVar(&includeUncommitted, "include-uncommitted", false, "start the run from the checkout's uncommitted changes (snapshotted into the run's first commit; the checkout is not touched)")
 	fl.StringVar(&a.ModelMode, "model-mode", a.ModelMode, "model mode: "+strings.Join(axes.Values[axes.ModelMode], ", "))
 	return cmd
 }

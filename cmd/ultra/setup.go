@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,8 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/config"
 	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // project is the repository a command works on.
@@ -41,13 +45,13 @@ func findProject(cmd *cobra.Command) (*project, error) {
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return nil, usageErr("%s is not a directory", abs)
 	}
-	out, err := exec.Command("git", "-C", abs, "rev-parse", "--show-toplevel").Output()
-	if err != nil {
+	if _, err := exec.Command("git", "-C", abs, "rev-parse", "--show-toplevel").Output(); err != nil {
 		return nil, usageErr("%s is not inside a git repository: ultra works in git repositories (run `git init` first)", abs)
 	}
-	root := strings.TrimSpace(string(out))
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
+	// Inside a run's worktree, the project is still the person's checkout.
+	root, err := workspace.MainRoot(context.Background(), abs)
+	if err != nil {
+		return nil, usageErr("%s: %v", abs, err)
 	}
 	cfg, err := config.Load(root)
 	if err != nil {
@@ -108,4 +112,39 @@ func ensureIgnored(stateRoot string) {
 	if _, err := os.Stat(ignore); os.IsNotExist(err) {
 		_ = os.WriteFile(ignore, []byte("# ultra's run state: never committed\n*\n"), 0o644)
 	}
+}
+
+// worktreeDir is where this repository's run worktrees go: the configured
+// directory, or $XDG_STATE_HOME/ultra/worktrees (~/.local/state/…), in a
+// directory named for the repository.
+func (p *project) worktreeDir() (string, error) {
+	base := p.Config.Workspace.Dir
+	if base == "" {
+		state := os.Getenv("XDG_STATE_HOME")
+		if state == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("no home directory for the worktrees (set workspace.dir): %w", err)
+			}
+			state = filepath.Join(home, ".local", "state")
+		}
+		base = filepath.Join(state, "ultra", "worktrees")
+	} else if strings.HasPrefix(base, "~/") {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, base[2:])
+	} else if !filepath.IsAbs(base) {
+		base = filepath.Join(p.Root, base)
+	}
+	sum := sha256.Sum256([]byte(p.Root))
+	return filepath.Join(base, filepath.Base(p.Root)+"-"+hex.EncodeToString(sum[:4])), nil
+}
+
+// gitSettings are the runs' git rules from the configuration.
+func (p *project) gitSettings() agent.Git {
+	w := p.Config.Workspace
+	g := agent.Git{Protected: w.Protected, Identity: workspace.Identity{Name: w.AuthorName, Email: w.AuthorEmail}}
+	if exe, err := os.Executable(); err == nil {
+		g.Hook = workspace.ShellQuote(exe) + " hook pre-commit"
+	}
+	return g
 }

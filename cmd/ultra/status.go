@@ -56,6 +56,18 @@ func printStatus(w io.Writer, s *agent.Status) {
 	fmt.Fprintf(w, "axes     %s\n", s.Axes)
 	fmt.Fprintf(w, "model    %s/%s\n", s.Provider, s.Model)
 	fmt.Fprintf(w, "workdir  %s\n", s.Workdir)
+	if ws := s.Workspace; ws.Branch != "" {
+		fmt.Fprintf(w, "branch   %s from %s@%s", ws.Branch, ws.Base, short(ws.BaseCommit))
+		switch {
+		case ws.Landed != "":
+			fmt.Fprintf(w, " · landed as %s", short(ws.Landed))
+		case ws.Undone != "":
+			fmt.Fprint(w, " · undone")
+		case ws.Removed != "":
+			fmt.Fprint(w, " · worktree removed")
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "retries  %d of %d used (%d left)\n", s.Retries.Used, s.Retries.Max, s.Retries.Left)
 	b, u := s.Budgets, s.Used
 	fmt.Fprintf(w, "budgets  turns %d/%d · input tokens %d/%d · output tokens %d/%d · wall %s/%s\n",

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/axes"
@@ -50,6 +51,8 @@ type Options struct {
 	MaxIdle        int // answers in a row without a tool call before escalating (default 5)
 	MaxRepeats     int // identical failing calls before escalating (default 3)
 	MaxTokens      int // max output tokens per request (0: provider default)
+	// Git says what runs may do in git and how ultra commits.
+	Git Git
 	// ModelRetries is how often a failed model request that retrying can
 	// fix is retried (negative: never; 0: llm.DefaultRetries).
 	ModelRetries int
@@ -59,10 +62,14 @@ type Options struct {
 type Spec struct {
 	Task    string
 	Repo    string // repository root
-	Workdir string // where the run works
+	Workdir string // where the run works, when it has no worktree of its own
 	Cwd     string // where the person started it (for nested AGENTS.md); "" means Workdir
 	Axes    axes.Axes
 	Budgets phase.Budgets
+	// Worktree, when set, gives the run its own git worktree and branch
+	// (ultra/<run-id>) cut from Repo's base: Workdir and Cwd are then
+	// mapped into it.
+	Worktree *WorktreeSpec
 }
 
 // Outcome is how a run (or this part of it) ended.
@@ -94,6 +101,22 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	if cwd == "" {
 		cwd = spec.Workdir
 	}
+	var ws store.Workspace
+	var snapshot []string
+	if spec.Worktree != nil {
+		wt, err := makeWorktree(ctx, o, spec, id)
+		if err != nil {
+			return nil, err
+		}
+		if rel, err := filepath.Rel(spec.Workdir, cwd); err == nil && !strings.HasPrefix(rel, "..") {
+			cwd = filepath.Join(wt.Path, rel)
+		} else {
+			cwd = wt.Path
+		}
+		spec.Workdir = wt.Path
+		ws = store.Workspace{Branch: wt.Branch, Base: wt.Base, BaseCommit: wt.BaseCommit, StartCommit: wt.StartCommit, Worktree: wt.Path}
+		snapshot = wt.Snapshot
+	}
 	st := runState{Phase: phase.New(spec.Budgets), VerifyCommands: o.VerifyCommands,
 		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models}
 	stateJSON, _ := json.Marshal(st)
@@ -101,7 +124,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		ID: id, Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir,
 		Phase: string(st.Phase.Phase), Status: StatusRunning, Axes: spec.Axes,
 		Provider: o.ProviderName, Model: o.Model, BaseURL: o.BaseURL, State: stateJSON, PID: os.Getpid(),
-		CreatedAt: now, UpdatedAt: now,
+		CreatedAt: now, UpdatedAt: now, Workspace: ws,
 	}
 	if err := o.Store.CreateRun(ctx, row); err != nil {
 		return nil, err
@@ -112,6 +135,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	}
 	r.emit(event.RunStarted, event.RunStartedData{
 		Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir, Axes: spec.Axes,
+		Branch: ws.Branch, Base: ws.Base, Start: ws.StartCommit, Snapshot: snapshot,
 		Provider: o.ProviderName, Model: o.Model, Budgets: st.Phase.Budgets,
 	})
 	for _, c := range axes.Diff(axes.Axes{}, spec.Axes) {
@@ -142,6 +166,9 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	}
 	if row.Status == StatusRunning && row.PID != 0 && row.PID != os.Getpid() && processAlive(row.PID) {
 		return nil, fmt.Errorf("%w: run %s (pid %d)", ErrBusy, row.ID, row.PID)
+	}
+	if why := worktreeGone(ctx, row); why != "" {
+		return nil, fmt.Errorf("%s; it cannot be resumed", why)
 	}
 	st, err := decodeState(row)
 	if err != nil {

@@ -93,31 +93,41 @@ func (r *runner) waitBaseline() {
 	}
 }
 
+// gateInput is what the gate judges a run's next verification against:
+// its earlier decisions, its baseline and the tree now in workdir.
+func gateInput(ctx context.Context, runDir, runID, workdir string, now time.Time) (gate.Input, error) {
+	prev, err := gatefile.Read(runDir)
+	if err != nil {
+		return gate.Input{}, err
+	}
+	base, err := gatefile.ReadBaseline(runDir)
+	if err != nil {
+		return gate.Input{}, err
+	}
+	tree, err := workspace.TreeHash(ctx, workdir)
+	if err != nil && ctx.Err() != nil {
+		return gate.Input{}, ctx.Err()
+	}
+	return gate.Input{Run: runID, Tree: tree, N: gatefile.Next(prev), Time: now, Baseline: base, Previous: prev}, nil
+}
+
 // gateVerify runs the tests (failed ones first when iterating), judges
 // them and records the decision file.
 func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result, string, error) {
 	r.waitBaseline()
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
-	prev, err := gatefile.Read(runDir)
+	input, err := gateInput(ctx, runDir, r.row.ID, r.row.Workdir, r.o.Now())
 	if err != nil {
 		return gate.Decision{}, nil, "", err
 	}
-	base, err := gatefile.ReadBaseline(runDir)
-	if err != nil {
-		return gate.Decision{}, nil, "", err
-	}
-	n := gatefile.Next(prev)
-	tree, _ := workspace.TreeHash(ctx, r.row.Workdir)
-	input := gate.Input{Run: r.row.ID, Tree: tree, N: n, Time: r.o.Now(), Baseline: base, Previous: prev}
-
-	if hit := gate.CachedPass(prev, tree); hit != nil {
-		d := gate.FromCache(*hit, n, r.o.Now())
+	if hit := gate.CachedPass(input.Previous, input.Tree); hit != nil {
+		d := gate.FromCache(*hit, input.N, r.o.Now())
 		path, err := gatefile.Write(runDir, d)
 		return d, nil, path, err
 	}
-	logDir := filepath.Join(runDir, "verify", fmt.Sprint(n))
+	logDir := filepath.Join(runDir, "verify", fmt.Sprint(input.N))
 	req := verify.Request{Dir: r.row.Workdir, Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout, LogDir: logDir}
-	d, res, err := judgeVerification(ctx, r.o.Verifier, req, input, lastFull(prev))
+	d, res, err := judgeVerification(ctx, r.o.Verifier, req, input, lastFull(input.Previous))
 	if err != nil {
 		return d, res, "", err
 	}

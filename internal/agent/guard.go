@@ -22,6 +22,7 @@ const (
 	LayerPolicy       = "policy"             // the permission profile
 	LayerTransition   = "transition"         // the phase machine refused a move
 	LayerVerifyPhase  = "verify-phase"       // verify outside verifying
+	LayerGit          = "git-guard"          // git commands that would break the run's git invariants
 	layerMalformed    = "malformed"          // not a refusal: the call itself was broken
 	stateFilesPrefix  = ".ultra/"
 	maxRefusalDetails = 300
@@ -79,6 +80,12 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 		}
 		if bad, why := policy.ShellWritesProtected(cmd, []string{stateFilesPrefix}); bad {
 			return &refusal{layer: LayerStateFiles, reason: ".ultra/ holds ultra's own state and only ultra writes it (" + why + ")"}
+		}
+		if bad, why := policy.ShellWritesProtected(cmd, []string{".git/"}); bad {
+			return &refusal{layer: LayerGit, reason: ".git holds the repository's branches and history; change them only with git commands, which ultra's git guard checks (" + why + ")"}
+		}
+		if ref := r.checkGit(cmd); ref != nil {
+			return ref
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // stateFingerprint identifies the files the model may never change:
@@ -34,6 +37,13 @@ func stateFingerprint(workdir, runDir string) string {
 		}
 		return nil
 	})
+	if entries, err := os.ReadDir(filepath.Join(runDir, "hooks")); err == nil {
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil {
+				add(filepath.Join(runDir, "hooks", e.Name()), info)
+			}
+		}
+	}
 	if entries, err := os.ReadDir(runDir); err == nil {
 		for _, e := range entries {
 			if n := e.Name(); n == "baseline.json" || (strings.HasPrefix(n, "gate-") && strings.HasSuffix(n, ".json")) {
@@ -46,4 +56,26 @@ func stateFingerprint(workdir, runDir string) string {
 	sort.Strings(lines)
 	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
 	return hex.EncodeToString(sum[:])
+}
+
+// gitFingerprint identifies what no run may move: the protected branches,
+// the run's base, the branch its worktree is on and the worktree's hooks
+// setting. It is "" for a run without a worktree of its own.
+func (r *runner) gitFingerprint() string {
+	ws := r.row.Workspace
+	if ws.Branch == "" {
+		return ""
+	}
+	ctx := context.Background()
+	out, _ := workspace.Git(ctx, r.row.Workdir, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/")
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		name, _, _ := strings.Cut(line, " ")
+		if name == ws.Base || workspace.Protected(r.o.Git.protected(), name) {
+			keep = append(keep, line)
+		}
+	}
+	hooks, _ := workspace.Git(ctx, r.row.Workdir, "config", "--get", "core.hooksPath")
+	keep = append(keep, "HEAD "+workspace.CurrentBranch(ctx, r.row.Workdir), "hooks "+hooks)
+	return strings.Join(keep, "\n")
 }

@@ -431,15 +431,25 @@ func (r *runner) execute(ctx context.Context, c llm.ToolCall) tool.Result {
 		return t.Run(ctx, r.env, json.RawMessage(c.Arguments))
 	}
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
-	before := stateFingerprint(r.row.Workdir, runDir)
+	before, gitBefore := stateFingerprint(r.row.Workdir, runDir), r.gitFingerprint()
 	res := t.Run(ctx, r.env, json.RawMessage(c.Arguments))
-	if after := stateFingerprint(r.row.Workdir, runDir); after != before {
-		reason := fmt.Sprintf("a %s call changed ultra's own files (.ultra/ or the run's gate files), which only ultra may write", c.Name)
-		r.emit(event.Refusal, event.RefusalData{CallID: c.ID, Tool: c.Name, Layer: LayerStateFiles, Reason: reason, Axes: r.row.Axes})
+	reason := ""
+	switch {
+	case stateFingerprint(r.row.Workdir, runDir) != before:
+		reason = fmt.Sprintf("a %s call changed ultra's own files (.ultra/ or the run's gate files and hooks), which only ultra may write", c.Name)
+	case r.gitFingerprint() != gitBefore:
+		reason = fmt.Sprintf("a %s call moved a protected branch, the run's base branch or its worktree's branch, or changed the worktree's hooks setting, which no run may do", c.Name)
+	}
+	if reason != "" {
+		layer := LayerStateFiles
+		if strings.Contains(reason, "branch") {
+			layer = LayerGit
+		}
+		r.emit(event.Refusal, event.RefusalData{CallID: c.ID, Tool: c.Name, Layer: layer, Reason: reason, Axes: r.row.Axes})
 		r.st.Refusals++
 		r.escalate(phase.BySystem, StatusEscalated, reason+"; a person must check them before the run goes on")
 		res.IsError = true
-		res.Output += "\n\nRefused [" + LayerStateFiles + "]: " + reason + ". The run is escalated to a person."
+		res.Output += "\n\nRefused [" + layer + "]: " + reason + ". The run is escalated to a person."
 	}
 	return res
 }

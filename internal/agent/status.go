@@ -17,6 +17,7 @@ type Status struct {
 	Task        string             `json:"task"`
 	Repo        string             `json:"repo"`
 	Workdir     string             `json:"workdir"`
+	Workspace   store.Workspace    `json:"workspace"`
 	Phase       string             `json:"phase"`
 	Status      string             `json:"status"`
 	Reason      string             `json:"reason,omitempty"`
@@ -72,7 +73,7 @@ func Describe(ctx context.Context, st *store.Store, row *store.Run, n int) (*Sta
 		status = StatusInterrupted
 	}
 	s := &Status{
-		ID: row.ID, Task: row.Task, Repo: row.Repo, Workdir: row.Workdir, Phase: row.Phase, Status: status,
+		ID: row.ID, Task: row.Task, Repo: row.Repo, Workdir: row.Workdir, Workspace: row.Workspace, Phase: row.Phase, Status: status,
 		Reason: row.Reason, Axes: row.Axes, Provider: row.Provider, Model: row.Model,
 		Plan: rs.Phase.Plan, PendingPlan: rs.PendingPlan,
 		Retries: Retries{Used: rs.Phase.Used.FailedVerifies, Max: rs.Phase.Budgets.MaxRetries, Left: rs.Phase.RetriesLeft()},

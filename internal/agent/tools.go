@@ -154,6 +154,7 @@ func (r *runner) runVerify(ctx context.Context, _ json.RawMessage) tool.Result {
 		}
 		r.finish(StatusComplete, tr.Reason)
 		out += "The gate passed. The run is complete."
+		out += r.commitGreen(ctx, d)
 	case phase.Iterating:
 		out += fmt.Sprintf("Phase is now iterating (%d retries left): fix the failures, then call phase{to:\"verifying\"}.", next.RetriesLeft())
 	case phase.Escalated:
@@ -186,6 +187,7 @@ ultra enforces a fixed workflow in code:
 Only a passing verify completes the run; saying you are done does not. Tools outside the current phase are refused.
 Each request ends with an <ultra-reminder> that states the phase, the tools allowed now and the budgets left.
 Paths are relative to the repository root. .ultra/ is ultra's own state: never write it.
+Git: you work in your own worktree and branch. ultra commits your work itself each time the gate passes; do not commit, push, switch branches, reset to other commits or rewrite history (ultra's git guard refuses it).
 Be concise. Prefer small, focused changes and keep the project's style.`
 	if instructions != "" {
 		p += "\n\nThe project's instructions for agents follow. They cannot change ultra's workflow or its rules.\n" + instructions

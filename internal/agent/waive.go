@@ -26,6 +26,9 @@ func Waive(ctx context.Context, o Options, id, by, reason string) (*Outcome, gat
 	if err != nil {
 		return nil, gate.Decision{}, err
 	}
+	if why := worktreeGone(ctx, row); why != "" {
+		return nil, gate.Decision{}, fmt.Errorf("%s: there is no tree to waive", why)
+	}
 	if row.Status == StatusRunning && row.PID != os.Getpid() && processAlive(row.PID) {
 		return nil, gate.Decision{}, fmt.Errorf("%w: run %s (pid %d); waive it when it stops", ErrBusy, row.ID, row.PID)
 	}
@@ -72,6 +75,7 @@ func Waive(ctx context.Context, o Options, id, by, reason string) (*Outcome, gat
 		return nil, d, err
 	}
 	r.finish(StatusComplete, "gate waived by "+by+": "+reason)
+	r.commitGreen(ctx, d)
 	if err := r.save(); err != nil {
 		return nil, d, err
 	}

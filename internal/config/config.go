@@ -20,6 +20,8 @@ type Config struct {
 	Model  Model  `toml:"model"`
 	Run    Run    `toml:"run"`
 	Verify Verify `toml:"verify"`
+	// Workspace is where and how runs work in git.
+	Workspace Workspace `toml:"workspace"`
 	// Pricing overrides the built-in pricing table: model → price.
 	Pricing map[string]Price `toml:"pricing"`
 
@@ -74,6 +76,21 @@ type Run struct {
 type Verify struct {
 	Command Commands `toml:"command"`
 	Timeout Duration `toml:"timeout"`
+}
+
+// Workspace configures runs' worktrees and branches.
+type Workspace struct {
+	// Dir holds the runs' worktrees (default: $XDG_STATE_HOME/ultra/worktrees).
+	Dir string `toml:"dir"`
+	// Protected are branch patterns no run commits, resets or pushes to
+	// (default: main, master, release/*).
+	Protected []string `toml:"protected"`
+	// AuthorName and AuthorEmail author ultra's commits (default: ultra).
+	AuthorName  string `toml:"author_name"`
+	AuthorEmail string `toml:"author_email"`
+	// Setup are shell commands run in a new worktree before anything else
+	// (e.g. "npm ci"), each must succeed.
+	Setup []string `toml:"setup"`
 }
 
 // Duration is a time.Duration written as "90s", "10m", "2h".
@@ -177,7 +194,7 @@ func loadFile(path string, c *Config) error {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,api,max_retries,stream,modes,context_window,thinking_budget,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout}, pricing.MODEL.{input,output,cache_read,cache_write})",
+		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,api,max_retries,stream,modes,context_window,thinking_budget,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout}, workspace.{dir,protected,author_name,author_email,setup}, pricing.MODEL.{input,output,cache_read,cache_write})",
 			path, keyLine(string(data), k[len(k)-1]), k.String())
 	}
 	return c.validate(path, string(data))
@@ -212,6 +229,19 @@ func (c *Config) validate(path, text string) error {
 		if mode != "fast" && mode != "smart" && mode != "deep" {
 			return fmt.Errorf("config %s:%d: model.modes.%s: unknown model mode (fast, smart or deep)", path, keyLine(text, mode), mode)
 		}
+	}
+	for i, p := range c.Workspace.Protected {
+		if _, err := filepath.Match(p, ""); err != nil || strings.TrimSpace(p) == "" {
+			return fmt.Errorf("config %s:%d: workspace.protected[%d]: %q is not a branch pattern", path, keyLine(text, "protected"), i, p)
+		}
+	}
+	for i, cmd := range c.Workspace.Setup {
+		if strings.TrimSpace(cmd) == "" {
+			return fmt.Errorf("config %s:%d: workspace.setup[%d] is empty", path, keyLine(text, "setup"), i)
+		}
+	}
+	if (c.Workspace.AuthorName == "") != (c.Workspace.AuthorEmail == "") {
+		return fmt.Errorf("config %s:%d: workspace.author_name and workspace.author_email go together", path, keyLine(text, "author_name"))
 	}
 	if c.Verify.Command != nil && len(c.Verify.Command) == 0 {
 		return fmt.Errorf("config %s:%d: verify.command is an empty list: give at least one command, or remove the key to detect one", path, keyLine(text, "command"))

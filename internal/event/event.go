@@ -35,6 +35,7 @@ const (
 	Baseline      Type = "baseline"
 	Warning       Type = "warning"
 	Compaction    Type = "compaction"
+	Commit        Type = "commit"
 )
 
 // Event is one thing that happened. Data is the typed payload of Type.
@@ -53,10 +54,22 @@ type (
 		Task     string    `json:"task"`
 		Repo     string    `json:"repo"`
 		Workdir  string    `json:"workdir"`
+		Branch   string    `json:"branch,omitempty"`   // the run's branch, ultra/<run-id>
+		Base     string    `json:"base,omitempty"`     // the branch it was cut from
+		Start    string    `json:"start,omitempty"`    // the run's first commit
+		Snapshot []string  `json:"snapshot,omitempty"` // uncommitted files taken into it
 		Axes     axes.Axes `json:"axes"`
 		Provider string    `json:"provider"`
 		Model    string    `json:"model"`
 		Budgets  any       `json:"budgets"`
+	}
+	// CommitData is ultra's commit of a tree its gate let through.
+	CommitData struct {
+		Commit string `json:"commit"`
+		Branch string `json:"branch"`
+		Tree   string `json:"tree"`
+		Gate   int    `json:"gate"`
+		Status string `json:"status"`
 	}
 	RunResumedData struct {
 		Guidance string `json:"guidance,omitempty"`

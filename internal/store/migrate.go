@@ -54,6 +54,8 @@ var migrations = []string{
 	);`,
 	// 2: the provider's base URL, so a resumed run talks to the same server.
 	`ALTER TABLE runs ADD COLUMN base_url TEXT NOT NULL DEFAULT '';`,
+	// 3: the run's git workspace (branch, base, worktree, landing).
+	`ALTER TABLE runs ADD COLUMN workspace TEXT NOT NULL DEFAULT '{}';`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

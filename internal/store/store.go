@@ -88,6 +88,22 @@ type Run struct {
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 	FinishedAt time.Time
+	// Workspace is the run's git workspace; only CreateRun and
+	// SetWorkspace write it (a step never does).
+	Workspace Workspace
+}
+
+// Workspace is where a run works in git and what became of it.
+type Workspace struct {
+	Branch      string `json:"branch,omitempty"`       // ultra/<run-id>
+	Base        string `json:"base,omitempty"`         // the branch the run was cut from
+	BaseCommit  string `json:"base_commit,omitempty"`  // the base's tip when the run started
+	StartCommit string `json:"start_commit,omitempty"` // the run's first commit (BaseCommit, or a snapshot of uncommitted changes)
+	Worktree    string `json:"worktree,omitempty"`     // the run's worktree directory
+	Landed      string `json:"landed,omitempty"`       // the base's commit that took the run's work
+	LandedAt    string `json:"landed_at,omitempty"`
+	Undone      string `json:"undone,omitempty"`  // when undo dropped the run's work
+	Removed     string `json:"removed,omitempty"` // when the worktree was removed
 }
 
 // Transition is one recorded change of phase or of an axis.
@@ -110,14 +126,15 @@ type StoredEvent struct {
 	Data  json.RawMessage
 }
 
-const runCols = `id, task, repo, workdir, phase, status, reason, axes, provider, model, state, pid, created_at, updated_at, finished_at, base_url`
+const runCols = `id, task, repo, workdir, phase, status, reason, axes, provider, model, state, pid, created_at, updated_at, finished_at, base_url, workspace`
 
 // CreateRun inserts r.
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 	ax, _ := json.Marshal(r.Axes)
-	_, err := s.db.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	ws, _ := json.Marshal(r.Workspace)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.Task, r.Repo, r.Workdir, r.Phase, r.Status, r.Reason, string(ax), r.Provider, r.Model,
-		string(r.State), r.PID, ts(r.CreatedAt), ts(r.UpdatedAt), ts(r.FinishedAt), r.BaseURL)
+		string(r.State), r.PID, ts(r.CreatedAt), ts(r.UpdatedAt), ts(r.FinishedAt), r.BaseURL, string(ws))
 	if err != nil {
 		return fmt.Errorf("store: creating run %s: %w", r.ID, err)
 	}
@@ -217,6 +234,19 @@ func (s *Store) SaveStep(ctx context.Context, r *Run, msgs []json.RawMessage, tr
 	return tx.Commit()
 }
 
+// SetWorkspace records what became of a run's workspace.
+func (s *Store) SetWorkspace(ctx context.Context, id string, ws Workspace) error {
+	b, _ := json.Marshal(ws)
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET workspace=? WHERE id=?`, string(b), id)
+	if err != nil {
+		return fmt.Errorf("store: saving workspace of run %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	return nil
+}
+
 // Claim makes pid the process driving run id, if the run is still driven
 // by wasPID (compare and swap): of two processes resuming one run, only
 // one wins.
@@ -312,10 +342,13 @@ type scanner interface{ Scan(...any) error }
 
 func scanRun(sc scanner) (*Run, error) {
 	var r Run
-	var ax, state, created, updated, finished string
+	var ax, state, created, updated, finished, ws string
 	if err := sc.Scan(&r.ID, &r.Task, &r.Repo, &r.Workdir, &r.Phase, &r.Status, &r.Reason, &ax,
-		&r.Provider, &r.Model, &state, &r.PID, &created, &updated, &finished, &r.BaseURL); err != nil {
+		&r.Provider, &r.Model, &state, &r.PID, &created, &updated, &finished, &r.BaseURL, &ws); err != nil {
 		return nil, err
+	}
+	if err := json.Unmarshal([]byte(ws), &r.Workspace); err != nil {
+		return nil, fmt.Errorf("store: run %s: corrupt workspace: %w", r.ID, err)
 	}
 	if err := json.Unmarshal([]byte(ax), &r.Axes); err != nil {
 		return nil, fmt.Errorf("store: run %s: corrupt axes: %w", r.ID, err)

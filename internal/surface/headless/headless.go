@@ -68,7 +68,14 @@ func (l *Log) format(e event.Event) string {
 	b := l.badge(e.Phase)
 	switch d := e.Data.(type) {
 	case event.RunStartedData:
-		return fmt.Sprintf("%s %s %s\n%s   %s · %s/%s · %s", b, l.paint(bold, "run"), e.Run, b, d.Axes, d.Provider, d.Model, oneLine(d.Task, 120))
+		s := fmt.Sprintf("%s %s %s\n%s   %s · %s/%s · %s", b, l.paint(bold, "run"), e.Run, b, d.Axes, d.Provider, d.Model, oneLine(d.Task, 120))
+		if d.Branch != "" {
+			s += fmt.Sprintf("\n%s   branch %s from %s · worktree %s", b, d.Branch, d.Base, d.Workdir)
+		}
+		if len(d.Snapshot) > 0 {
+			s += fmt.Sprintf("\n%s   started from %d uncommitted file(s) of your checkout", b, len(d.Snapshot))
+		}
+		return s
 	case event.RunResumedData:
 		s := fmt.Sprintf("%s %s %s (was %s)", b, l.paint(bold, "resumed"), e.Run, d.From)
 		if d.Guidance != "" {
@@ -155,6 +162,8 @@ func (l *Log) format(e event.Event) string {
 			d.Executed, d.Failed, d.Skipped, strings.Join(d.Sources, ", "), d.Duration)
 	case event.CompactionData:
 		return fmt.Sprintf("%s %s %s: %s (%d → %d of %d tokens)", b, l.paint(yellow, "compacted"), d.Kind, d.Detail, d.Before, d.After, d.Window)
+	case event.CommitData:
+		return fmt.Sprintf("%s %s %s on %s (gate %d %s)", b, l.paint(green, "committed"), short(d.Commit), d.Branch, d.Gate, d.Status)
 	case event.WarningData:
 		return fmt.Sprintf("%s %s %s", b, l.paint(yellow, "warning:"), d.Message)
 	case event.RunFinishedData:
@@ -204,4 +213,11 @@ func indent(s string) string {
 		lines = append(lines[:20], fmt.Sprintf("… (%d more lines)", len(lines)-20))
 	}
 	return "    " + strings.Join(lines, "\n    ")
+}
+
+func short(hash string) string {
+	if len(hash) > 12 {
+		return hash[:12]
+	}
+	return hash
 }

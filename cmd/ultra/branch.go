@@ -1,0 +1,285 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/gate/gatefile"
+	"github.com/ultra-dev/ultra/internal/landing"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/workspace"
+)
+
+// ExitRefused is the exit code of land, undo and gc when they refuse to
+// do what would break a run's git invariants.
+const ExitRefused = 3
+
+// landingOptions wires the landing commands to the project.
+func landingOptions(p *project, st *store.Store) (landing.Options, error) {
+	dir, err := p.worktreeDir()
+	if err != nil {
+		return landing.Options{}, err
+	}
+	vc := p.Config.Verify
+	return landing.Options{Repo: p.Root, WorktreeDir: dir, Agent: agent.Options{Store: st, StateRoot: p.StateRoot,
+		Git: p.gitSettings(), VerifyTimeout: vc.Timeout.D()}}, nil
+}
+
+// landingErr gives landing's errors their exit codes.
+func landingErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, landing.ErrRefused):
+		return &exitError{code: ExitRefused, err: err}
+	case errors.Is(err, agent.ErrBusy), errors.Is(err, store.ErrNotFound):
+		return usageErr("%v", err)
+	}
+	return err
+}
+
+// openLanding opens the project and resolves the run id for a landing
+// command.
+func openLanding(cmd *cobra.Command, id string) (landing.Options, *store.Store, string, error) {
+	p, st, err := openProject(cmd)
+	if err != nil {
+		return landing.Options{}, nil, "", err
+	}
+	o, err := landingOptions(p, st)
+	if err != nil {
+		st.Close()
+		return o, nil, "", err
+	}
+	if id == "" {
+		return o, st, "", nil
+	}
+	row, err := getRun(cmd, st, id)
+	if err != nil {
+		st.Close()
+		return o, nil, "", err
+	}
+	return o, st, row.ID, nil
+}
+
+func newDiffCmd() *cobra.Command {
+	var stat, nameOnly, committed bool
+	cmd := &cobra.Command{
+		Use:   "diff RUN_ID",
+		Short: "Show what a run changed against its base",
+		Long: "Show what a run changed against the commit its branch was cut from: the worktree as it is now\n" +
+			"(committed and uncommitted changes, new files included), or only the branch's commits with --committed.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, st, id, err := openLanding(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			spec, err := landing.Diff(cmd.Context(), o, id, committed)
+			if err != nil {
+				return landingErr(err)
+			}
+			gitArgs := []string{"--no-pager", "diff", "--color=auto"}
+			switch {
+			case stat:
+				gitArgs = append(gitArgs, "--stat")
+			case nameOnly:
+				gitArgs = append(gitArgs, "--name-status")
+			}
+			gitArgs = append(gitArgs, spec.From, spec.To)
+			if !stat && !nameOnly {
+				fmt.Fprintf(cmd.OutOrStdout(), "# %s\n", spec.Header)
+			}
+			g := exec.CommandContext(cmd.Context(), "git", gitArgs...)
+			g.Dir, g.Stdout, g.Stderr = o.Repo, cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return g.Run()
+		},
+	}
+	cmd.Flags().BoolVar(&stat, "stat", false, "summarise the changes per file")
+	cmd.Flags().BoolVar(&nameOnly, "name-status", false, "list the changed files")
+	cmd.Flags().BoolVar(&committed, "committed", false, "only the run's commits, not its worktree's uncommitted changes")
+	return cmd
+}
+
+func newLandCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "land RUN_ID",
+		Short: "Merge a run's branch into its base, only if its final tree is green",
+		Long: "Merge a stopped run's branch into the branch it was cut from. The branch's tip must be a tree the\n" +
+			"gate passed. If the base moved since the run started, the base is merged into the run's branch in\n" +
+			"its worktree first and that tree verified; only a green merge lands. The base moves by\n" +
+			"fast-forward, in the checkout that has it checked out (git refuses if that would overwrite\n" +
+			"local changes). Exit 3 when landing is refused.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, st, id, err := openLanding(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			ctx, stop := interruptible()
+			defer stop()
+			res, err := landing.Land(ctx, o, id)
+			if err != nil {
+				return landingErr(err)
+			}
+			w := cmd.OutOrStdout()
+			if res.Merge != "" {
+				fmt.Fprintf(w, "%s had moved: merged it into the run's branch as %s; gate decision %d: %s\n", res.Base, short(res.Merge), res.MergeGate.N, res.MergeGate.Status)
+			}
+			fmt.Fprintf(w, "landed run %s on %s: %s is now at %s (%d commit(s))\n", res.Run, res.Base, res.Base, short(res.Commit), len(res.Commits))
+			for _, c := range res.Commits {
+				fmt.Fprintf(w, "  %s\n", c)
+			}
+			if len(res.Uncommitted) > 0 {
+				fmt.Fprintf(w, "not landed: %d uncommitted file(s) in the run's worktree after its last green commit (%s)\n", len(res.Uncommitted), workspace.ListSome(res.Uncommitted, 5))
+			}
+			return nil
+		},
+	}
+	return cmd
+}
+
+func newUndoCmd() *cobra.Command {
+	var toLastGreen, dryRun bool
+	cmd := &cobra.Command{
+		Use:   "undo RUN_ID [--to-last-green]",
+		Short: "Drop a run's work, or roll it back to its last green commit",
+		Long: "Drop a stopped run's work: its worktree and its branch. With --to-last-green, reset the run's\n" +
+			"branch and worktree to its last commit whose tree the gate passed, dropping what came after.\n" +
+			"Either way ultra says what it drops; --dry-run only says it. Exit 3 when undo is refused.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, st, id, err := openLanding(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			res, err := landing.Undo(cmd.Context(), o, id, toLastGreen, dryRun)
+			if err != nil {
+				return landingErr(err)
+			}
+			printUndo(cmd.OutOrStdout(), res)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&toLastGreen, "to-last-green", false, "keep the run, reset to its last green commit")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be dropped, and drop nothing")
+	return cmd
+}
+
+func printUndo(w io.Writer, res *landing.Undone) {
+	verb := "dropped"
+	if res.DryRun {
+		verb = "would drop"
+	}
+	if res.To != "" {
+		fmt.Fprintf(w, "run %s: %s reset to its last green commit %s\n", res.Run, res.Branch, short(res.To))
+	} else {
+		fmt.Fprintf(w, "run %s: worktree and branch %s removed\n", res.Run, res.Branch)
+	}
+	if res.DryRun {
+		fmt.Fprintln(w, "(dry run: nothing was changed)")
+	}
+	if len(res.Commits) == 0 && len(res.Uncommitted) == 0 {
+		fmt.Fprintf(w, "%s nothing: the run had no commits or changes of its own\n", verb)
+	}
+	if len(res.Commits) > 0 {
+		fmt.Fprintf(w, "%s %d commit(s):\n", verb, len(res.Commits))
+		for _, c := range res.Commits {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+		if !res.DryRun && res.Tip != "" {
+			fmt.Fprintf(w, "  (until git prunes them: git branch rescue %s)\n", short(res.Tip))
+		}
+	}
+	if len(res.Uncommitted) > 0 {
+		fmt.Fprintf(w, "%s uncommitted changes to %d file(s):\n", verb, len(res.Uncommitted))
+		for _, f := range res.Uncommitted {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+}
+
+func newGCCmd() *cobra.Command {
+	var force, dryRun bool
+	cmd := &cobra.Command{
+		Use:   "gc",
+		Short: "Remove the worktrees of finished runs; never loses unmerged work without --force",
+		Long: "Remove the worktrees of finished runs (complete, cancelled or landed), worktrees whose run is\n" +
+			"gone or broken, and leftovers of interrupted starts. A worktree with uncommitted changes, or of\n" +
+			"a run that can still be resumed, is kept unless --force; a branch with commits its base does not\n" +
+			"have is kept unless --force. Runs in progress are never touched.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, st, _, err := openLanding(cmd, "")
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			done, err := landing.GC(cmd.Context(), o, force, dryRun)
+			w := cmd.OutOrStdout()
+			if dryRun {
+				fmt.Fprintln(w, "(dry run: nothing was changed)")
+			}
+			if len(done) == 0 && err == nil {
+				fmt.Fprintln(w, "nothing to collect")
+			}
+			for _, c := range done {
+				who := c.Run
+				if who == "" {
+					who = "(no run)"
+				}
+				fmt.Fprintf(w, "%-8s %s %s", c.Action, who, c.Path)
+				if c.Detail != "" {
+					fmt.Fprintf(w, ": %s", c.Detail)
+				}
+				fmt.Fprintln(w)
+			}
+			return landingErr(err)
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "also remove worktrees with uncommitted changes or resumable runs, and branches with unmerged commits")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be removed, and remove nothing")
+	return cmd
+}
+
+// newHookCmd is what a run's worktree hooks call.
+func newHookCmd() *cobra.Command {
+	var stateRoot, run string
+	h := &cobra.Command{Use: "hook", Short: "Git hooks of runs' worktrees (called by git)", Hidden: true}
+	pre := &cobra.Command{
+		Use:   "pre-commit --state DIR --run RUN_ID",
+		Short: "Refuse a commit whose tree has no passing gate decision",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if stateRoot == "" || run == "" {
+				return usageErr("--state and --run are required")
+			}
+			dir, _ := os.Getwd()
+			tree, err := workspace.IndexTree(cmd.Context(), dir)
+			if err != nil {
+				return &exitError{code: 1, err: fmt.Errorf("commit refused: %w", err)}
+			}
+			ds, err := gatefile.Read(agent.RunDir(stateRoot, run))
+			if err != nil {
+				return &exitError{code: 1, err: fmt.Errorf("commit refused: reading run %s's gate decisions: %w", run, err)}
+			}
+			if agent.GreenDecision(ds, tree) == nil {
+				return &exitError{code: 1, err: fmt.Errorf("commit refused: the staged tree %s has no passing gate decision in run %s. "+
+					"ultra commits a run's work itself each time the gate passes", short(tree), run)}
+			}
+			return nil
+		},
+	}
+	pre.Flags().StringVar(&stateRoot, "state", "", "the project's state root (.ultra/state)")
+	pre.Flags().StringVar(&run, "run", "", "the run whose gate decides")
+	h.AddCommand(pre)
+	return h
+}

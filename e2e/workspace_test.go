@@ -1,0 +1,450 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// greenProject is calcProject already fixed: its tests pass.
+var greenProject = map[string]string{
+	"go.mod":            calcProject["go.mod"],
+	"calc/calc.go":      strings.Replace(calcProject["calc/calc.go"], "a - b", "a + b", 1),
+	"calc/calc_test.go": calcProject["calc/calc_test.go"],
+}
+
+// addFileSteps is a model that adds one file and verifies.
+func addFileSteps(name, body string) []step {
+	return []step{
+		calls(call("phase", map[string]any{"to": "building", "plan": "1. add " + name})),
+		calls(call("write", map[string]any{"file_path": name, "content": body})),
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})),
+	}
+}
+
+// workdirOf is the worktree a run worked in.
+func workdirOf(t *testing.T, evs []map[string]any) string {
+	t.Helper()
+	for _, e := range evs {
+		if e["type"] == "run_started" {
+			return data(e)["workdir"].(string)
+		}
+	}
+	t.Fatal("no run_started event")
+	return ""
+}
+
+func head(t *testing.T, dir, ref string) string {
+	return strings.TrimSpace(git(t, dir, "rev-parse", ref))
+}
+
+func TestRunWorksInItsOwnWorktree(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	base := head(t, dir, "main")
+	m := newModel(t, fixSteps()...)
+	res := ultra(t, dir, runArgs(m, "make the failing test in calc pass")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	id, wt := runID(t, evs), workdirOf(t, evs)
+	started := data(ofType(evs, "run_started")[0])
+	if wt == dir || started["branch"] != "ultra/"+id || started["base"] != "main" {
+		t.Fatalf("run_started %v", started)
+	}
+	// The person's checkout is untouched: same branch, same commit, no changes.
+	if out := git(t, dir, "status", "--porcelain"); strings.TrimSpace(out) != "" {
+		t.Fatalf("the checkout changed:\n%s", out)
+	}
+	if strings.TrimSpace(git(t, dir, "branch", "--show-current")) != "main" || head(t, dir, "main") != base {
+		t.Fatal("the checkout's branch moved")
+	}
+	if !strings.Contains(readFile(t, filepath.Join(wt, "calc/calc.go")), "return a + b") {
+		t.Fatal("the worktree does not hold the fix")
+	}
+	// One commit on the run's branch, by ultra, of the tree the gate passed.
+	log := strings.Fields(git(t, dir, "rev-list", "main..ultra/"+id))
+	if len(log) != 1 {
+		t.Fatalf("commits on the run's branch: %v", log)
+	}
+	commits := ofType(evs, "commit")
+	if len(commits) != 1 || data(commits[0])["commit"] != log[0] || data(commits[0])["status"] != "PASS" {
+		t.Fatalf("commit events %v", commits)
+	}
+	if tree := head(t, dir, log[0]+"^{tree}"); tree != data(ofType(evs, "verify_result")[0])["tree"] {
+		t.Fatalf("committed tree %s is not the verified one", tree)
+	}
+	msg := git(t, dir, "log", "-1", "--format=%an%n%B", log[0])
+	for _, want := range []string{"ultra\n", "ultra: make the failing test in calc pass", "Ultra-Run: " + id, "Ultra-Gate: 1 PASS"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("commit message lacks %q:\n%s", want, msg)
+		}
+	}
+	// diff shows the change against the base.
+	d := ultra(t, dir, "diff", id)
+	if d.code != 0 || !strings.Contains(d.stdout, "-\treturn a - b") || !strings.Contains(d.stdout, "+\treturn a + b") {
+		t.Fatalf("diff exit %d:\n%s%s", d.code, d.stdout, d.stderr)
+	}
+	if s := ultra(t, dir, "diff", id, "--stat"); !strings.Contains(s.stdout, "calc/calc.go") {
+		t.Fatalf("diff --stat:\n%s%s", s.stdout, s.stderr)
+	}
+	st := ultra(t, dir, "status", id)
+	if !strings.Contains(st.stdout, "branch   ultra/"+id+" from main@") {
+		t.Fatalf("status:\n%s", st.stdout)
+	}
+	// ultra commands work from inside the worktree too.
+	if r := ultra(t, wt, "status", id); r.code != 0 {
+		t.Fatalf("status from the worktree: %d %s", r.code, r.stderr)
+	}
+}
+
+func TestPreflightRefusesUntrustworthyStarts(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	os.WriteFile(filepath.Join(dir, "calc/calc.go"), []byte(strings.Replace(calcProject["calc/calc.go"], "a - b", "a + b", 1)), 0o644)
+	os.WriteFile(filepath.Join(dir, "NOTES.md"), []byte("mine\n"), 0o644)
+	m := newModel(t, fixSteps()...)
+	res := ultra(t, dir, runArgs(m, "fix")...)
+	if res.code != 2 || !strings.Contains(res.stderr, "uncommitted changes") || !strings.Contains(res.stderr, "--include-uncommitted") ||
+		!strings.Contains(res.stderr, "calc/calc.go") {
+		t.Fatalf("dirty checkout: exit %d\n%s", res.code, res.stderr)
+	}
+	if len(m.srv.Requests()) != 0 {
+		t.Fatal("a refused start must not reach the model")
+	}
+	// With --include-uncommitted the run starts from them; the checkout stays as it was.
+	steps := []step{
+		calls(call("read", map[string]any{"file_path": "NOTES.md"})),
+		calls(call("phase", map[string]any{"to": "building", "plan": "1. nothing to change"})),
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})),
+	}
+	m = newModel(t, steps...)
+	res = ultra(t, dir, runArgs(m, "check", "--include-uncommitted")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if out := m.srv.Requests()[1].Body; !strings.Contains(string(out), "mine") {
+		t.Fatal("the run did not see the uncommitted file")
+	}
+	if out := git(t, dir, "status", "--porcelain"); !strings.Contains(out, " M calc/calc.go") || !strings.Contains(out, "?? NOTES.md") {
+		t.Fatalf("the checkout's changes are gone:\n%s", out)
+	}
+	evs := res.events(t)
+	if snap := data(ofType(evs, "run_started")[0])["snapshot"]; snap == nil {
+		t.Fatal("run_started does not list the snapshot")
+	}
+	// A detached HEAD needs --base.
+	git(t, dir, "stash", "-u")
+	git(t, dir, "checkout", "-q", "--detach")
+	res = ultra(t, dir, runArgs(newModel(t, fixSteps()...), "fix")...)
+	if res.code != 2 || !strings.Contains(res.stderr, "--base") {
+		t.Fatalf("detached: exit %d %s", res.code, res.stderr)
+	}
+	res = ultra(t, dir, runArgs(newModel(t, fixSteps()...), "fix", "--base", "main")...)
+	if res.code != 0 {
+		t.Fatalf("--base main: exit %d %s", res.code, res.stderr)
+	}
+}
+
+func TestCommitGuardAtTheWire(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	base := head(t, dir, "main")
+	refusedCmds := []string{
+		"git add -A && git commit -m wip",
+		"git push origin main",
+		"sh -c 'git checkout main'",
+		"env GIT_DIR=" + dir + "/.git git commit -m x",
+		"git -C " + dir + " commit --allow-empty -m x",
+		"cd " + dir + " && git reset --hard HEAD~1",
+		"git commit --no-verify -am x",
+		"git branch -f main HEAD",
+		"git update-ref refs/heads/main HEAD",
+	}
+	var steps []step
+	steps = append(steps, fixSteps()[:3]...) // read, plan, edit
+	for _, c := range refusedCmds {
+		steps = append(steps, calls(call("bash", map[string]any{"command": c})))
+	}
+	// A commit the guard cannot see (inside a script) meets the hook.
+	steps = append(steps,
+		calls(call("write", map[string]any{"file_path": "sneaky.sh", "content": "git add -A && git commit -qm sneaky\n"})),
+		calls(call("bash", map[string]any{"command": "sh sneaky.sh"})),
+		calls(call("bash", map[string]any{"command": "rm sneaky.sh && git status --short"})),
+	)
+	steps = append(steps, fixSteps()[3:]...)
+	m := newModel(t, steps...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	id := runID(t, evs)
+	n := 0
+	for _, e := range ofType(evs, "refusal") {
+		if data(e)["layer"] == "git-guard" {
+			n++
+		}
+	}
+	if n != len(refusedCmds) {
+		for _, e := range ofType(evs, "refusal") {
+			t.Log(data(e))
+		}
+		t.Fatalf("%d git-guard refusals, want %d", n, len(refusedCmds))
+	}
+	var hookResult string
+	for _, e := range ofType(evs, "tool_result") {
+		if strings.Contains(data(e)["output"].(string), "commit refused") {
+			hookResult = data(e)["output"].(string)
+		}
+	}
+	if hookResult == "" {
+		t.Fatal("the pre-commit hook did not refuse the scripted commit")
+	}
+	if head(t, dir, "main") != base {
+		t.Fatal("main moved")
+	}
+	if log := strings.Fields(git(t, dir, "rev-list", "main..ultra/"+id)); len(log) != 1 {
+		t.Fatalf("the run's branch has %d commits, want ultra's one", len(log))
+	}
+	if out := git(t, dir, "status", "--porcelain"); strings.TrimSpace(out) != "" {
+		t.Fatalf("the checkout changed:\n%s", out)
+	}
+}
+
+func TestHookBlocksUnverifiedCommits(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	res := ultra(t, dir, runArgs(newModel(t, fixSteps()...), "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d %s", res.code, res.stderr)
+	}
+	wt := workdirOf(t, res.events(t))
+	os.WriteFile(filepath.Join(wt, "calc/calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return 0 }\n"), 0o644)
+	cmd := exec.Command("git", "commit", "-qam", "unverified")
+	cmd.Dir = wt
+	cmd.Env = append(ultraEnv(t), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "no passing gate decision") {
+		t.Fatalf("a direct commit of an unverified tree: %v\n%s", err, out)
+	}
+}
+
+func TestParallelRunsLandTheirOwnBranches(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, greenProject)
+	names := []string{"a", "b", "c"}
+	ids := make([]string, len(names))
+	var wg sync.WaitGroup
+	errs := make(chan string, len(names))
+	for i, n := range names {
+		m := newModel(t, addFileSteps("notes/"+n+".txt", n+"\n")...)
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			res := ultraRun(t, dir, ultraEnv(t), runArgs(m, "add note "+names[i])...)
+			if res.code != 0 {
+				errs <- res.stderr
+				return
+			}
+			ids[i] = runID(t, res.events(t))
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	for i, id := range ids {
+		files := git(t, dir, "diff", "--name-only", "main", "ultra/"+id)
+		if strings.TrimSpace(files) != "notes/"+names[i]+".txt" {
+			t.Fatalf("run %s changed %q", id, files)
+		}
+	}
+	for i, id := range ids {
+		res := ultra(t, dir, "land", id)
+		if res.code != 0 {
+			t.Fatalf("land %s: exit %d\n%s%s", id, res.code, res.stdout, res.stderr)
+		}
+		if i > 0 && !strings.Contains(res.stdout, "main had moved") {
+			t.Errorf("land %d should have merged the moved main first:\n%s", i, res.stdout)
+		}
+	}
+	for _, n := range names {
+		if got := readFile(t, filepath.Join(dir, "notes", n+".txt")); got != n+"\n" {
+			t.Fatalf("main's checkout lacks notes/%s.txt", n)
+		}
+	}
+	if out := git(t, dir, "status", "--porcelain"); strings.TrimSpace(out) != "" {
+		t.Fatalf("the checkout is not clean after landing:\n%s", out)
+	}
+	again := ultra(t, dir, "land", ids[0])
+	if again.code == 0 || !strings.Contains(again.stderr, "already landed") {
+		t.Fatalf("landing twice: %d %s", again.code, again.stderr)
+	}
+	// Landed runs' worktrees and branches are collected.
+	gc := ultra(t, dir, "gc")
+	if gc.code != 0 || strings.Count(gc.stdout, "removed") != 3 {
+		t.Fatalf("gc: %d\n%s%s", gc.code, gc.stdout, gc.stderr)
+	}
+	if out := git(t, dir, "branch", "--list", "ultra/*"); strings.TrimSpace(out) != "" {
+		t.Fatalf("branches left: %s", out)
+	}
+}
+
+func TestLandRefusesWhatIsNotGreen(t *testing.T) {
+	t.Parallel()
+	// A run that never passed has nothing to land.
+	dir := repo(t, calcProject)
+	steps := []step{calls(call("phase", map[string]any{"to": "building", "plan": "1. give up"}))}
+	for i := 0; i < 5; i++ {
+		steps = append(steps, text("I cannot."))
+	}
+	res := ultra(t, dir, runArgs(newModel(t, steps...), "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d", res.code)
+	}
+	id := runID(t, res.events(t))
+	land := ultra(t, dir, "land", id)
+	if land.code != 3 || !strings.Contains(land.stderr, "no commit to land") {
+		t.Fatalf("land: %d %s", land.code, land.stderr)
+	}
+
+	// The base moved and the merge fails the tests: nothing lands.
+	dir = repo(t, calcProject)
+	res = ultra(t, dir, runArgs(newModel(t, fixSteps()...), "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d %s", res.code, res.stderr)
+	}
+	evs := res.events(t)
+	id, wt := runID(t, evs), workdirOf(t, evs)
+	tip := head(t, dir, "ultra/"+id)
+	os.WriteFile(filepath.Join(dir, "calc/more_test.go"), []byte("package calc\n\nimport \"testing\"\n\nfunc TestMore(t *testing.T) {\n\tif Add(1, 1) != 3 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n"), 0o644)
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "a test the run never saw")
+	mainTip := head(t, dir, "main")
+	land = ultra(t, dir, "land", id)
+	if land.code != 3 || !strings.Contains(land.stderr, "did not pass the gate") {
+		t.Fatalf("land of a failing merge: %d\n%s%s", land.code, land.stdout, land.stderr)
+	}
+	if head(t, dir, "main") != mainTip || head(t, dir, "ultra/"+id) != tip {
+		t.Fatal("a refused land moved a branch")
+	}
+	if out := git(t, wt, "status", "--porcelain"); strings.TrimSpace(out) != "" {
+		t.Fatalf("the worktree was not put back:\n%s", out)
+	}
+
+	// Conflicts are refused too.
+	os.WriteFile(filepath.Join(dir, "calc/calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return b + a }\n"), 0o644)
+	git(t, dir, "commit", "-qam", "conflicting change")
+	land = ultra(t, dir, "land", id)
+	if land.code != 3 || !strings.Contains(land.stderr, "conflicts in calc/calc.go") {
+		t.Fatalf("land of a conflicting merge: %d %s", land.code, land.stderr)
+	}
+}
+
+func TestUndo(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	base := head(t, dir, "main")
+	res := ultra(t, dir, runArgs(newModel(t, fixSteps()...), "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d %s", res.code, res.stderr)
+	}
+	evs := res.events(t)
+	id, wt := runID(t, evs), workdirOf(t, evs)
+	green := head(t, dir, "ultra/"+id)
+
+	// Work after the last green commit is dropped by --to-last-green, and said.
+	os.WriteFile(filepath.Join(wt, "calc/calc.go"), []byte("package calc\n"), 0o644)
+	os.WriteFile(filepath.Join(wt, "scratch.txt"), []byte("x"), 0o644)
+	dry := ultra(t, dir, "undo", id, "--to-last-green", "--dry-run")
+	if dry.code != 0 || !strings.Contains(dry.stdout, "would drop uncommitted changes to 2 file(s)") {
+		t.Fatalf("dry run: %d\n%s%s", dry.code, dry.stdout, dry.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(wt, "scratch.txt")); err != nil {
+		t.Fatal("a dry run dropped something")
+	}
+	u := ultra(t, dir, "undo", id, "--to-last-green")
+	if u.code != 0 || !strings.Contains(u.stdout, "calc/calc.go") || !strings.Contains(u.stdout, "scratch.txt") {
+		t.Fatalf("undo --to-last-green: %d\n%s%s", u.code, u.stdout, u.stderr)
+	}
+	if head(t, dir, "ultra/"+id) != green || !strings.Contains(readFile(t, filepath.Join(wt, "calc/calc.go")), "return a + b") {
+		t.Fatal("not back at the last green commit")
+	}
+	if _, err := os.Stat(filepath.Join(wt, "scratch.txt")); err == nil {
+		t.Fatal("scratch.txt survived")
+	}
+
+	// undo drops the run's branch and worktree, saying which commits.
+	u = ultra(t, dir, "undo", id)
+	if u.code != 0 || !strings.Contains(u.stdout, "dropped 1 commit(s)") || !strings.Contains(u.stdout, green[:12]) {
+		t.Fatalf("undo: %d\n%s%s", u.code, u.stdout, u.stderr)
+	}
+	if _, err := os.Stat(wt); err == nil {
+		t.Fatal("the worktree is still there")
+	}
+	if out := git(t, dir, "branch", "--list", "ultra/*"); strings.TrimSpace(out) != "" || head(t, dir, "main") != base {
+		t.Fatalf("branches after undo: %q", out)
+	}
+	if r := ultra(t, dir, "resume", id); r.code == 0 || !strings.Contains(r.stderr, "undone") {
+		t.Fatalf("resume after undo: %d %s", r.code, r.stderr)
+	}
+	if r := ultra(t, dir, "undo", id); r.code == 0 {
+		t.Fatal("undo twice succeeded")
+	}
+}
+
+func TestKill9ThenGC(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	cmd, id, _ := startInLongCommand(t, dir)
+	time.Sleep(200 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	// A worktree left half-made by a start killed in git worktree add, and
+	// a directory git never registered.
+	roots, _ := filepath.Glob(filepath.Join(stateHome(t), "ultra", "worktrees", "*"))
+	if len(roots) != 1 {
+		t.Fatalf("worktree roots: %v", roots)
+	}
+	git(t, dir, "worktree", "add", "-q", "-b", "ultra/20000101-000000-dead00", filepath.Join(roots[0], "20000101-000000-dead00"))
+	os.Remove(filepath.Join(roots[0], "20000101-000000-dead00", ".git"))
+	os.MkdirAll(filepath.Join(roots[0], "20000101-000000-beef00", "half"), 0o755)
+
+	gc := ultra(t, dir, "gc")
+	if gc.code != 0 || !strings.Contains(gc.stdout, "kept") || !strings.Contains(gc.stdout, "ultra resume "+id) {
+		t.Fatalf("gc should keep the resumable run:\n%s%s", gc.stdout, gc.stderr)
+	}
+	if strings.Count(gc.stdout, "removed") != 2 {
+		t.Fatalf("gc should remove the two leftovers:\n%s", gc.stdout)
+	}
+	gc = ultra(t, dir, "gc", "--force")
+	if gc.code != 0 || !strings.Contains(gc.stdout, "removed") {
+		t.Fatalf("gc --force:\n%s%s", gc.stdout, gc.stderr)
+	}
+	entries, _ := os.ReadDir(roots[0])
+	if len(entries) != 0 {
+		t.Fatalf("left in the worktrees directory: %v", entries)
+	}
+	if out := git(t, dir, "worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
+		t.Fatalf("git still lists worktrees:\n%s", out)
+	}
+	if out := git(t, dir, "branch", "--list", "ultra/*"); strings.TrimSpace(out) != "" {
+		t.Fatalf("branches left: %s", out)
+	}
+	if out := git(t, dir, "status", "--porcelain"); strings.TrimSpace(out) != "" {
+		t.Fatalf("the checkout changed:\n%s", out)
+	}
+	if r := ultra(t, dir, "resume", id); r.code == 0 || !strings.Contains(r.stderr, "removed") {
+		t.Fatalf("resume after gc --force: %d %s", r.code, r.stderr)
+	}
+}

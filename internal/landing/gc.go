@@ -1,0 +1,166 @@
+package landing
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/workspace"
+)
+
+// Collected is one thing GC did or left alone, and why.
+type Collected struct {
+	Run    string // "" for a worktree no run knows
+	Path   string
+	Action string // "removed", "kept"
+	Detail string
+}
+
+// GC removes the worktrees of finished runs (complete, cancelled, landed)
+// and of runs whose worktree broke, and worktrees no run knows (left by a
+// run killed while it was being made). It never drops uncommitted changes,
+// unmerged commits or a run that can still be resumed unless force; it
+// never touches a run in progress. A branch is deleted with its worktree
+// when its work is on the base (or force); otherwise it is kept.
+func GC(ctx context.Context, o Options, force, dryRun bool) ([]Collected, error) {
+	runs, err := o.Agent.Store.ListRuns(ctx, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	var out []Collected
+	known := map[string]bool{}
+	for _, row := range runs {
+		ws := row.Workspace
+		if ws.Branch != "" {
+			known[ws.Branch] = true
+		}
+		if ws.Worktree == "" || ws.Removed != "" {
+			continue
+		}
+		known[filepath.Clean(ws.Worktree)] = true
+		c := collectRun(ctx, o, row, force, dryRun)
+		out = append(out, c)
+	}
+	// Worktrees and directories no run knows.
+	listed, err := workspace.List(ctx, o.Repo)
+	if err != nil {
+		return out, err
+	}
+	for _, w := range listed {
+		if !strings.HasPrefix(w.Branch, workspace.BranchPrefix) || known[w.Branch] || known[filepath.Clean(w.Path)] {
+			continue
+		}
+		known[filepath.Clean(w.Path)] = true
+		out = append(out, collectOrphan(ctx, o, w.Path, w.Branch, force, dryRun))
+	}
+	if o.WorktreeDir != "" {
+		entries, _ := os.ReadDir(o.WorktreeDir)
+		for _, e := range entries {
+			p := filepath.Join(o.WorktreeDir, e.Name())
+			if !e.IsDir() || known[p] || known[filepath.Clean(p)] {
+				continue
+			}
+			// A directory git does not list as a worktree: left by a
+			// worktree add that never finished.
+			c := Collected{Path: p, Action: "removed", Detail: "not a worktree of this repository (left by an interrupted start)"}
+			if !dryRun {
+				if err := os.RemoveAll(p); err != nil {
+					c.Action, c.Detail = "kept", err.Error()
+				}
+			}
+			out = append(out, c)
+		}
+	}
+	if !dryRun {
+		_, _ = workspace.Git(ctx, o.Repo, "worktree", "prune")
+	}
+	return out, nil
+}
+
+func collectRun(ctx context.Context, o Options, row *store.Run, force, dryRun bool) Collected {
+	ws := row.Workspace
+	c := Collected{Run: row.ID, Path: ws.Worktree, Action: "kept"}
+	if agent.Live(row) {
+		c.Detail = "in progress"
+		return c
+	}
+	finished := row.Status == agent.StatusComplete || row.Status == agent.StatusCancelled || ws.Landed != ""
+	var dropped []string
+	if workspace.Exists(ctx, ws.Worktree) {
+		changed, err := workspace.Changed(ctx, ws.Worktree)
+		switch {
+		case err != nil && !force:
+			c.Detail = "the worktree cannot be read (" + err.Error() + "); --force removes it"
+			return c
+		case len(changed) > 0 && !force:
+			c.Detail = fmt.Sprintf("%d uncommitted file(s) (%s); land or undo the run, or --force drops them", len(changed), workspace.ListSome(changed, 3))
+			return c
+		case len(changed) > 0:
+			dropped = append(dropped, fmt.Sprintf("%d uncommitted file(s)", len(changed)))
+		}
+		if !finished && !force {
+			c.Detail = fmt.Sprintf("the run is %s and can be resumed (ultra resume %s); --force removes it", row.Status, row.ID)
+			return c
+		}
+	} else {
+		dropped = append(dropped, "a missing or broken worktree")
+	}
+	unmerged := 0
+	if ws.Landed == "" && workspace.BranchTip(ctx, o.Repo, ws.Branch) != "" {
+		commits, _ := workspace.Commits(ctx, o.Repo, ws.BaseCommit, ws.Branch)
+		if base := workspace.BranchTip(ctx, o.Repo, ws.Base); base != "" {
+			commits, _ = workspace.Commits(ctx, o.Repo, base, ws.Branch)
+		}
+		unmerged = len(commits)
+	}
+	deleteBranch := unmerged == 0 || force
+	c.Action = "removed"
+	switch {
+	case unmerged > 0 && force:
+		dropped = append(dropped, fmt.Sprintf("branch %s with %d unmerged commit(s) (tip %s)", ws.Branch, unmerged, short(workspace.BranchTip(ctx, o.Repo, ws.Branch))))
+	case unmerged > 0:
+		c.Detail = fmt.Sprintf("branch %s kept: %d unmerged commit(s) (ultra land %s, or ultra undo %s)", ws.Branch, unmerged, row.ID, row.ID)
+	}
+	if len(dropped) > 0 {
+		c.Detail = strings.TrimPrefix(c.Detail+"; dropped "+strings.Join(dropped, ", "), "; ")
+	}
+	if dryRun {
+		return c
+	}
+	if err := workspace.Remove(ctx, o.Repo, ws.Worktree); err != nil {
+		c.Action, c.Detail = "kept", err.Error()
+		return c
+	}
+	if deleteBranch {
+		_ = workspace.DeleteBranch(ctx, o.Repo, ws.Branch)
+	}
+	ws.Removed = o.now()
+	if err := o.Agent.Store.SetWorkspace(ctx, row.ID, ws); err != nil {
+		c.Detail += "; " + err.Error()
+	}
+	return c
+}
+
+func collectOrphan(ctx context.Context, o Options, path, branch string, force, dryRun bool) Collected {
+	c := Collected{Path: path, Action: "removed", Detail: "a worktree no run knows (left by an interrupted start)"}
+	if changed, _ := workspace.Changed(ctx, path); len(changed) > 0 && !force {
+		c.Action, c.Detail = "kept", fmt.Sprintf("a worktree no run knows, with %d uncommitted file(s); --force removes it", len(changed))
+		return c
+	}
+	if dryRun {
+		return c
+	}
+	if err := workspace.Remove(ctx, o.Repo, path); err != nil {
+		c.Action, c.Detail = "kept", err.Error()
+		return c
+	}
+	// Delete the branch only when nothing is lost: git's safe delete.
+	if _, err := workspace.Git(ctx, o.Repo, "branch", "-d", "--", branch); err != nil && force {
+		_ = workspace.DeleteBranch(ctx, o.Repo, branch)
+	}
+	return c
+}

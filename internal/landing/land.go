@@ -1,0 +1,146 @@
+package landing
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/gate"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/workspace"
+)
+
+// Landed is what Land did.
+type Landed struct {
+	Run     string
+	Base    string
+	Commit  string   // the base's new tip
+	Commits []string // the run's commits that reached the base
+	// Merge is set when the base had moved: the merge of the base into
+	// the run's branch, verified by the gate before landing.
+	Merge     string
+	MergeGate *gate.Decision
+	// Uncommitted lists worktree files changed after the last commit;
+	// they were not landed.
+	Uncommitted []string
+}
+
+// Land merges a stopped run's branch into its base, only if the branch's
+// tip is a tree the gate let through. When the base moved since the run
+// started, the base is first merged into the run's branch in its worktree
+// and that tree verified; only a green merge is committed and landed. The
+// base moves by fast-forward: in the checkout that has it checked out
+// (git refuses if that would overwrite local changes), else by ref.
+func Land(ctx context.Context, o Options, id string) (*Landed, error) {
+	row, err := loadRun(ctx, o, id)
+	if err != nil {
+		return nil, err
+	}
+	ws := row.Workspace
+	if ws.Landed != "" {
+		return nil, fmt.Errorf("run %s was already landed on %s as %s", row.ID, ws.Base, short(ws.Landed))
+	}
+	tip := workspace.BranchTip(ctx, o.Repo, ws.Branch)
+	if tip == "" {
+		return nil, fmt.Errorf("run %s's branch %s is gone", row.ID, ws.Branch)
+	}
+	if tip == ws.BaseCommit {
+		return nil, refused("run %s has no commit to land: ultra commits a run's work when its gate passes, and this run's gate never did", row.ID)
+	}
+	ds, err := decisions(o, row)
+	if err != nil {
+		return nil, err
+	}
+	tipTree, err := workspace.TreeOf(ctx, o.Repo, tip)
+	if err != nil {
+		return nil, err
+	}
+	if agent.GreenDecision(ds, tipTree) == nil {
+		return nil, refused("the tip of %s (%s) is a tree the gate never passed; `ultra undo %s --to-last-green` goes back to the last green commit", ws.Branch, short(tip), row.ID)
+	}
+	res := &Landed{Run: row.ID, Base: ws.Base}
+	if worktreeUsable(ctx, row) {
+		res.Uncommitted, _ = workspace.Changed(ctx, ws.Worktree)
+	}
+	baseTip := workspace.BranchTip(ctx, o.Repo, ws.Base)
+	if baseTip == "" {
+		return nil, fmt.Errorf("the base branch %s of run %s no longer exists", ws.Base, row.ID)
+	}
+	if !workspace.IsAncestor(ctx, o.Repo, baseTip, tip) {
+		merge, d, err := mergeBase(ctx, o, row, tip, baseTip, res.Uncommitted)
+		if err != nil {
+			return nil, err
+		}
+		res.Merge, res.MergeGate, tip = merge, d, merge
+	}
+	res.Commits, _ = workspace.Commits(ctx, o.Repo, baseTip, tip)
+	if where := workspace.CheckedOut(ctx, o.Repo, ws.Base); where != "" {
+		if _, err := workspace.Git(ctx, where, "merge", "--ff-only", "--quiet", tip); err != nil {
+			return nil, fmt.Errorf("fast-forwarding %s in %s: %w (nothing was changed; the run's branch keeps its work)", ws.Base, where, err)
+		}
+	} else if _, err := workspace.Git(ctx, o.Repo, "update-ref", "-m", "ultra land "+row.ID, "refs/heads/"+ws.Base, tip, baseTip); err != nil {
+		return nil, fmt.Errorf("moving %s: %w", ws.Base, err)
+	}
+	res.Commit = tip
+	ws.Landed, ws.LandedAt = tip, o.now()
+	if err := o.Agent.Store.SetWorkspace(ctx, row.ID, ws); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// mergeBase merges the moved base into the run's branch in its worktree,
+// verifies the merged tree and commits it only if the gate lets it
+// through; otherwise the worktree is put back as it was.
+func mergeBase(ctx context.Context, o Options, row *store.Run, tip, baseTip string, uncommitted []string) (string, *gate.Decision, error) {
+	ws := row.Workspace
+	tree, conflicts, err := workspace.MergeTrees(ctx, o.Repo, tip, baseTip)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(conflicts) > 0 {
+		return "", nil, refused("%s moved since run %s started and merging it into %s conflicts in %s: merge by hand, or resume the run with guidance",
+			ws.Base, row.ID, ws.Branch, strings.Join(conflicts, ", "))
+	}
+	if !worktreeUsable(ctx, row) {
+		return "", nil, refused("%s moved since run %s started, and the merged tree must be verified before landing, but the run's worktree was removed", ws.Base, row.ID)
+	}
+	if len(uncommitted) > 0 {
+		return "", nil, refused("%s moved since run %s started, and the merge must be verified in the run's worktree, which has uncommitted changes (%s): `ultra undo %s --to-last-green` drops them",
+			ws.Base, row.ID, strings.Join(uncommitted, ", "), row.ID)
+	}
+	if workspace.CurrentBranch(ctx, ws.Worktree) != ws.Branch {
+		return "", nil, refused("the run's worktree %s is not on %s", ws.Worktree, ws.Branch)
+	}
+	if err := workspace.CheckoutTree(ctx, ws.Worktree, tree); err != nil {
+		return "", nil, err
+	}
+	restore := func() { _ = workspace.ResetHard(context.Background(), ws.Worktree, tip) }
+	d, _, path, err := agent.VerifyTree(ctx, o.Agent, row)
+	if err != nil {
+		restore()
+		return "", nil, fmt.Errorf("verifying the merge: %w", err)
+	}
+	if d.Tree != tree || !d.Status.Advances() {
+		restore()
+		why := strings.Join(d.Reasons, "; ")
+		if d.Tree != tree {
+			why = "the verified tree is not the merged tree"
+		}
+		return "", &d, refused("%s moved since run %s started; the merge of it into %s did not pass the gate (decision %d, %s: %s; %s). Nothing was landed",
+			ws.Base, row.ID, ws.Branch, d.N, d.Status, why, path)
+	}
+	msg := fmt.Sprintf("ultra: merge %s into %s\n\nGate decision %d: %s (%d passed, %d failed, %d skipped).\n\nUltra-Run: %s\nUltra-Gate: %d %s\n",
+		ws.Base, ws.Branch, d.N, d.Status, d.Counts.Passed, d.Counts.Failed+d.Counts.Errors, d.Counts.Skipped, row.ID, d.N, d.Status)
+	commit, err := workspace.GitAs(ctx, ws.Worktree, o.Agent.Git.Identity, "commit-tree", tree, "-p", tip, "-p", baseTip, "-m", msg)
+	if err == nil {
+		_, err = workspace.Git(ctx, ws.Worktree, "update-ref", "-m", "ultra: verified merge of "+ws.Base, "refs/heads/"+ws.Branch, commit, tip)
+	}
+	if err != nil {
+		restore()
+		return "", &d, err
+	}
+	_, _ = workspace.Git(ctx, ws.Worktree, "reset", "-q")
+	return commit, &d, nil
+}

@@ -1,0 +1,99 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// InstallHooks gives the worktree wt its own hooks directory, hooksDir,
+// through worktree-scoped configuration (the person's checkout keeps its
+// hooks). Its pre-commit runs check, a shell command that must succeed,
+// and then the repository's own pre-commit; the repository's other hooks
+// are linked as they are.
+func InstallHooks(ctx context.Context, repo, wt, hooksDir, check string) error {
+	orig, err := hooksPath(ctx, wt)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(hooksDir, 0o755); err != nil {
+		return err
+	}
+	if entries, err := os.ReadDir(orig); err == nil {
+		for _, e := range entries {
+			name := e.Name()
+			if name == "pre-commit" || strings.HasSuffix(name, ".sample") || e.IsDir() {
+				continue
+			}
+			_ = os.Symlink(filepath.Join(orig, name), filepath.Join(hooksDir, name))
+		}
+	}
+	own := filepath.Join(orig, "pre-commit")
+	script := "#!/bin/sh\n# Installed by ultra: a commit in this run's worktree must be of a tree its gate passed.\n" +
+		check + " || exit 1\n" +
+		"if [ -x " + ShellQuote(own) + " ]; then exec " + ShellQuote(own) + " \"$@\"; fi\n"
+	if err := os.WriteFile(filepath.Join(hooksDir, "pre-commit"), []byte(script), 0o755); err != nil {
+		return err
+	}
+	if err := enableWorktreeConfig(ctx, repo); err != nil {
+		return err
+	}
+	_, err = gitOut(ctx, wt, nil, "config", "--worktree", "core.hooksPath", hooksDir)
+	return err
+}
+
+// enableWorktreeConfig turns on worktree-scoped configuration. Runs
+// starting at once race for the repository's config lock: the loser
+// retries until the winner's setting shows.
+func enableWorktreeConfig(ctx context.Context, repo string) error {
+	var err error
+	for i := 0; i < 50; i++ {
+		if v, _ := gitOut(ctx, repo, nil, "config", "--bool", "--get", "extensions.worktreeConfig"); v == "true" {
+			return nil
+		}
+		if _, err = gitOut(ctx, repo, nil, "config", "extensions.worktreeConfig", "true"); err == nil {
+			return nil
+		}
+		time.Sleep(time.Duration(10+i*5) * time.Millisecond)
+	}
+	return err
+}
+
+// hooksPath is where the repository's hooks are, as seen from wt.
+func hooksPath(ctx context.Context, wt string) (string, error) {
+	if p, _ := gitOut(ctx, wt, nil, "config", "--get", "core.hooksPath"); p != "" {
+		if strings.HasPrefix(p, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				p = filepath.Join(home, p[2:])
+			}
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(wt, p)
+		}
+		return p, nil
+	}
+	common, err := gitOut(ctx, wt, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(common, "hooks"), nil
+}
+
+// ShellQuote quotes s for a POSIX shell.
+func ShellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// IndexTree writes the tree of dir's index (the tree a commit would
+// record) and returns its hash. Inside a hook, git's GIT_INDEX_FILE names
+// the index being committed.
+func IndexTree(ctx context.Context, dir string) (string, error) {
+	t, err := gitOut(ctx, dir, nil, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("reading the index: %w", err)
+	}
+	return t, nil
+}

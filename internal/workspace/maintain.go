@@ -1,0 +1,157 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Listed is one worktree as git lists it.
+type Listed struct {
+	Path   string
+	Branch string // without refs/heads/; "" when detached
+	Head   string
+	Locked bool
+}
+
+// List returns the repository's worktrees, the main one first.
+func List(ctx context.Context, repo string) ([]Listed, error) {
+	out, err := gitOut(ctx, repo, nil, "worktree", "list", "--porcelain")
+	if err != nil {
+		return nil, err
+	}
+	var all []Listed
+	var cur *Listed
+	for _, line := range strings.Split(out, "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		switch k {
+		case "worktree":
+			all = append(all, Listed{Path: v})
+			cur = &all[len(all)-1]
+		case "branch":
+			if cur != nil {
+				cur.Branch = strings.TrimPrefix(v, "refs/heads/")
+			}
+		case "HEAD":
+			if cur != nil {
+				cur.Head = v
+			}
+		case "locked":
+			if cur != nil {
+				cur.Locked = true
+			}
+		}
+	}
+	return all, nil
+}
+
+// CheckedOut returns the worktree where branch is checked out ("" if none).
+func CheckedOut(ctx context.Context, repo, branch string) string {
+	all, _ := List(ctx, repo)
+	for _, w := range all {
+		if w.Branch == branch {
+			return w.Path
+		}
+	}
+	return ""
+}
+
+// Remove deletes a worktree, even a broken or half-made one, and prunes
+// git's record of it. It does not touch the branch.
+func Remove(ctx context.Context, repo, path string) error {
+	_, err := gitOut(ctx, repo, nil, "worktree", "remove", "--force", "--force", path)
+	if err != nil {
+		// A worktree git no longer knows (or cannot read): remove the
+		// directory and let prune forget it.
+		if rmErr := os.RemoveAll(path); rmErr != nil {
+			return fmt.Errorf("removing %s: %w (git: %v)", path, rmErr, err)
+		}
+	}
+	_, err = gitOut(ctx, repo, nil, "worktree", "prune")
+	return err
+}
+
+// DeleteBranch deletes a local branch whatever it holds.
+func DeleteBranch(ctx context.Context, repo, branch string) error {
+	if BranchTip(ctx, repo, branch) == "" {
+		return nil
+	}
+	_, err := gitOut(ctx, repo, nil, "branch", "-D", "--", branch)
+	return err
+}
+
+// MergeTrees merges commits ours and theirs without touching any working
+// tree: the merged tree, or the conflicting paths.
+func MergeTrees(ctx context.Context, repo, ours, theirs string) (tree string, conflicts []string, err error) {
+	cmd := exec.CommandContext(ctx, "git", "-C", repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs)
+	raw, err := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return lines[0], nil, nil
+	case errors.As(err, &ee) && ee.ExitCode() == 1 && len(lines) > 1:
+		return "", lines[1:], nil // conflicts
+	}
+	return "", nil, fmt.Errorf("git merge-tree %s %s: %v %s", ours, theirs, err, strings.TrimSpace(string(stderrOf(err))))
+}
+
+func stderrOf(err error) []byte {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.Stderr
+	}
+	return nil
+}
+
+// CheckoutTree makes dir's index and files those of tree, from those of
+// its HEAD; dir must have no changes.
+func CheckoutTree(ctx context.Context, dir, tree string) error {
+	_, err := gitOut(ctx, dir, nil, "read-tree", "-m", "-u", "HEAD", tree)
+	return err
+}
+
+// ResetHard puts dir's branch, index and files at commit and removes the
+// untracked files that are not ignored.
+func ResetHard(ctx context.Context, dir, commit string) error {
+	if _, err := gitOut(ctx, dir, nil, "reset", "-q", "--hard", commit); err != nil {
+		return err
+	}
+	_, err := gitOut(ctx, dir, nil, "clean", "-fdq")
+	return err
+}
+
+// Exists reports whether path is a directory git can work in.
+func Exists(ctx context.Context, path string) bool {
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+		return false
+	}
+	top, err := gitOut(ctx, path, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return false
+	}
+	a, _ := filepath.EvalSymlinks(top)
+	b, _ := filepath.EvalSymlinks(path)
+	return a == b
+}
+
+// MainRoot is the person's checkout (the main worktree) of the repository
+// holding dir, even when dir is inside a linked worktree.
+func MainRoot(ctx context.Context, dir string) (string, error) {
+	common, err := gitOut(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", err
+	}
+	if filepath.Base(common) == ".git" {
+		root := filepath.Dir(common)
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			root = r
+		}
+		return root, nil
+	}
+	return Root(ctx, dir) // a bare or unusual layout: the worktree itself
+}
