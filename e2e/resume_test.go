@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,12 @@ func TestKill9ThenResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
+	// A git the run was running when it was killed left its index lock.
+	wt := strings.TrimSpace(git(t, dir, "worktree", "list", "--porcelain"))
+	wt = wt[strings.LastIndex(wt, "worktree ")+len("worktree "):]
+	wt = wt[:strings.IndexByte(wt, '\n')]
+	gitDir := strings.TrimSpace(git(t, wt, "rev-parse", "--path-format=absolute", "--git-dir"))
+	os.WriteFile(filepath.Join(gitDir, "index.lock"), nil, 0o644)
 	// The sleep it started must not hold the repository forever, but the
 	// point here is the store: the run shows as interrupted.
 	runs := ultra(t, dir, "runs")
@@ -40,14 +47,14 @@ func TestKill9ThenResume(t *testing.T) {
 		t.Fatalf("resume exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
 	evs := res.events(t)
-	wt := strings.TrimSpace(git(t, dir, "worktree", "list", "--porcelain"))
-	wt = wt[strings.LastIndex(wt, "worktree ")+len("worktree "):]
-	wt = wt[:strings.IndexByte(wt, '\n')]
 	if got := readFile(t, filepath.Join(wt, "calc/calc.go")); !strings.Contains(got, "return a + b") {
 		t.Fatal("not fixed after resume")
 	}
 	if evs[0]["type"] != "run_resumed" || data(evs[0])["from"] != "running" {
 		t.Fatalf("first event after resume %v", evs[0])
+	}
+	if len(ofType(evs, "commit")) != 1 {
+		t.Fatal("the resumed run did not commit its green tree (stale index lock?)")
 	}
 	// The resumed history is the persisted one: the request after resume
 	// carries the plan-acceptance step, then a note for the lost step.

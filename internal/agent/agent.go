@@ -22,6 +22,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // Options wire a run to the world.
@@ -214,6 +215,15 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 		return nil, err
 	}
 	r.emit(event.RunResumed, event.RunResumedData{Guidance: ro.Guidance, From: from})
+	if row.Workspace.Worktree != "" {
+		// The run was the only user of its worktree's index; a lock left by
+		// a git it ran when it was killed would block every git command.
+		if cleared, err := workspace.ClearStaleLock(ctx, row.Workdir); cleared {
+			r.emit(event.Warning, event.WarningData{Message: "removed a stale git index lock in the run's worktree, left when the run was stopped"})
+		} else if err != nil {
+			r.emit(event.Warning, event.WarningData{Message: "checking the worktree's git lock: " + err.Error()})
+		}
+	}
 	r.ensureBaseline(ctx)
 	escalated := st.Phase.Phase == phase.Escalated
 	r.st.Phase = r.st.Phase.Resume(ro.Budgets, escalated)

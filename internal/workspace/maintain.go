@@ -155,3 +155,18 @@ func MainRoot(ctx context.Context, dir string) (string, error) {
 	}
 	return Root(ctx, dir) // a bare or unusual layout: the worktree itself
 }
+
+// ClearStaleLock removes the index lock a git process killed in worktree
+// dir left behind. Call it only when nothing else can be using dir's
+// index (the run that owns the worktree is not running).
+func ClearStaleLock(ctx context.Context, dir string) (bool, error) {
+	gitDir, err := gitOut(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-dir")
+	if err != nil {
+		return false, err
+	}
+	lock := filepath.Join(gitDir, "index.lock")
+	if _, err := os.Stat(lock); err != nil {
+		return false, nil
+	}
+	return true, os.Remove(lock)
+}
