@@ -448,3 +448,39 @@ func TestKill9ThenGC(t *testing.T) {
 		t.Fatalf("resume after gc --force: %d %s", r.code, r.stderr)
 	}
 }
+
+func TestWorkspaceSetup(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{".gitignore": "deps/\n"}
+	for k, v := range greenProject {
+		files[k] = v
+	}
+	files[".ultra/config"] = "[workspace]\nsetup = [\"mkdir -p deps && pwd > deps/made-in\"]\n"
+	dir := repo(t, files)
+	res := ultra(t, dir, runArgs(newModel(t, addFileSteps("notes/a.txt", "a\n")...), "add a note")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d %s", res.code, res.stderr)
+	}
+	evs := res.events(t)
+	wt := workdirOf(t, evs)
+	if got := strings.TrimSpace(readFile(t, filepath.Join(wt, "deps/made-in"))); got != wt {
+		t.Fatalf("setup ran in %q, want the worktree %q", got, wt)
+	}
+	// A failing setup stops the start and leaves nothing behind.
+	os.WriteFile(filepath.Join(dir, ".ultra/config"), []byte("[workspace]\nsetup = [\"echo no registry >&2; exit 7\"]\n"), 0o644)
+	git(t, dir, "commit", "-qam", "broken setup")
+	m := newModel(t, fixSteps()...)
+	res = ultra(t, dir, runArgs(m, "fix")...)
+	if res.code == 0 || !strings.Contains(res.stderr, "workspace.setup") || !strings.Contains(res.stderr, "no registry") {
+		t.Fatalf("failing setup: exit %d %s", res.code, res.stderr)
+	}
+	if len(m.srv.Requests()) != 0 {
+		t.Fatal("a failed setup reached the model")
+	}
+	if out := git(t, dir, "worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 2 {
+		t.Fatalf("worktrees after a failed setup:\n%s", out)
+	}
+	if out := git(t, dir, "branch", "--list", "ultra/*"); strings.Count(out, "ultra/") != 1 {
+		t.Fatalf("branches after a failed setup:\n%s", out)
+	}
+}

@@ -54,6 +54,10 @@ func TestLoadErrorsNameFileLineKey(t *testing.T) {
 		{"[run]\nmax_turns = \n", ":2"},
 		{"[verify]\ncommand = 3\n", "string or an array"},
 		{"[verify]\ncommand = [\"ok\", \"\"]\n", "verify.command[1]"},
+		{"[workspace]\nprotected = [\"main\", \"rel[\"]\n", ":2: workspace.protected[1]"},
+		{"[workspace]\nsetup = [\" \"]\n", ":2: workspace.setup[0] is empty"},
+		{"[workspace]\nauthor_name = \"bot\"\n", ":2: workspace.author_name and workspace.author_email go together"},
+		{"[workspace]\nprotect = [\"main\"]\n", ":2: unknown key workspace.protect"},
 	}
 	for _, c := range cases {
 		root := t.TempDir()
@@ -62,6 +66,20 @@ func TestLoadErrorsNameFileLineKey(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), ProjectPath(root)) {
 			t.Errorf("%q: got %v, want mention of %q and the file", c.body, err, c.want)
 		}
+	}
+}
+
+func TestWorkspaceSettings(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	write(t, ProjectPath(root), "[workspace]\ndir = \"/tmp/wt\"\nprotected = [\"main\", \"prod/*\"]\nauthor_name = \"bot\"\nauthor_email = \"bot@example.com\"\nsetup = [\"npm ci\"]\n")
+	c, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := c.Workspace
+	if w.Dir != "/tmp/wt" || len(w.Protected) != 2 || w.Protected[1] != "prod/*" || w.AuthorName != "bot" || w.AuthorEmail != "bot@example.com" || len(w.Setup) != 1 {
+		t.Fatalf("workspace %+v", w)
 	}
 }
 

@@ -150,3 +150,37 @@ func TestConcurrentWriters(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkspaceIsWrittenOnlyByCreateAndSetWorkspace(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "ultra.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := newRun("261122-020202-bbbb")
+	r.Workspace = Workspace{Branch: "ultra/x", Base: "main", BaseCommit: "abc", StartCommit: "abc", Worktree: "/w/x"}
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	ws := r.Workspace
+	ws.Landed, ws.LandedAt = "def", "2026-11-22T00:00:00Z"
+	if err := s.SetWorkspace(ctx, r.ID, ws); err != nil {
+		t.Fatal(err)
+	}
+	// A step saved by a run that still holds the old workspace keeps the new one.
+	r.Phase = "complete"
+	if err := s.SaveStep(ctx, r, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetRun(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Workspace != ws || got.Phase != "complete" {
+		t.Fatalf("workspace %+v phase %s", got.Workspace, got.Phase)
+	}
+	if err := s.SetWorkspace(ctx, "nope", ws); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown run: %v", err)
+	}
+}
