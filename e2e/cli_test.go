@@ -140,6 +140,7 @@ func BenchmarkStartupToFirstRequest(b *testing.B) {
 		http.Error(w, `{"error":{"message":"stop here"}}`, http.StatusBadRequest)
 	}))
 	defer hs.Close()
+	state := b.TempDir() // where the runs' worktrees go
 	var total time.Duration
 	for b.Loop() {
 		mu.Lock()
@@ -147,7 +148,7 @@ func BenchmarkStartupToFirstRequest(b *testing.B) {
 		mu.Unlock()
 		cmd := exec.Command(ultraBin, "run", "--output", "jsonl", "--base-url", hs.URL+"/v1", "--model", "m", "task")
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "OPENAI_API_KEY=")
+		cmd.Env = append(os.Environ(), "OPENAI_API_KEY=", "XDG_STATE_HOME="+state)
 		start := time.Now()
 		cmd.Run()
 		mu.Lock()

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -45,13 +44,10 @@ func findProject(cmd *cobra.Command) (*project, error) {
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return nil, usageErr("%s is not a directory", abs)
 	}
-	if _, err := exec.Command("git", "-C", abs, "rev-parse", "--show-toplevel").Output(); err != nil {
-		return nil, usageErr("%s is not inside a git repository: ultra works in git repositories (run `git init` first)", abs)
-	}
 	// Inside a run's worktree, the project is still the person's checkout.
 	root, err := workspace.MainRoot(context.Background(), abs)
 	if err != nil {
-		return nil, usageErr("%s: %v", abs, err)
+		return nil, usageErr("%s is not inside a git repository: ultra works in git repositories (run `git init` first)", abs)
 	}
 	cfg, err := config.Load(root)
 	if err != nil {

@@ -46,6 +46,7 @@ func Evidence(res *verify.Result) gate.Evidence {
 func (r *runner) startBaseline(ctx context.Context) {
 	done := make(chan struct{})
 	r.baselineDone = done
+	ctx, r.stopBaseline = context.WithCancel(ctx)
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
 	go func() {
 		defer close(done)
@@ -84,6 +85,21 @@ func (r *runner) ensureBaseline(ctx context.Context) {
 		return
 	}
 	_ = gatefile.WriteBaseline(runDir, gate.Baseline{Reason: "the run was interrupted before its baseline was measured"})
+}
+
+// abandonBaseline stops a baseline still being measured when the run
+// stops (it is measured again when the run resumes in planning) and waits
+// for it to clean up.
+func (r *runner) abandonBaseline() {
+	if r.baselineDone == nil {
+		return
+	}
+	select {
+	case <-r.baselineDone:
+	default:
+		r.stopBaseline()
+		<-r.baselineDone
+	}
 }
 
 // waitBaseline blocks until the baseline is measured.

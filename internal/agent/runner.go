@@ -36,6 +36,7 @@ type runner struct {
 	stop         *Outcome // set when the step ended the run
 	mark         time.Time
 	baselineDone chan struct{} // closed when the baseline is measured
+	stopBaseline func()        // cancels the baseline
 	askedWith    []string      // the tools the current request offered
 	callID       string        // the call running now (serial calls only)
 }
@@ -171,6 +172,7 @@ func (r *runner) loop(ctx context.Context) (*Outcome, error) {
 			return nil, err
 		}
 	}
+	r.abandonBaseline()
 	o := r.stop
 	u := r.st.Phase.Used
 	r.emit(event.RunFinished, event.RunFinishedData{Status: o.Status, Reason: o.Reason, ExitCode: o.ExitCode,

@@ -39,7 +39,7 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 	}
 	ws := row.Workspace
 	if ws.Landed != "" {
-		return nil, fmt.Errorf("run %s was already landed on %s as %s", row.ID, ws.Base, short(ws.Landed))
+		return nil, refused("run %s was already landed on %s as %s", row.ID, ws.Base, short(ws.Landed))
 	}
 	tip := workspace.BranchTip(ctx, o.Repo, ws.Branch)
 	if tip == "" {

@@ -54,7 +54,7 @@ func loadRun(ctx context.Context, o Options, id string) (*store.Run, error) {
 	case agent.Live(row):
 		return nil, fmt.Errorf("%w: run %s (pid %d)", agent.ErrBusy, row.ID, row.PID)
 	case ws.Undone != "":
-		return nil, fmt.Errorf("run %s was undone at %s: its branch and worktree are gone", row.ID, ws.Undone)
+		return nil, refused("run %s was undone at %s: its branch and worktree are gone", row.ID, ws.Undone)
 	}
 	return row, nil
 }

@@ -15,7 +15,20 @@ import (
 // and then the repository's own pre-commit; the repository's other hooks
 // are linked as they are.
 func InstallHooks(ctx context.Context, repo, wt, hooksDir, check string) error {
-	orig, err := hooksPath(ctx, wt)
+	// One read of the repository's settings: its hooks path and whether
+	// worktree-scoped configuration is on.
+	settings, _ := gitOut(ctx, wt, nil, "config", "--get-regexp", `^(core\.hookspath|extensions\.worktreeconfig)$`)
+	hooks, worktreeConfig := "", false
+	for _, line := range strings.Split(settings, "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		switch k {
+		case "core.hookspath":
+			hooks = v
+		case "extensions.worktreeconfig":
+			worktreeConfig = v == "true"
+		}
+	}
+	orig, err := hooksPath(ctx, repo, wt, hooks)
 	if err != nil {
 		return err
 	}
@@ -38,8 +51,10 @@ func InstallHooks(ctx context.Context, repo, wt, hooksDir, check string) error {
 	if err := os.WriteFile(filepath.Join(hooksDir, "pre-commit"), []byte(script), 0o755); err != nil {
 		return err
 	}
-	if err := enableWorktreeConfig(ctx, repo); err != nil {
-		return err
+	if !worktreeConfig {
+		if err := enableWorktreeConfig(ctx, repo); err != nil {
+			return err
+		}
 	}
 	_, err = gitOut(ctx, wt, nil, "config", "--worktree", "core.hooksPath", hooksDir)
 	return err
@@ -62,9 +77,10 @@ func enableWorktreeConfig(ctx context.Context, repo string) error {
 	return err
 }
 
-// hooksPath is where the repository's hooks are, as seen from wt.
-func hooksPath(ctx context.Context, wt string) (string, error) {
-	if p, _ := gitOut(ctx, wt, nil, "config", "--get", "core.hooksPath"); p != "" {
+// hooksPath is where the repository's hooks are, as seen from wt, given
+// its core.hooksPath setting p.
+func hooksPath(ctx context.Context, repo, wt, p string) (string, error) {
+	if p != "" {
 		if strings.HasPrefix(p, "~/") {
 			if home, err := os.UserHomeDir(); err == nil {
 				p = filepath.Join(home, p[2:])
@@ -74,6 +90,9 @@ func hooksPath(ctx context.Context, wt string) (string, error) {
 			p = filepath.Join(wt, p)
 		}
 		return p, nil
+	}
+	if fi, err := os.Stat(filepath.Join(repo, ".git")); err == nil && fi.IsDir() {
+		return filepath.Join(repo, ".git", "hooks"), nil
 	}
 	common, err := gitOut(ctx, wt, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {

@@ -140,20 +140,22 @@ func Exists(ctx context.Context, path string) bool {
 }
 
 // MainRoot is the person's checkout (the main worktree) of the repository
-// holding dir, even when dir is inside a linked worktree.
+// holding dir, even when dir is inside a linked worktree. It fails when
+// dir is not in a git repository.
 func MainRoot(ctx context.Context, dir string) (string, error) {
-	common, err := gitOut(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	out, err := gitOut(ctx, dir, nil, "rev-parse", "--show-toplevel", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
 		return "", err
 	}
+	top, common, _ := strings.Cut(out, "\n")
+	root := top
 	if filepath.Base(common) == ".git" {
-		root := filepath.Dir(common)
-		if r, err := filepath.EvalSymlinks(root); err == nil {
-			root = r
-		}
-		return root, nil
+		root = filepath.Dir(common) // else a bare or unusual layout: the worktree itself
 	}
-	return Root(ctx, dir) // a bare or unusual layout: the worktree itself
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	return root, nil
 }
 
 // ClearStaleLock removes the index lock a git process killed in worktree

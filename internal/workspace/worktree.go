@@ -70,6 +70,15 @@ type Worktree struct {
 // Prepare checks that a run can start from s and decides its base and
 // start commit, without changing anything but git's object store.
 func Prepare(ctx context.Context, s Start) (*Worktree, error) {
+	// The checkout's changes matter only when the base is its branch, but
+	// asking git for them meanwhile saves a round trip.
+	var dirty []string
+	var dirtyErr error
+	statusDone := make(chan struct{})
+	go func() {
+		defer close(statusDone)
+		dirty, dirtyErr = Changed(ctx, s.Repo)
+	}()
 	if _, err := gitOut(ctx, s.Repo, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil {
 		return nil, &PreflightError{Msg: "the repository has no commit yet: commit something first, so the run has a base to start from"}
 	}
@@ -89,9 +98,9 @@ func Prepare(ctx context.Context, s Start) (*Worktree, error) {
 	if base != current {
 		return w, nil // the checkout's changes belong to another branch
 	}
-	dirty, err := Changed(ctx, s.Repo)
-	if err != nil {
-		return nil, err
+	<-statusDone
+	if dirtyErr != nil {
+		return nil, dirtyErr
 	}
 	if len(dirty) == 0 {
 		return w, nil
