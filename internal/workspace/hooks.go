@@ -12,8 +12,9 @@ import (
 // InstallHooks gives the worktree wt its own hooks directory, hooksDir,
 // through worktree-scoped configuration (the person's checkout keeps its
 // hooks). Its pre-commit runs check, a shell command that must succeed,
-// and then the repository's own pre-commit; the repository's other hooks
-// are linked as they are.
+// and then the repository's own pre-commit; its pre-push refuses every
+// push (a run never publishes; a person pushes from their checkout); the
+// repository's other hooks are linked as they are.
 func InstallHooks(ctx context.Context, repo, wt, hooksDir, check string) error {
 	// One read of the repository's settings: its hooks path and whether
 	// worktree-scoped configuration is on.
@@ -38,7 +39,7 @@ func InstallHooks(ctx context.Context, repo, wt, hooksDir, check string) error {
 	if entries, err := os.ReadDir(orig); err == nil {
 		for _, e := range entries {
 			name := e.Name()
-			if name == "pre-commit" || strings.HasSuffix(name, ".sample") || e.IsDir() {
+			if name == "pre-commit" || name == "pre-push" || strings.HasSuffix(name, ".sample") || e.IsDir() {
 				continue
 			}
 			_ = os.Symlink(filepath.Join(orig, name), filepath.Join(hooksDir, name))
@@ -49,6 +50,10 @@ func InstallHooks(ctx context.Context, repo, wt, hooksDir, check string) error {
 		check + " || exit 1\n" +
 		"if [ -x " + ShellQuote(own) + " ]; then exec " + ShellQuote(own) + " \"$@\"; fi\n"
 	if err := os.WriteFile(filepath.Join(hooksDir, "pre-commit"), []byte(script), 0o755); err != nil {
+		return err
+	}
+	prePush := "#!/bin/sh\necho \"ultra: pushing from a run's worktree is refused: a run never publishes. Land it (ultra land), or push its branch from your own checkout.\" >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(hooksDir, "pre-push"), []byte(prePush), 0o755); err != nil {
 		return err
 	}
 	if !worktreeConfig {

@@ -153,6 +153,14 @@ func TestWorktreeCommitAndHook(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err == nil {
 		t.Fatalf("the hook should refuse the commit: %s", out)
 	}
+	// Pushing from the worktree is refused by its pre-push hook.
+	remote := t.TempDir()
+	run(t, remote, "init", "-q", "--bare")
+	push := exec.Command("git", "push", "-q", remote, "HEAD:refs/heads/x")
+	push.Dir = w.Path
+	if out, err := push.CombinedOutput(); err == nil || !strings.Contains(string(out), "a run never publishes") {
+		t.Fatalf("a push from the worktree: %v %s", err, out)
+	}
 	if got, _ := exec.Command("git", "-C", dir, "config", "--get", "core.hooksPath").Output(); len(got) != 0 {
 		t.Errorf("the checkout's hooks changed: %q", got)
 	}
