@@ -116,6 +116,14 @@ func TestDeletedFailingTestFailsTheGate(t *testing.T) {
 	if s["phase"] != "complete" || s["status"] != "complete" {
 		t.Fatalf("status after waiver %v %v", s["phase"], s["status"])
 	}
+	// The waived tree is committed on the run's branch, and says so.
+	msg := git(t, dir, "log", "-1", "--format=%B", "ultra/"+id)
+	if !strings.Contains(msg, "Ultra-Gate: 2 WAIVED") || !strings.Contains(msg, "Waived by ann: TestAdd was obsolete") {
+		t.Fatalf("waiver commit:\n%s", msg)
+	}
+	if tree := strings.TrimSpace(git(t, dir, "rev-parse", "ultra/"+id+"^{tree}")); tree != d2["tree"] {
+		t.Fatalf("committed tree %s, waived %v", tree, d2["tree"])
+	}
 	if again := ultra(t, dir, "gate", "waive", id, "--reason", "x"); again.code != 2 {
 		t.Fatalf("waiving a complete run: %d %s", again.code, again.stderr)
 	}
