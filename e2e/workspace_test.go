@@ -141,6 +141,11 @@ func TestPreflightRefusesUntrustworthyStarts(t *testing.T) {
 	if snap := data(ofType(evs, "run_started")[0])["snapshot"]; snap == nil {
 		t.Fatal("run_started does not list the snapshot")
 	}
+	// Landing it over the very changes it started from is refused, with advice.
+	land := ultra(t, dir, "land", runID(t, evs))
+	if land.code != 3 || !strings.Contains(land.stderr, "git stash -u") || !strings.Contains(land.stderr, "main was not moved") {
+		t.Fatalf("land over local changes: %d %s", land.code, land.stderr)
+	}
 	// A detached HEAD needs --base.
 	git(t, dir, "stash", "-u")
 	git(t, dir, "checkout", "-q", "--detach")
@@ -482,5 +487,66 @@ func TestWorkspaceSetup(t *testing.T) {
 	}
 	if out := git(t, dir, "branch", "--list", "ultra/*"); strings.Count(out, "ultra/") != 1 {
 		t.Fatalf("branches after a failed setup:\n%s", out)
+	}
+}
+
+// gc leaves runs in progress alone, and runs still being started, even
+// when the state directory is reached through a symlink.
+func TestGCNeverTouchesLiveOrStartingRuns(t *testing.T) {
+	t.Parallel()
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "state")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	stateHomes.Store(t.Name(), link)
+	files := map[string]string{".gitignore": "slow\n"}
+	for k, v := range calcProject {
+		files[k] = v
+	}
+	dir := repo(t, files)
+	cmd, id, _ := startInLongCommand(t, dir)
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	gc := ultra(t, dir, "gc")
+	if gc.code != 0 || strings.Contains(gc.stdout, "removed") || !strings.Contains(gc.stdout, "in progress") {
+		t.Fatalf("gc during a run:\n%s%s", gc.stdout, gc.stderr)
+	}
+	if out := git(t, dir, "worktree", "list"); strings.Count(out, "\n") != 2 || !strings.Contains(out, id) {
+		t.Fatalf("worktrees after gc:\n%s", out)
+	}
+
+	// A run whose setup is still running has a worktree but no record yet.
+	os.WriteFile(filepath.Join(dir, ".ultra", "config"), []byte("[workspace]\nsetup = [\"sleep 3\"]\n"), 0o644)
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "slow setup")
+	m := newModel(t, fixSteps()...)
+	done := make(chan result, 1)
+	go func() { done <- ultra(t, dir, runArgs(m, "fix calc")...) }()
+	time.Sleep(1500 * time.Millisecond)
+	gc = ultra(t, dir, "gc")
+	if gc.code != 0 || strings.Contains(gc.stdout, "removed") || !strings.Contains(gc.stdout, "starting") {
+		t.Fatalf("gc during a start:\n%s%s", gc.stdout, gc.stderr)
+	}
+	if res := <-done; res.code != 0 {
+		t.Fatalf("the run gc raced with: exit %d\n%s", res.code, res.stderr)
+	}
+}
+
+// A commit that goes around both the guard and the hook (hidden in a
+// script, with --no-verify) is caught after the fact.
+func TestCommitAroundTheGuardEscalates(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, append(fixSteps()[:3],
+		calls(call("write", map[string]any{"file_path": "c.sh", "content": "git add -A && git commit -q --no-verify -m sneaky\n"})),
+		calls(call("bash", map[string]any{"command": "sh c.sh"})),
+	)...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
+	}
+	fin := data(ofType(res.events(t), "run_finished")[0])
+	if !strings.Contains(fin["reason"].(string), "a commit that went around ultra's checks") {
+		t.Fatalf("finish %v", fin)
 	}
 }

@@ -45,7 +45,7 @@ func findProject(cmd *cobra.Command) (*project, error) {
 		return nil, usageErr("%s is not a directory", abs)
 	}
 	// Inside a run's worktree, the project is still the person's checkout.
-	root, err := workspace.MainRoot(context.Background(), abs)
+	root, err := workspace.ProjectRoot(context.Background(), abs)
 	if err != nil {
 		return nil, usageErr("%s is not inside a git repository: ultra works in git repositories (run `git init` first)", abs)
 	}

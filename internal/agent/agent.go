@@ -105,6 +105,16 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	var ws store.Workspace
 	var snapshot []string
 	if spec.Worktree != nil {
+		// Until the run is stored, its worktree belongs to no run: the
+		// marker tells ultra gc that a live process is still making it.
+		marker := StartingMarker(o.StateRoot, id)
+		if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(marker, []byte(fmt.Sprint(os.Getpid())), 0o644); err != nil {
+			return nil, err
+		}
+		defer os.Remove(marker)
 		wt, err := makeWorktree(ctx, o, spec, id)
 		if err != nil {
 			return nil, err

@@ -60,22 +60,33 @@ func stateFingerprint(workdir, runDir string) string {
 
 // gitFingerprint identifies what no run may move: the protected branches,
 // the run's base, the branch its worktree is on and the worktree's hooks
-// setting. It is "" for a run without a worktree of its own.
-func (r *runner) gitFingerprint() string {
+// setting. It also returns the tip of the run's own branch, which may move
+// only to a tree the gate passed. Both are "" for a run without a
+// worktree of its own.
+func (r *runner) gitFingerprint() (fingerprint, ownTip string) {
 	ws := r.row.Workspace
 	if ws.Branch == "" {
-		return ""
+		return "", ""
 	}
 	ctx := context.Background()
 	out, _ := workspace.Git(ctx, r.row.Workdir, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/")
 	var keep []string
 	for _, line := range strings.Split(out, "\n") {
-		name, _, _ := strings.Cut(line, " ")
+		name, commit, _ := strings.Cut(line, " ")
+		if name == ws.Branch {
+			ownTip = commit
+		}
 		if name == ws.Base || workspace.Protected(r.o.Git.protected(), name) {
 			keep = append(keep, line)
 		}
 	}
 	hooks, _ := workspace.Git(ctx, r.row.Workdir, "config", "--get", "core.hooksPath")
 	keep = append(keep, "HEAD "+workspace.CurrentBranch(ctx, r.row.Workdir), "hooks "+hooks)
-	return strings.Join(keep, "\n")
+	return strings.Join(keep, "\n"), ownTip
+}
+
+// tipGreen reports whether commit's tree is one the gate let through.
+func (r *runner) tipGreen(commit string) bool {
+	tree, err := workspace.TreeOf(context.Background(), r.row.Workdir, commit)
+	return err == nil && r.greenDecision(tree) != nil
 }

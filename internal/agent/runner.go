@@ -433,14 +433,18 @@ func (r *runner) execute(ctx context.Context, c llm.ToolCall) tool.Result {
 		return t.Run(ctx, r.env, json.RawMessage(c.Arguments))
 	}
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
-	before, gitBefore := stateFingerprint(r.row.Workdir, runDir), r.gitFingerprint()
+	before := stateFingerprint(r.row.Workdir, runDir)
+	gitBefore, tipBefore := r.gitFingerprint()
 	res := t.Run(ctx, r.env, json.RawMessage(c.Arguments))
 	reason := ""
+	gitAfter, tipAfter := r.gitFingerprint()
 	switch {
 	case stateFingerprint(r.row.Workdir, runDir) != before:
 		reason = fmt.Sprintf("a %s call changed ultra's own files (.ultra/ or the run's gate files and hooks), which only ultra may write", c.Name)
-	case r.gitFingerprint() != gitBefore:
+	case gitAfter != gitBefore:
 		reason = fmt.Sprintf("a %s call moved a protected branch, the run's base branch or its worktree's branch, or changed the worktree's hooks setting, which no run may do", c.Name)
+	case tipAfter != tipBefore && !r.tipGreen(tipAfter):
+		reason = fmt.Sprintf("a %s call moved the run's branch to a commit whose tree the gate never passed (a commit that went around ultra's checks)", c.Name)
 	}
 	if reason != "" {
 		layer := LayerStateFiles

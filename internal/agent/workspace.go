@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -96,6 +98,23 @@ func runSetup(ctx context.Context, dir, command string, timeout time.Duration) e
 		return fmt.Errorf("workspace.setup command %q failed (exit %d) in the new worktree:\n%s", command, res.ExitCode, event.Truncate(res.Output, 2000))
 	}
 	return nil
+}
+
+// StartingMarker is the file a run's process keeps while it makes the
+// run's worktree, before the run is stored; it holds the process id.
+func StartingMarker(stateRoot, id string) string {
+	return filepath.Join(RunDir(stateRoot, id), "starting")
+}
+
+// Starting reports whether a live process is still making run id's
+// worktree.
+func Starting(stateRoot, id string) bool {
+	b, err := os.ReadFile(StartingMarker(stateRoot, id))
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return err == nil && processAlive(pid)
 }
 
 // gitRules are what the guard lets the run's git commands do.

@@ -32,7 +32,7 @@ func GC(ctx context.Context, o Options, force, dryRun bool) ([]Collected, error)
 		return nil, err
 	}
 	var out []Collected
-	known := map[string]bool{}
+	known := map[string]bool{} // branches and (resolved) paths of worktrees accounted for
 	for _, row := range runs {
 		ws := row.Workspace
 		if ws.Branch != "" {
@@ -41,33 +41,43 @@ func GC(ctx context.Context, o Options, force, dryRun bool) ([]Collected, error)
 		if ws.Worktree == "" || ws.Removed != "" {
 			continue
 		}
-		known[filepath.Clean(ws.Worktree)] = true
-		c := collectRun(ctx, o, row, force, dryRun)
-		out = append(out, c)
+		known[canon(ws.Worktree)] = true
+		out = append(out, collectRun(ctx, o, row, force, dryRun))
 	}
-	// Worktrees and directories no run knows.
+	// Worktrees no run knows: left by starts that were killed, unless a
+	// live process is still making them.
 	listed, err := workspace.List(ctx, o.Repo)
 	if err != nil {
 		return out, err
 	}
 	for _, w := range listed {
-		if !strings.HasPrefix(w.Branch, workspace.BranchPrefix) || known[w.Branch] || known[filepath.Clean(w.Path)] {
+		p := canon(w.Path)
+		if known[p] || known[w.Branch] || !strings.HasPrefix(w.Branch, workspace.BranchPrefix) {
+			known[p] = true
 			continue
 		}
-		known[filepath.Clean(w.Path)] = true
+		known[p] = true
+		if agent.Starting(o.Agent.StateRoot, filepath.Base(w.Path)) {
+			out = append(out, Collected{Path: w.Path, Action: "kept", Detail: "a run is starting in it"})
+			continue
+		}
 		out = append(out, collectOrphan(ctx, o, w.Path, w.Branch, force, dryRun))
 	}
 	if o.WorktreeDir != "" {
-		entries, _ := os.ReadDir(o.WorktreeDir)
+		dir := canon(o.WorktreeDir)
+		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
-			p := filepath.Join(o.WorktreeDir, e.Name())
-			if !e.IsDir() || known[p] || known[filepath.Clean(p)] {
+			p := filepath.Join(dir, e.Name())
+			if !e.IsDir() || known[canon(p)] {
 				continue
 			}
-			// A directory git does not list as a worktree: left by a
-			// worktree add that never finished.
 			c := Collected{Path: p, Action: "removed", Detail: "not a worktree of this repository (left by an interrupted start)"}
-			if !dryRun {
+			switch {
+			case agent.Starting(o.Agent.StateRoot, e.Name()):
+				c.Action, c.Detail = "kept", "a run is starting in it"
+			case hasGit(p) && !force:
+				c.Action, c.Detail = "kept", "it holds a .git git does not list for this repository; --force removes it"
+			case !dryRun:
 				if err := os.RemoveAll(p); err != nil {
 					c.Action, c.Detail = "kept", err.Error()
 				}
@@ -79,6 +89,19 @@ func GC(ctx context.Context, o Options, force, dryRun bool) ([]Collected, error)
 		_, _ = workspace.Git(ctx, o.Repo, "worktree", "prune")
 	}
 	return out, nil
+}
+
+// canon is path with symlinks resolved, so that paths compare.
+func canon(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return filepath.Clean(path)
+}
+
+func hasGit(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return err == nil
 }
 
 func collectRun(ctx context.Context, o Options, row *store.Run, force, dryRun bool) Collected {
@@ -106,6 +129,9 @@ func collectRun(ctx context.Context, o Options, row *store.Run, force, dryRun bo
 			c.Detail = fmt.Sprintf("the run is %s and can be resumed (ultra resume %s); --force removes it", row.Status, row.ID)
 			return c
 		}
+	} else if _, err := os.Stat(ws.Worktree); err == nil && !force {
+		c.Detail = "the worktree is there but git cannot read it; --force removes it"
+		return c
 	} else {
 		dropped = append(dropped, "a missing or broken worktree")
 	}

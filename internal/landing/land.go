@@ -43,7 +43,7 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 	}
 	tip := workspace.BranchTip(ctx, o.Repo, ws.Branch)
 	if tip == "" {
-		return nil, fmt.Errorf("run %s's branch %s is gone", row.ID, ws.Branch)
+		return nil, refused("run %s's branch %s is gone", row.ID, ws.Branch)
 	}
 	if tip == ws.BaseCommit {
 		return nil, refused("run %s has no commit to land: ultra commits a run's work when its gate passes, and this run's gate never did", row.ID)
@@ -77,7 +77,16 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 	res.Commits, _ = workspace.Commits(ctx, o.Repo, baseTip, tip)
 	if where := workspace.CheckedOut(ctx, o.Repo, ws.Base); where != "" {
 		if _, err := workspace.Git(ctx, where, "merge", "--ff-only", "--quiet", tip); err != nil {
-			return nil, fmt.Errorf("fast-forwarding %s in %s: %w (nothing was changed; the run's branch keeps its work)", ws.Base, where, err)
+			kept := "the run's branch keeps its work"
+			if res.Merge != "" {
+				kept = fmt.Sprintf("the run's branch keeps its work and the verified merge %s", short(res.Merge))
+			}
+			advice := ""
+			if changed, _ := workspace.Changed(ctx, where); len(changed) > 0 {
+				advice = fmt.Sprintf(" %s has local changes (%s): commit or stash them (git stash -u; if the run started from them with --include-uncommitted, they are in what lands), then land again.",
+					where, workspace.ListSome(changed, 5))
+			}
+			return nil, refused("fast-forwarding %s in %s failed: %v. %s was not moved; %s.%s", ws.Base, where, err, ws.Base, kept, advice)
 		}
 	} else if _, err := workspace.Git(ctx, o.Repo, "update-ref", "-m", "ultra land "+row.ID, "refs/heads/"+ws.Base, tip, baseTip); err != nil {
 		return nil, fmt.Errorf("moving %s: %w", ws.Base, err)

@@ -50,7 +50,7 @@ func loadRun(ctx context.Context, o Options, id string) (*store.Run, error) {
 	ws := row.Workspace
 	switch {
 	case ws.Branch == "":
-		return nil, fmt.Errorf("run %s has no branch of its own (it worked in the checkout directly)", row.ID)
+		return nil, refused("run %s has no branch of its own (it worked in the checkout directly)", row.ID)
 	case agent.Live(row):
 		return nil, fmt.Errorf("%w: run %s (pid %d)", agent.ErrBusy, row.ID, row.PID)
 	case ws.Undone != "":

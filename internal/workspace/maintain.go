@@ -139,18 +139,20 @@ func Exists(ctx context.Context, path string) bool {
 	return a == b
 }
 
-// MainRoot is the person's checkout (the main worktree) of the repository
-// holding dir, even when dir is inside a linked worktree. It fails when
-// dir is not in a git repository.
-func MainRoot(ctx context.Context, dir string) (string, error) {
+// ProjectRoot is the checkout whose .ultra holds the state of work done
+// in dir: dir's own worktree, except inside a run's worktree (on an
+// ultra/ branch), where it is the main checkout the run was made from. It
+// fails when dir is not in a git repository.
+func ProjectRoot(ctx context.Context, dir string) (string, error) {
 	out, err := gitOut(ctx, dir, nil, "rev-parse", "--show-toplevel", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
 		return "", err
 	}
 	top, common, _ := strings.Cut(out, "\n")
 	root := top
-	if filepath.Base(common) == ".git" {
-		root = filepath.Dir(common) // else a bare or unusual layout: the worktree itself
+	if filepath.Base(common) == ".git" && filepath.Dir(common) != top &&
+		strings.HasPrefix(CurrentBranch(ctx, top), BranchPrefix) {
+		root = filepath.Dir(common)
 	}
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r

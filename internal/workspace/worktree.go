@@ -96,6 +96,9 @@ func Prepare(ctx context.Context, s Start) (*Worktree, error) {
 	}
 	w := &Worktree{Path: s.Dir, Branch: BranchPrefix + s.RunID, Base: base, BaseCommit: baseCommit, StartCommit: baseCommit}
 	if base != current {
+		if s.IncludeUncommitted {
+			return nil, &PreflightError{Msg: fmt.Sprintf("--include-uncommitted takes the uncommitted changes of the checked-out branch %s; they cannot start a run cut from %s", current, base)}
+		}
 		return w, nil // the checkout's changes belong to another branch
 	}
 	<-statusDone
@@ -141,7 +144,10 @@ func Create(ctx context.Context, repo string, w *Worktree) error {
 // Changed lists the files of dir's working tree that differ from HEAD,
 // untracked ones included and ignored ones not.
 func Changed(ctx context.Context, dir string) ([]string, error) {
-	raw, err := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain=v1", "-z", "--untracked-files=all").Output()
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	// Looking must not take the index lock from someone committing there.
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	raw, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("git status in %s: %w", dir, err)
 	}

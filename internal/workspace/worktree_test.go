@@ -113,6 +113,8 @@ func TestPreflight(t *testing.T) {
 		if _, err := Prepare(ctx, Start{Repo: dir, RunID: "r", Base: "dev"}); err != nil {
 			t.Fatal(err)
 		}
+		_, err := Prepare(ctx, Start{Repo: dir, RunID: "r", Base: "dev", IncludeUncommitted: true})
+		assertPreflight(t, err, "cannot start a run cut from dev")
 	})
 }
 
@@ -137,9 +139,17 @@ func TestWorktreeCommitAndHook(t *testing.T) {
 	if CurrentBranch(ctx, w.Path) != "ultra/r1" || CurrentBranch(ctx, dir) != "main" {
 		t.Fatalf("branches: worktree %q, checkout %q", CurrentBranch(ctx, w.Path), CurrentBranch(ctx, dir))
 	}
-	if root, _ := MainRoot(ctx, w.Path); root != dir {
-		t.Errorf("MainRoot from the worktree = %q, want %q", root, dir)
+	if root, _ := ProjectRoot(ctx, w.Path); root != dir {
+		t.Errorf("ProjectRoot from the run's worktree = %q, want %q", root, dir)
 	}
+	// A person's own linked worktree is a project of its own.
+	own := filepath.Join(t.TempDir(), "feat")
+	run(t, dir, "worktree", "add", "-q", "-b", "feat", own)
+	own, _ = filepath.EvalSymlinks(own)
+	if root, _ := ProjectRoot(ctx, own); root != own {
+		t.Errorf("ProjectRoot from a person's worktree = %q, want %q", root, own)
+	}
+	run(t, dir, "worktree", "remove", own)
 	// A hook that accepts only a marker file's presence.
 	hooks := filepath.Join(t.TempDir(), "hooks")
 	if err := InstallHooks(ctx, dir, w.Path, hooks, "test -e "+ShellQuote(filepath.Join(hooks, "ok"))); err != nil {
