@@ -181,6 +181,9 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	if why := worktreeGone(ctx, row); why != "" {
 		return nil, fmt.Errorf("%s; it cannot be resumed", why)
 	}
+	if RunLocked(o.StateRoot, row.ID) {
+		return nil, fmt.Errorf("%w: %s is being landed, undone or collected", ErrBusy, row.ID)
+	}
 	st, err := decodeState(row)
 	if err != nil {
 		return nil, err

@@ -222,3 +222,47 @@ func IsPreflight(err error) bool {
 	var pe *workspace.PreflightError
 	return errors.As(err, &pe)
 }
+
+// ErrLocked means a person's command (land, undo, gc) holds the run.
+var ErrLocked = errors.New("another ultra command is working on the run")
+
+// LockRun keeps other ultra commands (resume, land, undo, gc, waive) off
+// run id while a person's command changes its branch or worktree. A lock
+// left by a process that died is taken over.
+func LockRun(stateRoot, id string) (unlock func(), err error) {
+	path := filepath.Join(RunDir(stateRoot, id), "lock")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	for attempt := 0; attempt < 2; attempt++ {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprint(f, os.Getpid())
+			f.Close()
+			return func() { os.Remove(path) }, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+		if pid := lockHolder(path); pid != 0 && processAlive(pid) {
+			return nil, fmt.Errorf("%w (pid %d): try again when it is done", ErrLocked, pid)
+		}
+		os.Remove(path) // stale
+	}
+	return nil, fmt.Errorf("%w: could not take %s", ErrLocked, path)
+}
+
+// RunLocked reports whether a live process holds run id's lock.
+func RunLocked(stateRoot, id string) bool {
+	pid := lockHolder(filepath.Join(RunDir(stateRoot, id), "lock"))
+	return pid != 0 && pid != os.Getpid() && processAlive(pid)
+}
+
+func lockHolder(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}

@@ -111,6 +111,17 @@ func collectRun(ctx context.Context, o Options, row *store.Run, force, dryRun bo
 		c.Detail = "in progress"
 		return c
 	}
+	unlock, err := agent.LockRun(o.Agent.StateRoot, row.ID)
+	if err != nil {
+		c.Detail = err.Error()
+		return c
+	}
+	defer unlock()
+	// A resume may have begun since the runs were listed.
+	if fresh, err := o.Agent.Store.GetRun(ctx, row.ID); err != nil || agent.Live(fresh) {
+		c.Detail = "in progress"
+		return c
+	}
 	finished := row.Status == agent.StatusComplete || row.Status == agent.StatusCancelled || ws.Landed != ""
 	var dropped []string
 	if workspace.Exists(ctx, ws.Worktree) {

@@ -33,10 +33,11 @@ type Landed struct {
 // base moves by fast-forward: in the checkout that has it checked out
 // (git refuses if that would overwrite local changes), else by ref.
 func Land(ctx context.Context, o Options, id string) (*Landed, error) {
-	row, err := loadRun(ctx, o, id)
+	row, unlock, err := loadRun(ctx, o, id)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	ws := row.Workspace
 	if ws.Landed != "" {
 		return nil, refused("run %s was already landed on %s as %s", row.ID, ws.Base, short(ws.Landed))

@@ -41,22 +41,40 @@ func refused(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, args...))
 }
 
-// loadRun finds a run that has a branch and is not being driven now.
-func loadRun(ctx context.Context, o Options, id string) (*store.Run, error) {
-	row, err := o.Agent.Store.GetRun(ctx, id)
+// loadRun finds a run that has a branch and is not being driven now, and
+// locks it against other commands; call unlock when done.
+func loadRun(ctx context.Context, o Options, id string) (row *store.Run, unlock func(), err error) {
+	row, err = o.Agent.Store.GetRun(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	unlock, err = agent.LockRun(o.Agent.StateRoot, row.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", agent.ErrBusy, err)
+	}
+	// Read again under the lock: what was checked must still hold.
+	if row, err = o.Agent.Store.GetRun(ctx, row.ID); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	if err := usable(row); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return row, unlock, nil
+}
+
+func usable(row *store.Run) error {
 	ws := row.Workspace
 	switch {
 	case ws.Branch == "":
-		return nil, refused("run %s has no branch of its own (it worked in the checkout directly)", row.ID)
+		return refused("run %s has no branch of its own (it worked in the checkout directly)", row.ID)
 	case agent.Live(row):
-		return nil, fmt.Errorf("%w: run %s (pid %d)", agent.ErrBusy, row.ID, row.PID)
+		return fmt.Errorf("%w: run %s (pid %d)", agent.ErrBusy, row.ID, row.PID)
 	case ws.Undone != "":
-		return nil, refused("run %s was undone at %s: its branch and worktree are gone", row.ID, ws.Undone)
+		return refused("run %s was undone at %s: its branch and worktree are gone", row.ID, ws.Undone)
 	}
-	return row, nil
+	return nil
 }
 
 func decisions(o Options, row *store.Run) ([]gate.Decision, error) {

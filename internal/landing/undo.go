@@ -24,10 +24,11 @@ type Undone struct {
 // Undo drops a stopped run's work: its worktree and branch, or with
 // toLastGreen the commits and changes after its last green commit.
 func Undo(ctx context.Context, o Options, id string, toLastGreen, dryRun bool) (*Undone, error) {
-	row, err := loadRun(ctx, o, id)
+	row, unlock, err := loadRun(ctx, o, id)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	ws := row.Workspace
 	if ws.Landed != "" {
 		return nil, refused("run %s was landed on %s as %s; undo it there with git revert", row.ID, ws.Base, short(ws.Landed))

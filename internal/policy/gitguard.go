@@ -35,7 +35,7 @@ type GitVerdict struct {
 // judges the syntax only: it cannot see into script files the line runs,
 // and it assumes the shell starts in the run's worktree.
 func CheckGit(command string, r GitRules) GitVerdict {
-	v, _ := checkGitLine(command, r, 0, nil, gitCwd{rel: "."})
+	v, _ := checkGitLine(command, r, 0, nil, nil, gitCwd{rel: "."})
 	if v.Refused != "" {
 		v.Commits = false
 	}
@@ -52,6 +52,7 @@ type gitCwd struct {
 type gitCall struct {
 	cwd     gitCwd
 	env     []string           // git-steering variables set by env or sudo words
+	prog    []string           // program-running variables set by env or sudo words, as NAME=value
 	redirs  []*syntax.Redirect // the statement's redirections (a shell's script on stdin)
 	lenient bool               // "git" was found among another program's arguments
 }
@@ -60,8 +61,9 @@ type gitGuard struct {
 	r       GitRules
 	c       *classifier
 	depth   int
-	env     map[string]bool // git-steering variables the line (or an enclosing one) sets
-	cdpath  bool            // the line sets CDPATH: relative cd may go anywhere
+	env     map[string]bool   // git-steering variables the line (or an enclosing one) sets
+	prog    map[string]string // variables naming programs git runs, set to other than a harmless value: name -> value as written
+	cdpath  bool              // the line sets CDPATH: relative cd may go anywhere
 	cwd     gitCwd
 	dirs    []gitCwd // pushd's stack
 	funcs   map[string]*syntax.FuncDecl
@@ -72,7 +74,7 @@ type gitGuard struct {
 	commits bool
 }
 
-func checkGitLine(src string, r GitRules, depth int, env map[string]bool, cwd gitCwd) (GitVerdict, gitCwd) {
+func checkGitLine(src string, r GitRules, depth int, env map[string]bool, prog map[string]string, cwd gitCwd) (GitVerdict, gitCwd) {
 	f, err := parse(src)
 	if err != nil {
 		if mentionsGit(src) {
@@ -81,9 +83,12 @@ func checkGitLine(src string, r GitRules, depth int, env map[string]bool, cwd gi
 		return GitVerdict{}, cwd
 	}
 	g := &gitGuard{r: r, c: newClassifier(src, f, depth, nil), depth: depth, env: map[string]bool{},
-		cwd: cwd, funcs: map[string]*syntax.FuncDecl{}, calling: map[string]bool{}}
+		prog: map[string]string{}, cwd: cwd, funcs: map[string]*syntax.FuncDecl{}, calling: map[string]bool{}}
 	for k := range env {
 		g.env[k] = true
+	}
+	for k, v := range prog {
+		g.prog[k] = v
 	}
 	g.collectEnv(f)
 	g.walk(f)
@@ -111,6 +116,46 @@ func gitEnvVar(name string) bool {
 	return strings.HasPrefix(name, "GIT_CONFIG")
 }
 
+// gitProgVar reports whether name is a variable that makes git run a
+// program or read settings (which can name programs) whatever the
+// subcommand, and whether val is a harmless value for it.
+func gitProgVar(name, val string) (prog, harmless bool) {
+	switch name {
+	case "GIT_PAGER", "PAGER":
+		return true, val == "" || val == "cat" || val == "less"
+	case "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL":
+		return true, val == "" || val == "true" || val == ":"
+	case "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS":
+		return true, val == ""
+	case "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM":
+		return true, val == "" || val == "/dev/null"
+	case "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT":
+		return true, val == ""
+	}
+	if strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
+		return true, val == ""
+	}
+	return false, false
+}
+
+// progAssign judges a NAME=value word given to env or sudo: it returns
+// "NAME=value" when NAME names a program git runs and value is not
+// harmless (or is computed).
+func progAssign(a arg) string {
+	text := a.lit
+	if !a.static {
+		text = a.prefix
+	}
+	name, val, ok := strings.Cut(text, "=")
+	if !ok || !isIdent(name) {
+		return ""
+	}
+	if prog, harmless := gitProgVar(name, val); prog && (!a.static || !harmless) {
+		return a.text
+	}
+	return ""
+}
+
 // collectEnv records the git-steering variables the line sets anywhere:
 // assignments (prefix, plain, export/declare/local), loop variables and
 // variables filled by read and the like.
@@ -123,19 +168,41 @@ func (g *gitGuard) collectEnv(f *syntax.File) {
 			g.cdpath = true
 		}
 	}
+	assigned := map[string]bool{}
+	prog := func(name, text string, static bool, val string) {
+		if p, harmless := gitProgVar(name, val); p && (!static || !harmless) {
+			if _, seen := g.prog[name]; !seen {
+				g.prog[name] = text
+			}
+		}
+	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Assign:
 			if n.Name != nil {
 				note(n.Name.Value)
+				assigned[n.Name.Value] = true
+				switch {
+				case n.Append || n.Array != nil || n.Index != nil:
+					prog(n.Name.Value, n.Name.Value+"=...", false, "")
+				case n.Value == nil:
+					prog(n.Name.Value, n.Name.Value, true, "")
+				default:
+					a := g.c.analyse(n.Value)
+					prog(n.Name.Value, n.Name.Value+"="+a.text, a.static, a.lit)
+				}
 			}
 		case *syntax.WordIter:
 			note(n.Name.Value)
+			prog(n.Name.Value, "for "+n.Name.Value+" in ...", false, "")
 		}
 		return true
 	})
 	for name := range g.c.tainted {
 		note(name)
+		if !assigned[name] {
+			prog(name, name+" (read from input)", false, "")
+		}
 	}
 }
 
@@ -389,11 +456,15 @@ func (g *gitGuard) command(args []arg, ctx gitCall) {
 	}
 	first := args[0]
 	if !first.static {
-		g.computedProgram(args)
+		g.computedProgramCtx(args, ctx)
 		return
 	}
 	base := path.Base(first.lit)
 	rest := args[1:]
+	if sub, ok := dashedGit(base); ok {
+		g.dashedGit(first.text, sub, rest, ctx)
+		return
+	}
 	switch base {
 	case "git":
 		g.git(rest, ctx)
@@ -525,6 +596,10 @@ func (g *gitGuard) other(base string, rest []arg, ctx gitCall) {
 			g.command(rest[i:], ctx)
 			return
 		}
+		if sub, ok := dashedGit(path.Base(a.lit)); ok && knownGitSub(sub) && !strings.HasPrefix(a.lit, "-") {
+			g.command(rest[i:], ctx)
+			return
+		}
 		if (a.lit == "-c" || a.lit == "--command") && i+1 < len(rest) && rest[i+1].static {
 			g.nested(base+" "+a.lit, rest[i+1].lit, ctx, false)
 			if g.refused != "" {
@@ -543,6 +618,9 @@ func codeWritesGit(code string) bool {
 	git := false
 	for _, w := range words {
 		git = git || w == "git"
+		if sub, ok := dashedGit(w); ok && gitRefWriters[sub] {
+			return true
+		}
 	}
 	if !git {
 		return false
@@ -555,10 +633,139 @@ func codeWritesGit(code string) bool {
 	return false
 }
 
-// computedProgram judges a command whose program name is computed: it
-// may be git, so refuse it when an argument is a git subcommand that
-// writes refs.
+// dashedGit reports whether a program's basename is one of git's dashed
+// programs, git-<sub>, which is git running subcommand sub.
+func dashedGit(base string) (string, bool) {
+	sub, ok := strings.CutPrefix(base, "git-")
+	if !ok || sub == "" || strings.HasPrefix(sub, "-") {
+		return "", false
+	}
+	return sub, true
+}
+
+// dashedGit judges git-<sub> ARGS as git <sub> ARGS.
+func (g *gitGuard) dashedGit(program, sub string, rest []arg, ctx gitCall) {
+	if !knownGitSub(sub) {
+		// Not one of git's own programs: a tool or script of its own
+		// (git-lfs, ./scripts/git-sync.sh), which the guard cannot see
+		// into, like any script.
+		return
+	}
+	args := append([]arg{{text: program, lit: sub, static: true, prefix: sub}}, rest...)
+	g.git(args, ctx)
+}
+
+// programTail is the last path component of a program word as far as it
+// is static: its text with each expansion replaced by "\x00", read from
+// the word's source text; ok is false when the text cannot be read.
+func programTail(text string) (string, bool) {
+	f, err := parse(text)
+	if err != nil || len(f.Stmts) != 1 {
+		return "", false
+	}
+	ce, isCall := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !isCall || len(ce.Args) != 1 || len(ce.Assigns) != 0 {
+		return "", false
+	}
+	var pieces []string // static text, or "\x00" for an expansion
+	for _, p := range ce.Args[0].Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			pieces = append(pieces, unescape(p.Value, ""))
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				pieces = append(pieces, "\x00")
+			} else {
+				pieces = append(pieces, p.Value)
+			}
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					pieces = append(pieces, unescape(l.Value, "$`\"\\\n"))
+				} else {
+					pieces = append(pieces, "\x00")
+				}
+			}
+		default:
+			pieces = append(pieces, "\x00")
+		}
+	}
+	tail := ""
+	for i := len(pieces) - 1; i >= 0; i-- {
+		s := pieces[i]
+		if s != "\x00" {
+			if j := strings.LastIndexByte(s, '/'); j >= 0 {
+				return s[j+1:] + tail, true
+			}
+		}
+		tail = s + tail
+	}
+	return tail, true
+}
+
+// unescape removes the shell's backslash escapes from a literal: before
+// any character when special is "", else only before those in special.
+func unescape(s, special string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (special == "" || strings.IndexByte(special, s[i+1]) >= 0) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// computedProgram judges a command whose program name is computed. When
+// the static end of the name is /git or /git-<sub> it is git; when it may
+// be git or one of git's dashed programs but cannot be read, it is
+// refused; otherwise it may be git, so it is refused when an argument is
+// a git subcommand that writes refs.
 func (g *gitGuard) computedProgram(args []arg) {
+	g.computedProgramCtx(args, gitCall{cwd: g.cwd})
+}
+
+func (g *gitGuard) computedProgramCtx(args []arg, ctx gitCall) {
+	tail, ok := programTail(args[0].text)
+	switch {
+	case !ok:
+		if mentionsGit(args[0].text) {
+			g.refuse("the program %s is computed and may be git; ultra's git guard cannot check it: write `git SUBCOMMAND ...` literally", args[0].text)
+			return
+		}
+	case !strings.Contains(tail, "\x00"):
+		if tail == "git" {
+			g.git(args[1:], ctx)
+			return
+		}
+		if sub, ok := dashedGit(tail); ok {
+			g.dashedGit(args[0].text, sub, args[1:], ctx)
+			return
+		}
+	case strings.Trim(tail, "\x00") == "" && mentionsGit(args[0].text):
+		// $(which git), "$GIT": judged as git where it can be.
+		lctx := ctx
+		lctx.lenient = true
+		g.git(args[1:], lctx)
+		if g.refused != "" {
+			g.refused = fmt.Sprintf("the program %s is computed and may be git: %s", args[0].text, g.refused)
+			return
+		}
+	default:
+		lead, _, _ := strings.Cut(tail, "\x00")
+		end := tail[strings.LastIndexByte(tail, 0)+1:]
+		dashedEnd := false
+		if i := strings.IndexByte(end, '-'); i >= 0 && knownGitSub(end[i+1:]) || end == "git" {
+			dashedEnd = true
+		}
+		if strings.HasPrefix(lead, "git") || lead != "" && strings.HasPrefix("git", lead) || dashedEnd {
+			g.refuse("the program %s is computed and may be git or one of git's dashed programs (git-push, git-commit, ...); ultra's git guard cannot check it: write `git SUBCOMMAND ...` literally", args[0].text)
+			return
+		}
+	}
 	for _, a := range args[1:] {
 		if a.static && gitRefWriters[a.lit] {
 			g.refuse("the program %s is computed and its arguments include `%s`, a git subcommand that writes refs; write `git %s ...` literally so ultra's git guard can check it", args[0].text, a.lit, a.lit)
@@ -590,7 +797,15 @@ func (g *gitGuard) nested(what, script string, ctx gitCall, eval bool) {
 	for _, k := range ctx.env {
 		env[k] = true
 	}
-	v, end := checkGitLine(script, g.r, g.depth+1, env, ctx.cwd)
+	prog := map[string]string{}
+	for k, v := range g.prog {
+		prog[k] = v
+	}
+	for _, p := range ctx.prog {
+		name, _, _ := strings.Cut(p, "=")
+		prog[name] = p
+	}
+	v, end := checkGitLine(script, g.r, g.depth+1, env, prog, ctx.cwd)
 	if v.Refused != "" {
 		g.refuse("%s: %s", what, v.Refused)
 		return
@@ -617,9 +832,20 @@ func (g *gitGuard) wrapped(args []arg, ctx gitCall, spec optSpec, skip int) {
 
 func (g *gitGuard) envCmd(rest []arg, ctx gitCall) {
 	ctx.env = append([]string(nil), ctx.env...)
+	ctx.prog = append([]string(nil), ctx.prog...)
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		if !a.static {
+			if name, _, ok := strings.Cut(a.prefix, "="); ok && isIdent(name) && !a.split {
+				// NAME=$value: an assignment with a computed value.
+				if gitEnvVar(name) {
+					ctx.env = append(ctx.env, name)
+				}
+				if p := progAssign(a); p != "" {
+					ctx.prog = append(ctx.prog, p)
+				}
+				continue
+			}
 			g.command(rest[i:], ctx)
 			return
 		}
@@ -666,6 +892,9 @@ func (g *gitGuard) envCmd(rest []arg, ctx gitCall) {
 			if gitEnvVar(name) {
 				ctx.env = append(ctx.env, name)
 			}
+			if p := progAssign(a); p != "" {
+				ctx.prog = append(ctx.prog, p)
+			}
 		default:
 			g.command(rest[i:], ctx)
 			return
@@ -691,10 +920,22 @@ func (g *gitGuard) sudo(args []arg, ctx gitCall) {
 		ctx.cwd = gitCwd{outside: "`sudo --chroot`"}
 	}
 	ctx.env = append([]string(nil), ctx.env...)
+	ctx.prog = append([]string(nil), ctx.prog...)
 	rest := p.rest
-	for len(rest) > 0 && rest[0].static && strings.Contains(rest[0].lit, "=") && isIdent(strings.SplitN(rest[0].lit, "=", 2)[0]) {
-		if name := strings.SplitN(rest[0].lit, "=", 2)[0]; gitEnvVar(name) {
+	for len(rest) > 0 {
+		text := rest[0].lit
+		if !rest[0].static {
+			text = rest[0].prefix
+		}
+		name, _, ok := strings.Cut(text, "=")
+		if !ok || !isIdent(name) || rest[0].split {
+			break
+		}
+		if gitEnvVar(name) {
 			ctx.env = append(ctx.env, name)
+		}
+		if p := progAssign(rest[0]); p != "" {
+			ctx.prog = append(ctx.prog, p)
 		}
 		rest = rest[1:]
 	}
@@ -1051,13 +1292,37 @@ globals:
 	}
 	sub := args[i].lit
 	subArgs := args[i+1:]
-	if check, ok := gitSubcommands[sub]; ok && check(subArgs) == "" {
-		return // rule 1: read-only, whatever the global options
+	show := gitShow(sub, subArgs)
+	// Rules 3 and 5: -c and --config-env, whatever the subcommand (as
+	// planning's read-only check): a setting can run a program
+	// (core.fsmonitor, core.pager, diff.external, core.sshCommand) or
+	// define an alias.
+	for _, k := range keys {
+		if !k.static {
+			g.refuse("%s is refused: the git -c setting %s is computed; only display settings and user.name, user.email, commit.gpgsign are allowed", show, k.text)
+			return
+		}
+		key, _, _ := strings.Cut(k.lit, "=")
+		if !gitSafeConfig(key) {
+			g.refuse("%s is refused: git -c %s can disable hooks, define aliases or run other programs; only display settings and user.name, user.email, commit.gpgsign may be set with -c (run the plain command without -c)", show, key)
+			return
+		}
+	}
+	// Programs named in the environment run whatever the subcommand.
+	if why := g.progEnv(ctx); why != "" {
+		g.refuse("%s is refused: this command line sets %s, which makes git run another program or read other settings; run git without setting it (GIT_PAGER and PAGER may be cat or less)", show, why)
+		return
 	}
 	if ctx.lenient && !knownGitSub(sub) {
 		return
 	}
-	show := gitShow(sub, subArgs)
+	if why := gitRunsProgram(sub, subArgs, show); why != "" {
+		g.refuse("%s", why)
+		return
+	}
+	if check, ok := gitSubcommands[sub]; ok && check(subArgs) == "" {
+		return // rule 1: read-only, whatever the global options
+	}
 
 	// Rule 2.
 	if sub == "push" {
@@ -1074,18 +1339,6 @@ globals:
 		}
 		if optIs(strings.SplitN(a.lit, "=", 2)[0], "--no-verify") {
 			g.refuse("%s is refused: --no-verify skips the hooks that check commits; drop it and fix what the hooks report", show)
-			return
-		}
-	}
-	// Rules 3 and 5: -c and --config-env.
-	for _, k := range keys {
-		if !k.static {
-			g.refuse("%s is refused: the git -c setting %s is computed; only display settings and user.name, user.email, commit.gpgsign are allowed", show, k.text)
-			return
-		}
-		key, _, _ := strings.Cut(k.lit, "=")
-		if !gitSafeConfig(key) {
-			g.refuse("%s is refused: git -c %s can disable hooks, define aliases or run other programs; only display settings and user.name, user.email, commit.gpgsign may be set with -c (run the plain command without -c)", show, key)
 			return
 		}
 	}
@@ -1126,6 +1379,84 @@ globals:
 	if sub == "commit" {
 		g.commits = true
 	}
+}
+
+// progEnv names a program-running variable the line sets (the first by
+// name); "" when none.
+func (g *gitGuard) progEnv(ctx gitCall) string {
+	first, firstName := "", ""
+	consider := func(name, text string) {
+		if firstName == "" || name < firstName {
+			first, firstName = text, name
+		}
+	}
+	for name, text := range g.prog {
+		consider(name, text)
+	}
+	for _, p := range ctx.prog {
+		name, _, _ := strings.Cut(p, "=")
+		consider(name, p)
+	}
+	return first
+}
+
+// gitProgramOpts are subcommand options that make git run a program
+// named on the command line (or one it would not run otherwise):
+// fetch, ls-remote, clone and archive --remote run --upload-pack and
+// --exec on the remote side (locally for a path or ssh remote), push
+// runs --receive-pack, diff, log and show run the external diff driver
+// with --ext-diff, difftool runs --extcmd, grep runs -O's pager.
+var gitProgramOpts = []string{"--upload-pack", "--receive-pack", "--exec", "--ext-diff", "--extcmd",
+	"--open-files-in-pager"}
+
+// gitRunsProgram says why an invocation is refused for making git run a
+// program; "" when it does not.
+func gitRunsProgram(sub string, args []arg, show string) string {
+	switch sub {
+	case "difftool", "mergetool":
+		return fmt.Sprintf("%s is refused: `git %s` runs a diff or merge program; use `git diff` (without --ext-diff)", show, sub)
+	}
+	for _, a := range args {
+		if !a.static {
+			continue
+		}
+		l := a.lit
+		if l == "--" {
+			break
+		}
+		if len(l) < 2 || l[0] != '-' {
+			continue
+		}
+		if strings.HasPrefix(l, "--") {
+			o, _, _ := strings.Cut(l, "=")
+			for _, full := range gitProgramOpts {
+				if optIs(o, full) {
+					return fmt.Sprintf("%s is refused: %s makes git run another program; leave it out", show, o)
+				}
+			}
+			continue
+		}
+		// Short option clusters: the letters that run a program, up to
+		// the first letter that takes the rest of the word as its value.
+		var runs, vals string
+		switch sub {
+		case "grep":
+			runs, vals = "O", "efABCm"
+		case "clone":
+			runs, vals = "u", "objc"
+		case "ls-remote":
+			runs, vals = "u", "o"
+		}
+		for j := 1; j < len(l); j++ {
+			if strings.IndexByte(runs, l[j]) >= 0 {
+				return fmt.Sprintf("%s is refused: -%c makes git run another program; leave it out", show, l[j])
+			}
+			if strings.IndexByte(vals, l[j]) >= 0 {
+				break
+			}
+		}
+	}
+	return ""
 }
 
 func (g *gitGuard) worktreeName() string {
@@ -1519,12 +1850,25 @@ func (g *gitGuard) commitWhy(s string) string {
 		return "a commit id"
 	case strings.HasPrefix(s, "refs/"):
 		return "a ref"
+	case remoteTracking(s):
+		return "a remote-tracking branch"
 	case strings.HasSuffix(s, "_HEAD") && strings.ToUpper(s) == s:
 		return "a special ref"
 	case strings.HasPrefix(s, "ultra/"):
 		return "another run's branch"
 	}
 	return ""
+}
+
+// remoteTracking reports whether s looks like a remote-tracking branch
+// (origin/main, remotes/origin/main), which checking out detaches HEAD.
+func remoteTracking(s string) bool {
+	for _, p := range []string{"origin/", "upstream/", "remotes/"} {
+		if strings.HasPrefix(s, p) && len(s) > len(p) {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *gitGuard) reset(args []arg, show string) string {
@@ -1573,7 +1917,14 @@ func (g *gitGuard) checkout(args []arg, show string) string {
 	if p.computed != nil {
 		return fmt.Sprintf("%s is refused: the argument %s is computed and could be an option such as -b; write it literally", show, p.computed.text)
 	}
-	if p.dashdash || len(p.operands) == 0 {
+	// A "--" restores files only when paths follow it: `git checkout
+	// main --` switches to main.
+	paths := false
+	for _, a := range p.paths {
+		// An unquoted expansion may vanish and leave a bare "--".
+		paths = paths || a.static || !a.multi
+	}
+	if paths || len(p.operands) == 0 {
 		return "" // restoring files
 	}
 	first := p.operands[0]
@@ -1638,26 +1989,58 @@ func (g *gitGuard) branch(args []arg, show string) string {
 func (g *gitGuard) fetch(args []arg, show string) string {
 	p := parseGitArgs(args, "jo", "", []string{"depth", "deepen", "shallow-since", "shallow-exclude",
 		"refmap", "upload-pack", "server-option", "negotiation-tip", "jobs", "filter",
-		"recurse-submodules-default", "submodule-prefix", "shallow-exclude"})
+		"recurse-submodules-default", "submodule-prefix"})
+	if p.hasOpt("--refmap") {
+		return fmt.Sprintf("%s is refused: --refmap changes which refs the fetch updates and could overwrite branches; fetch without it (`git fetch origin BRANCH`) and read FETCH_HEAD or the remote-tracking branch", show)
+	}
+	if p.computed != nil {
+		return fmt.Sprintf("%s is refused: the argument %s is computed and could be a refspec or option that overwrites a branch; write it literally", show, p.computed.text)
+	}
 	if p.hasOpt("--multiple", "--all") || len(p.operands) < 2 {
 		return ""
 	}
+	prune := p.hasOpt("-p", "--prune")
 	for _, rs := range p.operands[1:] {
 		if !rs.static {
 			return fmt.Sprintf("%s is refused: the refspec %s is computed and could overwrite a branch; write it literally", show, rs.text)
 		}
-		i := strings.LastIndexByte(rs.lit, ':')
+		i := strings.IndexByte(rs.lit, ':')
 		if i < 0 {
 			continue
 		}
 		dst := rs.lit[i+1:]
-		role := g.branchRole(dst)
-		if role == "" && g.r.RunBranch != "" && branchName(dst) == g.r.RunBranch {
-			role = "the run's own branch " + g.r.RunBranch
+		if why := g.fetchDestWhy(dst); why != "" {
+			if prune {
+				why += " (and --prune would delete branches there)"
+			}
+			return fmt.Sprintf("%s is refused: the refspec %s %s; fetch without a destination (`git fetch origin %s`) and read FETCH_HEAD, or fetch into refs/remotes/...", show, rs.lit, why, strings.TrimPrefix(rs.lit[:i], "+"))
 		}
-		if role != "" {
-			return fmt.Sprintf("%s is refused: the refspec %s would overwrite %s; fetch without a destination (`git fetch origin %s`) and read FETCH_HEAD or the remote-tracking branch", show, rs.lit, role, strings.TrimPrefix(rs.lit[:i], "+"))
-		}
+	}
+	return ""
+}
+
+// fetchDestWhy says why a fetch refspec's destination may overwrite a
+// local branch; "" when it may not (none, or refs outside refs/heads/).
+func (g *gitGuard) fetchDestWhy(dst string) string {
+	if dst == "" {
+		return ""
+	}
+	role := g.branchRole(dst)
+	if role == "" && g.r.RunBranch != "" && branchName(dst) == g.r.RunBranch {
+		role = "the run's own branch " + g.r.RunBranch
+	}
+	if role != "" {
+		return "would overwrite " + role
+	}
+	l := strings.ToLower(dst)
+	if !strings.HasPrefix(l, "refs/") {
+		return "names the branch " + dst + " (a destination without refs/ is a local branch), which it would overwrite"
+	}
+	if strings.HasPrefix(l, "refs/heads") {
+		return "would overwrite the local branch " + dst
+	}
+	if j := strings.IndexByte(l, '*'); j >= 0 && strings.HasPrefix("refs/heads/", l[:j]) {
+		return "maps into refs/heads/ and would overwrite local branches"
 	}
 	return ""
 }
