@@ -86,7 +86,7 @@ func GC(ctx context.Context, o Options, force, dryRun bool) ([]Collected, error)
 		}
 	}
 	if !dryRun {
-		_, _ = workspace.Git(ctx, o.Repo, "worktree", "prune")
+		_ = workspace.Prune(ctx, o.Repo)
 	}
 	return out, nil
 }

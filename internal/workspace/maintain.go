@@ -20,7 +20,7 @@ type Listed struct {
 
 // List returns the repository's worktrees, the main one first.
 func List(ctx context.Context, repo string) ([]Listed, error) {
-	out, err := gitOut(ctx, repo, nil, "worktree", "list", "--porcelain")
+	out, err := worktreeGit(ctx, repo, "list", "--porcelain")
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func CheckedOut(ctx context.Context, repo, branch string) string {
 // Remove deletes a worktree, even a broken or half-made one, and prunes
 // git's record of it. It does not touch the branch.
 func Remove(ctx context.Context, repo, path string) error {
-	_, err := gitOut(ctx, repo, nil, "worktree", "remove", "--force", "--force", path)
+	_, err := worktreeGit(ctx, repo, "remove", "--force", "--force", path)
 	if err != nil {
 		// A worktree git no longer knows (or cannot read): remove the
 		// directory and let prune forget it.
@@ -71,8 +71,7 @@ func Remove(ctx context.Context, repo, path string) error {
 			return fmt.Errorf("removing %s: %w (git: %v)", path, rmErr, err)
 		}
 	}
-	_, err = gitOut(ctx, repo, nil, "worktree", "prune")
-	return err
+	return Prune(ctx, repo)
 }
 
 // DeleteBranch deletes a local branch whatever it holds.

@@ -132,7 +132,7 @@ func Create(ctx context.Context, repo string, w *Worktree) error {
 	if err := os.MkdirAll(filepath.Dir(w.Path), 0o755); err != nil {
 		return err
 	}
-	if _, err := gitOut(ctx, repo, nil, "worktree", "add", "--quiet", "-b", w.Branch, w.Path, w.StartCommit); err != nil {
+	if _, err := worktreeGit(ctx, repo, "add", "--quiet", "-b", w.Branch, w.Path, w.StartCommit); err != nil {
 		return err
 	}
 	if p, err := filepath.EvalSymlinks(w.Path); err == nil {

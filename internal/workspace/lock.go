@@ -1,0 +1,49 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// worktreeGit runs a git worktree command while holding the repository's
+// worktree lock: git reads every worktree's administrative files while it
+// adds, lists, removes or prunes one, and fails on a half-made one ("failed
+// to read .git/worktrees/…/commondir"), so ultra's processes take turns.
+func worktreeGit(ctx context.Context, repo string, args ...string) (string, error) {
+	unlock := lockWorktrees(ctx, repo)
+	defer unlock()
+	return gitOut(ctx, repo, nil, append([]string{"worktree"}, args...)...)
+}
+
+// lockWorktrees takes an advisory lock on a file in the repository's git
+// directory (best effort: without the file, no lock).
+func lockWorktrees(ctx context.Context, repo string) func() {
+	common := filepath.Join(repo, ".git")
+	if fi, err := os.Stat(common); err != nil || !fi.IsDir() {
+		c, err := gitOut(ctx, repo, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
+		if err != nil {
+			return func() {}
+		}
+		common = c
+	}
+	f, err := os.OpenFile(filepath.Join(common, "ultra-worktrees.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return func() {}
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}
+}
+
+// Prune forgets worktrees whose directories are gone.
+func Prune(ctx context.Context, repo string) error {
+	_, err := worktreeGit(ctx, repo, "prune")
+	return err
+}
