@@ -291,6 +291,9 @@ func TestParallelRunsLandTheirOwnBranches(t *testing.T) {
 	if out := git(t, dir, "status", "--porcelain"); strings.TrimSpace(out) != "" {
 		t.Fatalf("the checkout is not clean after landing:\n%s", out)
 	}
+	if runs := ultra(t, dir, "runs"); strings.Count(runs.stdout, " landed ") != 3 {
+		t.Fatalf("runs after landing:\n%s", runs.stdout)
+	}
 	again := ultra(t, dir, "land", ids[0])
 	if again.code == 0 || !strings.Contains(again.stderr, "already landed") {
 		t.Fatalf("landing twice: %d %s", again.code, again.stderr)
@@ -403,8 +406,11 @@ func TestUndo(t *testing.T) {
 	if r := ultra(t, dir, "resume", id); r.code == 0 || !strings.Contains(r.stderr, "undone") {
 		t.Fatalf("resume after undo: %d %s", r.code, r.stderr)
 	}
-	if r := ultra(t, dir, "undo", id); r.code == 0 {
-		t.Fatal("undo twice succeeded")
+	if r := ultra(t, dir, "undo", id); r.code != 3 {
+		t.Fatalf("undo twice: exit %d %s", r.code, r.stderr)
+	}
+	if runs := ultra(t, dir, "runs"); !strings.Contains(runs.stdout, " undone ") {
+		t.Fatalf("runs after undo:\n%s", runs.stdout)
 	}
 }
 

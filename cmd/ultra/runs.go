@@ -42,6 +42,8 @@ type runSummary struct {
 	Status  string    `json:"status"`
 	Reason  string    `json:"reason,omitempty"`
 	Task    string    `json:"task"`
+	Branch  string    `json:"branch,omitempty"`
+	Git     string    `json:"git,omitempty"` // landed, undone, removed, or "" while the worktree is there
 	Created time.Time `json:"created_at"`
 	Updated time.Time `json:"updated_at"`
 }
@@ -67,7 +69,7 @@ func newRunsCmd() *cobra.Command {
 			if asJSON {
 				out := []runSummary{}
 				for _, r := range runs {
-					out = append(out, runSummary{r.ID, r.Phase, liveStatus(r), r.Reason, r.Task, r.CreatedAt, r.UpdatedAt})
+					out = append(out, runSummary{r.ID, r.Phase, liveStatus(r), r.Reason, r.Task, r.Workspace.Branch, gitState(r.Workspace), r.CreatedAt, r.UpdatedAt})
 				}
 				return writeJSON(w, out)
 			}
@@ -76,9 +78,13 @@ func newRunsCmd() *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tPHASE\tSTATUS\tAGE\tTASK")
+			fmt.Fprintln(tw, "RUN\tPHASE\tSTATUS\tBRANCH\tAGE\tTASK")
 			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Phase, liveStatus(r), age(r.CreatedAt), clip(r.Task, 60))
+				branch := pick(gitState(r.Workspace), "worktree")
+				if r.Workspace.Branch == "" {
+					branch = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Phase, liveStatus(r), branch, age(r.CreatedAt), clip(r.Task, 60))
 			}
 			return tw.Flush()
 		},
@@ -86,6 +92,19 @@ func newRunsCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().IntVar(&limit, "limit", 50, "show at most this many runs")
 	return cmd
+}
+
+// gitState is what became of a run's branch and worktree.
+func gitState(ws store.Workspace) string {
+	switch {
+	case ws.Landed != "":
+		return "landed"
+	case ws.Undone != "":
+		return "undone"
+	case ws.Removed != "":
+		return "removed"
+	}
+	return ""
 }
 
 func clip(s string, n int) string {
