@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/landing"
 	"github.com/ultra-dev/ultra/internal/store"
@@ -19,17 +20,6 @@ import (
 // ExitRefused is the exit code of land, undo and gc when they refuse to
 // do what would break a run's git invariants.
 const ExitRefused = 3
-
-// landingOptions wires the landing commands to the project.
-func landingOptions(p *project, st *store.Store) (landing.Options, error) {
-	dir, err := p.worktreeDir()
-	if err != nil {
-		return landing.Options{}, err
-	}
-	vc := p.Config.Verify
-	return landing.Options{Repo: p.Root, WorktreeDir: dir, Agent: agent.Options{Store: st, StateRoot: p.StateRoot,
-		Git: p.gitSettings(), VerifyTimeout: vc.Timeout.D()}}, nil
-}
 
 // landingErr gives landing's errors their exit codes.
 func landingErr(err error) error {
@@ -44,27 +34,30 @@ func landingErr(err error) error {
 	return err
 }
 
-// openLanding opens the project and resolves the run id for a landing
-// command.
+// openLanding opens the project and, unless id is "", finds the run, for
+// a landing command; close the store when done.
 func openLanding(cmd *cobra.Command, id string) (landing.Options, *store.Store, string, error) {
-	p, st, err := openProject(cmd)
+	var p *project
+	var st *store.Store
+	var row *store.Run
+	var err error
+	if id == "" {
+		p, st, err = openProject(cmd)
+	} else {
+		p, st, row, err = openRun(cmd, id)
+	}
 	if err != nil {
 		return landing.Options{}, nil, "", err
 	}
-	o, err := landingOptions(p, st)
+	dir, err := p.worktreeDir()
 	if err != nil {
 		st.Close()
-		return o, nil, "", err
+		return landing.Options{}, nil, "", usageErr("%v", err)
 	}
-	if id == "" {
-		return o, st, "", nil
+	if row != nil {
+		id = row.ID
 	}
-	row, err := getRun(cmd, st, id)
-	if err != nil {
-		st.Close()
-		return o, nil, "", err
-	}
-	return o, st, row.ID, nil
+	return landing.Options{Repo: p.Root, WorktreeDir: dir, Agent: p.agentOptions(st)}, st, id, nil
 }
 
 func newDiffCmd() *cobra.Command {
@@ -271,7 +264,7 @@ func newHookCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{code: 1, err: fmt.Errorf("commit refused: reading run %s's gate decisions: %w", run, err)}
 			}
-			if agent.GreenDecision(ds, tree) == nil {
+			if gate.Green(ds, tree) == nil {
 				return &exitError{code: 1, err: fmt.Errorf("commit refused: the staged tree %s has no passing gate decision in run %s. "+
 					"ultra commits a run's work itself each time the gate passes", short(tree), run)}
 			}

@@ -17,16 +17,12 @@ func newCancelCmd() *cobra.Command {
 		Short: "Stop a run for good (a running one is interrupted first)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, st, err := openProject(cmd)
+			p, st, row, err := openRun(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			row, err := getRun(cmd, st, args[0])
-			if err != nil {
-				return err
-			}
-			out, err := agent.Cancel(cmd.Context(), agent.Options{Store: st, StateRoot: p.StateRoot}, row.ID, reason)
+			out, err := agent.Cancel(cmd.Context(), p.agentOptions(st), row.ID, reason)
 			if errors.Is(err, agent.ErrBusy) || (err != nil && strings.Contains(err.Error(), "already")) {
 				return usageErr("%v", err)
 			}

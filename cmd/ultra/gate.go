@@ -13,6 +13,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 func newGateCmd() *cobra.Command {
@@ -26,15 +27,11 @@ func newGateCmd() *cobra.Command {
 		Short: "List the gate decisions of a run, with its baseline",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, st, err := openProject(cmd)
+			p, st, row, err := openRun(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			row, err := getRun(cmd, st, args[0])
-			if err != nil {
-				return err
-			}
 			dir := agent.RunDir(p.StateRoot, row.ID)
 			ds, err := gatefile.Read(dir)
 			if err != nil {
@@ -65,20 +62,15 @@ func newGateCmd() *cobra.Command {
 			if strings.TrimSpace(reason) == "" {
 				return usageErr("a waiver needs a reason: --reason \"...\"")
 			}
-			p, st, err := openProject(cmd)
+			p, st, row, err := openRun(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			row, err := getRun(cmd, st, args[0])
-			if err != nil {
-				return err
-			}
 			if by == "" {
 				by = whoAmI(p.Root)
 			}
-			o := agent.Options{Store: st, StateRoot: p.StateRoot, Git: p.gitSettings()}
-			out, d, err := agent.Waive(cmd.Context(), o, row.ID, by, reason)
+			out, d, err := agent.Waive(cmd.Context(), p.agentOptions(st), row.ID, by, reason)
 			if errors.Is(err, agent.ErrBusy) || (err != nil && strings.Contains(err.Error(), "already complete")) {
 				return usageErr("%v", err)
 			}
@@ -150,11 +142,8 @@ func printGate(w io.Writer, run string, base *gate.Baseline, ds []gate.Decision)
 }
 
 func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
 	if s == "" {
 		return "-"
 	}
-	return s
+	return workspace.Short(s)
 }

@@ -50,15 +50,11 @@ func newApproveCmd() *cobra.Command {
 }
 
 func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOptions) error {
-	p, st, err := openProject(cmd)
+	p, st, row, err := openRun(cmd, id)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	row, err := getRun(cmd, st, id)
-	if err != nil {
-		return err
-	}
 	if err := f.validate(); err != nil {
 		return err
 	}

@@ -15,14 +15,6 @@ import (
 	"github.com/ultra-dev/ultra/internal/store"
 )
 
-// liveStatus shows a run whose process died as interrupted.
-func liveStatus(r *store.Run) string {
-	if r.Status == agent.StatusRunning && !agent.ProcessAlive(r.PID) {
-		return agent.StatusInterrupted
-	}
-	return r.Status
-}
-
 func age(t time.Time) string {
 	d := time.Since(t)
 	switch {
@@ -69,7 +61,7 @@ func newRunsCmd() *cobra.Command {
 			if asJSON {
 				out := []runSummary{}
 				for _, r := range runs {
-					out = append(out, runSummary{r.ID, r.Phase, liveStatus(r), r.Reason, r.Task, r.Workspace.Branch, gitState(r.Workspace), r.CreatedAt, r.UpdatedAt})
+					out = append(out, runSummary{r.ID, r.Phase, agent.ShownStatus(r), r.Reason, r.Task, r.Workspace.Branch, gitState(r.Workspace), r.CreatedAt, r.UpdatedAt})
 				}
 				return writeJSON(w, out)
 			}
@@ -84,7 +76,7 @@ func newRunsCmd() *cobra.Command {
 				if r.Workspace.Branch == "" {
 					branch = "-"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Phase, liveStatus(r), branch, age(r.CreatedAt), clip(r.Task, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Phase, agent.ShownStatus(r), branch, age(r.CreatedAt), clip(r.Task, 60))
 			}
 			return tw.Flush()
 		},

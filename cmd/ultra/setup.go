@@ -102,6 +102,27 @@ func openProject(cmd *cobra.Command) (*project, *store.Store, error) {
 	return p, st, nil
 }
 
+// openRun opens the project and finds run id in it; close the store when
+// done.
+func openRun(cmd *cobra.Command, id string) (*project, *store.Store, *store.Run, error) {
+	p, st, err := openProject(cmd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	row, err := getRun(cmd, st, id)
+	if err != nil {
+		st.Close()
+		return nil, nil, nil, err
+	}
+	return p, st, row, nil
+}
+
+// agentOptions are what commands that act on stored runs (cancel, waive,
+// land, …) give the agent: the store, the state root and the git rules.
+func (p *project) agentOptions(st *store.Store) agent.Options {
+	return agent.Options{Store: st, StateRoot: p.StateRoot, Git: p.gitSettings(), VerifyTimeout: p.Config.Verify.Timeout.D()}
+}
+
 // ensureIgnored keeps a state directory out of git with its own .gitignore.
 func ensureIgnored(stateRoot string) {
 	ignore := filepath.Join(stateRoot, ".gitignore")

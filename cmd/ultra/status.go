@@ -19,15 +19,11 @@ func newStatusCmd() *cobra.Command {
 		Short: "Show a run's phase, axes, retries, budgets, plan and last events",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, st, err := openProject(cmd)
+			_, st, row, err := openRun(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			row, err := getRun(cmd, st, args[0])
-			if err != nil {
-				return err
-			}
 			s, err := agent.Describe(cmd.Context(), st, row, n)
 			if err != nil {
 				return err

@@ -175,7 +175,7 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	if err != nil {
 		return nil, err
 	}
-	if row.Status == StatusRunning && row.PID != 0 && row.PID != os.Getpid() && processAlive(row.PID) {
+	if Live(row) {
 		return nil, fmt.Errorf("%w: run %s (pid %d)", ErrBusy, row.ID, row.PID)
 	}
 	if why := worktreeGone(ctx, row); why != "" {

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"os"
 	"syscall"
 	"time"
 
@@ -22,7 +21,7 @@ func Cancel(ctx context.Context, o Options, id, reason string) (*Outcome, error)
 	if p := phase.Phase(row.Phase); p == phase.Complete || p == phase.Cancelled {
 		return nil, fmt.Errorf("run %s is already %s", row.ID, p)
 	}
-	if row.Status == StatusRunning && row.PID != os.Getpid() && processAlive(row.PID) {
+	if Live(row) {
 		if err := syscall.Kill(row.PID, syscall.SIGTERM); err != nil {
 			return nil, fmt.Errorf("interrupting run %s (pid %d): %w", row.ID, row.PID, err)
 		}

@@ -40,8 +40,8 @@ func permits(a axes.Axes, toolName string) bool {
 	return ok
 }
 
-// check is the execution guard (layer 2) plus the safety rules. It is
-// pure: it neither emits nor changes anything.
+// check is the execution guard (layer 2) plus the safety rules. It neither
+// emits nor changes anything (the commit guard may hash the working tree).
 func (r *runner) check(c llm.ToolCall) *refusal {
 	p := r.st.Phase.Phase
 	if _, ok := r.tools[c.Name]; !ok {

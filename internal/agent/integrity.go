@@ -69,19 +69,25 @@ func (r *runner) gitFingerprint() (fingerprint, ownTip string) {
 		return "", ""
 	}
 	ctx := context.Background()
-	out, _ := workspace.Git(ctx, r.row.Workdir, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/")
+	// One listing of the branches: each with its commit, and "*" on the one
+	// the worktree's HEAD points at.
+	out, _ := workspace.Git(ctx, r.row.Workdir, "for-each-ref", "--format=%(HEAD) %(objectname) %(refname:short)", "refs/heads/")
 	var keep []string
 	for _, line := range strings.Split(out, "\n") {
-		name, commit, _ := strings.Cut(line, " ")
+		head, rest, _ := strings.Cut(line, " ")
+		commit, name, _ := strings.Cut(rest, " ")
 		if name == ws.Branch {
 			ownTip = commit
+		}
+		if head == "*" {
+			keep = append(keep, "HEAD "+name) // where, not at which commit: that is ownTip's
 		}
 		if name == ws.Base || workspace.Protected(r.o.Git.protected(), name) {
 			keep = append(keep, line)
 		}
 	}
 	hooks, _ := workspace.Git(ctx, r.row.Workdir, "config", "--get", "core.hooksPath")
-	keep = append(keep, "HEAD "+workspace.CurrentBranch(ctx, r.row.Workdir), "hooks "+hooks)
+	keep = append(keep, "hooks "+hooks)
 	return strings.Join(keep, "\n"), ownTip
 }
 

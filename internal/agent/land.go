@@ -34,8 +34,3 @@ func VerifyTree(ctx context.Context, o Options, row *store.Run) (gate.Decision, 
 	path, err := gatefile.Write(runDir, d)
 	return d, res, path, err
 }
-
-// Live reports whether a process is driving the run now.
-func Live(row *store.Run) bool {
-	return row.Status == StatusRunning && processAlive(row.PID)
-}

@@ -518,8 +518,19 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// ProcessAlive is processAlive for surfaces that show runs.
-func ProcessAlive(pid int) bool { return processAlive(pid) }
+// Live reports whether another process, still alive, is driving the run.
+func Live(row *store.Run) bool {
+	return row.Status == StatusRunning && row.PID != 0 && row.PID != os.Getpid() && processAlive(row.PID)
+}
+
+// ShownStatus is a run's status as surfaces show it: a run whose process
+// died shows as interrupted.
+func ShownStatus(row *store.Run) string {
+	if row.Status == StatusRunning && row.PID != os.Getpid() && !processAlive(row.PID) {
+		return StatusInterrupted
+	}
+	return row.Status
+}
 
 // estimateUsage approximates the tokens of a request and its answer (about
 // four bytes a token) for servers that report none.

@@ -68,10 +68,7 @@ func Describe(ctx context.Context, st *store.Store, row *store.Run, n int) (*Sta
 	if err != nil {
 		return nil, err
 	}
-	status := row.Status
-	if status == StatusRunning && !processAlive(row.PID) {
-		status = StatusInterrupted
-	}
+	status := ShownStatus(row)
 	s := &Status{
 		ID: row.ID, Task: row.Task, Repo: row.Repo, Workdir: row.Workdir, Workspace: row.Workspace, Phase: row.Phase, Status: status,
 		Reason: row.Reason, Axes: row.Axes, Provider: row.Provider, Model: row.Model,

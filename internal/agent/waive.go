@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/event"
@@ -29,7 +28,7 @@ func Waive(ctx context.Context, o Options, id, by, reason string) (*Outcome, gat
 	if why := worktreeGone(ctx, row); why != "" {
 		return nil, gate.Decision{}, fmt.Errorf("%s: there is no tree to waive", why)
 	}
-	if row.Status == StatusRunning && row.PID != os.Getpid() && processAlive(row.PID) {
+	if Live(row) {
 		return nil, gate.Decision{}, fmt.Errorf("%w: run %s (pid %d); waive it when it stops", ErrBusy, row.ID, row.PID)
 	}
 	if row.Phase == string(phase.Complete) {

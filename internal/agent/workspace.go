@@ -136,7 +136,7 @@ func (r *runner) checkGit(cmd string) *refusal {
 		}
 		if d := r.greenDecision(tree); d == nil {
 			return &refusal{layer: LayerGit, reason: fmt.Sprintf("git commit is refused: the working tree (tree %s) has no passing gate decision. "+
-				"ultra commits the run's work itself each time the gate passes, so you need not commit: call phase{to:\"verifying\"} when the change is ready", shortHash(tree))}
+				"ultra commits the run's work itself each time the gate passes, so you need not commit: call phase{to:\"verifying\"} when the change is ready", workspace.Short(tree))}
 		}
 	}
 	return nil
@@ -145,18 +145,7 @@ func (r *runner) checkGit(cmd string) *refusal {
 // greenDecision is the run's latest decision that let tree through, if any.
 func (r *runner) greenDecision(tree string) *gate.Decision {
 	ds, _ := gatefile.Read(RunDir(r.o.StateRoot, r.row.ID))
-	return GreenDecision(ds, tree)
-}
-
-// GreenDecision is the latest of ds that let tree advance (PASS,
-// CONCERNS or a person's waiver).
-func GreenDecision(ds []gate.Decision, tree string) *gate.Decision {
-	for i := len(ds) - 1; i >= 0; i-- {
-		if ds[i].Tree == tree && ds[i].Status.Advances() {
-			return &ds[i]
-		}
-	}
-	return nil
+	return gate.Green(ds, tree)
 }
 
 // commitGreen commits the tree the gate let through on the run's branch.
@@ -175,7 +164,7 @@ func (r *runner) commitGreen(ctx context.Context, d gate.Decision) string {
 		return fmt.Sprintf("\nThe branch %s already holds this tree; nothing new to commit.", ws.Branch)
 	}
 	r.emit(event.Commit, event.CommitData{Commit: commit, Branch: ws.Branch, Tree: d.Tree, Gate: d.N, Status: string(d.Status)})
-	return fmt.Sprintf("\nultra committed the tree as %s on %s.", shortHash(commit), ws.Branch)
+	return fmt.Sprintf("\nultra committed the tree as %s on %s.", workspace.Short(commit), ws.Branch)
 }
 
 // CommitMessage is the message of ultra's commit of a green tree.
@@ -194,13 +183,6 @@ func CommitMessage(task, runID string, d gate.Decision) string {
 	return b.String()
 }
 
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
 // worktreeGone explains why a run's worktree cannot be worked in, or "".
 func worktreeGone(ctx context.Context, row *store.Run) string {
 	ws := row.Workspace
@@ -208,7 +190,7 @@ func worktreeGone(ctx context.Context, row *store.Run) string {
 	case ws.Worktree == "":
 		return ""
 	case ws.Landed != "":
-		return fmt.Sprintf("run %s was landed (%s)", row.ID, shortHash(ws.Landed))
+		return fmt.Sprintf("run %s was landed (%s)", row.ID, workspace.Short(ws.Landed))
 	case ws.Undone != "":
 		return fmt.Sprintf("run %s was undone: its worktree and branch are gone", row.ID)
 	case ws.Removed != "" || !workspace.Exists(ctx, ws.Worktree):

@@ -354,9 +354,20 @@ func regressions(in Input, c Counts) []string {
 // CachedPass returns the latest decision that passed (or a person waived)
 // for the exact tree, if any: a tree that already passed is not run again.
 func CachedPass(prev []Decision, tree string) *Decision {
-	for i := len(prev) - 1; i >= 0; i-- {
-		if prev[i].Valid(tree) && prev[i].Status != Concerns {
-			return &prev[i]
+	return latest(prev, func(d Decision) bool { return d.Valid(tree) && d.Status != Concerns })
+}
+
+// Green returns the latest decision that let the exact tree advance (PASS,
+// CONCERNS or a person's waiver), if any: only such a tree is committed
+// and landed.
+func Green(ds []Decision, tree string) *Decision {
+	return latest(ds, func(d Decision) bool { return d.Valid(tree) })
+}
+
+func latest(ds []Decision, ok func(Decision) bool) *Decision {
+	for i := len(ds) - 1; i >= 0; i-- {
+		if ok(ds[i]) {
+			return &ds[i]
 		}
 	}
 	return nil

@@ -147,3 +147,27 @@ func TestBaseline(t *testing.T) {
 		t.Fatalf("%+v", nb)
 	}
 }
+
+func TestGreen(t *testing.T) {
+	ds := []Decision{
+		{N: 1, Tree: "aaa", Status: Pass},
+		{N: 2, Tree: "bbb", Status: Concerns},
+		{N: 3, Tree: "aaa", Status: Fail},
+		{N: 4, Tree: "ccc", Status: Waived},
+		{N: 5, Status: Pass}, // no tree: proves nothing about any tree
+	}
+	for _, c := range []struct {
+		tree string
+		want int // decision N, 0 for none
+	}{
+		{"aaa", 1}, {"bbb", 2}, {"ccc", 4}, {"ddd", 0}, {"", 0},
+	} {
+		got := Green(ds, c.tree)
+		if (got == nil) != (c.want == 0) || got != nil && got.N != c.want {
+			t.Errorf("Green(%q) = %+v, want decision %d", c.tree, got, c.want)
+		}
+	}
+	if CachedPass(ds, "bbb") != nil {
+		t.Error("CONCERNS is green but not a cache hit: the tests run again")
+	}
+}

@@ -146,19 +146,23 @@ func collectRun(ctx context.Context, o Options, row *store.Run, force, dryRun bo
 	} else {
 		dropped = append(dropped, "a missing or broken worktree")
 	}
+	// Commits the base does not have (the base as it is now, or as it was
+	// when the run started if it is gone).
 	unmerged := 0
-	if ws.Landed == "" && workspace.BranchTip(ctx, o.Repo, ws.Branch) != "" {
-		commits, _ := workspace.Commits(ctx, o.Repo, ws.BaseCommit, ws.Branch)
-		if base := workspace.BranchTip(ctx, o.Repo, ws.Base); base != "" {
-			commits, _ = workspace.Commits(ctx, o.Repo, base, ws.Branch)
+	tip := workspace.BranchTip(ctx, o.Repo, ws.Branch)
+	if ws.Landed == "" && tip != "" {
+		base := workspace.BranchTip(ctx, o.Repo, ws.Base)
+		if base == "" {
+			base = ws.BaseCommit
 		}
+		commits, _ := workspace.Commits(ctx, o.Repo, base, ws.Branch)
 		unmerged = len(commits)
 	}
 	deleteBranch := unmerged == 0 || force
 	c.Action = "removed"
 	switch {
 	case unmerged > 0 && force:
-		dropped = append(dropped, fmt.Sprintf("branch %s with %d unmerged commit(s) (tip %s)", ws.Branch, unmerged, short(workspace.BranchTip(ctx, o.Repo, ws.Branch))))
+		dropped = append(dropped, fmt.Sprintf("branch %s with %d unmerged commit(s) (tip %s)", ws.Branch, unmerged, workspace.Short(tip)))
 	case unmerged > 0:
 		c.Detail = fmt.Sprintf("branch %s kept: %d unmerged commit(s) (ultra land %s, or ultra undo %s)", ws.Branch, unmerged, row.ID, row.ID)
 	}

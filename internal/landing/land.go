@@ -40,7 +40,7 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 	defer unlock()
 	ws := row.Workspace
 	if ws.Landed != "" {
-		return nil, refused("run %s was already landed on %s as %s", row.ID, ws.Base, short(ws.Landed))
+		return nil, refused("run %s was already landed on %s as %s", row.ID, ws.Base, workspace.Short(ws.Landed))
 	}
 	tip := workspace.BranchTip(ctx, o.Repo, ws.Branch)
 	if tip == "" {
@@ -57,8 +57,8 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 	if err != nil {
 		return nil, err
 	}
-	if agent.GreenDecision(ds, tipTree) == nil {
-		return nil, refused("the tip of %s (%s) is a tree the gate never passed; `ultra undo %s --to-last-green` goes back to the last green commit", ws.Branch, short(tip), row.ID)
+	if gate.Green(ds, tipTree) == nil {
+		return nil, refused("the tip of %s (%s) is a tree the gate never passed; `ultra undo %s --to-last-green` goes back to the last green commit", ws.Branch, workspace.Short(tip), row.ID)
 	}
 	res := &Landed{Run: row.ID, Base: ws.Base}
 	if worktreeUsable(ctx, row) {
@@ -80,7 +80,7 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 		if _, err := workspace.Git(ctx, where, "merge", "--ff-only", "--quiet", tip); err != nil {
 			kept := "the run's branch keeps its work"
 			if res.Merge != "" {
-				kept = fmt.Sprintf("the run's branch keeps its work and the verified merge %s", short(res.Merge))
+				kept = fmt.Sprintf("the run's branch keeps its work and the verified merge %s", workspace.Short(res.Merge))
 			}
 			advice := ""
 			if changed, _ := workspace.Changed(ctx, where); len(changed) > 0 {

@@ -115,7 +115,7 @@ func Diff(ctx context.Context, o Options, id string, committedOnly bool) (*DiffS
 			return nil, err
 		}
 		spec.To, spec.Uncommitted = tree, true
-		spec.Header = fmt.Sprintf("run %s: %s@%s → worktree %s (committed and uncommitted changes)", row.ID, ws.Base, short(ws.BaseCommit), ws.Worktree)
+		spec.Header = fmt.Sprintf("run %s: %s@%s → worktree %s (committed and uncommitted changes)", row.ID, ws.Base, workspace.Short(ws.BaseCommit), ws.Worktree)
 		return spec, nil
 	}
 	tip := workspace.BranchTip(ctx, o.Repo, ws.Branch)
@@ -127,32 +127,23 @@ func Diff(ctx context.Context, o Options, id string, committedOnly bool) (*DiffS
 		}
 	}
 	spec.To = tip
-	spec.Header = fmt.Sprintf("run %s: %s@%s → %s@%s (committed changes)", row.ID, ws.Base, short(ws.BaseCommit), ws.Branch, short(tip))
+	spec.Header = fmt.Sprintf("run %s: %s@%s → %s@%s (committed changes)", row.ID, ws.Base, workspace.Short(ws.BaseCommit), ws.Branch, workspace.Short(tip))
 	return spec, nil
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // lastGreen is the newest commit of the run's branch (after its base)
 // whose tree the gate let through, or "".
 func lastGreen(ctx context.Context, o Options, row *store.Run, ds []gate.Decision) (string, error) {
 	ws := row.Workspace
-	out, err := workspace.Git(ctx, o.Repo, "rev-list", "refs/heads/"+ws.Branch, "^"+ws.BaseCommit)
+	// Each commit with its tree, newest first, in one call.
+	out, err := workspace.Git(ctx, o.Repo, "log", "--format=%H %T", "refs/heads/"+ws.Branch, "^"+ws.BaseCommit)
 	if err != nil {
 		return "", err
 	}
-	for _, c := range strings.Fields(out) {
-		tree, err := workspace.TreeOf(ctx, o.Repo, c)
-		if err != nil {
-			return "", err
-		}
-		if agent.GreenDecision(ds, tree) != nil {
-			return c, nil
+	for _, line := range strings.Split(out, "\n") {
+		commit, tree, _ := strings.Cut(line, " ")
+		if gate.Green(ds, tree) != nil {
+			return commit, nil
 		}
 	}
 	return "", nil

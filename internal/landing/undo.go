@@ -31,7 +31,7 @@ func Undo(ctx context.Context, o Options, id string, toLastGreen, dryRun bool) (
 	defer unlock()
 	ws := row.Workspace
 	if ws.Landed != "" {
-		return nil, refused("run %s was landed on %s as %s; undo it there with git revert", row.ID, ws.Base, short(ws.Landed))
+		return nil, refused("run %s was landed on %s as %s; undo it there with git revert", row.ID, ws.Base, workspace.Short(ws.Landed))
 	}
 	res := &Undone{Run: row.ID, Branch: ws.Branch, DryRun: dryRun, Tip: workspace.BranchTip(ctx, o.Repo, ws.Branch)}
 	usable := worktreeUsable(ctx, row)

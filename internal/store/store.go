@@ -23,8 +23,7 @@ import (
 
 // Store is an open database.
 type Store struct {
-	db   *sql.DB
-	path string
+	db *sql.DB
 }
 
 // ErrNotFound is returned when no run matches an id.
@@ -47,7 +46,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(4)
-	s := &Store{db: db, path: path}
+	s := &Store{db: db}
 	// Switching a new database to WAL needs a moment alone with it; a
 	// process opening the store at the same time as another waits.
 	var err2 error
@@ -63,9 +62,6 @@ func Open(path string) (*Store, error) {
 	}
 	return s, nil
 }
-
-// Path is the database file.
-func (s *Store) Path() string { return s.path }
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }

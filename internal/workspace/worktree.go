@@ -126,8 +126,7 @@ func Prepare(ctx context.Context, s Start) (*Worktree, error) {
 }
 
 // Create makes the worktree Prepare planned: its branch at the start
-// commit, checked out in w.Path, with the hooks directory hooksDir (see
-// InstallHooks) as its own core.hooksPath.
+// commit, checked out in w.Path (InstallHooks then gives it its hooks).
 func Create(ctx context.Context, repo string, w *Worktree) error {
 	if err := os.MkdirAll(filepath.Dir(w.Path), 0o755); err != nil {
 		return err
@@ -229,6 +228,14 @@ func Commits(ctx context.Context, repo, base, branch string) ([]string, error) {
 		return nil, err
 	}
 	return strings.Split(out, "\n"), nil
+}
+
+// Short is a commit or tree hash cut to twelve characters, for people.
+func Short(hash string) string {
+	if len(hash) > 12 {
+		return hash[:12]
+	}
+	return hash
 }
 
 // TreeOf returns the tree of a commit.
