@@ -34,12 +34,13 @@ package verify
 // lines and pytest "FAILED path::test" lines.
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ultra-dev/ultra/internal/verify/report"
 )
 
 // tally counts tests.
@@ -60,13 +61,10 @@ type parsed struct {
 	NoTests string // the runner's own "no tests found" line
 }
 
-// maxLine bounds one line of output; the rest of a longer line is dropped.
-const maxLine = 1 << 20
-
 // parseOutput reads a whole output stream.
 func parseOutput(r io.Reader) (parsed, error) {
 	p := newOutputParser()
-	err := readLines(r, p.line)
+	err := report.ReadLines(r, p.line)
 	return p.finish(), err
 }
 
@@ -74,30 +72,6 @@ func parseOutput(r io.Reader) (parsed, error) {
 func parseString(s string) parsed {
 	res, _ := parseOutput(strings.NewReader(s))
 	return res
-}
-
-func readLines(r io.Reader, fn func(string)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var buf []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if room := maxLine - len(buf); room > 0 {
-			buf = append(buf, chunk[:min(room, len(chunk))]...)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if len(buf) > 0 {
-			fn(string(buf))
-		}
-		buf = buf[:0]
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 type outputParser struct {
@@ -164,16 +138,21 @@ func joinNonEmpty(a, b string) string {
 
 var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]`)
 
+// stripANSI removes colour codes.
+func stripANSI(s string) string {
+	if strings.IndexByte(s, 0x1b) < 0 {
+		return s
+	}
+	return ansiRE.ReplaceAllString(s, "")
+}
+
 // cleanLine removes colour codes and carriage-return redraws (only what is
 // visible last remains).
 func cleanLine(s string) string {
 	if i := strings.LastIndexByte(s, '\r'); i >= 0 {
 		s = s[i+1:]
 	}
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = ansiRE.ReplaceAllString(s, "")
-	}
-	return s
+	return stripANSI(s)
 }
 
 // nameSet keeps distinct names in order, up to a bound.

@@ -306,12 +306,21 @@ func parseUnittest(r io.Reader, root string) (*report.Report, error) {
 }
 
 func readLinesTrimmed(r io.Reader, fn func(string)) error {
-	return readLines(r, func(s string) { fn(cleanLine(strings.TrimRight(s, "\r\n"))) })
+	return report.ReadLines(r, func(s string) { fn(cleanLine(strings.TrimRight(s, "\r\n"))) })
 }
 
-// addCase appends c to rep and counts it.
+// addCase appends c to rep and counts it; an unknown status is an error.
 func addCase(rep *report.Report, c report.Case) {
-	switch c.Status {
+	if countCase(rep, c.Status) == report.Error {
+		c.Status = report.Error
+	}
+	rep.Cases = append(rep.Cases, c)
+}
+
+// countCase counts a case of status s in rep, an unknown status as an
+// error, and returns the status counted.
+func countCase(rep *report.Report, s report.Status) report.Status {
+	switch s {
 	case report.Passed:
 		rep.Passed++
 	case report.Failed:
@@ -319,10 +328,10 @@ func addCase(rep *report.Report, c report.Case) {
 	case report.Skipped:
 		rep.Skipped++
 	default:
-		c.Status = report.Error
 		rep.Errors++
+		return report.Error
 	}
-	rep.Cases = append(rep.Cases, c)
+	return s
 }
 
 // clipMessage bounds a failure message to report.MaxMessage, keeping its
@@ -330,13 +339,6 @@ func addCase(rep *report.Report, c report.Case) {
 func clipMessage(s string) string {
 	s = strings.TrimSpace(s)
 	return clip(s, report.MaxMessage)
-}
-
-func stripANSI(s string) string {
-	if strings.IndexByte(s, 0x1b) < 0 {
-		return s
-	}
-	return ansiRE.ReplaceAllString(s, "")
 }
 
 // relTo makes an absolute path under root relative to it (slash-separated).

@@ -58,17 +58,14 @@ func pytestSignal(dir string) (string, error) {
 // project, else the first python3 that has the module (the pytest program
 // for pytest), else plain python3 (which will report the module missing).
 func pythonRunner(dir, mod string) (prefix, why string) {
-	if ok, _ := isFile(filepath.Join(dir, "uv.lock")); ok && installed("uv") {
-		if mod == "pytest" {
-			return "uv run pytest", "uv.lock and uv"
+	for _, tool := range []string{"uv", "poetry"} {
+		if ok, _ := isFile(filepath.Join(dir, tool+".lock")); ok && installed(tool) {
+			why := tool + ".lock and " + tool
+			if mod == "pytest" {
+				return tool + " run pytest", why
+			}
+			return tool + " run python -m " + mod, why
 		}
-		return "uv run python -m " + mod, "uv.lock and uv"
-	}
-	if ok, _ := isFile(filepath.Join(dir, "poetry.lock")); ok && installed("poetry") {
-		if mod == "pytest" {
-			return "poetry run pytest", "poetry.lock and poetry"
-		}
-		return "poetry run python -m " + mod, "poetry.lock and poetry"
 	}
 	for _, venv := range []string{".venv", "venv"} {
 		py := filepath.Join(dir, venv, "bin", "python")
@@ -82,11 +79,10 @@ func pythonRunner(dir, mod string) (prefix, why string) {
 	if hasPythonModule("python3", "pytest") {
 		return "python3 -m pytest", ""
 	}
-	if installed("pytest") {
-		return "pytest", "python3 has no pytest, the pytest program does"
-	}
-	if installed("pytest-3") {
-		return "pytest-3", "python3 has no pytest, the pytest-3 program does"
+	for _, prog := range []string{"pytest", "pytest-3"} {
+		if installed(prog) {
+			return prog, "python3 has no pytest, the " + prog + " program does"
+		}
 	}
 	return "python3 -m pytest", "pytest does not seem to be installed"
 }

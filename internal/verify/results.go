@@ -63,12 +63,13 @@ func readResults(cr *CommandResult, d Detected, root, reportPath, keepDir string
 	cr.Tests = rep.Cases
 	cr.Passed, cr.Skipped = rep.Passed, rep.Skipped
 	cr.Failed, cr.Errors = rep.Failed+rep.Errors, rep.Errors
+	failing := rep.Failing()
 	names := newNameSet(MaxFailing)
-	for _, c := range rep.Failing() {
+	for _, c := range failing {
 		names.add(failingName(c))
 	}
 	cr.Failing = names.list
-	if ex := casesExcerpt(rep.Failing(), MaxExcerpt); ex != "" {
+	if ex := casesExcerpt(failing, MaxExcerpt); ex != "" {
 		cr.excerpt = ex
 	}
 }
@@ -339,16 +340,7 @@ const jestSuiteFailed = "Test suite failed to run"
 func recount(rep *report.Report) {
 	rep.Passed, rep.Failed, rep.Skipped, rep.Errors = 0, 0, 0, 0
 	for _, c := range rep.Cases {
-		switch c.Status {
-		case report.Passed:
-			rep.Passed++
-		case report.Failed:
-			rep.Failed++
-		case report.Skipped:
-			rep.Skipped++
-		default:
-			rep.Errors++
-		}
+		countCase(rep, c.Status)
 	}
 }
 

@@ -148,8 +148,10 @@ func uniquify(cases []Case) {
 // maxLine bounds one line of input; the rest of a longer line is dropped.
 const maxLine = 1 << 20
 
-// readLines calls fn with each line of r, without its line ending.
-func readLines(r io.Reader, fn func(string)) error {
+// ReadLines calls fn with each line of r, with its line ending, bounded to
+// 1 MiB (the rest of a longer line is dropped). A last line without a
+// line ending is passed when it is not empty.
+func ReadLines(r io.Reader, fn func(string)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
 	for {
@@ -160,13 +162,8 @@ func readLines(r io.Reader, fn func(string)) error {
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		if len(buf) > 0 || err == nil {
-			s := string(buf)
-			s = strings.TrimSuffix(s, "\n")
-			s = strings.TrimSuffix(s, "\r")
-			if len(s) > 0 || err == nil {
-				fn(s)
-			}
+		if len(buf) > 0 {
+			fn(string(buf))
 		}
 		buf = buf[:0]
 		if err == io.EOF {
@@ -176,6 +173,17 @@ func readLines(r io.Reader, fn func(string)) error {
 			return err
 		}
 	}
+}
+
+// readLines calls fn with each line of r, without its line ending; a last
+// line without one that is empty once a "\r" is removed is not passed.
+func readLines(r io.Reader, fn func(string)) error {
+	return ReadLines(r, func(raw string) {
+		s := strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")
+		if s != "" || strings.HasSuffix(raw, "\n") {
+			fn(s)
+		}
+	})
 }
 
 var (
