@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
@@ -69,14 +67,9 @@ var _ Provider = (*Anthropic)(nil)
 
 // NewAnthropic returns a provider for cfg. It does not contact the server.
 func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
-	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
-	if base == "" {
-		base = DefaultAnthropicBaseURL
-	}
-	base = strings.TrimRight(strings.TrimSuffix(base, "/v1"), "/")
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("anthropic: base URL %q: want an http:// or https:// URL such as %s", cfg.BaseURL, DefaultAnthropicBaseURL)
+	base, err := providerBaseURL(anthropicName, cfg.BaseURL, DefaultAnthropicBaseURL, "/v1")
+	if err != nil {
+		return nil, err
 	}
 	if cfg.MaxRetries < 0 {
 		return nil, fmt.Errorf("anthropic: max retries is %d, want 0 or more", cfg.MaxRetries)
@@ -84,15 +77,11 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("anthropic: max tokens is %d, want 0 (the default, %d) or more", cfg.MaxTokens, DefaultAnthropicMaxTokens)
 	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = defaultHTTPClient()
-	}
 	// The service is built from explicit options only, not
 	// anthropic.NewClient, so ambient ANTHROPIC_* variables (base URL, key,
 	// token) never leak into a request meant for another server.
 	opts := []option.RequestOption{
-		option.WithHTTPClient(client),
+		option.WithHTTPClient(httpClientOr(cfg.HTTPClient)),
 		option.WithBaseURL(base + "/"),
 		option.WithMaxRetries(cfg.MaxRetries),
 	}
@@ -109,7 +98,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	return &Anthropic{
 		cfg:       cfg,
 		baseURL:   base,
-		stream:    cfg.Stream == nil || *cfg.Stream,
+		stream:    streaming(cfg.Stream),
 		maxTokens: maxTokens,
 		messages:  anthropic.NewMessageService(opts...),
 	}, nil
@@ -127,12 +116,7 @@ func (p *Anthropic) Name() string { return anthropicName }
 // input_tokens as reported, which excludes the cached tokens counted in
 // CacheReadTokens and CacheWriteTokens.
 func (p *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
-	return dispatch(anthropicName, req, p.cfg.Model, onDelta, p.params, func(params anthropic.MessageNewParams, model string, onDelta func(Delta)) (*Response, error) {
-		if p.stream {
-			return p.streamed(ctx, params, model, onDelta)
-		}
-		return p.complete(ctx, params, model, onDelta)
-	})
+	return dispatch(ctx, anthropicName, req, p.cfg.Model, onDelta, p.params, either(p.stream, p.streamed, p.complete))
 }
 
 // streamed runs one streaming request.

@@ -25,9 +25,7 @@ func (p *Anthropic) convertError(ctx context.Context, err error, model string) e
 	if msg, ok := strings.CutPrefix(err.Error(), "received error while streaming: "); ok {
 		return &Error{Provider: anthropicName, Message: "the server reported an error mid-stream: " + bodyMessage([]byte(msg)), Retryable: true}
 	}
-	// Everything else happened on the way: connection refused or reset, a
-	// body cut short, an answer that is not JSON. Another try may succeed.
-	return &Error{Provider: anthropicName, Message: fmt.Sprintf("request to %s failed: %v", p.baseURL, err), Retryable: true}
+	return connectionError(anthropicName, p.baseURL, err)
 }
 
 // apiError converts an error status, or an error event sent mid-stream
@@ -36,10 +34,7 @@ func (p *Anthropic) apiError(e *anthropic.Error, model string) *Error {
 	code := e.StatusCode
 	kind, msg := anthropicErrorBody(e.RawJSON())
 	if msg == "" {
-		msg = strings.ToLower(http.StatusText(code))
-	}
-	if msg == "" {
-		msg = "HTTP " + itoa(code)
+		msg = statusText(code)
 	}
 	if kind == "" {
 		kind = string(e.Type())

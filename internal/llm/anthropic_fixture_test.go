@@ -2,15 +2,10 @@ package llm
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -22,45 +17,7 @@ var anthropicFixtureSuites = []string{
 }
 
 func TestAnthropicFixtures(t *testing.T) {
-	root := providerFixtures(t)
-	found := 0
-	for _, suite := range anthropicFixtureSuites {
-		files, _ := filepath.Glob(filepath.Join(root, suite, "*", "*.yaml"))
-		for _, file := range files {
-			found++
-			rel, _ := filepath.Rel(root, file)
-			t.Run(strings.TrimSuffix(rel, ".yaml"), func(t *testing.T) { replayAnthropicFixture(t, file) })
-		}
-	}
-	if found == 0 {
-		t.Skipf("no Anthropic cassettes under %s", root)
-	}
-}
-
-// anthropicReplay serves recorded responses in order and records the
-// requests.
-type anthropicReplay struct {
-	mu       sync.Mutex
-	recorded []interaction
-	requests []map[string]any
-}
-
-func (r *anthropicReplay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	raw, _ := io.ReadAll(req.Body)
-	var body map[string]any
-	_ = json.Unmarshal(raw, &body)
-	r.mu.Lock()
-	n := len(r.requests)
-	r.requests = append(r.requests, body)
-	r.mu.Unlock()
-	if req.URL.Path != "/v1/messages" || n >= len(r.recorded) {
-		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"unexpected request"}}`, http.StatusTeapot)
-		return
-	}
-	rec := r.recorded[n]
-	w.Header().Set("Content-Type", rec.ContentType)
-	w.WriteHeader(rec.Status)
-	_, _ = io.WriteString(w, rec.Body)
+	runFixtures(t, "Anthropic ", suiteGlobs(anthropicFixtureSuites...), replayAnthropicFixture)
 }
 
 var anthropicScenarios = map[string]scenario{
@@ -75,46 +32,28 @@ func replayAnthropicFixture(t *testing.T, file string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := strings.TrimSuffix(filepath.Base(file), ".yaml")
-	streaming := strings.HasSuffix(base, "_streaming") || strings.HasSuffix(base, "-streaming")
-	name := strings.TrimSuffix(strings.TrimSuffix(base, "_streaming"), "-streaming")
+	name, streaming := cassetteName(file)
 	sc, ok := anthropicScenarios[name]
 	if !ok {
-		t.Skipf("no scenario for %s", base)
+		t.Skipf("no scenario for %s", filepath.Base(file))
 	}
-	rp := &anthropicReplay{recorded: recorded}
-	srv := httptest.NewServer(rp)
-	defer srv.Close()
+	rp, srv := serveReplay(t, recorded, func(path string) bool { return path == "/v1/messages" },
+		`{"type":"error","error":{"type":"invalid_request_error","message":"unexpected request"}}`)
 	p := newTestAnthropic(t, srv.URL, streaming, nil)
 
-	req := Request{System: sc.system, Messages: []Message{{Role: RoleUser, Content: sc.prompt}}, Tools: sc.tools, MaxTokens: 4000}
+	req := scenarioRequest(sc)
 	if name == "thinking" {
 		// As recorded: the budget must stay below max_tokens.
 		req.ThinkingBudget, req.MaxTokens = 4000, 4096
 	}
-	for turn := range recorded {
-		var deltas []Delta
-		resp, err := p.Stream(context.Background(), req, func(d Delta) { deltas = append(deltas, d) })
-		if err != nil {
-			t.Fatalf("turn %d: %v", turn, err)
-		}
-		want := anthropicReferenceDecode(t, recorded[turn].Body, streaming)
-		checkAgainstAnthropicReference(t, turn, resp, want)
-		checkDeltas(t, resp, deltas)
+	replayTurns(t, p, req, len(recorded), func(turn int, req Request, resp *Response) {
+		checkAgainstAnthropicReference(t, turn, resp, anthropicReferenceDecode(t, recorded[turn].Body, streaming))
 		checkAnthropicSent(t, rp.requests[turn], req, streaming)
 		if name == "thinking" && turn == 0 && (len(resp.Thinking) == 0 || resp.Thinking[0].Text == "" || resp.Thinking[0].Signature == "") {
 			t.Errorf("turn %d: thinking %+v, want text with a signature", turn, resp.Thinking)
 		}
-		if turn == 0 {
-			checkAnthropicScenario(t, name, resp)
-		} else if resp.Text == "" || resp.StopReason != "end_turn" {
-			t.Errorf("turn %d: final answer %+v", turn, resp)
-		}
-		req.Messages = append(req.Messages, Message{Role: RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls, Thinking: resp.Thinking})
-		for _, c := range resp.ToolCalls {
-			req.Messages = append(req.Messages, Message{Role: RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: sc.result(c)})
-		}
-	}
+		checkAnswer(t, turn, name, resp, "end_turn", "tool_use")
+	}, func(_ int, c ToolCall) string { return sc.result(c) })
 }
 
 func newTestAnthropic(t *testing.T, url string, stream bool, mod func(*AnthropicConfig)) *Anthropic {
@@ -128,42 +67,6 @@ func newTestAnthropic(t *testing.T, url string, stream bool, mod func(*Anthropic
 		t.Fatal(err)
 	}
 	return p
-}
-
-// checkAnthropicScenario checks the first answer means what the prompt
-// asked for.
-func checkAnthropicScenario(t *testing.T, name string, resp *Response) {
-	t.Helper()
-	switch name {
-	case "simple":
-		if resp.Text == "" || resp.StopReason != "end_turn" || len(resp.ToolCalls) != 0 {
-			t.Errorf("simple answer %+v", resp)
-		}
-	case "tool", "thinking":
-		if len(resp.ToolCalls) != 1 || resp.StopReason != "tool_use" {
-			t.Fatalf("tool answer %+v", resp)
-		}
-		var args struct{ Location string }
-		c := resp.ToolCalls[0]
-		if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || c.Name != "weather" || c.ID == "" || !strings.Contains(args.Location, "Florence") {
-			t.Errorf("weather call %+v (%v)", c, err)
-		}
-	case "multi_tool":
-		if len(resp.ToolCalls) != 2 || resp.StopReason != "tool_use" {
-			t.Fatalf("multi-tool answer %+v", resp)
-		}
-		names := map[string]bool{}
-		for _, c := range resp.ToolCalls {
-			var args struct{ A, B int }
-			if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || args.A != 2 || args.B != 3 || c.ID == "" {
-				t.Errorf("call %+v (%v)", c, err)
-			}
-			names[c.Name] = true
-		}
-		if !names["add"] || !names["multiply"] || resp.ToolCalls[0].ID == resp.ToolCalls[1].ID {
-			t.Errorf("calls %+v", resp.ToolCalls)
-		}
-	}
 }
 
 // checkAnthropicSent checks the request the adapter sent for req: turns

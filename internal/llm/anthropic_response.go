@@ -12,20 +12,16 @@ import (
 // forwarding each fragment to onDelta as it arrives. Thinking blocks are
 // kept apart from the text, in Response.Thinking.
 type anthropicAssembler struct {
-	onDelta func(Delta)
-	text    strings.Builder
-	calls   []ToolCall
+	answer
 	slots   map[int64]int // content block index -> position in calls
 	think   []Thinking
 	tslots  map[int64]int // content block index -> position in think
-	usage   Usage
-	stop    string
-	model   string
-	stopped bool // message_stop arrived
+	stopped bool          // message_stop arrived
 }
 
 func newAnthropicAssembler(onDelta func(Delta)) *anthropicAssembler {
-	return &anthropicAssembler{onDelta: onDelta, slots: map[int64]int{}, tslots: map[int64]int{}}
+	// The usage is always known: message_start carries it.
+	return &anthropicAssembler{answer: answer{onDelta: onDelta, haveUsage: true}, slots: map[int64]int{}, tslots: map[int64]int{}}
 }
 
 // add folds one event in.
@@ -35,23 +31,14 @@ func (a *anthropicAssembler) add(ev anthropic.MessageStreamEventUnion) {
 		if ev.Message.Model != "" {
 			a.model = string(ev.Message.Model)
 		}
-		u := ev.Message.Usage
-		a.usage = Usage{
-			InputTokens:      u.InputTokens,
-			OutputTokens:     u.OutputTokens,
-			CacheReadTokens:  u.CacheReadInputTokens,
-			CacheWriteTokens: u.CacheCreationInputTokens,
-		}
+		a.usage = anthropicUsage(ev.Message.Usage)
 	case "content_block_start":
 		b := ev.ContentBlock
 		switch b.Type {
 		case "text":
 			a.addText(b.Text)
 		case "tool_use":
-			pos := len(a.calls)
-			a.calls = append(a.calls, ToolCall{ID: b.ID, Name: b.Name})
-			a.slots[ev.Index] = pos
-			a.onDelta(Delta{Kind: DeltaToolCall, ToolIndex: pos, ToolID: b.ID, ToolName: b.Name})
+			a.slots[ev.Index] = a.addCall(ToolCall{ID: b.ID, Name: b.Name})
 		case "thinking":
 			a.tslots[ev.Index] = len(a.think)
 			a.think = append(a.think, Thinking{Text: b.Thinking, Signature: b.Signature})
@@ -103,14 +90,6 @@ func (a *anthropicAssembler) add(ev anthropic.MessageStreamEventUnion) {
 	}
 }
 
-func (a *anthropicAssembler) addText(s string) {
-	if s == "" {
-		return
-	}
-	a.text.WriteString(s)
-	a.onDelta(Delta{Kind: DeltaText, Text: s})
-}
-
 // result returns the assembled answer. A stream that ended without
 // message_stop or a stop reason was cut short (a dropped connection, a
 // proxy timeout) even when it ended cleanly, so its content cannot be
@@ -126,16 +105,9 @@ func (a *anthropicAssembler) result() (*Response, error) {
 			a.onDelta(Delta{Kind: DeltaToolCall, ToolIndex: i, Text: "{}"})
 		}
 	}
-	a.onDelta(Delta{Kind: DeltaUsage, Usage: a.usage})
-	ensureIDs(a.calls)
-	return &Response{
-		Text:       a.text.String(),
-		ToolCalls:  a.calls,
-		Usage:      a.usage,
-		StopReason: a.stop,
-		Model:      a.model,
-		Thinking:   a.think,
-	}, nil
+	r := a.response()
+	r.Thinking = a.think
+	return r, nil
 }
 
 // fromAnthropicMessage converts a non-streamed answer, replaying it to
@@ -145,8 +117,9 @@ func fromAnthropicMessage(m *anthropic.Message, onDelta func(Delta)) (*Response,
 	if m == nil || m.StopReason == "" {
 		return nil, &Error{Provider: anthropicName, Message: "response has no stop reason", Retryable: true}
 	}
-	r := &Response{StopReason: string(m.StopReason), Model: string(m.Model)}
 	var text strings.Builder
+	var calls []ToolCall
+	var thinking []Thinking
 	for _, b := range m.Content {
 		switch b.Type {
 		case "text":
@@ -166,28 +139,30 @@ func fromAnthropicMessage(m *anthropic.Message, onDelta func(Delta)) (*Response,
 					args = string(in)
 				}
 			}
-			r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
+			calls = append(calls, ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
 		case "thinking":
-			r.Thinking = append(r.Thinking, Thinking{Text: b.Thinking, Signature: b.Signature})
+			thinking = append(thinking, Thinking{Text: b.Thinking, Signature: b.Signature})
 		case "redacted_thinking":
-			r.Thinking = append(r.Thinking, Thinking{Redacted: b.Data})
+			thinking = append(thinking, Thinking{Redacted: b.Data})
 		}
 	}
-	r.Text = text.String()
-	if r.Text != "" {
-		onDelta(Delta{Kind: DeltaText, Text: r.Text})
+	a := &answer{onDelta: onDelta, usage: anthropicUsage(m.Usage), haveUsage: true, stop: string(m.StopReason), model: string(m.Model)}
+	a.addText(text.String())
+	for _, c := range calls {
+		a.addCall(c)
 	}
-	for i, c := range r.ToolCalls {
-		onDelta(Delta{Kind: DeltaToolCall, ToolIndex: i, ToolID: c.ID, ToolName: c.Name, Text: c.Arguments})
-	}
-	u := m.Usage
-	r.Usage = Usage{
+	r := a.response()
+	r.Thinking = thinking
+	return r, nil
+}
+
+// anthropicUsage maps Anthropic usage, whose input_tokens excludes the
+// cached tokens.
+func anthropicUsage(u anthropic.Usage) Usage {
+	return Usage{
 		InputTokens:      u.InputTokens,
 		OutputTokens:     u.OutputTokens,
 		CacheReadTokens:  u.CacheReadInputTokens,
 		CacheWriteTokens: u.CacheCreationInputTokens,
 	}
-	onDelta(Delta{Kind: DeltaUsage, Usage: r.Usage})
-	ensureIDs(r.ToolCalls)
-	return r, nil
 }

@@ -56,8 +56,7 @@ func TestAnthropicStreamingAssembly(t *testing.T) {
 	var c capture
 	srv := c.server(t, 200, "text/event-stream", body, nil)
 	p := newTestAnthropic(t, srv.URL, true, nil)
-	var deltas []Delta
-	resp, err := p.Stream(context.Background(), Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}}, func(d Delta) { deltas = append(deltas, d) })
+	resp, deltas, err := streamDeltas(p, Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,9 +94,8 @@ func TestAnthropicNonStreaming(t *testing.T) {
 	var c capture
 	srv := c.server(t, 200, "application/json", body, nil)
 	p := newTestAnthropic(t, srv.URL, false, nil)
-	var deltas []Delta
 	// A large max_tokens is sent, not refused by the SDK as "needs streaming".
-	resp, err := p.Stream(context.Background(), Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}, MaxTokens: 64000}, func(d Delta) { deltas = append(deltas, d) })
+	resp, deltas, err := streamDeltas(p, Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}, MaxTokens: 64000})
 	if err != nil {
 		t.Fatal(err)
 	}

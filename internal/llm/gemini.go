@@ -6,7 +6,6 @@ import (
 	"iter"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -69,23 +68,16 @@ var _ Provider = (*Gemini)(nil)
 
 // NewGemini returns a provider for cfg. It does not contact the server.
 func NewGemini(cfg GeminiConfig) (*Gemini, error) {
-	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
-	if base == "" {
-		base = DefaultGeminiBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("gemini: base URL %q: want an http:// or https:// URL such as %s", cfg.BaseURL, DefaultGeminiBaseURL)
+	base, err := providerBaseURL(geminiName, cfg.BaseURL, DefaultGeminiBaseURL, "")
+	if err != nil {
+		return nil, err
 	}
 	if cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("gemini: max tokens is %d, want 0 or more", cfg.MaxTokens)
 	}
 	root, version := splitGeminiVersion(base)
 
-	client := cfg.HTTPClient
-	if client == nil {
-		client = defaultHTTPClient()
-	}
+	client := httpClientOr(cfg.HTTPClient)
 	wrapped := *client
 	wrapped.Transport = &geminiTransport{base: client.Transport, stripKey: cfg.APIKey == ""}
 
@@ -117,7 +109,7 @@ func NewGemini(cfg GeminiConfig) (*Gemini, error) {
 	return &Gemini{
 		cfg:        cfg,
 		baseURL:    base,
-		stream:     cfg.Stream == nil || *cfg.Stream,
+		stream:     streaming(cfg.Stream),
 		models:     c.Models,
 		signatures: map[string][]byte{},
 	}, nil
@@ -149,31 +141,34 @@ func (p *Gemini) Name() string { return geminiName }
 // less the cached tokens counted in CacheReadTokens; OutputTokens counts
 // the answer and the model's thoughts, which are billed as output.
 func (p *Gemini) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
-	return dispatch(geminiName, req, p.cfg.Model, onDelta, p.params, func(params geminiParams, model string, onDelta func(Delta)) (*Response, error) {
-		rec := &geminiFailure{}
-		ctx := context.WithValue(ctx, geminiFailureKey{}, rec)
-		a := newGeminiAssembler(onDelta)
-		var answers iter.Seq2[*genai.GenerateContentResponse, error]
-		if p.stream {
-			answers = p.models.GenerateContentStream(ctx, model, params.contents, params.config)
-		} else {
-			answers = func(yield func(*genai.GenerateContentResponse, error) bool) {
-				yield(p.models.GenerateContent(ctx, model, params.contents, params.config))
-			}
+	return dispatch(ctx, geminiName, req, p.cfg.Model, onDelta, p.params, p.generate)
+}
+
+// generate runs one request, streaming or not.
+func (p *Gemini) generate(ctx context.Context, params geminiParams, model string, onDelta func(Delta)) (*Response, error) {
+	rec := &geminiFailure{}
+	ctx = context.WithValue(ctx, geminiFailureKey{}, rec)
+	a := newGeminiAssembler(onDelta)
+	var answers iter.Seq2[*genai.GenerateContentResponse, error]
+	if p.stream {
+		answers = p.models.GenerateContentStream(ctx, model, params.contents, params.config)
+	} else {
+		answers = func(yield func(*genai.GenerateContentResponse, error) bool) {
+			yield(p.models.GenerateContent(ctx, model, params.contents, params.config))
 		}
-		for res, err := range answers {
-			if err != nil {
-				return nil, p.convertError(ctx, err, rec, model)
-			}
-			a.add(res)
-		}
-		resp, err := a.result(model)
+	}
+	for res, err := range answers {
 		if err != nil {
-			return nil, err
+			return nil, p.convertError(ctx, err, rec, model)
 		}
-		p.remember(a.signatures)
-		return resp, nil
-	})
+		a.add(res)
+	}
+	resp, err := a.result(model)
+	if err != nil {
+		return nil, err
+	}
+	p.remember(a.signatures)
+	return resp, nil
 }
 
 // remember keeps the thought signatures of an answer's function calls.

@@ -31,10 +31,7 @@ func (p *Gemini) convertError(ctx context.Context, err error, rec *geminiFailure
 		if status >= 400 {
 			return p.apiError(genai.APIError{Code: status, Message: err.Error()}, status, header, model)
 		}
-		// Everything else happened on the way: connection refused or
-		// reset, a stream cut short, an answer that is not JSON. Another
-		// try may succeed.
-		return &Error{Provider: geminiName, Message: fmt.Sprintf("request to %s failed: %v", p.baseURL, err), Retryable: true}
+		return connectionError(geminiName, p.baseURL, err)
 	}
 	if status < 400 && apiErr.Code == 0 {
 		// An error event inside a 200 stream.
@@ -51,21 +48,10 @@ func (p *Gemini) apiError(e genai.APIError, status int, header http.Header, mode
 		code = e.Code
 	}
 	msg := geminiMessage(e, code)
-	out := &Error{Provider: geminiName, StatusCode: code, Retryable: retryableStatus(code)}
 	keyProblem := code == http.StatusUnauthorized || code == http.StatusForbidden ||
 		(code == http.StatusBadRequest && (strings.Contains(msg, "API key") || strings.Contains(geminiReason(e), "API_KEY")))
-	switch {
-	case keyProblem:
-		out.Message = fmt.Sprintf("%s: check the API key (GEMINI_API_KEY or the configured key) and its access to model %q at %s", msg, model, p.baseURL)
-	case code == http.StatusNotFound:
-		out.Message = fmt.Sprintf("%s: check the model name %q and the base URL %s", msg, model, p.baseURL)
-	case code == http.StatusTooManyRequests:
-		out.Message = "rate limited: " + msg
-	case code >= 500:
-		out.Message = "server error: " + msg
-	default:
-		out.Message = msg
-	}
+	out := &Error{Provider: geminiName, StatusCode: code, Retryable: retryableStatus(code),
+		Message: statusMessage(code, msg, keyProblem, "GEMINI_API_KEY", model, p.baseURL, "")}
 	if header != nil {
 		out.RetryAfter = retryAfter(header)
 	}
@@ -88,10 +74,7 @@ func geminiMessage(e genai.APIError, code int) string {
 	if e.Status != "" {
 		return e.Status
 	}
-	if t := http.StatusText(code); t != "" {
-		return strings.ToLower(t)
-	}
-	return "HTTP " + itoa(code)
+	return statusText(code)
 }
 
 // geminiReason is the reason of the error's ErrorInfo detail, if any.

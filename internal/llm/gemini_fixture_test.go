@@ -1,15 +1,10 @@
 package llm
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -18,48 +13,11 @@ import (
 var geminiFixtureDirs = []string{"TestGoogleCommon/gemini-*", "TestGoogleCommon/vertex-gemini-*", "TestGoogleThinking/*"}
 
 func TestGeminiFixtures(t *testing.T) {
-	root := providerFixtures(t)
-	found := 0
+	var globs []string
 	for _, dir := range geminiFixtureDirs {
-		files, _ := filepath.Glob(filepath.Join(root, dir, "*.yaml"))
-		for _, file := range files {
-			found++
-			rel, _ := filepath.Rel(root, file)
-			t.Run(strings.TrimSuffix(rel, ".yaml"), func(t *testing.T) { replayGeminiFixture(t, file) })
-		}
+		globs = append(globs, dir+"/*.yaml")
 	}
-	if found == 0 {
-		t.Skipf("no Gemini cassettes under %s", root)
-	}
-}
-
-// geminiReplay serves recorded responses in order and records the requests.
-type geminiReplay struct {
-	mu       sync.Mutex
-	recorded []interaction
-	requests []map[string]any
-	paths    []string
-	keys     []string
-}
-
-func (r *geminiReplay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	raw, _ := io.ReadAll(req.Body)
-	var body map[string]any
-	_ = json.Unmarshal(raw, &body)
-	r.mu.Lock()
-	n := len(r.requests)
-	r.requests = append(r.requests, body)
-	r.paths = append(r.paths, req.URL.Path)
-	r.keys = append(r.keys, req.Header.Get("x-goog-api-key"))
-	r.mu.Unlock()
-	if n >= len(r.recorded) {
-		http.Error(w, `{"error":{"code":418,"message":"unexpected request"}}`, http.StatusTeapot)
-		return
-	}
-	rec := r.recorded[n]
-	w.Header().Set("Content-Type", rec.ContentType)
-	w.WriteHeader(rec.Status)
-	_, _ = io.WriteString(w, rec.Body)
+	runFixtures(t, "Gemini ", globs, replayGeminiFixture)
 }
 
 func geminiScenario(base string) (scenario, bool) {
@@ -77,48 +35,25 @@ func replayGeminiFixture(t *testing.T, file string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := strings.TrimSuffix(filepath.Base(file), ".yaml")
-	streaming := strings.HasSuffix(base, "_streaming") || strings.HasSuffix(base, "-streaming")
-	name := strings.TrimSuffix(strings.TrimSuffix(base, "_streaming"), "-streaming")
+	name, streaming := cassetteName(file)
 	sc, ok := geminiScenario(name)
 	if !ok {
-		t.Skipf("no scenario for %s", base)
+		t.Skipf("no scenario for %s", filepath.Base(file))
 	}
-	rp := &geminiReplay{recorded: recorded}
-	srv := httptest.NewServer(rp)
-	defer srv.Close()
+	rp, srv := serveReplay(t, recorded, nil, `{"error":{"code":418,"message":"unexpected request"}}`)
 	p, err := NewGemini(GeminiConfig{BaseURL: srv.URL, APIKey: "test-key", Model: "gemini-test", Stream: &streaming, HTTPClient: srv.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := Request{System: sc.system, Messages: []Message{{Role: RoleUser, Content: sc.prompt}}, Tools: sc.tools, MaxTokens: 4000}
-	for turn := range recorded {
-		var deltas []Delta
-		resp, err := p.Stream(context.Background(), req, func(d Delta) { deltas = append(deltas, d) })
-		if err != nil {
-			t.Fatalf("turn %d: %v", turn, err)
-		}
-		want := geminiReferenceDecode(t, recorded[turn].Body, streaming)
-		checkGeminiAgainstReference(t, turn, resp, want)
-		checkDeltas(t, resp, deltas)
+	replayTurns(t, p, scenarioRequest(sc), len(recorded), func(turn int, req Request, resp *Response) {
+		checkGeminiAgainstReference(t, turn, resp, geminiReferenceDecode(t, recorded[turn].Body, streaming))
 		checkGeminiSent(t, rp, turn, req, streaming)
-		if turn == 0 {
-			checkScenario(t, name, resp)
-			if name == "thinking" {
-				checkScenario(t, "tool", resp)
-			}
-		} else if resp.Text == "" || resp.StopReason != "stop" {
-			t.Errorf("turn %d: final answer %+v", turn, resp)
-		}
-		req.Messages = append(req.Messages, Message{Role: RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
-		for _, c := range resp.ToolCalls {
-			req.Messages = append(req.Messages, Message{Role: RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: sc.result(c)})
-		}
-	}
+		checkAnswer(t, turn, name, resp, "stop", "tool_calls")
+	}, func(_ int, c ToolCall) string { return sc.result(c) })
 }
 
 // checkGeminiSent checks the request the adapter sent for req.
-func checkGeminiSent(t *testing.T, rp *geminiReplay, turn int, req Request, streaming bool) {
+func checkGeminiSent(t *testing.T, rp *replay, turn int, req Request, streaming bool) {
 	t.Helper()
 	sent := rp.requests[turn]
 	if sent == nil {
@@ -131,8 +66,8 @@ func checkGeminiSent(t *testing.T, rp *geminiReplay, turn int, req Request, stre
 	if rp.paths[turn] != wantPath {
 		t.Errorf("path %s, want %s", rp.paths[turn], wantPath)
 	}
-	if rp.keys[turn] != "test-key" {
-		t.Errorf("x-goog-api-key %q", rp.keys[turn])
+	if key := rp.headers[turn].Get("x-goog-api-key"); key != "test-key" {
+		t.Errorf("x-goog-api-key %q", key)
 	}
 	gc, _ := sent["generationConfig"].(map[string]any)
 	if gc["maxOutputTokens"] != float64(req.MaxTokens) {

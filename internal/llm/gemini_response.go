@@ -18,21 +18,15 @@ var geminiCallIDs atomic.Int64
 // whole, so each becomes one DeltaToolCall with its id, name and
 // arguments.
 type geminiAssembler struct {
-	onDelta    func(Delta)
-	text       strings.Builder
-	calls      []ToolCall
+	answer
 	signatures map[string][]byte
-	usage      Usage
-	haveUsage  bool
 	finish     genai.FinishReason
-	message    string // finishMessage
 	blocked    string // promptFeedback.blockReason
 	candidates bool
-	model      string
 }
 
 func newGeminiAssembler(onDelta func(Delta)) *geminiAssembler {
-	return &geminiAssembler{onDelta: onDelta, signatures: map[string][]byte{}}
+	return &geminiAssembler{answer: answer{onDelta: onDelta}, signatures: map[string][]byte{}}
 }
 
 // add folds one answer in. Only the first candidate counts (ultra never
@@ -71,7 +65,7 @@ func (a *geminiAssembler) add(res *genai.GenerateContentResponse) {
 			}
 		}
 		if c.FinishReason != "" && c.FinishReason != genai.FinishReasonUnspecified {
-			a.finish, a.message = c.FinishReason, c.FinishMessage
+			a.finish = c.FinishReason
 		}
 	}
 }
@@ -94,11 +88,9 @@ func (a *geminiAssembler) addPart(part *genai.Part) {
 		if len(part.ThoughtSignature) > 0 {
 			a.signatures[id] = part.ThoughtSignature
 		}
-		a.calls = append(a.calls, ToolCall{ID: id, Name: fc.Name, Arguments: args})
-		a.onDelta(Delta{Kind: DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolID: id, ToolName: fc.Name, Text: args})
-	case part.Text != "":
-		a.text.WriteString(part.Text)
-		a.onDelta(Delta{Kind: DeltaText, Text: part.Text})
+		a.addCall(ToolCall{ID: id, Name: fc.Name, Arguments: args})
+	default:
+		a.addText(part.Text)
 	}
 }
 
@@ -116,19 +108,13 @@ func (a *geminiAssembler) result(model string) (*Response, error) {
 		}
 		return nil, &Error{Provider: geminiName, Message: msg, Retryable: true}
 	}
-	if a.haveUsage {
-		a.onDelta(Delta{Kind: DeltaUsage, Usage: a.usage})
+	if a.model == "" {
+		a.model = model
 	}
-	if a.model != "" {
-		model = a.model
-	}
-	return &Response{
-		Text:       a.text.String(),
-		ToolCalls:  a.calls,
-		Usage:      a.usage,
-		StopReason: geminiStopReason(a.finish, len(a.calls) > 0),
-		Model:      model,
-	}, nil
+	// Every call has an id already (addPart makes one up), so response
+	// adds none.
+	a.stop = geminiStopReason(a.finish, len(a.calls) > 0)
+	return a.response(), nil
 }
 
 // geminiStopReason names a finish reason in the words the other adapters

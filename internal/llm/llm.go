@@ -155,8 +155,8 @@ func itoa(n int) string {
 // dispatch is the common start of a provider's Stream: it picks the model
 // (the request's, else the configured one), builds the provider's
 // parameters, and hands them to send with a non-nil onDelta.
-func dispatch[P any](provider string, req Request, cfgModel string, onDelta func(Delta),
-	build func(Request, string) (P, error), send func(P, string, func(Delta)) (*Response, error)) (*Response, error) {
+func dispatch[P any](ctx context.Context, provider string, req Request, cfgModel string, onDelta func(Delta),
+	build func(Request, string) (P, error), send func(context.Context, P, string, func(Delta)) (*Response, error)) (*Response, error) {
 	model := req.Model
 	if model == "" {
 		model = cfgModel
@@ -171,5 +171,5 @@ func dispatch[P any](provider string, req Request, cfgModel string, onDelta func
 	if onDelta == nil {
 		onDelta = func(Delta) {}
 	}
-	return send(params, model, onDelta)
+	return send(ctx, params, model, onDelta)
 }

@@ -3,11 +3,7 @@ package llm
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
-	"net/url"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -65,39 +61,18 @@ var _ Provider = (*OpenAI)(nil)
 
 // NewOpenAI returns a provider for cfg. It does not contact the server.
 func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
-	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
-	if base == "" {
-		base = DefaultOpenAIBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("openai: base URL %q: want an http:// or https:// URL such as %s", cfg.BaseURL, DefaultOpenAIBaseURL)
+	base, err := providerBaseURL(openAIName, cfg.BaseURL, DefaultOpenAIBaseURL, "")
+	if err != nil {
+		return nil, err
 	}
 	if cfg.MaxRetries < 0 {
 		return nil, fmt.Errorf("openai: max retries is %d, want 0 or more", cfg.MaxRetries)
 	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = defaultHTTPClient()
-	}
-	// The service is built from explicit options only, not openai.NewClient,
-	// so ambient OPENAI_* variables (base URL, key, organization, headers)
-	// never leak into a request meant for another server.
-	opts := []option.RequestOption{
-		option.WithHTTPClient(client),
-		option.WithBaseURL(base),
-		option.WithMaxRetries(cfg.MaxRetries),
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	for _, k := range slices.Sorted(maps.Keys(cfg.Headers)) {
-		opts = append(opts, option.WithHeader(k, cfg.Headers[k]))
-	}
+	opts := openAIOptions(httpClientOr(cfg.HTTPClient), base, cfg.MaxRetries, cfg.APIKey, cfg.Headers)
 	return &OpenAI{
 		cfg:     cfg,
 		baseURL: base,
-		stream:  cfg.Stream == nil || *cfg.Stream,
+		stream:  streaming(cfg.Stream),
 		chat:    openai.NewChatCompletionService(opts...),
 	}, nil
 }
@@ -122,12 +97,7 @@ func (p *OpenAI) Name() string { return openAIName }
 // *Error values, except a cancelled or expired ctx, whose error is returned
 // wrapped.
 func (p *OpenAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
-	return dispatch(openAIName, req, p.cfg.Model, onDelta, p.params, func(params openai.ChatCompletionNewParams, model string, onDelta func(Delta)) (*Response, error) {
-		if p.stream {
-			return p.streamed(ctx, params, model, onDelta)
-		}
-		return p.complete(ctx, params, model, onDelta)
-	})
+	return dispatch(ctx, openAIName, req, p.cfg.Model, onDelta, p.params, either(p.stream, p.streamed, p.complete))
 }
 
 // streamed runs one streaming request.

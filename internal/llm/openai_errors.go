@@ -65,28 +65,16 @@ func openAIError(ctx context.Context, err error, failed *failedResponse, baseURL
 	if errors.As(err, &streamErr) {
 		return &Error{Provider: openAIName, Message: "the server reported an error mid-stream: " + streamErrorMessage(streamErr), Retryable: true}
 	}
-	// Everything else happened on the way: connection refused or reset, a
-	// body cut short, an answer that is not JSON. Another try may succeed.
-	return &Error{Provider: openAIName, Message: fmt.Sprintf("request to %s failed: %v", baseURL, err), Retryable: true}
+	return connectionError(openAIName, baseURL, err)
 }
 
 // openAIStatusError converts an HTTP error status of either OpenAI API.
 func openAIStatusError(e *openai.Error, baseURL, model, endpoint string) *Error {
 	code := e.StatusCode
 	msg := serverMessage(e)
-	out := &Error{Provider: openAIName, StatusCode: code, Retryable: retryableStatus(code)}
-	switch {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		out.Message = fmt.Sprintf("%s: check the API key (OPENAI_API_KEY or the configured key) and its access to model %q at %s", msg, model, baseURL)
-	case code == http.StatusNotFound:
-		out.Message = fmt.Sprintf("%s: check the model name %q and the base URL %s (requests go to its %s)", msg, model, baseURL, endpoint)
-	case code == http.StatusTooManyRequests:
-		out.Message = "rate limited: " + msg
-	case code >= 500:
-		out.Message = "server error: " + msg
-	default:
-		out.Message = msg
-	}
+	keyProblem := code == http.StatusUnauthorized || code == http.StatusForbidden
+	out := &Error{Provider: openAIName, StatusCode: code, Retryable: retryableStatus(code),
+		Message: statusMessage(code, msg, keyProblem, "OPENAI_API_KEY", model, baseURL, endpoint)}
 	if e.Response != nil {
 		out.RetryAfter = retryAfter(e.Response.Header)
 	}
@@ -115,10 +103,7 @@ func serverMessage(e *openai.Error) string {
 			return m
 		}
 	}
-	if t := http.StatusText(e.StatusCode); t != "" {
-		return strings.ToLower(t)
-	}
-	return "HTTP " + strconv.Itoa(e.StatusCode)
+	return statusText(e.StatusCode)
 }
 
 // bodyMessage digs a message out of an error body in the shapes compatible

@@ -1,199 +1,39 @@
 package llm
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 )
-
-// The recorded provider exchanges live outside the repository, in the
-// shared directory beside it (see its README). The tests replay the
-// recorded response bodies and check what the adapter makes of them.
 
 // fixtureSuites are the cassette directories that record Chat Completions
 // traffic.
 var fixtureSuites = []string{"TestOpenAICommon", "TestOpenAICompatibleCommon"}
 
-// providerFixtures returns the recorded-provider directory, skipping the
-// test when it is absent. It looks for shared/fixtures/providers beside the
-// package directory and each of its parents, so it finds ../../../shared
-// from internal/llm whatever the checkout is called.
-func providerFixtures(t *testing.T) string {
-	t.Helper()
-	if dir := os.Getenv("ULTRA_PROVIDER_FIXTURES"); dir != "" {
-		return dir
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Skipf("no working directory: %v", err)
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		candidate := filepath.Join(dir, "shared", "fixtures", "providers")
-		if fi, err := os.Stat(candidate); err == nil && fi.IsDir() {
-			return candidate
-		}
-		if filepath.Dir(dir) == dir {
-			t.Skipf("recorded provider fixtures not found (shared/fixtures/providers beside %s or a parent)", wd)
-		}
-	}
-}
-
 func TestOpenAIFixtures(t *testing.T) {
-	root := providerFixtures(t)
-	found := 0
-	for _, suite := range fixtureSuites {
-		files, _ := filepath.Glob(filepath.Join(root, suite, "*", "*.yaml"))
-		for _, file := range files {
-			found++
-			rel, _ := filepath.Rel(root, file)
-			t.Run(strings.TrimSuffix(rel, ".yaml"), func(t *testing.T) { replayFixture(t, file) })
-		}
-	}
-	if found == 0 {
-		t.Skipf("no cassettes under %s", root)
-	}
+	runFixtures(t, "", suiteGlobs(fixtureSuites...), replayFixture)
 }
-
-// replay serves recorded responses in order and records the requests.
-type replay struct {
-	mu       sync.Mutex
-	recorded []interaction
-	requests []map[string]any
-}
-
-func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	raw, _ := io.ReadAll(req.Body)
-	var body map[string]any
-	_ = json.Unmarshal(raw, &body)
-	r.mu.Lock()
-	n := len(r.requests)
-	r.requests = append(r.requests, body)
-	r.mu.Unlock()
-	if !strings.HasSuffix(req.URL.Path, "/chat/completions") || n >= len(r.recorded) {
-		http.Error(w, `{"error":{"message":"unexpected request"}}`, http.StatusTeapot)
-		return
-	}
-	rec := r.recorded[n]
-	w.Header().Set("Content-Type", rec.ContentType)
-	w.WriteHeader(rec.Status)
-	_, _ = io.WriteString(w, rec.Body)
-}
-
-// scenario is the conversation a cassette recorded.
-type scenario struct {
-	system string
-	prompt string
-	tools  []ToolSpec
-	result func(ToolCall) string // tool results for the second turn
-}
-
-var scenarios = map[string]scenario{
-	"simple": {system: "You are a helpful assistant", prompt: "Say hi in Portuguese"},
-	"tool": {
-		system: "You are a helpful assistant",
-		prompt: "What's the weather in Florence?",
-		tools: []ToolSpec{{Name: "weather", Description: "Get weather information for a location",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"location":{"type":"string","description":"the city"}},"required":["location"]}`)}},
-		result: func(ToolCall) string { return "40 C" },
-	},
-	"multi_tool": {
-		system: "You are a helpful assistant. Always use both add and multiply at the same time.",
-		prompt: "Add and multiply the number 2 and 3",
-		tools: []ToolSpec{
-			{Name: "add", Description: "Add two numbers", Parameters: json.RawMessage(numberPair)},
-			{Name: "multiply", Description: "Multiply two numbers", Parameters: json.RawMessage(numberPair)},
-		},
-		result: func(c ToolCall) string {
-			if c.Name == "add" {
-				return "5"
-			}
-			return "6"
-		},
-	},
-}
-
-const numberPair = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}`
 
 func replayFixture(t *testing.T, file string) {
 	recorded, err := readCassette(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := strings.TrimSuffix(filepath.Base(file), ".yaml")
-	streaming := strings.HasSuffix(base, "_streaming")
-	sc, ok := scenarios[strings.TrimSuffix(base, "_streaming")]
+	name, streaming := cassetteName(file)
+	sc, ok := scenarios[name]
 	if !ok {
-		t.Skipf("no scenario for %s", base)
+		t.Skipf("no scenario for %s", filepath.Base(file))
 	}
-	rp := &replay{recorded: recorded}
-	srv := httptest.NewServer(rp)
-	defer srv.Close()
+	rp, srv := serveReplay(t, recorded, func(path string) bool { return strings.HasSuffix(path, "/chat/completions") },
+		`{"error":{"message":"unexpected request"}}`)
 	p := newTestOpenAI(t, srv.URL+"/v1", streaming, nil)
-
-	req := Request{System: sc.system, Messages: []Message{{Role: RoleUser, Content: sc.prompt}}, Tools: sc.tools, MaxTokens: 4000}
-	for turn := range recorded {
-		var deltas []Delta
-		resp, err := p.Stream(context.Background(), req, func(d Delta) { deltas = append(deltas, d) })
-		if err != nil {
-			t.Fatalf("turn %d: %v", turn, err)
-		}
-		want := referenceDecode(t, recorded[turn].Body, streaming)
-		checkAgainstReference(t, turn, resp, want)
-		checkDeltas(t, resp, deltas)
+	replayTurns(t, p, scenarioRequest(sc), len(recorded), func(turn int, req Request, resp *Response) {
+		checkAgainstReference(t, turn, resp, referenceDecode(t, recorded[turn].Body, streaming))
 		checkSent(t, rp.requests[turn], req, streaming)
-		if turn == 0 {
-			checkScenario(t, base, resp)
-		} else if resp.Text == "" || resp.StopReason != "stop" {
-			t.Errorf("turn %d: final answer %+v", turn, resp)
-		}
-		req.Messages = append(req.Messages, Message{Role: RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
-		for _, c := range resp.ToolCalls {
-			req.Messages = append(req.Messages, Message{Role: RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: sc.result(c)})
-		}
-	}
-}
-
-// checkScenario checks the first answer means what the prompt asked for.
-func checkScenario(t *testing.T, base string, resp *Response) {
-	t.Helper()
-	switch strings.TrimSuffix(base, "_streaming") {
-	case "simple":
-		if !strings.Contains(strings.ToLower(resp.Text), "o") || resp.StopReason != "stop" || len(resp.ToolCalls) != 0 {
-			t.Errorf("simple answer %+v", resp)
-		}
-	case "tool":
-		if len(resp.ToolCalls) != 1 || resp.StopReason != "tool_calls" {
-			t.Fatalf("tool answer %+v", resp)
-		}
-		var args struct{ Location string }
-		c := resp.ToolCalls[0]
-		if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || c.Name != "weather" || c.ID == "" || !strings.Contains(args.Location, "Florence") {
-			t.Errorf("weather call %+v (%v)", c, err)
-		}
-	case "multi_tool":
-		if len(resp.ToolCalls) != 2 || resp.StopReason != "tool_calls" {
-			t.Fatalf("multi-tool answer %+v", resp)
-		}
-		names := map[string]bool{}
-		for _, c := range resp.ToolCalls {
-			var args struct{ A, B int }
-			if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || args.A != 2 || args.B != 3 || c.ID == "" {
-				t.Errorf("call %+v (%v)", c, err)
-			}
-			names[c.Name] = true
-		}
-		if !names["add"] || !names["multiply"] || resp.ToolCalls[0].ID == resp.ToolCalls[1].ID {
-			t.Errorf("calls %+v", resp.ToolCalls)
-		}
-	}
+		checkAnswer(t, turn, name, resp, "stop", "tool_calls")
+	}, func(_ int, c ToolCall) string { return sc.result(c) })
 }
 
 // checkSent checks the request the adapter sent for req.

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"github.com/openai/openai-go/v3"
@@ -11,18 +10,12 @@ import (
 // assembler builds a Response from streamed chunks, forwarding each
 // fragment to onDelta as it arrives.
 type assembler struct {
-	onDelta   func(Delta)
-	text      strings.Builder
-	calls     []ToolCall
-	slots     map[int64]int // wire index -> position in calls
-	usage     Usage
-	haveUsage bool
-	stop      string
-	model     string
+	answer
+	slots map[int64]int // wire index -> position in calls
 }
 
 func newAssembler(onDelta func(Delta)) *assembler {
-	return &assembler{onDelta: onDelta, slots: map[int64]int{}}
+	return &assembler{answer: answer{onDelta: onDelta}, slots: map[int64]int{}}
 }
 
 // add folds one chunk in. Only the first choice counts (ultra never asks
@@ -49,14 +42,6 @@ func (a *assembler) add(c openai.ChatCompletionChunk) {
 			a.stop = ch.FinishReason
 		}
 	}
-}
-
-func (a *assembler) addText(s string) {
-	if s == "" {
-		return
-	}
-	a.text.WriteString(s)
-	a.onDelta(Delta{Kind: DeltaText, Text: s})
 }
 
 // addToolCall appends one tool call fragment. The id and name come with the
@@ -109,17 +94,7 @@ func (a *assembler) result() (*Response, error) {
 	if a.stop == "" {
 		return nil, &Error{Provider: openAIName, Message: "stream ended without a finish reason", Retryable: true}
 	}
-	if a.haveUsage {
-		a.onDelta(Delta{Kind: DeltaUsage, Usage: a.usage})
-	}
-	ensureIDs(a.calls)
-	return &Response{
-		Text:       a.text.String(),
-		ToolCalls:  a.calls,
-		Usage:      a.usage,
-		StopReason: a.stop,
-		Model:      a.model,
-	}, nil
+	return a.response(), nil
 }
 
 // fromCompletion converts a non-streamed answer, replaying it to onDelta as
@@ -135,24 +110,19 @@ func fromCompletion(c *openai.ChatCompletion, onDelta func(Delta)) (*Response, e
 			break
 		}
 	}
-	r := &Response{Text: ch.Message.Content + ch.Message.Refusal, StopReason: ch.FinishReason, Model: c.Model}
-	if r.Text != "" {
-		onDelta(Delta{Kind: DeltaText, Text: r.Text})
-	}
-	for i, tc := range ch.Message.ToolCalls {
+	a := &answer{onDelta: onDelta, stop: ch.FinishReason, model: c.Model}
+	a.addText(ch.Message.Content + ch.Message.Refusal)
+	for _, tc := range ch.Message.ToolCalls {
 		call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments}
 		if tc.Type == "custom" {
 			call.Name, call.Arguments = tc.Custom.Name, tc.Custom.Input
 		}
-		r.ToolCalls = append(r.ToolCalls, call)
-		onDelta(Delta{Kind: DeltaToolCall, ToolIndex: i, ToolID: call.ID, ToolName: call.Name, Text: call.Arguments})
+		a.addCall(call)
 	}
 	if c.JSON.Usage.Valid() {
-		r.Usage = usageOf(c.Usage)
-		onDelta(Delta{Kind: DeltaUsage, Usage: r.Usage})
+		a.usage, a.haveUsage = usageOf(c.Usage), true
 	}
-	ensureIDs(r.ToolCalls)
-	return r, nil
+	return a.response(), nil
 }
 
 // generatedIDs numbers the tool call ids made up for servers that send

@@ -185,8 +185,7 @@ func TestOpenAIStreamingAssembly(t *testing.T) {
 	var c capture
 	srv := c.server(t, 200, "text/event-stream", body, nil)
 	p := newTestOpenAI(t, srv.URL, true, nil)
-	var deltas []Delta
-	resp, err := p.Stream(context.Background(), Request{Messages: []Message{{Role: RoleUser, Content: "x"}}}, func(d Delta) { deltas = append(deltas, d) })
+	resp, deltas, err := streamDeltas(p, Request{Messages: []Message{{Role: RoleUser, Content: "x"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,6 +208,14 @@ func TestOpenAIStreamingAssembly(t *testing.T) {
 		t.Errorf("usage = %+v", resp.Usage)
 	}
 	checkDeltas(t, resp, deltas)
+}
+
+// streamDeltas sends req to p and returns the answer with the fragments
+// delivered on the way.
+func streamDeltas(p Provider, req Request) (*Response, []Delta, error) {
+	var deltas []Delta
+	resp, err := p.Stream(context.Background(), req, func(d Delta) { deltas = append(deltas, d) })
+	return resp, deltas, err
 }
 
 // checkDeltas verifies that the fragments add up to the final answer.
@@ -413,8 +420,7 @@ func TestOpenAIToolCallsWithoutIndexOrID(t *testing.T) {
 	var c capture
 	srv := c.server(t, 200, "text/event-stream", body, nil)
 	p := newTestOpenAI(t, srv.URL, true, nil)
-	var deltas []Delta
-	resp, err := p.Stream(context.Background(), Request{}, func(d Delta) { deltas = append(deltas, d) })
+	resp, _, err := streamDeltas(p, Request{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 	"sync"
 
@@ -62,36 +59,16 @@ const maxKeptReasoning = 4096
 
 // NewResponses returns a provider for cfg. It does not contact the server.
 func NewResponses(cfg ResponsesConfig) (*Responses, error) {
-	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
-	if base == "" {
-		base = DefaultOpenAIBaseURL
+	base, err := providerBaseURL(openAIName, cfg.BaseURL, DefaultOpenAIBaseURL, "")
+	if err != nil {
+		return nil, err
 	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("openai: base URL %q: want an http:// or https:// URL such as %s", cfg.BaseURL, DefaultOpenAIBaseURL)
-	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = defaultHTTPClient()
-	}
-	// Explicit options only (no openai.NewClient), so ambient OPENAI_*
-	// variables never leak into a request. No SDK retries: the caller sees
-	// a Retryable *Error and decides.
-	opts := []option.RequestOption{
-		option.WithHTTPClient(client),
-		option.WithBaseURL(base),
-		option.WithMaxRetries(0),
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	for _, k := range slices.Sorted(maps.Keys(cfg.Headers)) {
-		opts = append(opts, option.WithHeader(k, cfg.Headers[k]))
-	}
+	// No SDK retries: the caller sees a Retryable *Error and decides.
+	opts := openAIOptions(httpClientOr(cfg.HTTPClient), base, 0, cfg.APIKey, cfg.Headers)
 	return &Responses{
 		cfg:       cfg,
 		baseURL:   base,
-		stream:    cfg.Stream == nil || *cfg.Stream,
+		stream:    streaming(cfg.Stream),
 		svc:       responses.NewResponseService(opts...),
 		reasoning: map[string][]responses.ResponseReasoningItemParam{},
 	}, nil
@@ -104,12 +81,7 @@ func (p *Responses) Name() string { return openAIName }
 // may be nil) for every fragment. Failures are *Error values, except a
 // cancelled or expired ctx, whose error is returned wrapped.
 func (p *Responses) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
-	return dispatch(openAIName, req, p.cfg.Model, onDelta, p.params, func(params responses.ResponseNewParams, model string, onDelta func(Delta)) (*Response, error) {
-		if p.stream {
-			return p.streamed(ctx, params, model, onDelta)
-		}
-		return p.complete(ctx, params, model, onDelta)
-	})
+	return dispatch(ctx, openAIName, req, p.cfg.Model, onDelta, p.params, either(p.stream, p.streamed, p.complete))
 }
 
 // params maps req onto a Responses request body.
@@ -267,7 +239,7 @@ func (p *Responses) streamed(ctx context.Context, params responses.ResponseNewPa
 	var failed failedResponse
 	stream := p.svc.NewStreaming(ctx, params, option.WithMiddleware(failed.capture))
 	defer stream.Close()
-	a := &responsesAssembler{onDelta: onDelta, slots: map[string]int{}}
+	a := newResponsesAssembler(onDelta)
 	for stream.Next() {
 		if err := a.add(stream.Current()); err != nil {
 			return nil, err
@@ -290,7 +262,7 @@ func (p *Responses) complete(ctx context.Context, params responses.ResponseNewPa
 	if res == nil {
 		return nil, &Error{Provider: openAIName, Message: "empty response", Retryable: true}
 	}
-	a := &responsesAssembler{onDelta: onDelta, slots: map[string]int{}}
+	a := newResponsesAssembler(onDelta)
 	for _, item := range res.Output {
 		switch item.Type {
 		case "message":
@@ -323,16 +295,14 @@ func (p *Responses) finish(a *responsesAssembler) (*Response, error) {
 // responsesAssembler builds a Response from stream events (or from a whole
 // response replayed through the same steps).
 type responsesAssembler struct {
-	onDelta   func(Delta)
-	text      strings.Builder
-	calls     []ToolCall
+	answer
 	slots     map[string]int // output item id -> position in calls
 	reasoning []responses.ResponseReasoningItemParam
-	usage     Usage
-	haveUsage bool
-	stop      string
-	model     string
 	done      bool
+}
+
+func newResponsesAssembler(onDelta func(Delta)) *responsesAssembler {
+	return &responsesAssembler{answer: answer{onDelta: onDelta}, slots: map[string]int{}}
 }
 
 // add folds one event in. A response.failed or error event ends the
@@ -364,23 +334,13 @@ func (a *responsesAssembler) add(ev responses.ResponseStreamEventUnion) error {
 	return nil
 }
 
-func (a *responsesAssembler) addText(s string) {
-	if s == "" {
-		return
-	}
-	a.text.WriteString(s)
-	a.onDelta(Delta{Kind: DeltaText, Text: s})
-}
-
 // callStarted opens a tool call for a function_call output item.
 func (a *responsesAssembler) callStarted(item responses.ResponseOutputItemUnion) int {
 	if pos, ok := a.slots[item.ID]; ok && item.ID != "" {
 		return pos
 	}
-	pos := len(a.calls)
-	a.calls = append(a.calls, ToolCall{ID: item.CallID, Name: item.Name})
+	pos := a.addCall(ToolCall{ID: item.CallID, Name: item.Name})
 	a.slots[item.ID] = pos
-	a.onDelta(Delta{Kind: DeltaToolCall, ToolIndex: pos, ToolID: item.CallID, ToolName: item.Name})
 	return pos
 }
 
@@ -449,17 +409,7 @@ func (a *responsesAssembler) result() (*Response, error) {
 	if a.stop == "stop" && len(a.calls) > 0 {
 		a.stop = "tool_calls"
 	}
-	if a.haveUsage {
-		a.onDelta(Delta{Kind: DeltaUsage, Usage: a.usage})
-	}
-	ensureIDs(a.calls)
-	return &Response{
-		Text:       a.text.String(),
-		ToolCalls:  a.calls,
-		Usage:      a.usage,
-		StopReason: a.stop,
-		Model:      a.model,
-	}, nil
+	return a.response(), nil
 }
 
 // failedError converts a response the server gave up on.

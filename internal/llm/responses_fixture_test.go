@@ -1,15 +1,9 @@
 package llm
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -18,45 +12,7 @@ import (
 var responsesSuites = []string{"TestOpenAIResponsesCommon", "TestOpenAIResponsesWithSummaryThinking"}
 
 func TestResponsesFixtures(t *testing.T) {
-	root := providerFixtures(t)
-	found := 0
-	for _, suite := range responsesSuites {
-		files, _ := filepath.Glob(filepath.Join(root, suite, "*", "*.yaml"))
-		for _, file := range files {
-			found++
-			rel, _ := filepath.Rel(root, file)
-			t.Run(strings.TrimSuffix(rel, ".yaml"), func(t *testing.T) { replayResponsesFixture(t, file) })
-		}
-	}
-	if found == 0 {
-		t.Skipf("no Responses cassettes under %s", root)
-	}
-}
-
-// responsesReplay serves recorded responses in order and records the
-// requests.
-type responsesReplay struct {
-	mu       sync.Mutex
-	recorded []interaction
-	requests []map[string]any
-}
-
-func (r *responsesReplay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	raw, _ := io.ReadAll(req.Body)
-	var body map[string]any
-	_ = json.Unmarshal(raw, &body)
-	r.mu.Lock()
-	n := len(r.requests)
-	r.requests = append(r.requests, body)
-	r.mu.Unlock()
-	if !strings.HasSuffix(req.URL.Path, "/responses") || n >= len(r.recorded) {
-		http.Error(w, `{"error":{"message":"unexpected request"}}`, http.StatusTeapot)
-		return
-	}
-	rec := r.recorded[n]
-	w.Header().Set("Content-Type", rec.ContentType)
-	w.WriteHeader(rec.Status)
-	_, _ = io.WriteString(w, rec.Body)
+	runFixtures(t, "Responses ", suiteGlobs(responsesSuites...), replayResponsesFixture)
 }
 
 // cassetteRequests reads the request bodies of a go-vcr v2 cassette, in
@@ -162,51 +118,31 @@ func replayResponsesFixture(t *testing.T, file string) {
 	if len(requests) != len(recorded) {
 		t.Fatalf("%d requests for %d responses", len(requests), len(recorded))
 	}
-	base := strings.TrimSuffix(filepath.Base(file), ".yaml")
-	streaming := strings.Contains(base, "stream")
-	rp := &responsesReplay{recorded: recorded}
-	srv := httptest.NewServer(rp)
-	defer srv.Close()
-	stream := streaming
-	p, err := NewResponses(ResponsesConfig{BaseURL: srv.URL + "/v1", APIKey: "test-key", Stream: &stream})
+	name, streaming := cassetteName(file)
+	rp, srv := serveReplay(t, recorded, func(path string) bool { return strings.HasSuffix(path, "/responses") },
+		`{"error":{"message":"unexpected request"}}`)
+	p, err := NewResponses(ResponsesConfig{BaseURL: srv.URL + "/v1", APIKey: "test-key", Stream: &streaming})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	req := requestFromRecorded(t, requests[0])
 	var prevReasoning []wireResponsesItem
-	for turn := range recorded {
-		var deltas []Delta
-		resp, err := p.Stream(context.Background(), req, func(d Delta) { deltas = append(deltas, d) })
-		if err != nil {
-			t.Fatalf("turn %d: %v", turn, err)
-		}
+	replayTurns(t, p, requestFromRecorded(t, requests[0]), len(recorded), func(turn int, req Request, resp *Response) {
 		want, reasoning := responsesReferenceDecode(t, recorded[turn].Body, streaming)
 		checkAgainstReference(t, turn, resp, want)
-		checkDeltas(t, resp, deltas)
 		checkResponsesSent(t, rp.requests[turn], requests[turn], req, streaming, prevReasoning)
-		if turn == 0 {
-			checkResponsesScenario(t, base, resp)
-		} else if resp.Text == "" || resp.StopReason != "stop" {
-			t.Errorf("turn %d: final answer %+v", turn, resp)
-		}
-		if turn+1 >= len(recorded) {
-			break
-		}
-		if len(resp.ToolCalls) == 0 {
+		checkAnswer(t, turn, name, resp, "stop", "tool_calls")
+		if turn+1 < len(recorded) && len(resp.ToolCalls) == 0 {
 			t.Fatalf("turn %d: no tool calls, but the cassette goes on", turn)
 		}
 		prevReasoning = reasoning
-		outputs := recordedOutputs(requests[turn+1])
-		req.Messages = append(req.Messages, Message{Role: RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
-		for _, c := range resp.ToolCalls {
-			out, ok := outputs[c.ID]
-			if !ok {
-				t.Fatalf("turn %d: no recorded output for call %s", turn, c.ID)
-			}
-			req.Messages = append(req.Messages, Message{Role: RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: out})
+	}, func(turn int, c ToolCall) string {
+		out, ok := recordedOutputs(requests[turn+1])[c.ID]
+		if !ok {
+			t.Fatalf("turn %d: no recorded output for call %s", turn, c.ID)
 		}
-	}
+		return out
+	})
 }
 
 // recordedOutputs maps call ids to the tool results a recorded request
@@ -221,42 +157,6 @@ func recordedOutputs(rec map[string]any) map[string]string {
 		}
 	}
 	return out
-}
-
-// checkResponsesScenario checks the first answer is the kind the cassette
-// name promises.
-func checkResponsesScenario(t *testing.T, base string, resp *Response) {
-	t.Helper()
-	switch {
-	case strings.HasPrefix(base, "simple"):
-		if resp.Text == "" || resp.StopReason != "stop" || len(resp.ToolCalls) != 0 {
-			t.Errorf("simple answer %+v", resp)
-		}
-	case strings.HasPrefix(base, "multi_tool"):
-		if len(resp.ToolCalls) != 2 || resp.StopReason != "tool_calls" {
-			t.Fatalf("multi-tool answer %+v", resp)
-		}
-		names := map[string]bool{}
-		for _, c := range resp.ToolCalls {
-			var args struct{ A, B int }
-			if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || args.A != 2 || args.B != 3 || c.ID == "" {
-				t.Errorf("call %+v (%v)", c, err)
-			}
-			names[c.Name] = true
-		}
-		if !names["add"] || !names["multiply"] || resp.ToolCalls[0].ID == resp.ToolCalls[1].ID {
-			t.Errorf("calls %+v", resp.ToolCalls)
-		}
-	case strings.HasPrefix(base, "tool"), strings.HasPrefix(base, "thinking"):
-		if len(resp.ToolCalls) != 1 || resp.StopReason != "tool_calls" {
-			t.Fatalf("tool answer %+v", resp)
-		}
-		var args struct{ Location string }
-		c := resp.ToolCalls[0]
-		if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || c.Name != "weather" || c.ID == "" || !strings.Contains(args.Location, "Florence") {
-			t.Errorf("weather call %+v (%v)", c, err)
-		}
-	}
 }
 
 // checkResponsesSent compares the request the adapter sent with the
