@@ -116,6 +116,10 @@ func TestDeletedFailingTestFailsTheGate(t *testing.T) {
 	if s["phase"] != "complete" || s["status"] != "complete" {
 		t.Fatalf("status after waiver %v %v", s["phase"], s["status"])
 	}
+	// What status shows of the last verification is read from the gate's file.
+	if lv, _ := s["last_verify"].(map[string]any); lv["status"] != "WAIVED" || lv["gate"].(float64) != 2 {
+		t.Fatalf("last_verify after waiver %v", s["last_verify"])
+	}
 	// The waived tree is committed on the run's branch, and says so.
 	msg := git(t, dir, "log", "-1", "--format=%B", "ultra/"+id)
 	if !strings.Contains(msg, "Ultra-Gate: 2 WAIVED") || !strings.Contains(msg, "Waived by ann: TestAdd was obsolete") {

@@ -19,12 +19,12 @@ func newStatusCmd() *cobra.Command {
 		Short: "Show a run's phase, axes, retries, budgets, plan and last events",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, st, row, err := openRun(cmd, args[0])
+			p, st, row, err := openRun(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			s, err := agent.Describe(cmd.Context(), st, row, n)
+			s, err := agent.Describe(cmd.Context(), st, p.StateRoot, row, n)
 			if err != nil {
 				return err
 			}

@@ -138,7 +138,7 @@ func (r *runner) summarise(ctx context.Context, older []llm.Message) (string, er
 	if r.st.Phase.Plan != "" {
 		fmt.Fprintf(&s, "Plan:\n%s\n", r.st.Phase.Plan)
 	}
-	if v := r.st.LastVerify; v != nil {
+	if v := lastVerification(RunDir(r.o.StateRoot, r.row.ID)); v != nil {
 		fmt.Fprintf(&s, "Latest gate: %s — %s\n", v.Status, v.Reason)
 	}
 	fmt.Fprintf(&s, "Summary of the earlier turns:\n%s\n</ultra-summary>", strings.TrimSpace(resp.Text))

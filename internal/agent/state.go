@@ -59,7 +59,6 @@ type runState struct {
 	Todos         []tool.TodoItem          `json:"todos,omitempty"`
 	Files         tool.FileTrackerSnapshot `json:"files,omitempty"`
 	Deferred      []string                 `json:"deferred,omitempty"` // concerns of a CONCERNS gate
-	LastVerify    *verifyRecord            `json:"last_verify,omitempty"`
 	IdleAnswers   int                      `json:"idle_answers,omitempty"`
 	Malformed     int                      `json:"malformed,omitempty"`
 	Refusals      int                      `json:"refusals,omitempty"`
@@ -70,19 +69,6 @@ type runState struct {
 type usageTotals struct {
 	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
-}
-
-// verifyRecord is the latest verification, as status shows it.
-type verifyRecord struct {
-	Status   string   `json:"status"`
-	Reason   string   `json:"reason"`
-	Passed   int      `json:"passed"`
-	Failed   int      `json:"failed"`
-	Skipped  int      `json:"skipped"`
-	Failing  []string `json:"failing,omitempty"`
-	Logs     []string `json:"logs,omitempty"`
-	Gate     int      `json:"gate,omitempty"`      // decision number
-	GateFile string   `json:"gate_file,omitempty"` // .ultra/state/runs/RUN_ID/gate-N.json
 }
 
 // failureStreak counts identical failing calls in a row.

@@ -3,9 +3,13 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/gate"
+	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tool"
@@ -50,8 +54,45 @@ type Retries struct {
 	Left int `json:"left"`
 }
 
-// VerifyView is the latest verification of a run.
-type VerifyView = verifyRecord
+// VerifyView is a gate decision as status shows it. The decision file is
+// the only record of a verification; this is read from it.
+type VerifyView struct {
+	Status   string   `json:"status"`
+	Reason   string   `json:"reason"`
+	Passed   int      `json:"passed"`
+	Failed   int      `json:"failed"`
+	Skipped  int      `json:"skipped"`
+	Failing  []string `json:"failing,omitempty"`
+	Logs     []string `json:"logs,omitempty"`
+	Gate     int      `json:"gate,omitempty"`      // decision number
+	GateFile string   `json:"gate_file,omitempty"` // .ultra/state/runs/RUN_ID/gate-N.json
+}
+
+// lastVerification is the run's latest gate decision, read from its file.
+func lastVerification(runDir string) *VerifyView {
+	ds, err := gatefile.Read(runDir)
+	if err != nil || len(ds) == 0 {
+		return nil
+	}
+	d := ds[len(ds)-1]
+	e := verifyEvent(d, gatefile.Path(runDir, d.N))
+	return &VerifyView{Status: e.Status, Reason: e.Reason, Passed: e.Passed, Failed: e.Failed, Skipped: e.Skipped,
+		Failing: e.Failing, Logs: e.Logs, Gate: e.Gate, GateFile: e.GateFile}
+}
+
+// verifyEvent is the verify_result event of decision d, recorded at path.
+func verifyEvent(d gate.Decision, path string) event.VerifyResultData {
+	e := event.VerifyResultData{Status: string(d.Status), Reason: strings.Join(d.Reasons, "; "), Passed: d.Counts.Passed,
+		Failed: d.Counts.Failed + d.Counts.Errors, Skipped: d.Counts.Skipped, Failing: d.FailingNames(),
+		Gate: d.N, GateFile: path, Tree: d.Tree, Cached: d.CachedFrom != 0, Focused: d.Focused, Flaky: d.Flaky}
+	for _, c := range d.Commands {
+		e.Commands = append(e.Commands, c.Command)
+		if c.LogPath != "" {
+			e.Logs = append(e.Logs, c.LogPath)
+		}
+	}
+	return e
+}
 
 // EventView is a stored event as status shows it.
 type EventView struct {
@@ -62,8 +103,10 @@ type EventView struct {
 	Data  json.RawMessage `json:"data,omitempty"`
 }
 
-// Describe reads a run's status from the store, with its last n events.
-func Describe(ctx context.Context, st *store.Store, row *store.Run, n int) (*Status, error) {
+// Describe reads a run's status from the store and its latest gate
+// decision from the run's directory under stateRoot, with its last n
+// events.
+func Describe(ctx context.Context, st *store.Store, stateRoot string, row *store.Run, n int) (*Status, error) {
 	rs, err := decodeState(row)
 	if err != nil {
 		return nil, err
@@ -76,7 +119,7 @@ func Describe(ctx context.Context, st *store.Store, row *store.Run, n int) (*Sta
 		Retries: Retries{Used: rs.Phase.Used.FailedVerifies, Max: rs.Phase.Budgets.MaxRetries, Left: rs.Phase.RetriesLeft()},
 		Budgets: rs.Phase.Budgets, Used: rs.Phase.Used,
 		CacheRead: rs.Usage.CacheReadTokens, CacheWrite: rs.Usage.CacheWriteTokens,
-		Malformed: rs.Malformed, Refusals: rs.Refusals, LastVerify: rs.LastVerify, Deferred: rs.Deferred, Todos: rs.Todos,
+		Malformed: rs.Malformed, Refusals: rs.Refusals, LastVerify: lastVerification(RunDir(stateRoot, row.ID)), Deferred: rs.Deferred, Todos: rs.Todos,
 		PID: row.PID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
 	}
 	if s.Transitions, err = st.Transitions(ctx, row.ID); err != nil {

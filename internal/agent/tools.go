@@ -126,22 +126,11 @@ func (r *runner) runVerify(ctx context.Context, _ json.RawMessage) tool.Result {
 		// Fail closed: a gate that cannot record its decision proves nothing.
 		d = gate.Decision{Status: gate.NotEvaluated, Reasons: []string{"the gate could not record its decision: " + err.Error()}}
 	}
-	rec := &verifyRecord{Status: string(d.Status), Reason: strings.Join(d.Reasons, "; "), Passed: d.Counts.Passed,
-		Failed: d.Counts.Failed + d.Counts.Errors, Skipped: d.Counts.Skipped, Failing: d.FailingNames(), Gate: d.N, GateFile: path}
-	var cmds []string
-	for _, c := range d.Commands {
-		cmds = append(cmds, c.Command)
-		if c.LogPath != "" {
-			rec.Logs = append(rec.Logs, c.LogPath)
-		}
-	}
-	r.st.LastVerify = rec
-	r.emit(event.VerifyResult, event.VerifyResultData{Status: rec.Status, Reason: rec.Reason, Passed: rec.Passed,
-		Failed: rec.Failed, Skipped: rec.Skipped, Failing: rec.Failing, Commands: cmds, Logs: rec.Logs,
-		Gate: d.N, GateFile: path, Tree: d.Tree, Cached: d.CachedFrom != 0, Focused: d.Focused, Flaky: d.Flaky,
-		Duration: r.o.Now().Sub(start).Round(time.Millisecond).String()})
+	ev := verifyEvent(d, path)
+	ev.Duration = r.o.Now().Sub(start).Round(time.Millisecond).String()
+	r.emit(event.VerifyResult, ev)
 
-	next, tr, terr := r.st.Phase.AfterVerify(gate.Outcome(d.Status), rec.Reason)
+	next, tr, terr := r.st.Phase.AfterVerify(gate.Outcome(d.Status), ev.Reason)
 	if terr != nil {
 		return tool.Result{IsError: true, Output: terr.Error()}
 	}

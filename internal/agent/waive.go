@@ -60,9 +60,7 @@ func Waive(ctx context.Context, o Options, id, by, reason string) (*Outcome, gat
 	if err != nil {
 		return nil, d, err
 	}
-	r.emit(event.VerifyResult, event.VerifyResultData{Status: string(d.Status), Reason: strings.Join(d.Reasons, "; "),
-		Passed: d.Counts.Passed, Failed: d.Counts.Failed + d.Counts.Errors, Skipped: d.Counts.Skipped,
-		Failing: d.FailingNames(), Gate: d.N, GateFile: path, Tree: d.Tree})
+	r.emit(event.VerifyResult, verifyEvent(d, path))
 	if r.st.Phase.Phase != phase.Escalated {
 		r.row.Status = row.Status
 		if err := r.save(); err != nil {
