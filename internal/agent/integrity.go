@@ -69,26 +69,68 @@ func (r *runner) gitFingerprint() (fingerprint, ownTip string) {
 		return "", ""
 	}
 	ctx := context.Background()
-	// One listing of the branches: each with its commit, and "*" on the one
-	// the worktree's HEAD points at.
-	out, _ := workspace.Git(ctx, r.row.Workdir, "for-each-ref", "--format=%(HEAD) %(objectname) %(refname:short)", "refs/heads/")
+	// One listing of the branches: each with its commit, and which one the
+	// worktree's HEAD points at.
+	out, _ := workspace.Git(ctx, r.row.Workdir, "for-each-ref", "--format="+branchListFormat, "refs/heads/")
+	branches, unread := parseBranchList(out)
 	var keep []string
-	for _, line := range strings.Split(out, "\n") {
-		head, rest, _ := strings.Cut(line, " ")
-		commit, name, _ := strings.Cut(rest, " ")
-		if name == ws.Branch {
-			ownTip = commit
+	for _, b := range branches {
+		if b.name == ws.Branch {
+			ownTip = b.commit
 		}
-		if head == "*" {
-			keep = append(keep, "HEAD "+name) // where, not at which commit: that is ownTip's
+		if b.head {
+			keep = append(keep, "HEAD "+b.name) // where, not at which commit: that is ownTip's
 		}
-		if name == ws.Base || workspace.Protected(r.o.Git.protected(), name) {
-			keep = append(keep, line)
+		if b.name == ws.Base || workspace.Protected(r.o.Git.protected(), b.name) {
+			keep = append(keep, "branch "+b.name+" "+b.commit)
 		}
+	}
+	// A line that could not be read may be any branch: keep it whole.
+	for _, line := range unread {
+		keep = append(keep, "unread "+line)
 	}
 	hooks, _ := workspace.Git(ctx, r.row.Workdir, "config", "--get", "core.hooksPath")
 	keep = append(keep, "hooks "+hooks)
 	return strings.Join(keep, "\n"), ownTip
+}
+
+// branchListFormat has git for-each-ref print each branch as its commit,
+// its full ref name and its HEAD mark, separated by NULs. No field can hold
+// a NUL, and the line starts with the commit: %(HEAD) is a blank for every
+// branch not checked out, and a listing that began with it (or with a
+// short name) would be misread once the blank is trimmed away or doubles
+// a separator.
+const branchListFormat = "%(objectname)%00%(refname)%00%(HEAD)"
+
+// branchTip is one branch of the listing.
+type branchTip struct {
+	name   string // without refs/heads/; may hold slashes
+	commit string
+	head   bool // the worktree's HEAD points at it
+}
+
+// parseBranchList reads git for-each-ref output in branchListFormat. It
+// returns the lines it could not read apart, so that they are not lost.
+// The HEAD mark may be "*", " " or, on a trimmed last line, nothing.
+func parseBranchList(out string) (branches []branchTip, unread []string) {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		fields := strings.Split(line, "\x00")
+		if len(fields) != 3 {
+			unread = append(unread, line)
+			continue
+		}
+		commit, ref, mark := strings.TrimSpace(fields[0]), fields[1], strings.TrimSpace(fields[2])
+		name, ok := strings.CutPrefix(ref, "refs/heads/")
+		if !ok || name == "" || commit == "" || strings.ContainsAny(commit, " \t") || (mark != "" && mark != "*") {
+			unread = append(unread, line)
+			continue
+		}
+		branches = append(branches, branchTip{name: name, commit: commit, head: mark == "*"})
+	}
+	return branches, unread
 }
 
 // tipGreen reports whether commit's tree is one the gate let through.

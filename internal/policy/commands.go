@@ -17,8 +17,8 @@ var plainCommands = []string{
 	"cut", "tr", "nl", "diff", "cmp", "comm", "column", "jq", "uname", "whoami", "id",
 	"nproc", "free", "ps", "seq", "sleep", "md5sum", "sha1sum", "sha224sum", "sha256sum",
 	"sha384sum", "sha512sum", "b2sum", "cksum", "sum", "od", "hexdump", "strings", "tac",
-	"rev", "paste", "fold", "join", "base64", "printenv", "expr", "which", "uptime",
-	"arch", "groups", "locale", "getconf",
+	"rev", "paste", "fold", "join", "printenv", "expr", "which", "uptime",
+	"groups", "locale", "getconf",
 	// shell builtins
 	"type", "cd", "pushd", "popd", "dirs", "exit", "return", "break", "continue", "wait", ":",
 }
@@ -50,6 +50,8 @@ func init() {
 		"tree":     checkTree,
 		"file":     checkFile,
 		"xxd":      checkXxd,
+		"base64":   checkBase64,
+		"arch":     checkArch,
 		"rg":       checkRg,
 		"printf":   checkPrintf,
 		"read":     checkRead,
@@ -169,11 +171,9 @@ func checkFind(_ *classifier, name string, args []arg) string {
 		"-samefile": true, "-printf": true, "-uid": true, "-gid": true, "-links": true,
 		"-inum": true, "-used": true, "-fstype": true, "-context": true,
 	}
-	for i, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if !a.static {
-			if i > 0 && args[i-1].static && takesValue[args[i-1].lit] && !a.multi {
-				continue
-			}
 			if a.dashSafe() {
 				continue
 			}
@@ -186,6 +186,12 @@ func checkFind(_ *classifier, name string, args []arg) string {
 			return "find -delete removes files"
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			return fmt.Sprintf("find %s writes to a file", a.lit)
+		}
+		// The test's value is the next word, whatever it looks like
+		// (-name -delete matches files named "-delete"); a value that may
+		// become several words is judged as a word of its own.
+		if takesValue[a.lit] && i+1 < len(args) && !args[i+1].multi {
+			i++
 		}
 	}
 	return ""
@@ -226,10 +232,16 @@ func checkUniq(_ *classifier, name string, args []arg) string {
 
 func checkSed(_ *classifier, name string, args []arg) string {
 	p, why := scanOpts(name, args, optSpec{
-		shortVal: "efl",
+		shortVal: "ef",
 		longVal:  []string{"expression", "file", "line-length"},
-		badShort: map[byte]string{'i': "sed -i edits files in place"},
-		badLong:  map[string]string{"in-place": "sed --in-place edits files in place"},
+		badShort: map[byte]string{
+			'i': "sed -i edits files in place",
+			'I': "sed -I edits files in place (BSD sed)",
+			// GNU sed -l takes a value, BSD sed -l does not: the script
+			// could be either word.
+			'l': "sed -l takes a value in GNU sed but not in BSD sed, so the script is ambiguous; use --line-length=N",
+		},
+		badLong: map[string]string{"in-place": "sed --in-place edits files in place"},
 	})
 	if why != "" {
 		return why
@@ -256,6 +268,9 @@ func checkSed(_ *classifier, name string, args []arg) string {
 
 func checkAwk(_ *classifier, name string, args []arg) string {
 	fileWhy := name + " -f runs a program file that cannot be checked; give the program inline"
+	ambiguous := func(ch string) string {
+		return name + " -" + ch + " takes a value in some awks and not in others, so the program is ambiguous; leave it out"
+	}
 	p, why := scanOpts(name, args, optSpec{
 		shortVal:    "FvfeEilW",
 		shortOptVal: "dDoLp",
@@ -270,6 +285,9 @@ func checkAwk(_ *classifier, name string, args []arg) string {
 			'o': name + " -o writes the program to a file",
 			'p': name + " -p writes a profile to a file",
 			'W': name + " -W options are not allowed",
+			'Z': ambiguous("Z"), // old gawk: -Z locale
+			'm': ambiguous("m"), // old gawk: -m[fr] value
+			'R': ambiguous("R"), // dgawk: -R file
 		},
 		badLong: map[string]string{
 			"file":           fileWhy,
@@ -285,6 +303,20 @@ func checkAwk(_ *classifier, name string, args []arg) string {
 	})
 	if why != "" {
 		return why
+	}
+	// one-true-awk (macOS, BSD) reads only the first letter of an option
+	// word and ignores options it does not know, long ones included, so
+	// the next word becomes its program. Allow only the forms every awk
+	// reads alike.
+	for _, o := range p.opts {
+		switch {
+		case o.pos > 1 && strings.IndexByte("Fve", o.name[1]) >= 0:
+			return fmt.Sprintf("write %s %s as a separate word: some awks read only the first letter of an option word", name, o.name)
+		case (o.name == "-e" || o.name == "--source") && o.attached:
+			return fmt.Sprintf("give the program of %s %s as the next word: some awks ignore the option and would run the word after it", name, o.name)
+		case (o.name == "--assign" || o.name == "--field-separator") && o.value != nil && !o.attached:
+			return fmt.Sprintf("write %s %s=VALUE as one word: some awks ignore long options and would run the value as the program", name, o.name)
+		}
 	}
 	progs := p.values("-e", "--source")
 	if len(progs) == 0 {
@@ -307,12 +339,16 @@ func checkAwk(_ *classifier, name string, args []arg) string {
 func checkYq(_ *classifier, name string, args []arg) string {
 	_, why := scanOpts(name, args, optSpec{
 		shortVal: "fIop",
-		longVal:  []string{"front-matter", "indent", "output-format", "input-format", "expression"},
+		longVal: []string{"front-matter", "indent", "output-format", "input-format", "expression",
+			"from-file", "xml-attribute-prefix", "xml-content-name", "xml-proc-inst-prefix",
+			"xml-directive-name", "csv-separator", "lua-prefix", "lua-suffix",
+			"properties-separator", "shell-key-separator"},
 		badShort: map[byte]string{'i': "yq -i edits files in place", 's': "yq -s writes files"},
 		badLong: map[string]string{
-			"inplace":   "yq --inplace edits files in place",
-			"in-place":  "yq --in-place edits files in place",
-			"split-exp": "yq --split-exp writes files",
+			"inplace":        "yq --inplace edits files in place",
+			"in-place":       "yq --in-place edits files in place",
+			"split-exp":      "yq --split-exp writes files",
+			"split-exp-file": "yq --split-exp-file writes files",
 		},
 	})
 	return why
@@ -329,6 +365,9 @@ func checkEnv(_ *classifier, name string, args []arg) string {
 		case l == "-" || l == "-i" || l == "--ignore-environment" || l == "-0" || l == "--null":
 		case l == "-u" || l == "--unset":
 			i++
+			if i < len(args) && args[i].multi {
+				return fmt.Sprintf("the value %s of env %s must be a single word; quote it", args[i].text, l)
+			}
 		case strings.HasPrefix(l, "--unset=") || strings.HasPrefix(l, "-u"):
 		case strings.HasPrefix(l, "-"):
 			return fmt.Sprintf("env %s is not allowed; env may only print the environment", l)
@@ -344,9 +383,13 @@ func checkDate(_ *classifier, name string, args []arg) string {
 	p, why := scanOpts(name, args, optSpec{
 		shortVal:    "dfr",
 		shortOptVal: "I",
-		longVal:     []string{"date", "file", "reference", "resolution"},
-		badShort:    map[byte]string{'s': "date -s sets the system clock"},
-		badLong:     map[string]string{"set": "date --set sets the system clock"},
+		// --resolution takes no value: its next word is an operand.
+		longVal: []string{"date", "file", "reference", "rfc-3339"},
+		badShort: map[byte]string{
+			's': "date -s sets the system clock",
+			't': "date -t sets the kernel's time zone (BSD date)",
+		},
+		badLong: map[string]string{"set": "date --set sets the system clock"},
 	})
 	if why != "" {
 		return why
@@ -373,14 +416,76 @@ func checkHostname(_ *classifier, name string, args []arg) string {
 	return ""
 }
 
+// treeLongValues are tree's long options taking a value, after "=" or in
+// the next word. tree matches them as the start of the word, so
+// --sortx y takes y too.
+var treeLongValues = []string{"--filelimit", "--charset", "--timefmt", "--sort", "--gitfile",
+	"--infofile", "--hintro", "--houtro", "--scheme", "--authority", "--compress"}
+
+// checkTree follows tree's own parser, which is not getopt: options may
+// come anywhere before "--", and in a cluster every letter that takes a
+// value takes the next unused word (-Lo 2 out is -L 2 -o out), except -L
+// followed by digits (-L2).
 func checkTree(_ *classifier, name string, args []arg) string {
-	_, why := scanOpts(name, args, optSpec{
-		shortVal: "LPIHT",
-		longVal:  []string{"charset", "filelimit", "timefmt", "sort", "hintro", "houtro", "infofile"},
-		badShort: map[byte]string{'o': "tree -o writes its output to a file", 'R': "tree -R writes 00Tree.html files"},
-		badLong:  map[string]string{"output": "tree --output writes to a file"},
-	})
-	return why
+	next := 0 // the next word a value would be taken from
+	value := func(opt string) string {
+		if next >= len(args) {
+			return "" // tree stops: missing argument
+		}
+		v := args[next]
+		next++
+		if v.multi {
+			return fmt.Sprintf("the value %s of tree %s must be a single word; quote it", v.text, opt)
+		}
+		return ""
+	}
+	for i := 0; i < len(args); i = next {
+		next = i + 1
+		a := args[i]
+		if !a.static {
+			if !a.dashSafe() {
+				return notLiteral(name, a)
+			}
+			continue
+		}
+		l := a.lit
+		switch {
+		case l == "--":
+			return "" // the rest are directories
+		case len(l) < 2 || l[0] != '-':
+			continue
+		case l[1] == '-':
+			for _, lv := range treeLongValues {
+				if strings.HasPrefix(l, lv) {
+					if !strings.HasPrefix(l[len(lv):], "=") {
+						if why := value(l); why != "" {
+							return why
+						}
+					}
+					break
+				}
+			}
+			continue
+		}
+		for j := 1; j < len(l); j++ {
+			ch := l[j]
+			switch {
+			case ch == 'o':
+				return "tree -o writes its output to a file"
+			case ch == 'R':
+				return "tree -R writes 00Tree.html files"
+			case ch == 'L' && j+1 < len(l) && l[j+1] >= '0' && l[j+1] <= '9':
+				for j+1 < len(l) && l[j+1] >= '0' && l[j+1] <= '9' {
+					j++
+				}
+			case strings.IndexByte("LPIHT", ch) >= 0:
+				if why := value("-" + string(ch)); why != "" {
+					return why
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func checkFile(_ *classifier, name string, args []arg) string {
@@ -393,37 +498,96 @@ func checkFile(_ *classifier, name string, args []arg) string {
 	return why
 }
 
-// checkXxd allows at most one file: xxd writes its second file argument.
+// xxdValueTails lists the xxd options that take a value, by letter, with
+// the long-name tails after which the value is the next word (-cols 8).
+// Any other text after the letter is the value itself: -c8, and -ca is
+// -c with the value "a". xxd reads only the first letter of an option
+// word (-capitalize aside): -ps, -plain and -postscript are all -p.
+var xxdValueTails = map[byte][]string{
+	'c': {"ols"}, 'g': {"roup"}, 'l': {"en"}, 'n': {"ame"}, 'o': {"ffset"},
+	's': {"kip", "eek"}, 'R': nil,
+}
+
+// checkXxd follows xxd's option parser. Options end at the first operand;
+// the second operand is an output file that xxd writes, and -r turns a
+// dump back into binary, patching that file. So xxd is read-only with at
+// most one operand and no -r.
 func checkXxd(_ *classifier, name string, args []arg) string {
-	operands := 0
-	for i := 0; i < len(args); i++ {
+	i := 0
+options:
+	for ; i < len(args); i++ {
 		a := args[i]
 		if !a.static {
 			if !a.dashSafe() {
 				return notLiteral(name, a)
 			}
-			if a.multi {
-				return fmt.Sprintf("xxd argument %s may expand to several files, and xxd writes to its second one", a.text)
+			break // the first operand
+		}
+		o := a.lit
+		if len(o) > 2 && strings.HasPrefix(o, "--") {
+			o = o[1:] // --cols is -cols, and --- is --
+		}
+		switch {
+		case o == "--":
+			i++
+			break options
+		case len(o) < 2 || o[0] != '-':
+			break options // the first operand; "-" is standard input
+		}
+		letter, tail := o[1], o[2:]
+		switch {
+		case letter == 'r':
+			return "xxd -r turns a dump back into binary and can patch its output file; only dumping is allowed"
+		case letter == 'c' && strings.HasPrefix(tail, "apitalize"):
+		case strings.IndexByte("abeupiCdEvh", letter) >= 0:
+			// takes no value; the rest of the word is ignored
+		default:
+			tails, ok := xxdValueTails[letter]
+			if !ok {
+				return fmt.Sprintf("xxd option %s is not known", a.lit)
 			}
-			operands++
-			continue
-		}
-		l := a.lit
-		if len(l) < 2 || l[0] != '-' {
-			operands++
-			continue
-		}
-		if strings.IndexByte("cglsonR", l[1]) >= 0 {
-			rest := l[2:]
-			if rest == "" || strings.Trim(rest, "abcdefghijklmnopqrstuvwxyz") == "" {
-				i++ // the value is the next word (-c 8, -cols 8)
+			next := tail == ""
+			for _, t := range tails {
+				next = next || strings.HasPrefix(tail, t)
+			}
+			if next && i+1 < len(args) {
+				i++
+				if args[i].multi {
+					return fmt.Sprintf("the value %s of xxd %s must be a single word; quote it", args[i].text, a.lit)
+				}
 			}
 		}
 	}
-	if operands > 1 {
-		return "xxd with two file arguments writes the second one"
+	operands := args[i:]
+	for _, a := range operands {
+		if a.multi {
+			return fmt.Sprintf("xxd argument %s may expand to several files, and xxd writes to its second one", a.text)
+		}
+	}
+	if len(operands) > 1 {
+		return fmt.Sprintf("xxd with two file arguments writes the second one (%s)", operands[1].text)
 	}
 	return ""
+}
+
+// checkBase64 refuses -o/--output, with which macOS base64 writes a file.
+func checkBase64(_ *classifier, name string, args []arg) string {
+	_, why := scanOpts(name, args, optSpec{
+		shortVal: "wb", // GNU -w COLS, macOS -b COUNT
+		longVal:  []string{"wrap", "break"},
+		badShort: map[byte]string{'o': "base64 -o writes its output to a file"},
+		badLong:  map[string]string{"output": "base64 --output writes its output to a file"},
+	})
+	return why
+}
+
+// checkArch allows arch only to print the machine type: macOS arch runs
+// the program it is given (arch -x86_64 prog).
+func checkArch(_ *classifier, name string, args []arg) string {
+	if len(args) == 0 || len(args) == 1 && args[0].static && (args[0].lit == "--help" || args[0].lit == "--version") {
+		return ""
+	}
+	return "arch with arguments runs a program on macOS; use `uname -m` to print the machine type"
 }
 
 func checkRg(_ *classifier, name string, args []arg) string {
@@ -581,7 +745,7 @@ func checkNice(c *classifier, name string, args []arg) string {
 // whatever arguments it reads from its input.
 func checkXargs(c *classifier, name string, args []arg) string {
 	p, why := scanOpts(name, args, optSpec{
-		shortVal:    "adEILnPs",
+		shortVal:    "adEILnPsJRS", // -J, -R, -S: BSD xargs
 		shortOptVal: "eil",
 		longVal: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars",
 			"process-slot-var"},

@@ -20,6 +20,12 @@ type optSpec struct {
 type opt struct {
 	name  string // "-k", or "--key" (expanded when abbreviated)
 	value *arg   // nil when the option took no value
+	// attached: the value was part of the option's word (-k2, --key=2).
+	attached bool
+	// pos is the index of a short option's letter in its word: 1 when
+	// the letter starts the word, more inside a cluster (-nk); 0 for a
+	// long option.
+	pos int
 }
 
 type parsed struct {
@@ -100,7 +106,7 @@ func scanOpts(name string, args []arg, spec optSpec) (parsed, string) {
 				o.name = "--" + full
 				if hasV {
 					val := litArg(v)
-					o.value = &val
+					o.value, o.attached = &val, true
 				} else if i+1 < len(args) {
 					i++
 					if args[i].multi {
@@ -116,17 +122,17 @@ func scanOpts(name string, args []arg, spec optSpec) (parsed, string) {
 				if why, bad := spec.badShort[ch]; bad {
 					return p, why
 				}
-				o := opt{name: "-" + string(ch)}
+				o := opt{name: "-" + string(ch), pos: j}
 				if strings.IndexByte(spec.shortOptVal, ch) >= 0 {
 					val := litArg(l[j+1:])
-					o.value = &val
+					o.value, o.attached = &val, true
 					p.opts = append(p.opts, o)
 					break
 				}
 				if strings.IndexByte(spec.shortVal, ch) >= 0 {
 					if j+1 < len(l) {
 						val := litArg(l[j+1:])
-						o.value = &val
+						o.value, o.attached = &val, true
 					} else if i+1 < len(args) {
 						i++
 						if args[i].multi {

@@ -200,6 +200,83 @@ var shellCases = []struct {
 	{cmd: "date 010100002020", reason: "sets the clock"},
 	{cmd: "hostname evil", reason: "sets the host name"},
 
+	// Option values and operands. xxd: options end at the first operand,
+	// the second operand is an output file, and which words are values
+	// follows xxd's own parser (-c8, -cols 8, -ca is -c with value "a").
+	{cmd: "xxd file", readOnly: true},
+	{cmd: "xxd -c 16 file", readOnly: true},
+	{cmd: "xxd -l 32 -s 4 file", readOnly: true},
+	{cmd: "xxd -c8 -g1 -s+4 -l0x20 -o 16 file", readOnly: true},
+	{cmd: "xxd -cols 8 -len 32 -seek 4 -groupsize 2 -offset 16 file", readOnly: true},
+	{cmd: "xxd --cols 8 file", readOnly: true},
+	{cmd: "xxd -ps -c 0 file; xxd -plain -u -a -d -E file", readOnly: true},
+	{cmd: "xxd -i -C -n name file; xxd -name x y", readOnly: true},
+	{cmd: "xxd -R always file", readOnly: true},
+	{cmd: "xxd -- -r", readOnly: true},
+	{cmd: "xxd -c \"$n\" \"$f\"", readOnly: true},
+	{cmd: "xxd -ca file out", reason: "writes the second one"},
+	{cmd: "xxd -cap file out", reason: "writes the second one"},
+	{cmd: "xxd -capitalize x y", reason: "writes the second one"},
+	{cmd: "xxd -nx x y", reason: "writes the second one"},
+	{cmd: "xxd -a -b x y", reason: "writes the second one"},
+	{cmd: "xxd -ps x y", reason: "writes the second one"},
+	{cmd: "xxd file -r", reason: "writes the second one"},
+	{cmd: "xxd - out", reason: "writes the second one"},
+	{cmd: "xxd -- x y", reason: "writes the second one"},
+	{cmd: "xxd -r x y", reason: "xxd -r"},
+	{cmd: "xxd -r x", reason: "xxd -r"},
+	{cmd: "xxd -p -revert x", reason: "xxd -r"},
+	{cmd: "xxd --r x", reason: "xxd -r"},
+	{cmd: "xxd -x file", reason: "not known"},
+	{cmd: "xxd -l 32 ./*.bin", reason: "several files"},
+	{cmd: "xxd -l 32 *.bin", reason: "could be an option"},
+	{cmd: "xxd -c $n f", reason: "single word"},
+	// tree takes the values of clustered options from the next words.
+	{cmd: "tree -L 2 -P '*.go' --charset utf8 --sort=name internal", readOnly: true},
+	{cmd: "tree -L3 -ad . ; tree -I -o", readOnly: true},
+	{cmd: "tree -Lo 2 out.txt", reason: "tree -o"},
+	{cmd: "tree -PIo a b out.txt", reason: "tree -o"},
+	{cmd: "tree -L2o out.txt", reason: "tree -o"},
+	{cmd: "tree -H . -L 2 -R", reason: "tree -R"},
+	{cmd: "tree -P $p .", reason: "single word"},
+	// date --resolution takes no value; --rfc-3339 does.
+	{cmd: "date --resolution 010100002020", reason: "sets the clock"},
+	{cmd: "date --rfc-3339 seconds; date -d yesterday +%F", readOnly: true},
+	{cmd: "date -t 60", reason: "date -t"},
+	// yq --split-exp-file writes files too.
+	{cmd: "yq --split-exp-file=names.yq '.' f.yaml", reason: "writes files"},
+	{cmd: "yq --split-exp-file names.yq '.' f.yaml", reason: "writes files"},
+	{cmd: "yq -o json --from-file prog.yq f.yaml", readOnly: true},
+	// env -u's value must stay one word.
+	{cmd: "x='A rm -rf y'; env -u $x", reason: "env -u"},
+	{cmd: "env -u HOME -u PATH", readOnly: true},
+	// find: a test's value is skipped, not taken for the next test.
+	{cmd: "x=-delete; find . -name -name \"$x\"", reason: "could be an option"},
+	{cmd: "find . -name -delete", readOnly: true},
+	// awk: one-true-awk reads only an option word's first letter and
+	// ignores long options; gawk and mawk differ on some letters.
+	{cmd: "awk -v n=1 -F, '{print n}' f; awk --assign=n=1 -e '{print n}' f", readOnly: true},
+	{cmd: "awk -bF '{system(\"id\")}' f", reason: "separate word"},
+	{cmd: "awk --assign '{system(\"id\")}' f", reason: "--assign="},
+	{cmd: "awk --field-separator '{system(\"id\")}' f", reason: "--field-separator="},
+	{cmd: "awk -Z x '{system(\"id\")}' f", reason: "awk -Z"},
+	{cmd: "awk -ex '{system(\"id\")}' f", reason: "as the next word"},
+	{cmd: "awk --source=1 '{system(\"id\")}' f", reason: "as the next word"},
+	// sed: -l is a flag in BSD sed, -I edits in place there.
+	{cmd: "sed -l 's/a/b/w out' p f", reason: "sed -l"},
+	{cmd: "sed -I x p f", reason: "sed -I"},
+	{cmd: "sed --line-length=40 -n l f", readOnly: true},
+	// BSD xargs -J, -R and -S take values.
+	{cmd: "ls | xargs -J grep rm", reason: "xargs would run `rm`"},
+	{cmd: "ls | xargs -0 -n 1 -P 4 grep -l x", readOnly: true},
+	// macOS base64 -o writes a file; macOS arch runs a program.
+	{cmd: "base64 -d -w 0 f; base64 -b 76 -i f", readOnly: true},
+	{cmd: "base64 -i in -o out", reason: "base64 -o"},
+	{cmd: "base64 --output=out in", reason: "base64 --output"},
+	{cmd: "arch", readOnly: true},
+	{cmd: "arch rm -rf x", reason: "arch"},
+	{cmd: "arch -x86_64 /bin/rm x", reason: "arch"},
+
 	// Interpreters, shells and other ways to run code.
 	{cmd: "python -c 'open(\"x\",\"w\")'", reason: "python -c runs arbitrary code"},
 	{cmd: "python3 script.py", reason: "runs arbitrary code"},
