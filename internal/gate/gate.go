@@ -27,7 +27,8 @@ const (
 	// nothing regressed against the baseline.
 	Pass Status = "PASS"
 	// Fail: a failure or error, a non-zero exit, a timeout, fewer tests
-	// than the baseline, or a test that failed earlier now missing.
+	// than the baseline, a test that failed earlier now missing, or a
+	// construct that can fake test results that the baseline did not have.
 	Fail Status = "FAIL"
 	// Concerns: passed, but with more skipped tests than the baseline or
 	// a test that passed only on re-run (flaky).
@@ -91,6 +92,10 @@ type Evidence struct {
 	NoCommand string `json:"no_command,omitempty"`
 	// Failing names failing tests when per-test results are unknown.
 	Failing []string `json:"failing,omitempty"`
+	// Fakes are the keys of the constructs in the verified tree that can
+	// fake test results (verify.Finding.Key: file, kind and what, no
+	// line). Those not in the baseline's Fakes make the decision FAIL.
+	Fakes []string `json:"fakes,omitempty"`
 }
 
 // Baseline is the state of the tests when the run started, before any
@@ -106,6 +111,10 @@ type Baseline struct {
 	// Sources say how the test commands were chosen at the start; the
 	// choice may not change during the run.
 	Sources []string `json:"sources,omitempty"`
+	// Fakes are the keys of the constructs that could fake test results
+	// in the tree at the start; they were there before the run and do
+	// not block it.
+	Fakes []string `json:"fakes,omitempty"`
 }
 
 // Counts sums a verification.
@@ -270,6 +279,10 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 				strings.Join(b.Sources, ", "), strings.Join(now, ", ")))
 		}
 	}
+	if nf := newFakes(ev.Fakes, in.Baseline); len(nf) > 0 {
+		fail = append(fail, fmt.Sprintf("the tests contain constructs that can fake results: %s; remove them, or a person may waive the gate",
+			clipList(nf, 10)))
+	}
 	if ev.Focused && len(fail) == 0 {
 		notEval = append(notEval, "only previously failing tests ran; the full suite must run before a pass")
 	}
@@ -297,6 +310,31 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 		return Concerns, append([]string{fmt.Sprintf("%d tests passed", c.Passed)}, concerns...)
 	}
 	return Pass, []string{fmt.Sprintf("%d tests passed", c.Passed)}
+}
+
+// newFakes returns the fake-result findings of the evidence that the
+// baseline did not have, in the evidence's order. Keys are compared as a
+// multiset: a second identical construct in the same file is new. Without
+// a baseline every finding is new.
+func newFakes(fakes []string, b *Baseline) []string {
+	if len(fakes) == 0 {
+		return nil
+	}
+	had := map[string]int{}
+	if b != nil {
+		for _, k := range b.Fakes {
+			had[k]++
+		}
+	}
+	var out []string
+	for _, k := range fakes {
+		if had[k] > 0 {
+			had[k]--
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 // regressions finds tests that vanished: fewer tests than the baseline, or
@@ -425,11 +463,14 @@ func sources(ev Evidence) []string {
 	return out
 }
 
-// NewBaseline records the suite's state at the start of a run.
+// NewBaseline records the suite's state at the start of a run, with the
+// fake-result findings of its tree (which do not count against it).
 func NewBaseline(tree string, ev Evidence) Baseline {
+	fakes := slices.Clone(ev.Fakes)
+	ev.Fakes = nil
 	d := Judge(Input{Evidence: ev})
 	b := Baseline{Tree: tree, Sources: sources(ev), Executed: d.Counts.Executed, Skipped: d.Counts.Skipped,
-		Failed: d.Counts.Failed + d.Counts.Errors}
+		Failed: d.Counts.Failed + d.Counts.Errors, Fakes: fakes}
 	if d.Status == NotEvaluated {
 		b.Reason = strings.Join(d.Reasons, "; ")
 		return b

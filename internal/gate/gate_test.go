@@ -95,6 +95,84 @@ func TestStatusRules(t *testing.T) {
 	}
 }
 
+// TestFakes: findings of constructs that can fake results (Evidence.Fakes)
+// that the baseline did not have make the decision FAIL, whatever the tests
+// say; those in the baseline change nothing.
+func TestFakes(t *testing.T) {
+	const noRun = "a/a_test.go: testmain-no-run: TestMain never calls m.Run()"
+	const text = `a/a_test.go: runner-text: in TestMain: string "--- PASS: TestX" holds "--- PASS"`
+	pass := func(fakes ...string) Evidence {
+		return Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "b=passed"), Fakes: fakes}
+	}
+	withFakes := func(b *Baseline, fakes ...string) *Baseline { b.Fakes = fakes; return b }
+	tt := []struct {
+		name     string
+		ev       Evidence
+		baseline *Baseline
+		want     Status
+		reasons  []string // substrings of the joined reasons
+		absent   []string // must not be in the reasons
+	}{
+		{name: "new finding fails with all tests passing", ev: pass(noRun), baseline: base("a=passed", "b=passed"), want: Fail,
+			reasons: []string{"the tests contain constructs that can fake results: " + noRun + "; remove them, or a person may waive the gate"}},
+		{name: "no baseline: every finding is new", ev: pass(noRun, text), want: Fail, reasons: []string{noRun + ", " + text}},
+		{name: "finding already in the baseline", ev: pass(noRun), baseline: withFakes(base("a=passed", "b=passed"), noRun), want: Pass,
+			reasons: []string{"2 tests passed"}, absent: []string{"fake"}},
+		{name: "only the new finding is listed", ev: pass(text, noRun), baseline: withFakes(base("a=passed", "b=passed"), noRun), want: Fail,
+			reasons: []string{"fake results: " + text + "; remove"}, absent: []string{noRun}},
+		{name: "a second identical construct is new", ev: pass(noRun, noRun), baseline: withFakes(base("a=passed", "b=passed"), noRun), want: Fail,
+			reasons: []string{"fake results: " + noRun + "; remove"}},
+		{name: "a finding removed since the baseline", ev: pass(), baseline: withFakes(base("a=passed", "b=passed"), noRun), want: Pass},
+		{name: "no findings: unchanged", ev: pass(), baseline: base("a=passed", "b=passed"), want: Pass, reasons: []string{"2 tests passed"}},
+		{name: "no findings, a failing test: unchanged", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed", "b=failed")}, want: Fail,
+			reasons: []string{"1 of 2 tests failed"}, absent: []string{"fake"}},
+		{name: "a finding with zero tests fails rather than not evaluated", ev: Evidence{Commands: []Command{cmd(0)}, Fakes: []string{noRun}}, want: Fail,
+			reasons: []string{"fake results", "zero tests executed"}},
+		{name: "a finding in a focused run", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed"), Focused: true, Fakes: []string{noRun}}, want: Fail},
+		{name: "a finding with concerns", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "b=skipped"), Fakes: []string{noRun}},
+			baseline: base("a=passed", "b=passed"), want: Fail, reasons: []string{"fake results"}},
+	}
+	for _, c := range tt {
+		t.Run(c.name, func(t *testing.T) {
+			d := Judge(Input{Run: "r", Tree: "t1", N: 2, Evidence: c.ev, Baseline: c.baseline})
+			if d.Status != c.want {
+				t.Fatalf("status %s, want %s (reasons %v)", d.Status, c.want, d.Reasons)
+			}
+			all := strings.Join(d.Reasons, "; ")
+			for _, r := range c.reasons {
+				if !strings.Contains(all, r) {
+					t.Errorf("reasons %q lack %q", all, r)
+				}
+			}
+			for _, r := range c.absent {
+				if strings.Contains(all, r) {
+					t.Errorf("reasons %q have %q", all, r)
+				}
+			}
+		})
+	}
+}
+
+func TestBaselineFakes(t *testing.T) {
+	ev := Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed"), Fakes: []string{"x_test.go: k: d"}}
+	b := NewBaseline("t0", ev)
+	if !b.Evaluated || b.Reason != "" || len(b.Fakes) != 1 || b.Fakes[0] != "x_test.go: k: d" {
+		t.Fatalf("%+v", b)
+	}
+	ev.Fakes[0] = "changed"
+	if b.Fakes[0] != "x_test.go: k: d" {
+		t.Fatal("the baseline shares the evidence's slice")
+	}
+	// A baseline that could not be evaluated still records the findings.
+	nb := NewBaseline("t0", Evidence{Commands: []Command{cmd(0)}, Fakes: []string{"y"}})
+	if nb.Evaluated || !strings.Contains(nb.Reason, "zero tests executed") || len(nb.Fakes) != 1 {
+		t.Fatalf("%+v", nb)
+	}
+	if d := Judge(Input{Evidence: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed"), Fakes: []string{"y"}}, Baseline: &nb}); d.Status != Pass {
+		t.Fatalf("%s %v", d.Status, d.Reasons)
+	}
+}
+
 func TestOutcomeMapping(t *testing.T) {
 	want := map[Status]phase.Outcome{Pass: phase.Pass, Waived: phase.Pass, Concerns: phase.Concerns, Fail: phase.Fail, NotEvaluated: phase.NotEvaluated, Status("bogus"): phase.NotEvaluated}
 	for s, o := range want {

@@ -40,6 +40,7 @@ func fuzzParser(t *testing.T, parse func(io.Reader) (*Report, error), data []byt
 func FuzzGoJSON(f *testing.F) {
 	for _, s := range []string{goSubtests, goBuildFailed, goOldBuildFailed, goSetupFailed, goPanic, goInitPanic, goTimeout,
 		goCount2, goTestMainExit, goBinary, goSubtests[:len(goSubtests)/2], "",
+		goForgedTestMain, goForgedFramedAfterRun, goForgedBareReport, goForgedAfterRun + goForgedAfterRun,
 		"{\"ACtion\":\"output\",\"Test\":\"\\n\"}", // found by fuzzing: a name that cleans to ""
 		// found by fuzzing: a package's fail then pass (two runs concatenated)
 		"{\"Action\":\"fail\",\"Package\":\"0\"}\n{\"Action\":\"pass\",\"Package\":\"0\"}\n",

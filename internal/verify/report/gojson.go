@@ -30,6 +30,51 @@ import (
 //
 // It fails (nil Report) only when there is not a single test2json event.
 // A package with no final pass/fail event makes the error wrap ErrTruncated.
+//
+// Forged results. Only test2json's own events count: a test passed when
+// the stream has a "run" and a "pass" Action for that Test in that
+// package; text in "output" events (a "--- PASS: TestX" line) never counts.
+// That is necessary but not sufficient, because test2json makes its events
+// from the text the test binary prints, and the binary runs the project's
+// code. What go 1.26 does (cmd/internal/test2json, checked by experiment):
+//
+//   - go test -json runs the binary with -test.v=test2json and feeds its
+//     stdout and stderr (one pipe) to the converter. In that mode the
+//     testing package starts each framing line it prints ("=== RUN",
+//     "=== PAUSE", "=== CONT", "=== NAME", "--- PASS:", "--- FAIL:",
+//     "--- SKIP:", the final "PASS"/"FAIL") with the byte 0x16 (^V). The go
+//     command's "FAIL\tpkg\t0.01s" after a non-zero exit is framed too;
+//     its "ok  \tpkg\t0.01s" summary is not a framing line and is plain
+//     output.
+//   - The converter strips the marker: in the JSON a framed line's Output
+//     is the same text as an unframed one.
+//   - The marker authenticates nothing. The converter starts without
+//     requiring it, and after every framing line it recognises, it requires
+//     the marker exactly when that line had one. So until the testing
+//     package prints its first framed line (in init, or in TestMain before
+//     m.Run) unframed runner lines are parsed too: a TestMain that prints
+//     "=== RUN   TestFake" and "--- PASS: TestFake (0.00s)" and exits 0
+//     without m.Run yields real "run" and "pass" events for TestFake and a
+//     passing package, exactly like real ones. Lines starting with 0x16 are
+//     parsed at any time, and a 0x16 anywhere in the output starts a new
+//     line, so a binary that prints one (from init, from TestMain after
+//     running the real tests with stdout discarded, from a test, even in
+//     t.Log("x\x16--- PASS: …")) makes events indistinguishable from real
+//     ones.
+//   - Unframed runner lines printed after the testing package's first
+//     framed line (TestMain after m.Run, a test printing "--- PASS: X") are
+//     plain "output" events and are ignored here.
+//   - A "--- PASS: X" report line alone (no "=== RUN   X") yields a "pass"
+//     event without a "run" event.
+//
+// So the stream cannot prove that tests ran; forging is stopped before the
+// run (verify.GoFakeResults, and the gate's rule on its findings). This
+// parser still distrusts a package whose stream shows traces of a binary
+// that printed runner lines itself: a test that passed without a "run"
+// event, a second go test summary line ("ok  \tpkg…" or "FAIL\tpkg…": the
+// go command prints one per run of a binary), or a test run or passed after
+// the binary's final "PASS"/"FAIL" line. Such a package's passed tests are
+// not counted; it gets one Case with Status Error saying why.
 func GoJSON(r io.Reader) (*Report, error) {
 	p := &goParser{pkgs: map[string]*goPkg{}, builds: map[string]*goBuild{}, stray: map[string]*goBuild{}}
 	readErr := readLines(r, p.line)
@@ -67,6 +112,7 @@ var goActions = map[string]bool{
 type goTest struct {
 	name    string
 	state   string // run, pass, fail, skip
+	ran     bool   // test2json reported a "run" event for it
 	elapsed float64
 	out     *msgBuf
 	loc     [3]loc // by rank: log line, frame in the module, frame in a _test.go file
@@ -83,6 +129,15 @@ type goPkg struct {
 	out         *msgBuf
 	loc         [3]loc
 	prev        string
+	seg         goSegment // the current run of the package's binary
+	forged      []string  // why its results are not trusted (bounded)
+}
+
+// goSegment is what one run of a test binary showed so far; it is reset
+// by the package's start and final events (concatenated runs).
+type goSegment struct {
+	summaries int  // go test summary lines ("ok  \tpkg…", "FAIL\tpkg…")
+	done      bool // the binary printed its final PASS or FAIL
 }
 
 type goBuild struct {
@@ -106,6 +161,7 @@ const (
 	goMaxBuilds = 256
 	goMaxTests  = 1 << 20
 	goMaxDepth  = 64 // subtest levels the leaf rule looks at
+	goMaxForged = 5  // reasons kept per distrusted package
 )
 
 var (
@@ -201,8 +257,14 @@ func (p *goParser) event(ev *goEvent) {
 	}
 	if ev.Test == "" {
 		switch ev.Action {
+		case "start":
+			pkg.seg = goSegment{}
 		case "output":
 			line := cleanLine(strings.TrimSuffix(out, "\n"))
+			pkg.summary(line)
+			if t := strings.TrimSpace(line); t == "PASS" || t == "FAIL" {
+				pkg.seg.done = true
+			}
 			if goFrameworkR.MatchString(line) {
 				return
 			}
@@ -221,6 +283,7 @@ func (p *goParser) event(ev *goEvent) {
 			if ev.FailedBuild != "" {
 				pkg.failedBuild = ev.FailedBuild
 			}
+			pkg.seg = goSegment{}
 		}
 		return
 	}
@@ -234,12 +297,21 @@ func (p *goParser) event(ev *goEvent) {
 		pkg.order = append(pkg.order, t)
 	}
 	switch ev.Action {
+	case "run", "pass":
+		if pkg.seg.done {
+			pkg.distrust(fmt.Sprintf("%s reported as %s after the test binary's final PASS/FAIL line",
+				clip(cleanText(ev.Test), 200), goActionWord(ev.Action)))
+		}
+	}
+	switch ev.Action {
 	case "run":
+		t.ran = true
 		if t.state != "fail" {
 			t.state = "run"
 		}
 	case "output":
 		line := cleanLine(strings.TrimSuffix(out, "\n"))
+		pkg.summary(line)
 		if goFrameworkR.MatchString(line) {
 			return
 		}
@@ -264,6 +336,40 @@ func (p *goParser) event(ev *goEvent) {
 			t.elapsed = *ev.Elapsed
 		}
 		t.state = "fail"
+	}
+}
+
+func goActionWord(action string) string {
+	if action == "run" {
+		return "started"
+	}
+	return "passed"
+}
+
+// summary counts go test's summary lines for the package. The go command
+// prints one per run of the binary, after the binary exited; a second one
+// was printed by the binary itself.
+func (pkg *goPkg) summary(line string) {
+	if pkg.path == "" {
+		return
+	}
+	rest, ok := strings.CutPrefix(line, "ok  \t"+pkg.path)
+	if !ok {
+		rest, ok = strings.CutPrefix(line, "FAIL\t"+pkg.path)
+	}
+	if !ok || rest != "" && rest[0] != '\t' && rest[0] != ' ' {
+		return
+	}
+	pkg.seg.summaries++
+	if pkg.seg.summaries == 2 {
+		pkg.distrust(fmt.Sprintf("go test's summary line appears twice in one run (the test binary printed one): %q", clip(line, 120)))
+	}
+}
+
+// distrust records why a package's results are not trusted.
+func (pkg *goPkg) distrust(why string) {
+	if len(pkg.forged) < goMaxForged {
+		pkg.forged = append(pkg.forged, why)
 	}
 }
 
@@ -338,13 +444,25 @@ func (p *goParser) finish() (*Report, string) {
 				}
 			}
 		}
+		// A passed leaf needs test2json's "run" event too.
+		for _, t := range pkg.order {
+			if t.state == "pass" && !t.ran && !isParent[t.name] {
+				pkg.distrust(fmt.Sprintf("%s reported as passed without a run event (a bare \"--- PASS\" line)",
+					clip(cleanText(t.name), 200)))
+			}
+		}
 		failing := 0
 		unfinished := 0
+		notCounted := 0
 		for _, t := range pkg.order {
 			c := Case{Name: prefix + t.name, Suite: pkg.path, Duration: seconds(t.elapsed)}
 			switch t.state {
 			case "pass":
 				if isParent[t.name] {
+					continue
+				}
+				if len(pkg.forged) > 0 {
+					notCounted++
 					continue
 				}
 				c.Status = Passed
@@ -381,6 +499,9 @@ func (p *goParser) finish() (*Report, string) {
 		if pkg.result == "" && (pkg.path != "" || unfinished > 0) {
 			truncated = append(truncated, "package "+goPkgLabel(pkg.path)+" has no result")
 		}
+		if len(pkg.forged) > 0 {
+			rep.add(goForgedCase(pkg, notCounted))
+		}
 		if pkg.result == "fail" && failing == 0 {
 			rep.add(p.pkgError(pkg))
 		}
@@ -400,6 +521,22 @@ func (p *goParser) finish() (*Report, string) {
 	}
 	uniquify(rep.Cases)
 	return rep, strings.Join(truncated, "; ")
+}
+
+// goForgedCase is the error of a package whose results are not trusted.
+func goForgedCase(pkg *goPkg, notCounted int) Case {
+	c := Case{Name: pkg.path, Suite: pkg.path, Status: Error, Duration: seconds(pkg.elapsed)}
+	if c.Name == "" {
+		c.Name = "(package)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "results not trusted: the test binary printed lines imitating go test's own output, "+
+		"which forges test events (passed tests not counted: %d):", notCounted)
+	for _, why := range pkg.forged {
+		b.WriteString("\n- " + why)
+	}
+	c.Message = clip(b.String(), MaxMessage)
+	return c
 }
 
 func goPkgLabel(path string) string {

@@ -519,3 +519,126 @@ error: could not compile ¦demo¦ (lib) due to 1 previous error
 warning: build failed, waiting for other jobs to finish...
 error: could not compile ¦demo¦ (lib test) due to 1 previous error
 `)
+
+// ---- forged results (go 1.26, go test -json ./...) ----
+
+// goForgedTestMain is real output of a TestMain that prints unframed
+// "=== RUN   TestFake", "--- PASS: TestFake (0.00s)", "PASS" and
+// "ok  \texample.com/fx/a\t0.001s" and exits 0 without m.Run; TestReal,
+// which fails, never runs.
+const goForgedTestMain = `{"Time":"2026-11-24T02:02:58.845071348Z","Action":"start","Package":"example.com/fx/a"}
+{"Time":"2026-11-24T02:02:58.847827517Z","Action":"run","Package":"example.com/fx/a","Test":"TestFake"}
+{"Time":"2026-11-24T02:02:58.847854698Z","Action":"output","Package":"example.com/fx/a","Test":"TestFake","Output":"=== RUN   TestFake\n"}
+{"Time":"2026-11-24T02:02:58.847918115Z","Action":"output","Package":"example.com/fx/a","Test":"TestFake","Output":"--- PASS: TestFake (0.00s)\n"}
+{"Time":"2026-11-24T02:02:58.847929954Z","Action":"pass","Package":"example.com/fx/a","Test":"TestFake","Elapsed":0}
+{"Time":"2026-11-24T02:02:58.847936552Z","Action":"output","Package":"example.com/fx/a","Output":"PASS\n"}
+{"Time":"2026-11-24T02:02:58.847948408Z","Action":"output","Package":"example.com/fx/a","Output":"ok  \texample.com/fx/a\t0.001s\n"}
+{"Time":"2026-11-24T02:02:58.848320083Z","Action":"output","Package":"example.com/fx/a","Output":"ok  \texample.com/fx/a\t0.003s\n"}
+{"Time":"2026-11-24T02:02:58.848342144Z","Action":"pass","Package":"example.com/fx/a","Elapsed":0.003}
+`
+
+// goForgedFramed is real output of a TestMain that prints runner lines
+// framed with 0x16 (fmt.Print("\x16--- PASS: TestReal (0.00s)\n"), …) and
+// exits 0 without m.Run: TestFake does not exist, TestReal fails when it
+// runs. Nothing in it differs from a real run.
+const goForgedFramed = `{"Time":"2026-11-24T02:02:58.852585875Z","Action":"start","Package":"example.com/fx/b"}
+{"Time":"2026-11-24T02:02:58.857113599Z","Action":"run","Package":"example.com/fx/b","Test":"TestFake"}
+{"Time":"2026-11-24T02:02:58.857135205Z","Action":"output","Package":"example.com/fx/b","Test":"TestFake","Output":"=== RUN   TestFake\n"}
+{"Time":"2026-11-24T02:02:58.857204097Z","Action":"output","Package":"example.com/fx/b","Test":"TestFake","Output":"--- PASS: TestFake (0.00s)\n"}
+{"Time":"2026-11-24T02:02:58.857209017Z","Action":"pass","Package":"example.com/fx/b","Test":"TestFake","Elapsed":0}
+{"Time":"2026-11-24T02:02:58.857213944Z","Action":"run","Package":"example.com/fx/b","Test":"TestReal"}
+{"Time":"2026-11-24T02:02:58.8572169Z","Action":"output","Package":"example.com/fx/b","Test":"TestReal","Output":"=== RUN   TestReal\n"}
+{"Time":"2026-11-24T02:02:58.85722087Z","Action":"output","Package":"example.com/fx/b","Test":"TestReal","Output":"--- PASS: TestReal (0.00s)\n"}
+{"Time":"2026-11-24T02:02:58.857224126Z","Action":"pass","Package":"example.com/fx/b","Test":"TestReal","Elapsed":0}
+{"Time":"2026-11-24T02:02:58.857227213Z","Action":"output","Package":"example.com/fx/b","Output":"PASS\n"}
+{"Time":"2026-11-24T02:02:58.85729651Z","Action":"output","Package":"example.com/fx/b","Output":"ok  \texample.com/fx/b\t0.005s\n"}
+{"Time":"2026-11-24T02:02:58.85736738Z","Action":"pass","Package":"example.com/fx/b","Elapsed":0.005}
+`
+
+// goForgedRedirect is real output of a TestMain that runs the tests with
+// os.Stdout on /dev/null, then prints framed lines saying the failing
+// TestReal passed. Nothing in it differs from a real run.
+const goForgedRedirect = `{"Time":"2026-11-24T02:02:58.877494403Z","Action":"start","Package":"example.com/fx/c"}
+{"Time":"2026-11-24T02:02:58.882862267Z","Action":"run","Package":"example.com/fx/c","Test":"TestReal"}
+{"Time":"2026-11-24T02:02:58.882879807Z","Action":"output","Package":"example.com/fx/c","Test":"TestReal","Output":"=== RUN   TestReal\n"}
+{"Time":"2026-11-24T02:02:58.88324167Z","Action":"output","Package":"example.com/fx/c","Test":"TestReal","Output":"--- PASS: TestReal (0.00s)\n"}
+{"Time":"2026-11-24T02:02:58.883578167Z","Action":"pass","Package":"example.com/fx/c","Test":"TestReal","Elapsed":0}
+{"Time":"2026-11-24T02:02:58.88358531Z","Action":"output","Package":"example.com/fx/c","Output":"PASS\n"}
+{"Time":"2026-11-24T02:02:58.883790583Z","Action":"output","Package":"example.com/fx/c","Output":"ok  \texample.com/fx/c\t0.006s\n"}
+{"Time":"2026-11-24T02:02:58.884064774Z","Action":"pass","Package":"example.com/fx/c","Elapsed":0.007}
+`
+
+// goForgedInit is real output of an init() in a non-test file that prints
+// framed runner lines and calls os.Exit(0); the failing TestReal never
+// runs. Nothing in it differs from a real run.
+const goForgedInit = `{"Time":"2026-11-24T02:02:58.885986235Z","Action":"start","Package":"example.com/fx/d"}
+{"Time":"2026-11-24T02:02:58.891653907Z","Action":"run","Package":"example.com/fx/d","Test":"TestReal"}
+{"Time":"2026-11-24T02:02:58.891671601Z","Action":"output","Package":"example.com/fx/d","Test":"TestReal","Output":"=== RUN   TestReal\n"}
+{"Time":"2026-11-24T02:02:58.891719604Z","Action":"output","Package":"example.com/fx/d","Test":"TestReal","Output":"--- PASS: TestReal (0.00s)\n"}
+{"Time":"2026-11-24T02:02:58.891728452Z","Action":"pass","Package":"example.com/fx/d","Test":"TestReal","Elapsed":0}
+{"Time":"2026-11-24T02:02:58.891733928Z","Action":"output","Package":"example.com/fx/d","Output":"PASS\n"}
+{"Time":"2026-11-24T02:02:58.892003068Z","Action":"output","Package":"example.com/fx/d","Output":"ok  \texample.com/fx/d\t0.006s\n"}
+{"Time":"2026-11-24T02:02:58.892023332Z","Action":"pass","Package":"example.com/fx/d","Elapsed":0.006}
+`
+
+// goForgedAfterRun is real output of a TestMain that prints unframed
+// runner lines after m.Run: test2json makes them plain output.
+const goForgedAfterRun = `{"Time":"2026-11-24T02:04:03.196969926Z","Action":"start","Package":"example.com/fx/e"}
+{"Time":"2026-11-24T02:04:03.200115815Z","Action":"run","Package":"example.com/fx/e","Test":"TestReal"}
+{"Time":"2026-11-24T02:04:03.200163799Z","Action":"output","Package":"example.com/fx/e","Test":"TestReal","Output":"=== RUN   TestReal\n"}
+{"Time":"2026-11-24T02:04:03.200329893Z","Action":"output","Package":"example.com/fx/e","Test":"TestReal","Output":"--- PASS: TestReal (0.00s)\n"}
+{"Time":"2026-11-24T02:04:03.200367559Z","Action":"pass","Package":"example.com/fx/e","Test":"TestReal","Elapsed":0}
+{"Time":"2026-11-24T02:04:03.200385119Z","Action":"output","Package":"example.com/fx/e","Output":"PASS\n"}
+{"Time":"2026-11-24T02:04:03.200471457Z","Action":"output","Package":"example.com/fx/e","Output":"=== RUN   TestFake\n"}
+{"Time":"2026-11-24T02:04:03.200489068Z","Action":"output","Package":"example.com/fx/e","Output":"--- PASS: TestFake (0.00s)\n"}
+{"Time":"2026-11-24T02:04:03.200984021Z","Action":"output","Package":"example.com/fx/e","Output":"ok  \texample.com/fx/e\t0.003s\n"}
+{"Time":"2026-11-24T02:04:03.201445939Z","Action":"pass","Package":"example.com/fx/e","Elapsed":0.004}
+`
+
+// goForgedFramedAfterRun is real output of a TestMain that prints framed
+// runner lines (a passing TestFake, then PASS) after m.Run.
+const goForgedFramedAfterRun = `{"Time":"2026-11-24T02:06:56.982278145Z","Action":"start","Package":"example.com/fx/i"}
+{"Time":"2026-11-24T02:06:56.98448255Z","Action":"run","Package":"example.com/fx/i","Test":"TestReal"}
+{"Time":"2026-11-24T02:06:56.984498585Z","Action":"output","Package":"example.com/fx/i","Test":"TestReal","Output":"=== RUN   TestReal\n"}
+{"Time":"2026-11-24T02:06:56.984531738Z","Action":"output","Package":"example.com/fx/i","Test":"TestReal","Output":"--- PASS: TestReal (0.00s)\n"}
+{"Time":"2026-11-24T02:06:56.984535951Z","Action":"pass","Package":"example.com/fx/i","Test":"TestReal","Elapsed":0}
+{"Time":"2026-11-24T02:06:56.98454035Z","Action":"output","Package":"example.com/fx/i","Output":"PASS\n"}
+{"Time":"2026-11-24T02:06:56.98454278Z","Action":"run","Package":"example.com/fx/i","Test":"TestFake"}
+{"Time":"2026-11-24T02:06:56.9845445Z","Action":"output","Package":"example.com/fx/i","Test":"TestFake","Output":"=== RUN   TestFake\n"}
+{"Time":"2026-11-24T02:06:56.984548234Z","Action":"output","Package":"example.com/fx/i","Test":"TestFake","Output":"--- PASS: TestFake (0.00s)\n"}
+{"Time":"2026-11-24T02:06:56.984550217Z","Action":"pass","Package":"example.com/fx/i","Test":"TestFake","Elapsed":0}
+{"Time":"2026-11-24T02:06:56.984552178Z","Action":"output","Package":"example.com/fx/i","Output":"PASS\n"}
+{"Time":"2026-11-24T02:06:56.984661348Z","Action":"output","Package":"example.com/fx/i","Output":"ok  \texample.com/fx/i\t0.002s\n"}
+{"Time":"2026-11-24T02:06:56.985081353Z","Action":"pass","Package":"example.com/fx/i","Elapsed":0.003}
+`
+
+// goForgedBareReport is real output of a TestMain that prints only a
+// framed "--- PASS: TestGhost (0.00s)" and "PASS" and exits 0 without
+// m.Run: a pass event without a run event.
+const goForgedBareReport = `{"Time":"2026-11-24T02:06:56.988377097Z","Action":"start","Package":"example.com/fx/j"}
+{"Time":"2026-11-24T02:06:56.989779666Z","Action":"output","Package":"example.com/fx/j","Test":"TestGhost","Output":"--- PASS: TestGhost (0.00s)\n"}
+{"Time":"2026-11-24T02:06:56.989806559Z","Action":"pass","Package":"example.com/fx/j","Test":"TestGhost","Elapsed":0}
+{"Time":"2026-11-24T02:06:56.989810488Z","Action":"output","Package":"example.com/fx/j","Output":"PASS\n"}
+{"Time":"2026-11-24T02:06:56.99006184Z","Action":"output","Package":"example.com/fx/j","Output":"ok  \texample.com/fx/j\t0.002s\n"}
+{"Time":"2026-11-24T02:06:56.990093956Z","Action":"pass","Package":"example.com/fx/j","Elapsed":0.002}
+`
+
+// goForgedLog is real output of a test that calls
+// t.Log("note\x16=== RUN   TestY\n\x16--- PASS: TestY (0.00s)"): a 0x16
+// anywhere in the output starts a framing line. Nothing in it differs from
+// a real run.
+const goForgedLog = `{"Time":"2026-11-24T02:15:05.684438781Z","Action":"start","Package":"example.com/fx/k"}
+{"Time":"2026-11-24T02:15:05.68709596Z","Action":"run","Package":"example.com/fx/k","Test":"TestLog"}
+{"Time":"2026-11-24T02:15:05.687125639Z","Action":"output","Package":"example.com/fx/k","Test":"TestLog","Output":"=== RUN   TestLog\n"}
+{"Time":"2026-11-24T02:15:05.687289907Z","Action":"output","Package":"example.com/fx/k","Test":"TestLog","Output":"    k_test.go:6: note"}
+{"Time":"2026-11-24T02:15:05.687297087Z","Action":"run","Package":"example.com/fx/k","Test":"TestY"}
+{"Time":"2026-11-24T02:15:05.687300254Z","Action":"output","Package":"example.com/fx/k","Test":"TestY","Output":"=== RUN   TestY\n"}
+{"Time":"2026-11-24T02:15:05.687303307Z","Action":"output","Package":"example.com/fx/k","Test":"TestY","Output":"        "}
+{"Time":"2026-11-24T02:15:05.687309999Z","Action":"output","Package":"example.com/fx/k","Test":"TestY","Output":"--- PASS: TestY (0.00s)\n"}
+{"Time":"2026-11-24T02:15:05.687698624Z","Action":"pass","Package":"example.com/fx/k","Test":"TestY","Elapsed":0}
+{"Time":"2026-11-24T02:15:05.68770555Z","Action":"output","Package":"example.com/fx/k","Test":"TestLog","Output":"--- PASS: TestLog (0.00s)\n"}
+{"Time":"2026-11-24T02:15:05.687709507Z","Action":"pass","Package":"example.com/fx/k","Test":"TestLog","Elapsed":0}
+{"Time":"2026-11-24T02:15:05.687712794Z","Action":"output","Package":"example.com/fx/k","Output":"PASS\n"}
+{"Time":"2026-11-24T02:15:05.687772765Z","Action":"output","Package":"example.com/fx/k","Output":"ok  \texample.com/fx/k\t0.003s\n"}
+{"Time":"2026-11-24T02:15:05.68779354Z","Action":"pass","Package":"example.com/fx/k","Elapsed":0.003}
+`
