@@ -68,9 +68,11 @@ func TestDevFakemodelCommand(t *testing.T) {
 func TestInterruptExits130AndKillsGroup(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
-	pidFile := filepath.Join(t.TempDir(), "pid")
+	// The call runs in the sandbox: it can write only its worktree, and
+	// its process ids are its own. The sleep is found on the host by its
+	// unusual argument.
 	steps := fixSteps()
-	sleeper := calls(call("bash", map[string]any{"command": "sleep 120 & echo $! > " + pidFile + "; wait", "timeout_ms": 300000}))
+	sleeper := calls(call("bash", map[string]any{"command": "sleep 1234.5 & touch started; wait", "timeout_ms": 300000}))
 	steps = append(steps[:2], append([]step{sleeper}, steps[2:]...)...)
 	m := newModel(t, steps...)
 	cmd := exec.Command(ultraBin, runArgs(m, "fix calc")...)
@@ -81,10 +83,9 @@ func TestInterruptExits130AndKillsGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pid int
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
-			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-			break
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && pid == 0; time.Sleep(50 * time.Millisecond) {
+		if m, _ := filepath.Glob(filepath.Join(stateHome(t), "ultra", "worktrees", "*", "*", "started")); len(m) > 0 {
+			pid = findProcess("sleep\x001234.5\x00")
 		}
 	}
 	if pid == 0 {
@@ -115,6 +116,22 @@ func TestInterruptExits130AndKillsGroup(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("resume exit %d\n%s", r.code, r.stderr)
 	}
+}
+
+// findProcess is the host pid of a process whose command line is
+// cmdline (NUL-separated), or 0.
+func findProcess(cmdline string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); string(b) == cmdline {
+			return pid
+		}
+	}
+	return 0
 }
 
 // BenchmarkStartupToFirstRequest measures the time from starting the

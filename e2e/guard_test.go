@@ -92,29 +92,54 @@ func TestOnlyOfferedToolsRun(t *testing.T) {
 	}
 }
 
-// A command that writes ultra's files in a way the parser cannot see is
-// caught after it runs, and the run stops for a person.
+// A command that writes ultra's files in a way the parser cannot see
+// meets a read-only .ultra/ in the sandbox; without a sandbox it is caught
+// after it runs, and the run stops for a person.
 func TestStateFilesTamperingEscalates(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{".ultra/config": "[run]\nmax_turns = 50\n"}
 	for k, v := range calcProject {
 		files[k] = v
 	}
-	dir := repo(t, files)
-	m := newModel(t,
-		calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
-		calls(call("bash", map[string]any{"command": "d=.ul; echo '[run]' > ${d}tra/config"})),
-		text("x"),
-	)
-	res := ultra(t, dir, runArgs(m, "fix calc")...)
-	if res.code != 3 {
-		t.Fatalf("exit %d\n%s", res.code, res.stderr)
-	}
-	fin := data(ofType(res.events(t), "run_finished")[0])
-	if !strings.Contains(fin["reason"].(string), "changed ultra's own files") {
-		t.Fatalf("finish %v", fin)
-	}
+	tamper := calls(call("bash", map[string]any{"command": "d=.ul; echo '[run]' > ${d}tra/config"}))
+	t.Run("contained", func(t *testing.T) {
+		t.Parallel()
+		dir := repo(t, files)
+		m := newModel(t, append(append(fixSteps()[:3:3], tamper), fixSteps()[3:]...)...)
+		res := ultra(t, dir, runArgs(m, "fix calc")...)
+		if res.code != 0 {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		id := runID(t, res.events(t))
+		if got := git(t, dir, "show", "ultra/"+id+":.ultra/config"); got != files[".ultra/config"] {
+			t.Fatalf("the run committed a changed .ultra/config: %q", got)
+		}
+		if got := readFile(t, filepath.Join(workdirOf(t, res.events(t)), ".ultra", "config")); got != files[".ultra/config"] {
+			t.Fatalf("the worktree's .ultra/config changed: %q", got)
+		}
+	})
+	t.Run("uncontained", func(t *testing.T) {
+		t.Parallel()
+		dir := repo(t, files)
+		m := newModel(t,
+			calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
+			tamper,
+			text("x"),
+		)
+		res := ultraWithEnv(t, dir, uncontained, runArgs(m, "fix calc")...)
+		if res.code != 3 {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		fin := data(ofType(res.events(t), "run_finished")[0])
+		if !strings.Contains(fin["reason"].(string), "changed ultra's own files") {
+			t.Fatalf("finish %v", fin)
+		}
+	})
 }
+
+// uncontained is the environment of an ultra that finds no sandbox: the
+// text guards and the after-the-fact checks are all that stand.
+var uncontained = []string{"ULTRA_BWRAP=/nonexistent/bwrap"}
 
 func ultraWithEnv(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()

@@ -205,14 +205,17 @@ func TestCommitGuardAtTheWire(t *testing.T) {
 		}
 		t.Fatalf("%d git-guard refusals, want %d", n, len(refusedCmds))
 	}
-	var hookResult string
+	// In the sandbox the repository is read-only: the scripted commit
+	// fails before the hook is reached (uncontained, the hook refuses it:
+	// TestHookBlocksUnverifiedCommits).
+	var refused string
 	for _, e := range ofType(evs, "tool_result") {
-		if strings.Contains(data(e)["output"].(string), "commit refused") {
-			hookResult = data(e)["output"].(string)
+		if out := data(e)["output"].(string); strings.Contains(out, "commit refused") || strings.Contains(out, "Read-only file system") {
+			refused = out
 		}
 	}
-	if hookResult == "" {
-		t.Fatal("the pre-commit hook did not refuse the scripted commit")
+	if refused == "" {
+		t.Fatal("the scripted commit was not refused")
 	}
 	if head(t, dir, "main") != base {
 		t.Fatal("main moved")
@@ -539,20 +542,38 @@ func TestGCNeverTouchesLiveOrStartingRuns(t *testing.T) {
 }
 
 // A commit that goes around both the guard and the hook (hidden in a
-// script, with --no-verify) is caught after the fact.
+// script, with --no-verify) cannot be made in the sandbox; without one it
+// is caught after the fact.
 func TestCommitAroundTheGuardEscalates(t *testing.T) {
 	t.Parallel()
-	dir := repo(t, calcProject)
-	m := newModel(t, append(fixSteps()[:3],
+	sneak := []step{
 		calls(call("write", map[string]any{"file_path": "c.sh", "content": "git add -A && git commit -q --no-verify -m sneaky\n"})),
-		calls(call("bash", map[string]any{"command": "sh c.sh"})),
-	)...)
-	res := ultra(t, dir, runArgs(m, "fix calc")...)
-	if res.code != 3 {
-		t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
+		calls(call("bash", map[string]any{"command": "sh c.sh; rm c.sh"})),
 	}
-	fin := data(ofType(res.events(t), "run_finished")[0])
-	if !strings.Contains(fin["reason"].(string), "a commit that went around ultra's checks") {
-		t.Fatalf("finish %v", fin)
-	}
+	t.Run("contained", func(t *testing.T) {
+		t.Parallel()
+		dir := repo(t, calcProject)
+		m := newModel(t, append(append(fixSteps()[:3:3], sneak...), fixSteps()[3:]...)...)
+		res := ultra(t, dir, runArgs(m, "fix calc")...)
+		if res.code != 0 {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		id := runID(t, res.events(t))
+		if log := git(t, dir, "log", "--format=%s", "main..ultra/"+id); strings.Contains(log, "sneaky") || strings.Count(log, "\n") != 1 {
+			t.Fatalf("the run's branch holds:\n%s", log)
+		}
+	})
+	t.Run("uncontained", func(t *testing.T) {
+		t.Parallel()
+		dir := repo(t, calcProject)
+		m := newModel(t, append(fixSteps()[:3:3], sneak...)...)
+		res := ultraWithEnv(t, dir, uncontained, runArgs(m, "fix calc")...)
+		if res.code != 3 {
+			t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
+		}
+		fin := data(ofType(res.events(t), "run_finished")[0])
+		if !strings.Contains(fin["reason"].(string), "a commit that went around ultra's checks") {
+			t.Fatalf("finish %v", fin)
+		}
+	})
 }

@@ -75,7 +75,7 @@ func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOpti
 	ctx, stop := interruptible()
 	defer stop()
 	out, err := agent.Resume(ctx, o, row.ID, ro)
-	if errors.Is(err, agent.ErrBusy) || (err != nil && strings.Contains(err.Error(), "ambiguous")) {
+	if errors.Is(err, agent.ErrBusy) || agent.IsPreflight(err) || (err != nil && strings.Contains(err.Error(), "ambiguous")) {
 		return &exitError{code: agent.ExitUsage, err: err}
 	}
 	if err != nil && out == nil && !errors.Is(err, store.ErrNotFound) && isStateError(err) {

@@ -137,15 +137,11 @@ func ensureIgnored(stateRoot string) {
 func (p *project) worktreeDir() (string, error) {
 	base := p.Config.Workspace.Dir
 	if base == "" {
-		state := os.Getenv("XDG_STATE_HOME")
-		if state == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("no home directory for the worktrees (set workspace.dir): %w", err)
-			}
-			state = filepath.Join(home, ".local", "state")
+		state, err := config.StateDir()
+		if err != nil {
+			return "", fmt.Errorf("no home directory for the worktrees (set workspace.dir): %w", err)
 		}
-		base = filepath.Join(state, "ultra", "worktrees")
+		base = filepath.Join(state, "worktrees")
 	} else if strings.HasPrefix(base, "~/") {
 		home, _ := os.UserHomeDir()
 		base = filepath.Join(home, base[2:])

@@ -20,6 +20,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/sandbox"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/verify"
 	"github.com/ultra-dev/ultra/internal/workspace"
@@ -57,6 +58,9 @@ type Options struct {
 	// ModelRetries is how often a failed model request that retrying can
 	// fix is retried (negative: never; 0: llm.DefaultRetries).
 	ModelRetries int
+	// Sandbox is what contains the model's commands and the tests (nil:
+	// sandbox.Probe()).
+	Sandbox *sandbox.Status
 }
 
 // Spec is what a new run is asked to do.
@@ -94,6 +98,9 @@ func NewRunID(now time.Time) string {
 func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	o = o.withDefaults()
 	if err := spec.Axes.Validate(); err != nil {
+		return nil, err
+	}
+	if err := o.checkContainment(spec.Axes.Permission); err != nil {
 		return nil, err
 	}
 	now := o.Now()
@@ -148,7 +155,9 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir, Axes: spec.Axes,
 		Branch: ws.Branch, Base: ws.Base, Start: ws.StartCommit, Snapshot: snapshot,
 		Provider: o.ProviderName, Model: o.Model, Budgets: st.Phase.Budgets,
+		Contained: o.sandboxStatus().Available, Sandbox: o.sandboxStatus().Summary(),
 	})
+	r.warnUncontained()
 	for _, c := range axes.Diff(axes.Axes{}, spec.Axes) {
 		r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "axis", Axis: c.Axis, From: c.From, To: c.To, By: "person", Reason: "run started", At: now})
 	}
@@ -186,6 +195,9 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	}
 	st, err := decodeState(row)
 	if err != nil {
+		return nil, err
+	}
+	if err := o.checkContainment(row.Axes.Permission); err != nil {
 		return nil, err
 	}
 	switch {
@@ -228,6 +240,7 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 		return nil, err
 	}
 	r.emit(event.RunResumed, event.RunResumedData{Guidance: ro.Guidance, From: from})
+	r.warnUncontained()
 	if row.Workspace.Worktree != "" {
 		// The run was the only user of its worktree's index; a lock left by
 		// a git it ran when it was killed would block every git command.

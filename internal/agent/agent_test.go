@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -64,6 +65,15 @@ func setup(t testing.TB, p llm.Provider, v verify.Verifier, sinks ...event.Sink)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("beta\n"), 0o644)
+	// The gate judges git trees: the workspace is a repository, and
+	// ultra's state is ignored in it.
+	os.MkdirAll(filepath.Join(dir, ".ultra", "state"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".ultra", "state", ".gitignore"), []byte("*\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
 	st, err := store.Open(filepath.Join(dir, ".ultra", "state", "ultra.db"))
 	if err != nil {
 		t.Fatal(err)

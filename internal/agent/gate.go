@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -14,8 +15,18 @@ import (
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
-// Evidence turns a verification into what the gate judges.
-func Evidence(res *verify.Result) gate.Evidence {
+// Evidence turns a verification of the tree in dir into what the gate
+// judges: the test results, and the constructs in the tree that can fake
+// them (verify.GoFakeResults; "" dir: none looked for).
+func Evidence(res *verify.Result, dir string) gate.Evidence {
+	ev := evidence(res)
+	if dir != "" {
+		ev.Fakes = verify.FindingKeys(verify.GoFakeResults(dir))
+	}
+	return ev
+}
+
+func evidence(res *verify.Result) gate.Evidence {
 	var ev gate.Evidence
 	if res == nil {
 		return ev
@@ -52,8 +63,15 @@ func (r *runner) startBaseline(ctx context.Context) {
 		defer close(done)
 		tree, _ := workspace.TreeHash(ctx, r.row.Workdir)
 		start := time.Now()
-		res, err := r.o.Verifier.Verify(ctx, verify.Request{Dir: r.row.Workdir, Commands: r.o.VerifyCommands,
+		req, cleanup, err := r.o.hermetic(ctx, runDir, r.row.Workdir, tree, "baseline", verify.Request{Commands: r.o.VerifyCommands,
 			Timeout: r.o.VerifyTimeout, LogDir: filepath.Join(runDir, "verify", "baseline")})
+		var res *verify.Result
+		var fakes []string
+		if err == nil {
+			res, err = r.o.Verifier.Verify(ctx, req)
+			fakes = verify.FindingKeys(verify.GoFakeResults(req.Dir))
+			cleanup()
+		}
 		if ctx.Err() != nil {
 			return // measured again when the run resumes
 		}
@@ -61,7 +79,9 @@ func (r *runner) startBaseline(ctx context.Context) {
 		if err != nil {
 			b = gate.Baseline{Tree: tree, Reason: "the tests could not be run: " + err.Error()}
 		} else {
-			b = gate.NewBaseline(tree, Evidence(res))
+			ev := Evidence(res, "")
+			ev.Fakes = fakes
+			b = gate.NewBaseline(tree, ev)
 		}
 		if err := gatefile.WriteBaseline(runDir, b); err != nil {
 			r.emit(event.Warning, event.WarningData{Message: "baseline not recorded: " + err.Error()})
@@ -142,8 +162,8 @@ func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result,
 		return d, nil, path, err
 	}
 	logDir := filepath.Join(runDir, "verify", fmt.Sprint(input.N))
-	req := verify.Request{Dir: r.row.Workdir, Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout, LogDir: logDir}
-	d, res, err := judgeVerification(ctx, r.o.Verifier, req, input, lastFull(input.Previous))
+	req := verify.Request{Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout, LogDir: logDir}
+	d, res, err := r.o.judgeTree(ctx, runDir, r.row.Workdir, req, input, lastFull(input.Previous))
 	if err != nil {
 		return d, res, "", err
 	}
@@ -151,25 +171,41 @@ func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result,
 	return d, res, path, err
 }
 
+// judgeTree verifies the tree of input hermetically (see hermetic) and
+// judges it; a tree that cannot be checked out is not evaluated.
+func (o Options) judgeTree(ctx context.Context, runDir, workdir string, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
+	req, cleanup, err := o.hermetic(ctx, runDir, workdir, in.Tree, fmt.Sprint(in.N), req)
+	if err != nil {
+		in.Evidence = Evidence(&verify.Result{Status: verify.StatusNotEvaluated, Reason: err.Error()}, "")
+		return gate.Judge(in), nil, nil
+	}
+	defer cleanup()
+	return judgeVerification(ctx, o.Verifier, req, workdir, in, last)
+}
+
 // VerifyOnce is one verification judged by the gate, outside any run (as
 // `ultra verify` does): tree is the tree being verified, last the previous
 // decision whose failing tests run first.
 func VerifyOnce(ctx context.Context, v verify.Verifier, req verify.Request, tree string, last *gate.Decision) (gate.Decision, *verify.Result, error) {
-	return judgeVerification(ctx, v, req, gate.Input{Tree: tree, N: 1, Time: time.Now().UTC()}, last)
+	// Outside a run there is no baseline to tell new constructs that can
+	// fake results from the project's own: none are looked for.
+	return judgeVerification(ctx, v, req, "", gate.Input{Tree: tree, N: 1, Time: time.Now().UTC()}, last)
 }
 
 // judgeVerification runs the tests and judges them. When the last full
 // verification failed, its failing tests run first and, if they still
 // fail, that is the verdict; otherwise the whole suite runs, with failed
 // tests re-run once to tell flaky from failing.
-func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
+// workdir is the working tree whose tree in.Tree is; "" for a
+// verification outside a run, which looks for no fake-result constructs.
+func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Request, workdir string, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
 	if last != nil && last.Status == gate.Fail && len(last.Failing) > 0 {
 		focused := req
 		focused.Only = last.FailingNames()
 		res, err := v.Verify(ctx, focused)
 		if err == nil && res.Selected {
 			fin := in
-			fin.Evidence = Evidence(res)
+			fin.Evidence = Evidence(res, scanDir(workdir, req.Dir))
 			fin.Evidence.Focused = true
 			if d := gate.Judge(fin); d.Status == gate.Fail {
 				d.Reasons = append(d.Reasons, "previously failing tests ran first and still fail; the full suite was not run")
@@ -189,12 +225,12 @@ func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Reques
 		}
 		res = &verify.Result{Status: verify.StatusNotEvaluated, Reason: "ultra could not run the tests: " + err.Error()}
 	}
-	in.Evidence = Evidence(res)
+	in.Evidence = Evidence(res, scanDir(workdir, req.Dir))
 	d := gate.Judge(in)
 	if in.Tree != "" {
 		// A verdict is for the tree that was tested: tests that change the
 		// tree leave one that was not, so nothing is proven about it.
-		if after, _ := workspace.TreeHash(ctx, req.Dir); after != "" && after != in.Tree {
+		if after, _ := workspace.TreeHash(ctx, cmp.Or(workdir, req.Dir)); after != "" && after != in.Tree {
 			if d.Status.Advances() {
 				d.Status = gate.Fail
 				d.Reasons = append([]string{"the tests changed files of the working tree while they ran: the tree on disk is not the one that was tested (make them write only to ignored paths)"}, d.Reasons...)
@@ -204,6 +240,15 @@ func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Reques
 		}
 	}
 	return d, res, nil
+}
+
+// scanDir is where a verification looks for fake-result constructs: the
+// tree it tested, inside a run.
+func scanDir(workdir, tested string) string {
+	if workdir == "" {
+		return ""
+	}
+	return tested
 }
 
 // lastFull is the latest decision of a full (not focused, not cached) run.

@@ -25,9 +25,9 @@ func VerifyTree(ctx context.Context, o Options, row *store.Run) (gate.Decision, 
 	if err != nil {
 		return gate.Decision{}, nil, "", err
 	}
-	req := verify.Request{Dir: row.Workdir, Commands: st.VerifyCommands, Timeout: o.VerifyTimeout,
+	req := verify.Request{Commands: st.VerifyCommands, Timeout: o.VerifyTimeout,
 		LogDir: filepath.Join(runDir, "verify", fmt.Sprint(input.N))}
-	d, res, err := judgeVerification(ctx, o.Verifier, req, input, nil)
+	d, res, err := o.judgeTree(ctx, runDir, row.Workdir, req, input, nil)
 	if err != nil {
 		return d, res, "", err
 	}

@@ -51,6 +51,9 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 		return nil, err
 	}
 	env.BashTimeout = o.BashTimeout
+	if env.Sandbox, err = bashSandbox(ctx, o, row); err != nil {
+		return nil, fmt.Errorf("preparing the run's sandbox: %w", err)
+	}
 	env.Files.Restore(st.Files)
 	env.Todos.Set(st.Todos)
 	r := &runner{o: o, row: row, st: st, history: history, env: env, tools: map[string]tool.Tool{}, mark: o.Now()}

@@ -200,9 +200,11 @@ func worktreeGone(ctx context.Context, row *store.Run) string {
 }
 
 // IsPreflight reports whether err is a reason not to start a run.
+// A run refused for want of a sandbox is one too.
 func IsPreflight(err error) bool {
 	var pe *workspace.PreflightError
-	return errors.As(err, &pe)
+	var ce *ContainmentError
+	return errors.As(err, &pe) || errors.As(err, &ce)
 }
 
 // ErrLocked means a person's command (land, undo, gc) holds the run.

@@ -152,6 +152,30 @@ func UserPath() string {
 	return filepath.Join(dir, "ultra", "config.toml")
 }
 
+// UserDir is ultra's directory in the user's configuration
+// ($XDG_CONFIG_HOME/ultra, ~/.config/ultra).
+func UserDir() string {
+	if p := UserPath(); p != "" {
+		return filepath.Dir(p)
+	}
+	return ""
+}
+
+// StateDir is ultra's per-user state directory ($XDG_STATE_HOME/ultra,
+// ~/.local/state/ultra): the runs' worktrees and the installation's gate
+// key live there.
+func StateDir() (string, error) {
+	state := os.Getenv("XDG_STATE_HOME")
+	if state == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(state, "ultra"), nil
+}
+
 // ProjectPath is the project's config file under root.
 func ProjectPath(root string) string { return filepath.Join(root, ".ultra", "config") }
 

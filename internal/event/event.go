@@ -62,6 +62,10 @@ type (
 		Provider string    `json:"provider"`
 		Model    string    `json:"model"`
 		Budgets  any       `json:"budgets"`
+		// Contained says whether the model's commands and the tests run in
+		// a sandbox; Sandbox names it, or why there is none.
+		Contained bool   `json:"contained"`
+		Sandbox   string `json:"sandbox"`
 	}
 	// CommitData is ultra's commit of a tree its gate let through.
 	CommitData struct {

@@ -28,7 +28,36 @@ type Options struct {
 	// KeepGroup leaves processes the command put in the background alive
 	// after it exits. By default they are killed with the group.
 	KeepGroup bool
+	// Wrap, when set, turns the command into the one that runs it
+	// contained (package sandbox). An error from it means the command is
+	// not started at all: nothing runs uncontained by accident.
+	Wrap Wrapper
 }
+
+// Sandbox is how commands run contained: the wrapper that starts them in
+// the sandbox and the environment they get there.
+type Sandbox struct {
+	Wrap Wrapper
+	Env  func(base []string) []string // nil: the environment as it is
+}
+
+// Apply makes opts run contained in s; a nil s leaves them as they are.
+func (s *Sandbox) Apply(opts *Options) {
+	if s == nil {
+		return
+	}
+	opts.Wrap = s.Wrap
+	if s.Env != nil {
+		if opts.Env == nil {
+			opts.Env = os.Environ()
+		}
+		opts.Env = s.Env(opts.Env)
+	}
+}
+
+// Wrapper turns a command (program, arguments, working directory) into the
+// command that runs it inside a sandbox.
+type Wrapper func(name string, args []string, dir string) (string, []string, error)
 
 // Result is what a finished command left behind.
 type Result struct {
@@ -74,6 +103,12 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 	}
 	out := &lockedWriter{w: sink}
 
+	if opts.Wrap != nil {
+		var err error
+		if name, args, err = opts.Wrap(name, args, opts.Dir); err != nil {
+			return Result{}, err
+		}
+	}
 	cmd := exec.Command(name, args...)
 	cmd.Dir = opts.Dir
 	cmd.Env = opts.Env

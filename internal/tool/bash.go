@@ -73,13 +73,15 @@ func (Bash) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		logPath = filepath.Join(env.StateDir, "outputs",
 			fmt.Sprintf("bash-%s-%d.log", time.Now().Format("20060102-150405"), outputSeq.Add(1)))
 	}
-	res, err := proc.Shell(ctx, a.Command, proc.Options{
+	opts := proc.Options{
 		Dir:        root,
 		Env:        bashEnv(),
 		Timeout:    timeout,
 		MaxCapture: maxBashCapture,
 		LogPath:    logPath,
-	})
+	}
+	env.Sandbox.Apply(&opts)
+	res, err := proc.Shell(ctx, a.Command, opts)
 	if err != nil {
 		return errorf("could not start the command: %v", err)
 	}

@@ -3,6 +3,7 @@ package tool
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -189,4 +190,34 @@ func writableTarget(env *Env, p string) (resolved, *FileTracker, *Result) {
 		return rp, nil, &r
 	}
 	return rp, files, nil
+}
+
+// replaceFile writes data to path through a new file renamed over it, so
+// that the write lands in the worktree's own directory entry: a hard link
+// the path shares with a file elsewhere (the person's checkout, ultra's
+// state) keeps its old content. An existing file keeps its mode.
+func replaceFile(path string, data []byte, perm fs.FileMode) error {
+	if fi, err := os.Lstat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", filepath.Base(path))
+		}
+		perm = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".ultra-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/proc"
 )
 
 // Tool is one capability offered to the model.
@@ -39,4 +40,7 @@ type Env struct {
 	BashTimeout time.Duration // default timeout of bash (0: 2 minutes)
 	Files       *FileTracker  // which files were read, and as what
 	Todos       *TodoList     // the run's todo list
+	// Sandbox runs bash commands contained; nil runs them as they are (no
+	// sandbox on this machine, and a profile that allows that).
+	Sandbox *proc.Sandbox
 }

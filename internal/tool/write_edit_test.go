@@ -225,3 +225,32 @@ func TestUnifiedDiff(t *testing.T) {
 		t.Fatalf("want 2 hunks:\n%s", d)
 	}
 }
+
+// A file hard-linked to one outside the workspace is replaced in the
+// workspace, never written through the link.
+func TestWriteAndEditDoNotFollowHardLinks(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "person.txt")
+	os.WriteFile(outside, []byte("the person's file\n"), 0o640)
+	env := newTestEnv(t)
+	for i, c := range []struct {
+		tool Tool
+		args obj
+	}{
+		{Write{}, obj{"file_path": "w.txt", "content": "model\n"}},
+		{Edit{}, obj{"file_path": "e.txt", "old_string": "person's", "new_string": "model's"}},
+	} {
+		name := []string{"w.txt", "e.txt"}[i]
+		link := filepath.Join(env.Root, name)
+		if err := os.Link(outside, link); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+		mustOK(t, call(t, Read{}, env, obj{"file_path": name}))
+		mustOK(t, call(t, c.tool, env, c.args))
+		if b, _ := os.ReadFile(outside); string(b) != "the person's file\n" {
+			t.Fatalf("%s wrote through the hard link: %q", name, b)
+		}
+		if fi, _ := os.Stat(link); fi.Mode().Perm() != 0o640 {
+			t.Fatalf("%s lost its mode: %v", name, fi.Mode())
+		}
+	}
+}

@@ -86,7 +86,7 @@ func runCommands(ctx context.Context, req Request, cmds []Detected, start time.T
 	plan, selected := planCommands(cmds, cleanNames(req.Only))
 	res := &Result{Selected: selected}
 	for i, p := range plan {
-		cr, err := runOne(ctx, dir, p.d, p.command, attemptDir, strconv.Itoa(i+1), timeout, env)
+		cr, err := runOne(ctx, dir, p.d, p.command, attemptDir, strconv.Itoa(i+1), timeout, env, req.Sandbox)
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +98,7 @@ func runCommands(ctx context.Context, req Request, cmds []Detected, start time.T
 	}
 	if req.Rerun {
 		for i := range res.Commands {
-			flaky, err := rerunFailed(ctx, dir, plan[i].d, &res.Commands[i], attemptDir, strconv.Itoa(i+1)+"-rerun", timeout, env)
+			flaky, err := rerunFailed(ctx, dir, plan[i].d, &res.Commands[i], attemptDir, strconv.Itoa(i+1)+"-rerun", timeout, env, req.Sandbox)
 			if err != nil {
 				return nil, err
 			}
@@ -173,7 +173,7 @@ func planCommands(cmds []Detected, only []string) ([]planned, bool) {
 
 // runOne runs one command and reads its results. The error is for ultra's
 // own failures only.
-func runOne(ctx context.Context, root string, d Detected, command, attemptDir, tag string, timeout time.Duration, env []string) (CommandResult, error) {
+func runOne(ctx context.Context, root string, d Detected, command, attemptDir, tag string, timeout time.Duration, env []string, sb *proc.Sandbox) (CommandResult, error) {
 	name := tag + "-" + slug(strings.TrimSpace(d.Dir+" "+d.Runner+" "+command))
 	logPath := filepath.Join(attemptDir, name+".log")
 	cr := CommandResult{Command: command, Source: d.Reason, Dir: d.Dir, Runner: d.Runner, LogPath: logPath}
@@ -188,13 +188,15 @@ func runOne(ctx context.Context, root string, d Detected, command, attemptDir, t
 
 	runDir := filepath.Join(root, filepath.FromSlash(d.Dir))
 	start := time.Now()
-	pr, err := proc.Shell(ctx, command, proc.Options{
+	opts := proc.Options{
 		Dir:        runDir,
 		Env:        append(slices.Clip(env), "ULTRA_REPORT="+reportPath),
 		Timeout:    timeout,
 		MaxCapture: 16 << 10,
 		LogPath:    logPath,
-	})
+	}
+	sb.Apply(&opts)
+	pr, err := proc.Shell(ctx, command, opts)
 	if err != nil {
 		cr.ExitCode = -1
 		cr.NotFound = true
@@ -252,7 +254,7 @@ func runnerMissing(exit int, out string) (string, bool) {
 // selection, records the re-run in cr.Rerun and returns the tests that
 // passed then. It re-runs nothing when the runner cannot select, nothing
 // failed, or more than MaxRerun tests failed.
-func rerunFailed(ctx context.Context, root string, d Detected, cr *CommandResult, attemptDir, tag string, timeout time.Duration, env []string) ([]string, error) {
+func rerunFailed(ctx context.Context, root string, d Detected, cr *CommandResult, attemptDir, tag string, timeout time.Duration, env []string, sb *proc.Sandbox) ([]string, error) {
 	var bad []string
 	for _, t := range cr.Tests {
 		if isBad(t.Status) {
@@ -266,7 +268,7 @@ func rerunFailed(ctx context.Context, root string, d Detected, cr *CommandResult
 	if !ok {
 		return nil, nil
 	}
-	rr, err := runOne(ctx, root, d, cmd, attemptDir, tag, timeout, env)
+	rr, err := runOne(ctx, root, d, cmd, attemptDir, tag, timeout, env, sb)
 	if err != nil {
 		return nil, err
 	}

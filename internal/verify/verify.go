@@ -118,6 +118,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ultra-dev/ultra/internal/proc"
 	"github.com/ultra-dev/ultra/internal/verify/report"
 )
 
@@ -148,6 +149,9 @@ type Request struct {
 	// Rerun re-runs once, after the run, the tests that failed, and
 	// reports those that passed then in Result.Flaky.
 	Rerun bool
+	// Sandbox runs every test command contained (package sandbox); nil
+	// runs them as they are.
+	Sandbox *proc.Sandbox
 }
 
 // Status is the verdict of a verification.

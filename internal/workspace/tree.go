@@ -81,3 +81,68 @@ func gitOut(ctx context.Context, dir string, env []string, args ...string) (stri
 	}
 	return strings.TrimSpace(string(out)), nil
 }
+
+// ExportTree writes the files of tree into dest, which must not exist,
+// as git checks them out (modes, symlinks, attributes), with a private
+// index: the repository's index, HEAD and worktrees stay as they are.
+// dir is any directory of the repository.
+func ExportTree(ctx context.Context, dir, tree, dest string) error {
+	if _, err := os.Lstat(dest); err == nil {
+		return fmt.Errorf("checking out tree %s: %s already exists", Short(tree), dest)
+	}
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp("", "ultra-checkout-index-*")
+	if err != nil {
+		return err
+	}
+	tmp.Close()
+	os.Remove(tmp.Name()) // git wants no file rather than an empty one
+	defer os.Remove(tmp.Name())
+	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
+	if _, err := gitOut(ctx, dir, env, "read-tree", tree); err != nil {
+		return err
+	}
+	_, err = gitOut(ctx, dir, env, "checkout-index", "--all", "--force", "--prefix="+strings.TrimSuffix(dest, string(filepath.Separator))+string(filepath.Separator))
+	return err
+}
+
+// IgnoredDirs are the directories of dir's working tree that git ignores
+// and whose name is one of names (node_modules, .venv, …), relative to
+// dir, slash-separated. Directories inside them are not listed.
+func IgnoredDirs(ctx context.Context, dir string, names ...string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--no-empty-directory")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files --ignored: %w", err)
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var dirs []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		if !strings.HasSuffix(e, "/") {
+			continue
+		}
+		e = strings.TrimSuffix(e, "/")
+		if want[filepath.Base(e)] {
+			dirs = append(dirs, e)
+		}
+	}
+	return dirs, nil
+}
+
+// GitCommonDir is the repository's git directory (shared by all its
+// worktrees), absolute.
+func GitCommonDir(ctx context.Context, dir string) (string, error) {
+	d, err := gitOut(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(d); err == nil {
+		d = r
+	}
+	return d, nil
+}

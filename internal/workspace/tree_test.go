@@ -2,9 +2,12 @@ package workspace
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -85,5 +88,74 @@ func TestTreeHashSeesRacyEdits(t *testing.T) {
 		if before == after {
 			t.Fatal("a same-size edit in the index's second was missed")
 		}
+	}
+}
+
+// ExportTree writes exactly the tree's files (not ignored or untracked
+// ones) and leaves the repository's index alone; IgnoredDirs finds the
+// ignored dependency directories.
+func TestExportTreeAndIgnoredDirs(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	run("init", "-q", "-b", "main")
+	write := func(p, s string) {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644)
+	}
+	write(".gitignore", "node_modules/\nhidden.go\n.venv/\n")
+	write("a.go", "package a\n")
+	write("sub/b.go", "package sub\n")
+	write("web/node_modules/x/index.js", "x")
+	write("web/app.js", "app")
+	write("node_modules/y/index.js", "y")
+	write(".venv/bin/python", "")
+	write("hidden.go", "package a // ignored\n")
+	os.Symlink("a.go", filepath.Join(dir, "link.go"))
+	run("add", "-A")
+	run("commit", "-qm", "one")
+	write("untracked.go", "package a\n")
+	index := run("ls-files", "--stage")
+	tree, err := TreeHash(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "tree")
+	if err := ExportTree(context.Background(), dir, tree, dest); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(dest, p)
+			got = append(got, rel)
+		}
+		return nil
+	})
+	sort.Strings(got)
+	if strings.Join(got, " ") != ".gitignore a.go link.go sub/b.go untracked.go web/app.js" {
+		t.Fatalf("exported %v", got)
+	}
+	if l, _ := os.Readlink(filepath.Join(dest, "link.go")); l != "a.go" {
+		t.Fatalf("symlink exported as %q", l)
+	}
+	if run("ls-files", "--stage") != index {
+		t.Fatal("the repository's index changed")
+	}
+	if err := ExportTree(context.Background(), dir, tree, dest); err == nil {
+		t.Fatal("exported over an existing directory")
+	}
+	deps, err := IgnoredDirs(context.Background(), dir, "node_modules", ".venv")
+	sort.Strings(deps)
+	if err != nil || strings.Join(deps, " ") != ".venv node_modules web/node_modules" {
+		t.Fatalf("%v %v", deps, err)
 	}
 }

@@ -1,9 +1,20 @@
 // Package gatefile reads and writes a run's gate decision files,
 // .ultra/state/runs/RUN_ID/gate-N.json, and its baseline.json. Files are
 // written once, atomically, read-only; nothing rewrites a decision.
+//
+// Every file carries a MAC (HMAC-SHA256) of its record, keyed by a secret
+// of this installation that only ultra reads ($XDG_STATE_HOME/ultra/
+// gate.key, outside every sandbox). Read refuses a file whose MAC does not
+// verify: a decision forged, edited or copied from elsewhere is never
+// believed, whatever its size, mode or time say.
 package gatefile
 
 import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,9 +23,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/ultra-dev/ultra/internal/config"
 	"github.com/ultra-dev/ultra/internal/gate"
 )
+
+// ErrForged marks a gate file whose MAC does not verify.
+var ErrForged = errors.New("not signed by ultra")
 
 // Path is the file of decision n in runDir.
 func Path(runDir string, n int) string {
@@ -92,7 +108,7 @@ func writeOnce(path string, v any) error {
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("%s already exists: gate files are never rewritten", path)
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := signed(v)
 	if err != nil {
 		return err
 	}
@@ -131,5 +147,127 @@ func readJSON(path string, v any) error {
 	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("%s: corrupt gate file: %w", path, err)
 	}
+	var m struct {
+		MAC string `json:"mac"`
+	}
+	_ = json.Unmarshal(b, &m)
+	want, err := mac(v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	got, _ := hex.DecodeString(m.MAC)
+	if m.MAC == "" || !hmac.Equal(got, want) {
+		return fmt.Errorf("%s: %w: its MAC does not verify with this installation's gate key, so it was not written by ultra here or was changed since", path, ErrForged)
+	}
 	return nil
+}
+
+// signed is v's JSON with its MAC as the last field, indented.
+func signed(v any) ([]byte, error) {
+	payload, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := macOf(payload)
+	if err != nil {
+		return nil, err
+	}
+	if len(payload) < 2 || payload[len(payload)-1] != '}' {
+		return nil, fmt.Errorf("gate record is not a JSON object")
+	}
+	var out bytes.Buffer
+	out.Write(payload[:len(payload)-1])
+	if len(payload) > 2 {
+		out.WriteByte(',')
+	}
+	fmt.Fprintf(&out, "%q:%q}", "mac", hex.EncodeToString(sum))
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, out.Bytes(), "", "  "); err != nil {
+		return nil, err
+	}
+	return pretty.Bytes(), nil
+}
+
+// mac is the MAC of a record as read back: of its JSON encoding, which is
+// the encoding it was signed in (records round-trip through JSON exactly).
+func mac(v any) ([]byte, error) {
+	payload, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return macOf(payload)
+}
+
+func macOf(payload []byte) ([]byte, error) {
+	key, err := Key()
+	if err != nil {
+		return nil, err
+	}
+	h := hmac.New(sha256.New, key)
+	h.Write(payload)
+	return h.Sum(nil), nil
+}
+
+var (
+	keyMu   sync.Mutex
+	keyByAt = map[string][]byte{}
+)
+
+// KeyPath is the installation's gate key file.
+func KeyPath() (string, error) {
+	dir, err := config.StateDir()
+	if err != nil {
+		return "", fmt.Errorf("no place for ultra's gate key: %w", err)
+	}
+	return filepath.Join(dir, "gate.key"), nil
+}
+
+// Key is the installation's gate key, made (32 random bytes, mode 0600)
+// the first time it is needed.
+func Key() ([]byte, error) {
+	path, err := KeyPath()
+	if err != nil {
+		return nil, err
+	}
+	keyMu.Lock()
+	defer keyMu.Unlock()
+	if k, ok := keyByAt[path]; ok {
+		return k, nil
+	}
+	k, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		k = make([]byte, 32)
+		if _, err := rand.Read(k); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, err
+		}
+		f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		switch {
+		case ferr == nil:
+			_, werr := f.Write(k)
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				os.Remove(path)
+				return nil, fmt.Errorf("writing ultra's gate key %s: %w", path, werr)
+			}
+		case errors.Is(ferr, os.ErrExist):
+			// Another ultra made it first: use theirs.
+			if k, err = os.ReadFile(path); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("creating ultra's gate key %s: %w", path, ferr)
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("reading ultra's gate key %s: %w", path, err)
+	}
+	if len(k) < 32 {
+		return nil, fmt.Errorf("ultra's gate key %s is too short (%d bytes); remove it to make a new one (existing gate decisions will then no longer verify)", path, len(k))
+	}
+	keyByAt[path] = k
+	return k, nil
 }

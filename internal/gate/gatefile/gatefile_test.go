@@ -1,6 +1,10 @@
 package gatefile
 
 import (
+	"errors"
+	"path/filepath"
+
+	"github.com/ultra-dev/ultra/internal/verify/report"
 	"os"
 	"strings"
 	"testing"
@@ -47,5 +51,94 @@ func TestBaseline(t *testing.T) {
 	b, err := ReadBaseline(dir)
 	if err != nil || b.Tree != "x" || b.Executed != 3 {
 		t.Fatal(b, err)
+	}
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gatefile-state")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// A decision with every field set survives signing and reading exactly;
+// any change to the file's record, or a file signed with another key, is
+// refused.
+func TestSignedDecisions(t *testing.T) {
+	dir := t.TempDir()
+	d := gate.Decision{Schema: 1, N: 1, Time: time.Date(2026, 11, 24, 1, 2, 3, 456789, time.FixedZone("x", 3600)),
+		Run: "r", Goal: "G001", Tree: "abc", Commands: []gate.Command{{Command: "go test ./...", ExitCode: 1, Duration: 1500 * time.Millisecond, Passed: 3, Failed: 1}},
+		Counts: gate.Counts{Passed: 3, Failed: 1, Executed: 4}, Failing: []gate.Failure{{Name: "TestX", File: "x_test.go", Line: 3, Message: "got 1"}},
+		Flaky: []string{"TestY"}, Status: gate.Fail, Reasons: []string{"1 test failed", "ünïcode <&>"},
+		Waiver: &gate.Waiver{By: "p", Reason: "why"}}
+	p, err := Write(dir, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Read(dir)
+	if err != nil || len(ds) != 1 || ds[0].Reasons[1] != "ünïcode <&>" || ds[0].Waiver.By != "p" || ds[0].Commands[0].Duration != 1500*time.Millisecond {
+		t.Fatalf("%+v %v", ds, err)
+	}
+	raw, _ := os.ReadFile(p)
+	if !strings.Contains(string(raw), `"mac": "`) {
+		t.Fatalf("no MAC in the file:\n%s", raw)
+	}
+	forge := func(name, content string) error {
+		d2 := t.TempDir()
+		os.WriteFile(filepath.Join(d2, name), []byte(content), 0o444)
+		_, err := Read(d2)
+		return err
+	}
+	edited := strings.Replace(string(raw), `"gate_status": "FAIL"`, `"gate_status": "PASS"`, 1)
+	if edited == string(raw) {
+		t.Fatal("test did not edit the status")
+	}
+	for name, content := range map[string]string{
+		"edited":       edited,
+		"mac removed":  strings.Replace(string(raw), `"mac"`, `"mac_"`, 1),
+		"field added":  strings.Replace(string(raw), `"n": 1,`, `"n": 1, "cached_from": 1,`, 1),
+		"hand written": `{"n": 1, "gate_status": "PASS", "tree": "abc"}`,
+	} {
+		if err := forge("gate-1.json", content); !errors.Is(err, ErrForged) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// Signed with another installation's key.
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	if _, err := Read(dir); !errors.Is(err, ErrForged) {
+		t.Fatalf("a decision of another installation verified: %v", err)
+	}
+	if _, err := ReadBaseline(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSignedBaseline(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteBaseline(dir, gate.Baseline{Tree: "x", Evaluated: true, Executed: 3, Tests: map[string]report.Status{"a": report.Passed, "b": report.Failed}}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(BaselinePath(dir))
+	os.Chmod(BaselinePath(dir), 0o644)
+	os.WriteFile(BaselinePath(dir), []byte(strings.Replace(string(raw), `"executed": 3`, `"executed": 4`, 1)), 0o444)
+	if _, err := ReadBaseline(dir); !errors.Is(err, ErrForged) {
+		t.Fatalf("edited baseline read: %v", err)
+	}
+}
+
+func TestKeyIsPrivate(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	k, err := Key()
+	if err != nil || len(k) != 32 {
+		t.Fatal(k, err)
+	}
+	p, _ := KeyPath()
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("%v %v", fi, err)
 	}
 }

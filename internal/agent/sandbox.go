@@ -1,0 +1,197 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ultra-dev/ultra/internal/config"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/policy"
+	"github.com/ultra-dev/ultra/internal/proc"
+	"github.com/ultra-dev/ultra/internal/sandbox"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/workspace"
+)
+
+// depDirs are dependency directories a project's tests need and git
+// ignores: the gate's clean checkout shows the worktree's read-only.
+var depDirs = []string{"node_modules", ".venv", "venv", "vendor", "bower_components"}
+
+// sandboxStatus is what contains this process's runs.
+func (o Options) sandboxStatus() sandbox.Status {
+	if o.Sandbox != nil {
+		return *o.Sandbox
+	}
+	return sandbox.Probe()
+}
+
+// checkContainment refuses a run whose profile needs a sandbox this
+// machine does not have.
+func (o Options) checkContainment(profile string) error {
+	p, err := policy.ProfileOf(profile)
+	if err != nil {
+		return err
+	}
+	st := o.sandboxStatus()
+	if p.NeedsSandbox && !st.Available {
+		return &ContainmentError{Profile: profile, Status: st}
+	}
+	return nil
+}
+
+// ContainmentError is a run refused for want of a sandbox.
+type ContainmentError struct {
+	Profile string
+	Status  sandbox.Status
+}
+
+func (e *ContainmentError) Error() string {
+	return fmt.Sprintf("the %s permission profile runs the model's commands in a sandbox, and there is none here: %s. %s "+
+		"(or choose --permission trusted to run uncontained; ultra doctor says more)", e.Profile, e.Status.Problem, e.Status.Hint)
+}
+
+// hiddenPaths are the host paths no contained command sees: ultra's state
+// (the repository's .ultra/state, the per-user state with the gate key and
+// the worktrees), ultra's configuration and the person's secrets.
+func hiddenPaths(stateRoot string) []string {
+	out := []string{stateRoot}
+	if d := config.UserDir(); d != "" {
+		out = append(out, d)
+	}
+	if d, err := config.StateDir(); err == nil {
+		out = append(out, d)
+	}
+	home, _ := os.UserHomeDir()
+	return append(out, sandbox.Secrets(home)...)
+}
+
+// contained is the proc.Sandbox of a layout: bubblewrap with the layout's
+// mounts, and an environment with a private home that still finds the
+// host's tools.
+func contained(st sandbox.Status, l sandbox.Layout) *proc.Sandbox {
+	home, _ := os.UserHomeDir()
+	return &proc.Sandbox{Wrap: st.Wrapper(l.Policy()), Env: func(base []string) []string {
+		env := l.Env(base)
+		return append(env, sandbox.ToolEnv(home, env)...)
+	}}
+}
+
+// bashSandbox is the sandbox of a run's bash calls, nil when the run goes
+// uncontained (no sandbox here, and a profile that allows that).
+func bashSandbox(ctx context.Context, o Options, row *store.Run) (*proc.Sandbox, error) {
+	st := o.sandboxStatus()
+	if !st.Available {
+		return nil, nil
+	}
+	prof, err := policy.ProfileOf(row.Axes.Permission)
+	if err != nil {
+		return nil, err
+	}
+	runDir := RunDir(o.StateRoot, row.ID)
+	l := sandbox.Layout{
+		Work: row.Workdir, ReadOnlyWork: !prof.WriteWork,
+		Protect: []string{filepath.Join(row.Workdir, ".git"), filepath.Join(row.Workdir, ".ultra")},
+		Hide:    hiddenPaths(o.StateRoot),
+		Home:    filepath.Join(runDir, "sandbox", "home"), Tmp: filepath.Join(runDir, "sandbox", "tmp"),
+		Network: prof.Network,
+	}
+	if l.GitDir, err = workspace.GitCommonDir(ctx, row.Workdir); err != nil {
+		l.GitDir = ""
+	}
+	for _, d := range []string{l.Home, l.Tmp} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	return contained(st, l), nil
+}
+
+// hermetic makes req a verification of exactly tree: its files checked
+// out by ultra from the repository into a directory of their own (nothing
+// ignored or untracked of the worktree comes along, only the dependency
+// directories, read-only), the tests contained in a sandbox without the
+// network whose home, build caches and /tmp belong to the gate. name
+// tells the checkouts of one run apart. cleanup removes the checkout.
+func (o Options) hermetic(ctx context.Context, runDir, workdir, tree, name string, req verify.Request) (verify.Request, func(), error) {
+	nothing := func() {}
+	if tree == "" {
+		return req, nothing, fmt.Errorf("ultra could not hash the working tree, so it cannot check out what it would judge")
+	}
+	gateDir := filepath.Join(runDir, "sandbox", "gate")
+	dest := filepath.Join(gateDir, name)
+	_ = removeAll(dest) // left by a killed verification
+	if err := workspace.ExportTree(ctx, workdir, tree, dest); err != nil {
+		return req, nothing, fmt.Errorf("checking out the tree to verify: %w", err)
+	}
+	cleanup := func() { _ = removeAll(dest) }
+	deps, _ := workspace.IgnoredDirs(ctx, workdir, depDirs...)
+	req.Dir = dest
+	// git must not find the repository above the checkout (the state
+	// directory lies inside it).
+	ceiling := func(env []string) []string { return append(env, "GIT_CEILING_DIRECTORIES="+gateDir) }
+	st := o.sandboxStatus()
+	if !st.Available {
+		// Uncontained: the dependency directories are linked in.
+		for _, d := range deps {
+			p := filepath.Join(dest, filepath.FromSlash(d))
+			if _, err := os.Lstat(p); os.IsNotExist(err) {
+				_ = os.MkdirAll(filepath.Dir(p), 0o755)
+				_ = os.Symlink(filepath.Join(workdir, filepath.FromSlash(d)), p)
+			}
+		}
+		req.Sandbox = &proc.Sandbox{Env: ceiling}
+		return req, cleanup, nil
+	}
+	l := sandbox.Layout{
+		Work: dest, Hide: hiddenPaths(o.StateRoot),
+		Home: filepath.Join(runDir, "sandbox", "gate-home"), Tmp: filepath.Join(runDir, "sandbox", "gate-tmp"),
+	}
+	if req.LogDir != "" {
+		if err := os.MkdirAll(req.LogDir, 0o755); err != nil {
+			cleanup()
+			return req, nothing, err
+		}
+		l.Writable = []string{req.LogDir}
+	}
+	for _, d := range deps {
+		l.Deps = append(l.Deps, sandbox.Bind{Src: filepath.Join(workdir, filepath.FromSlash(d)), Path: filepath.Join(dest, filepath.FromSlash(d))})
+	}
+	for _, d := range []string{l.Home, l.Tmp} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			cleanup()
+			return req, nothing, err
+		}
+	}
+	sb := contained(st, l)
+	env := sb.Env
+	sb.Env = func(base []string) []string { return ceiling(env(base)) }
+	req.Sandbox = sb
+	return req, cleanup, nil
+}
+
+// removeAll removes a tree that tests may have left read-only.
+func removeAll(p string) error {
+	if err := os.RemoveAll(p); err == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(p, func(q string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(q, 0o755)
+		}
+		return nil
+	})
+	return os.RemoveAll(p)
+}
+
+// warnUncontained says loudly, in the run's events, that nothing contains
+// the model's commands.
+func (r *runner) warnUncontained() {
+	if st := r.o.sandboxStatus(); !st.Available {
+		r.emit(event.Warning, event.WarningData{Message: fmt.Sprintf(
+			"UNCONTAINED RUN: the model's commands and the tests run with all of your powers (%s). They can read your keys and change files outside the worktree; only text guards stand in the way. %s",
+			st.Problem, st.Hint)})
+	}
+}

@@ -1,0 +1,121 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// homeSecrets are where people keep credentials in their home directory:
+// hidden from every sandboxed command.
+var homeSecrets = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker",
+	".netrc", ".git-credentials", ".config/git/credentials", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc",
+	".cargo/credentials", ".cargo/credentials.toml", ".config/gh", ".config/hub", ".config/glab-cli",
+	".password-store", ".local/share/keyrings", ".terraform.d/credentials.tfrc.json", ".m2/settings.xml",
+	".gradle/gradle.properties", ".config/op", ".vault-token", ".bash_history", ".zsh_history",
+	".python_history", ".psql_history", ".mysql_history", ".lesshst", ".viminfo",
+}
+
+// systemSecrets are the host's per-user runtime directories (agent and
+// bus sockets).
+var systemSecrets = []string{"/run/user", "/var/run/user", "/run/dbus", "/var/run/dbus"}
+
+// Secrets are the host paths no sandboxed command may see: the person's
+// credential files under home and the runtime sockets of their agents.
+func Secrets(home string) []string {
+	out := append([]string(nil), systemSecrets...)
+	if home != "" {
+		for _, s := range homeSecrets {
+			out = append(out, filepath.Join(home, s))
+		}
+	}
+	return out
+}
+
+// toolHomes are programs that live under the home directory and find
+// themselves through a variable whose default is under $HOME: with a
+// private HOME they would not find their installation.
+var toolHomes = []struct{ env, dir string }{
+	{"PYENV_ROOT", ".pyenv"}, {"CARGO_HOME", ".cargo"}, {"RUSTUP_HOME", ".rustup"},
+	{"NVM_DIR", ".nvm"}, {"VOLTA_HOME", ".volta"}, {"BUN_INSTALL", ".bun"},
+	{"SDKMAN_DIR", ".sdkman"}, {"ASDF_DATA_DIR", ".asdf"}, {"GOPATH", "go"},
+}
+
+// ToolEnv is what a command with a private home needs to keep finding
+// the host's tools and caches, read-only: the tool homes above that exist
+// (unless env sets them), Go's module cache, build cache and the person's
+// go env file. None of them can be written from inside: go reads the
+// build cache and compiles what is missing without storing it, so tests
+// can never plant a compiled package for a later verification to pick up.
+// Without a host build cache, the private home's own is used.
+func ToolEnv(home string, env []string) []string {
+	set := map[string]bool{}
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		set[k] = true
+	}
+	var out []string
+	if home != "" {
+		for _, t := range toolHomes {
+			if set[t.env] {
+				continue
+			}
+			if fi, err := os.Stat(filepath.Join(home, t.dir)); err == nil && fi.IsDir() {
+				out = append(out, t.env+"="+filepath.Join(home, t.dir))
+			}
+		}
+	}
+	g := goEnv()
+	if !set["GOMODCACHE"] && g.modcache != "" {
+		out = append(out, "GOMODCACHE="+g.modcache)
+	}
+	if !set["GOENV"] && g.env != "" {
+		out = append(out, "GOENV="+g.env)
+	}
+	if !set["GOCACHE"] && g.cache != "" {
+		out = append(out, "GOCACHE="+g.cache)
+	}
+	return out
+}
+
+var (
+	goEnvOnce sync.Once
+	goEnvVals struct{ modcache, env, cache string }
+)
+
+// goEnv is the host's Go module cache and go env file, asked of the go
+// command once (nothing when Go is not installed).
+func goEnv() struct{ modcache, env, cache string } {
+	goEnvOnce.Do(func() {
+		path, err := exec.LookPath("go")
+		if err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, path, "env", "GOMODCACHE", "GOENV", "GOCACHE").Output()
+		if err != nil {
+			return
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) == 3 {
+			if c := strings.TrimSpace(lines[2]); c != "off" {
+				if _, err := os.Stat(filepath.Join(c, "README")); err == nil {
+					goEnvVals.cache = c
+				}
+			}
+			goEnvVals.modcache = strings.TrimSpace(lines[0])
+			if e := strings.TrimSpace(lines[1]); e != "off" {
+				if _, err := os.Stat(e); err == nil {
+					goEnvVals.env = e
+				}
+			}
+		}
+	})
+	return goEnvVals
+}

@@ -1,0 +1,227 @@
+// Package sandbox contains the processes the model causes: each bash call
+// and every test process the gate runs. On Linux it uses bubblewrap
+// (user, PID, IPC, UTS and, unless the profile allows the network, network
+// namespaces; a read-only view of the file system with chosen paths
+// writable or hidden; no capabilities). Whatever runs inside cannot see
+// ultra's process or environment, cannot read ultra's state, keys or
+// configuration, cannot write outside the paths it is given, and does not
+// outlive its call: when the command ends, its PID namespace ends with it.
+//
+// The rules live in the mounts, not in any reading of command lines: a
+// script, an interpreter, a symlink or a computed path meets the same
+// read-only or empty directory a plain command does.
+//
+// Policy (this file) is pure: a layout of paths rendered into bubblewrap's
+// arguments. Probe and Wrapper (bwrap.go) are the I/O edge.
+package sandbox
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Kind is what a mount does to a path inside the sandbox.
+type Kind int
+
+const (
+	// ReadOnly shows the host path read-only at the same place.
+	ReadOnly Kind = iota
+	// Writable shows the host path writable at the same place.
+	Writable
+	// Hidden replaces a directory with an empty one (a file with an empty
+	// file): nothing of it can be read, and nothing written there lasts.
+	Hidden
+	// BindAt shows the host path Src, writable, at Path.
+	BindAt
+	// ReadOnlyAt shows the host path Src, read-only, at Path.
+	ReadOnlyAt
+)
+
+// Mount is one step of the sandbox's view of the file system. Mounts apply
+// in order: a later one covers what an earlier one showed.
+type Mount struct {
+	Kind Kind
+	Path string // where, inside the sandbox
+	Src  string // BindAt and ReadOnlyAt: the host path shown at Path
+	File bool   // the path is a file, not a directory
+}
+
+// Policy is one sandbox: its mounts (on top of a read-only root, a minimal
+// /dev and a /proc of its own) and whether it has the network.
+type Policy struct {
+	Mounts  []Mount
+	Network bool
+	Dir     string // working directory inside the sandbox
+}
+
+// Args renders the policy as bubblewrap's arguments, up to and including
+// the "--" that precedes the command.
+func (p Policy) Args() []string {
+	a := []string{
+		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+	}
+	if !p.Network {
+		a = append(a, "--unshare-net")
+	}
+	a = append(a,
+		// The command cannot outlive ultra, cannot reach ultra's terminal
+		// (no TIOCSTI), and has no capabilities, even as root.
+		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
+		"--ro-bind", "/", "/",
+		"--dev", "/dev",
+		"--proc", "/proc",
+	)
+	for _, m := range p.Mounts {
+		switch m.Kind {
+		case ReadOnly:
+			a = append(a, "--ro-bind", m.Path, m.Path)
+		case Writable:
+			a = append(a, "--bind", m.Path, m.Path)
+		case BindAt:
+			a = append(a, "--bind", m.Src, m.Path)
+		case ReadOnlyAt:
+			a = append(a, "--ro-bind", m.Src, m.Path)
+		case Hidden:
+			if m.File {
+				a = append(a, "--ro-bind", "/dev/null", m.Path)
+			} else {
+				a = append(a, "--tmpfs", m.Path)
+			}
+		}
+	}
+	if p.Dir != "" {
+		a = append(a, "--chdir", p.Dir)
+	}
+	return append(a, "--")
+}
+
+// Layout is what a sandbox for ultra's runs needs to know: which tree the
+// command works on, what else it may write, and what it must not see.
+type Layout struct {
+	// Work is the tree the command works on (the run's worktree, or the
+	// gate's checkout): writable unless ReadOnlyWork.
+	Work         string
+	ReadOnlyWork bool
+	// Protect are paths inside Work shown read-only (the worktree's .git
+	// file, .ultra/, dependency directories made by ultra's setup).
+	Protect []string
+	// Writable are other directories the command may write (the gate's
+	// report directory).
+	Writable []string
+	// Deps are dependency directories (node_modules, .venv) shown
+	// read-only inside the work tree: the gate's checkout has none of its
+	// own.
+	Deps []Bind
+	// GitDir is the repository's git directory: readable (git log, diff,
+	// status work), never writable (no object, ref, config or hook of the
+	// repository changes from inside).
+	GitDir string
+	// Hide are ultra's state and configuration and the person's secrets:
+	// directories become empty, files empty.
+	Hide []string
+	// Home and Tmp are the command's private home and /tmp (host
+	// directories, writable): configuration the command writes (go env -w,
+	// git config --global, tool caches) stays there.
+	Home, Tmp string
+	Network   bool
+	Dir       string // working directory (default Work)
+}
+
+// Policy orders the layout's mounts so that each later one wins: /tmp is
+// replaced first, then secrets and state are hidden, then the git
+// directory, home, the work tree and the writable directories are shown
+// again (they may lie inside hidden ones), and last what lies inside the
+// work tree is covered again: the git directory read-only, protected
+// paths read-only, hidden paths hidden.
+func (l Layout) Policy() Policy {
+	var ms []Mount
+	if l.Tmp != "" {
+		ms = append(ms, Mount{Kind: BindAt, Src: l.Tmp, Path: "/tmp"})
+	}
+	for _, h := range l.Hide {
+		if l.Tmp != "" && within("/tmp", h) {
+			continue // already gone with the host's /tmp
+		}
+		ms = append(ms, Mount{Kind: Hidden, Path: h})
+	}
+	if l.GitDir != "" {
+		ms = append(ms, Mount{Kind: ReadOnly, Path: l.GitDir})
+	}
+	if l.Home != "" {
+		ms = append(ms, Mount{Kind: Writable, Path: l.Home})
+	}
+	if l.Work != "" {
+		k := Writable
+		if l.ReadOnlyWork {
+			k = ReadOnly
+		}
+		ms = append(ms, Mount{Kind: k, Path: l.Work})
+	}
+	for _, w := range l.Writable {
+		ms = append(ms, Mount{Kind: Writable, Path: w})
+	}
+	for _, d := range l.Deps {
+		ms = append(ms, Mount{Kind: ReadOnlyAt, Src: d.Src, Path: d.Path})
+	}
+	if l.Work != "" {
+		if l.GitDir != "" && within(l.Work, l.GitDir) {
+			ms = append(ms, Mount{Kind: ReadOnly, Path: l.GitDir})
+		}
+		for _, p := range l.Protect {
+			if within(l.Work, p) && !l.ReadOnlyWork {
+				ms = append(ms, Mount{Kind: ReadOnly, Path: p})
+			}
+		}
+		for _, h := range l.Hide {
+			if within(l.Work, h) {
+				ms = append(ms, Mount{Kind: Hidden, Path: h})
+			}
+		}
+	}
+	dir := l.Dir
+	if dir == "" {
+		dir = l.Work
+	}
+	return Policy{Mounts: ms, Network: l.Network, Dir: dir}
+}
+
+// Bind shows host path Src at Path.
+type Bind struct{ Src, Path string }
+
+// Env is the environment of a command in the sandbox: base with HOME,
+// the XDG directories and TMPDIR moved into its private home and /tmp, and
+// the variables that point programs at the host's agents and sessions
+// (SSH and GPG agents, D-Bus, X and Wayland displays) removed.
+func (l Layout) Env(base []string) []string {
+	drop := map[string]bool{
+		"HOME": true, "TMPDIR": true, "TMP": true, "TEMP": true,
+		"XDG_CONFIG_HOME": true, "XDG_CACHE_HOME": true, "XDG_DATA_HOME": true, "XDG_STATE_HOME": true,
+		"XDG_RUNTIME_DIR": true, "SSH_AUTH_SOCK": true, "SSH_AGENT_PID": true, "GPG_AGENT_INFO": true,
+		"DBUS_SESSION_BUS_ADDRESS": true, "DISPLAY": true, "WAYLAND_DISPLAY": true, "XAUTHORITY": true,
+		"KRB5CCNAME": true,
+	}
+	var env []string
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			env = append(env, kv)
+		}
+	}
+	if l.Home != "" {
+		env = append(env, "HOME="+l.Home,
+			"XDG_CONFIG_HOME="+filepath.Join(l.Home, ".config"),
+			"XDG_CACHE_HOME="+filepath.Join(l.Home, ".cache"),
+			"XDG_DATA_HOME="+filepath.Join(l.Home, ".local", "share"),
+			"XDG_STATE_HOME="+filepath.Join(l.Home, ".local", "state"))
+	}
+	if l.Tmp != "" {
+		env = append(env, "TMPDIR=/tmp")
+	}
+	return env
+}
+
+// within reports whether p is dir or below it (both clean and absolute).
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
