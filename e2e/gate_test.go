@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -336,4 +337,83 @@ func toStrings(v any) []string {
 		out = append(out, x.(string))
 	}
 	return out
+}
+
+// A gate file rewritten FAIL→PASS (size, mode and time made to match) is
+// never believed: not as a cache hit when the run verifies the same tree
+// again, not by land.
+func TestForgedGateFileIsNeverBelieved(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	steps := append(fixSteps()[:2:2], // read, plan; no fix
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})),
+		text("done"), text("done"), text("done"), text("done"), text("done"))
+	m := newModel(t, steps...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	path := filepath.Join(dir, ".ultra", "state", "runs", id, "gate-1.json")
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := readFile(t, path)
+	forged := strings.Replace(raw, `"gate_status": "FAIL"`, `"gate_status": "PASS"`, 1)
+	if forged == raw {
+		t.Fatalf("no FAIL to forge in:\n%s", raw)
+	}
+	os.Chmod(path, 0o644)
+	os.WriteFile(path, []byte(forged+strings.Repeat(" ", len(raw)-len(forged))), 0o644)
+	os.Chmod(path, before.Mode())
+	os.Chtimes(path, before.ModTime(), before.ModTime())
+
+	mainBefore := head(t, dir, "main")
+	if land := ultra(t, dir, "land", id); land.code == 0 {
+		t.Fatalf("land of a forged decision: exit %d\n%s%s", land.code, land.stdout, land.stderr)
+	}
+	if head(t, dir, "main") != mainBefore {
+		t.Fatal("main moved")
+	}
+	m.srv.SetScript(mustScript(t, []step{calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{}))}))
+	r := ultra(t, dir, "resume", id, "--output", "jsonl", "--base-url", m.url)
+	if r.code != 3 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	vr := ofType(r.events(t), "verify_result")
+	if len(vr) != 1 || data(vr[0])["status"] == "PASS" || !strings.Contains(fmt.Sprint(data(vr[0])), "not signed by ultra") {
+		t.Fatalf("verify after the forgery: %v", vr)
+	}
+	if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
+		t.Fatalf("ultra committed on a forged decision: %s", out)
+	}
+}
+
+// land re-checks the decision of the tree it lands: a green run whose
+// decision file was changed afterwards is not landed.
+func TestLandRefusesAnUnsignedDecision(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, fixSteps()...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	gates, _ := filepath.Glob(filepath.Join(dir, ".ultra", "state", "runs", id, "gate-*.json"))
+	for _, p := range gates {
+		raw := readFile(t, p)
+		os.Chmod(p, 0o644)
+		os.WriteFile(p, []byte(strings.Replace(raw, `"run": "`, `"run": "x`, 1)), 0o444)
+	}
+	mainBefore := head(t, dir, "main")
+	land := ultra(t, dir, "land", id)
+	if land.code == 0 || !strings.Contains(land.stderr+land.stdout, "not signed by ultra") {
+		t.Fatalf("land: exit %d\n%s%s", land.code, land.stdout, land.stderr)
+	}
+	if head(t, dir, "main") != mainBefore {
+		t.Fatal("main moved")
+	}
 }

@@ -180,7 +180,12 @@ func (o Options) judgeTree(ctx context.Context, runDir, workdir string, req veri
 		return gate.Judge(in), nil, nil
 	}
 	defer cleanup()
-	return judgeVerification(ctx, o.Verifier, req, workdir, in, last)
+	d, res, err := judgeVerification(ctx, o.Verifier, req, workdir, in, last)
+	d.Sandbox = o.sandboxStatus().Summary()
+	if !o.sandboxStatus().Available {
+		d.Reasons = append(d.Reasons, "UNCONTAINED: the tests ran without a sandbox ("+o.sandboxStatus().Problem+")")
+	}
+	return d, res, err
 }
 
 // VerifyOnce is one verification judged by the gate, outside any run (as

@@ -160,6 +160,9 @@ type Decision struct {
 	// tree that already had a PASS.
 	CachedFrom int     `json:"cached_from,omitempty"`
 	Waiver     *Waiver `json:"waiver,omitempty"`
+	// Sandbox says what contained the test run ("bubblewrap 0.8.0 …"),
+	// or "none: why" when the tests ran with the person's full powers.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // Input is everything Judge needs.
