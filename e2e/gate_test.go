@@ -417,3 +417,110 @@ func TestLandRefusesAnUnsignedDecision(t *testing.T) {
 		t.Fatal("main moved")
 	}
 }
+
+// Changing the project's existing tests never passes by itself: the
+// original tests run against the new code, a weakened test that hides a
+// bug fails the gate, and an honest fix that also touched a test waits
+// for a person's waiver unless the person allowed test changes.
+func TestChangedTestsAreProtected(t *testing.T) {
+	t.Parallel()
+	weaken := calls(call("read", map[string]any{"file_path": "calc/calc_test.go"}),
+		call("edit", map[string]any{"file_path": "calc/calc_test.go", "old_string": "got != 5", "new_string": "got != -1"}))
+	touch := calls(call("read", map[string]any{"file_path": "calc/calc_test.go"}), call("edit", map[string]any{"file_path": "calc/calc_test.go", "old_string": "func TestAddZero", "new_string": "// TestAddZero checks zero.\nfunc TestAddZero"}))
+	fix := fixSteps()[2]
+	t.Run("weakened test", func(t *testing.T) {
+		t.Parallel()
+		dir := repo(t, calcProject)
+		m := newModel(t, append(fixSteps()[:2:2], weaken,
+			calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))...)
+		res := ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...)
+		if res.code != 3 {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		id := runID(t, res.events(t))
+		d := gateFile(t, dir, id, 1)
+		reasons, _ := json.Marshal(d["reasons"])
+		if d["gate_status"] != "FAIL" || !strings.Contains(string(reasons), "original tests do not pass against the new code") ||
+			!strings.Contains(string(reasons), "changed calc/calc_test.go") {
+			t.Fatalf("gate %v", d)
+		}
+		if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
+			t.Fatal("a weakened test was committed")
+		}
+	})
+	t.Run("honest fix with a touched test", func(t *testing.T) {
+		t.Parallel()
+		dir := repo(t, calcProject)
+		m := newModel(t, append(fixSteps()[:2:2], fix, touch,
+			calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))...)
+		res := ultra(t, dir, runArgs(m, "fix calc")...)
+		if res.code != 3 {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		id := runID(t, res.events(t))
+		d := gateFile(t, dir, id, 1)
+		if d["gate_status"] != "CONCERNS" || d["needs_waiver"] != true || fmt.Sprint(d["changed_tests"]) != "[changed calc/calc_test.go]" {
+			t.Fatalf("gate %v", d)
+		}
+		if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
+			t.Fatal("committed before a person waived")
+		}
+		if land := ultra(t, dir, "land", id); land.code == 0 {
+			t.Fatal("landed before a person waived")
+		}
+		if w := ultra(t, dir, "gate", "waive", id, "--reason", "the comment is fine", "--by", "ann"); w.code != 0 {
+			t.Fatalf("waive: %d\n%s%s", w.code, w.stdout, w.stderr)
+		}
+		if out := git(t, dir, "rev-list", "main..ultra/"+id); len(strings.Fields(out)) != 1 {
+			t.Fatalf("after the waiver the branch holds %q", out)
+		}
+	})
+	t.Run("allowed test changes", func(t *testing.T) {
+		t.Parallel()
+		dir := repo(t, calcProject)
+		m := newModel(t, append(fixSteps()[:2:2], fix, touch,
+			calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))...)
+		res := ultra(t, dir, runArgs(m, "--allow-test-changes", "fix calc")...)
+		if res.code != 0 {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		d := gateFile(t, dir, runID(t, res.events(t)), 1)
+		if d["gate_status"] != "PASS" || d["test_changes_allowed"] != true || d["changed_tests"] == nil {
+			t.Fatalf("gate %v", d)
+		}
+	})
+}
+
+// A runner planted in the tree (a fake .venv/bin/python that writes a
+// passing report) is never what the gate runs.
+func TestPlantedRunnerIsNotRun(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir := repo(t, map[string]string{
+		"pytest.ini":   "[pytest]\n",
+		"calc.py":      "def add(a, b):\n    return a - b\n",
+		"test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+		".gitignore":   "__pycache__/\n",
+	})
+	fake := "#!/bin/sh\ncat > \"$ULTRA_REPORT\" <<'X'\n<testsuite tests=\"1\" failures=\"0\"><testcase classname=\"test_calc\" name=\"test_add\" file=\"test_calc.py\" line=\"3\"/></testsuite>\nX\necho '1 passed'\n"
+	m := newModel(t,
+		calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
+		calls(call("write", map[string]any{"file_path": ".venv/bin/python", "content": fake})),
+		calls(call("bash", map[string]any{"command": "chmod +x .venv/bin/python"})),
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})),
+		text("done"), text("done"), text("done"), text("done"), text("done"))
+	res := ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...)
+	if res.code == 0 {
+		t.Fatalf("a planted runner completed the run:\n%s", res.stdout)
+	}
+	id := runID(t, res.events(t))
+	if d := gateFile(t, dir, id, 1); d["gate_status"] == "PASS" || d["gate_status"] == "CONCERNS" {
+		t.Fatalf("gate %v", d)
+	}
+	if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
+		t.Fatal("ultra committed the planted runner")
+	}
+}

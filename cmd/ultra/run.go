@@ -250,7 +250,7 @@ func newRunCmd() *cobra.Command {
 	var f runFlags
 	var a axes.Axes = axes.Default
 	var base string
-	var includeUncommitted bool
+	var includeUncommitted, allowTestChanges bool
 	cmd := &cobra.Command{
 		Use:   "run [flags] TASK",
 		Short: "Run a task to a verified finish with nobody watching",
@@ -290,7 +290,7 @@ func newRunCmd() *cobra.Command {
 			o.Store = st
 			ctx, stop := interruptible()
 			defer stop()
-			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p)}
+			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: allowTestChanges}
 			dir, err := p.worktreeDir()
 			if err != nil {
 				return usageErr("%v", err)
@@ -310,6 +310,7 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&a.Control, "control", a.Control, "run control: "+strings.Join(axes.Values[axes.Control], ", ")+" (non-autonomous runs wait for a person to approve the plan)")
 	fl.StringVar(&a.Permission, "permission-profile", a.Permission, "permission profile: "+strings.Join(axes.Values[axes.Permission], ", "))
 	fl.StringVar(&base, "base", "", "branch to cut the run's branch from (default: the checkout's current branch)")
+	fl.BoolVar(&allowTestChanges, "allow-test-changes", false, "the task is to change the project's tests: changed, deleted or renamed tests need no waiver at the gate (the original tests must still pass against the new code, and the decision records the permission)")
 	fl.BoolVar(&includeUncommitted, "include-uncommitted", false, "start the run from the checkout's uncommitted changes (snapshotted into the run's first commit; the checkout is not touched)")
 	fl.StringVar(&a.ModelMode, "model-mode", a.ModelMode, "model mode: "+strings.Join(axes.Values[axes.ModelMode], ", "))
 	return cmd

@@ -71,6 +71,9 @@ type Spec struct {
 	Cwd     string // where the person started it (for nested AGENTS.md); "" means Workdir
 	Axes    axes.Axes
 	Budgets phase.Budgets
+	// AllowTestChanges lets the run change the project's existing tests
+	// without a person's waiver at the gate (the decision records it).
+	AllowTestChanges bool
 	// Worktree, when set, gives the run its own git worktree and branch
 	// (ultra/<run-id>) cut from Repo's base: Workdir and Cwd are then
 	// mapped into it.
@@ -135,7 +138,8 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		ws = store.Workspace{Branch: wt.Branch, Base: wt.Base, BaseCommit: wt.BaseCommit, StartCommit: wt.StartCommit, Worktree: wt.Path}
 		snapshot = wt.Snapshot
 	}
-	st := runState{Phase: phase.New(spec.Budgets), VerifyCommands: o.VerifyCommands,
+	deps, _ := workspace.IgnoredDirs(ctx, spec.Workdir, depDirs...)
+	st := runState{Phase: phase.New(spec.Budgets), VerifyCommands: o.VerifyCommands, AllowTestChanges: spec.AllowTestChanges, DepDirs: deps,
 		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models}
 	stateJSON, _ := json.Marshal(st)
 	row := &store.Run{

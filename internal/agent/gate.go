@@ -1,16 +1,17 @@
 package agent
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
+	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/verify"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
@@ -63,7 +64,7 @@ func (r *runner) startBaseline(ctx context.Context) {
 		defer close(done)
 		tree, _ := workspace.TreeHash(ctx, r.row.Workdir)
 		start := time.Now()
-		req, cleanup, err := r.o.hermetic(ctx, runDir, r.row.Workdir, tree, "baseline", verify.Request{Commands: r.o.VerifyCommands,
+		req, cleanup, err := r.o.hermetic(ctx, runDir, r.row.Workdir, r.st.DepDirs, tree, "baseline", verify.Request{Commands: r.o.VerifyCommands,
 			Timeout: r.o.VerifyTimeout, LogDir: filepath.Join(runDir, "verify", "baseline")})
 		var res *verify.Result
 		var fakes []string
@@ -163,7 +164,7 @@ func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result,
 	}
 	logDir := filepath.Join(runDir, "verify", fmt.Sprint(input.N))
 	req := verify.Request{Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout, LogDir: logDir}
-	d, res, err := r.o.judgeTree(ctx, runDir, r.row.Workdir, req, input, lastFull(input.Previous))
+	d, res, err := r.o.judgeTree(ctx, r.row, r.st, req, input, lastFull(input.Previous))
 	if err != nil {
 		return d, res, "", err
 	}
@@ -172,15 +173,33 @@ func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result,
 }
 
 // judgeTree verifies the tree of input hermetically (see hermetic) and
-// judges it; a tree that cannot be checked out is not evaluated.
-func (o Options) judgeTree(ctx context.Context, runDir, workdir string, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
-	req, cleanup, err := o.hermetic(ctx, runDir, workdir, in.Tree, fmt.Sprint(in.N), req)
+// judges it; a tree that cannot be checked out is not evaluated. When the
+// run changed the project's existing tests, the original tests are run
+// against the new code too (protectTests).
+func (o Options) judgeTree(ctx context.Context, row *store.Run, st runState, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
+	runDir, workdir := RunDir(o.StateRoot, row.ID), row.Workdir
+	d, res, err := o.judgeHermetic(ctx, runDir, workdir, st.DepDirs, true, fmt.Sprint(in.N), req, in, last)
+	if err == nil && d.Status.Advances() {
+		d = o.protectTests(ctx, row, st, req, in, d)
+	}
+	return d, res, err
+}
+
+// judgeHermetic verifies in.Tree, a tree of workdir's repository, in a
+// checkout of its own, contained. own says the tree is the worktree's
+// (else: no check that the worktree stayed as it was, no scan for
+// fake-result constructs).
+func (o Options) judgeHermetic(ctx context.Context, runDir, workdir string, deps []string, own bool, name string, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
+	req, cleanup, err := o.hermetic(ctx, runDir, workdir, deps, in.Tree, name, req)
 	if err != nil {
 		in.Evidence = Evidence(&verify.Result{Status: verify.StatusNotEvaluated, Reason: err.Error()}, "")
 		return gate.Judge(in), nil, nil
 	}
 	defer cleanup()
-	d, res, err := judgeVerification(ctx, o.Verifier, req, workdir, in, last)
+	if !own {
+		workdir = ""
+	}
+	d, res, err := judgeVerification(ctx, o.Verifier, req, workdir, own, in, last)
 	d.Sandbox = o.sandboxStatus().Summary()
 	if !o.sandboxStatus().Available {
 		d.Reasons = append(d.Reasons, "UNCONTAINED: the tests ran without a sandbox ("+o.sandboxStatus().Problem+")")
@@ -194,23 +213,29 @@ func (o Options) judgeTree(ctx context.Context, runDir, workdir string, req veri
 func VerifyOnce(ctx context.Context, v verify.Verifier, req verify.Request, tree string, last *gate.Decision) (gate.Decision, *verify.Result, error) {
 	// Outside a run there is no baseline to tell new constructs that can
 	// fake results from the project's own: none are looked for.
-	return judgeVerification(ctx, v, req, "", gate.Input{Tree: tree, N: 1, Time: time.Now().UTC()}, last)
+	return judgeVerification(ctx, v, req, req.Dir, false, gate.Input{Tree: tree, N: 1, Time: time.Now().UTC()}, last)
 }
 
 // judgeVerification runs the tests and judges them. When the last full
 // verification failed, its failing tests run first and, if they still
 // fail, that is the verdict; otherwise the whole suite runs, with failed
 // tests re-run once to tell flaky from failing.
-// workdir is the working tree whose tree in.Tree is; "" for a
-// verification outside a run, which looks for no fake-result constructs.
-func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Request, workdir string, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
+// workdir is the working tree whose tree in.Tree is ("": none, the tree
+// is ultra's own making); fakes says to look for constructs that fake
+// results in the tested tree (inside a run, where a baseline tells the
+// project's own from new ones).
+func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Request, workdir string, fakes bool, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
+	scan := ""
+	if fakes {
+		scan = req.Dir
+	}
 	if last != nil && last.Status == gate.Fail && len(last.Failing) > 0 {
 		focused := req
 		focused.Only = last.FailingNames()
 		res, err := v.Verify(ctx, focused)
 		if err == nil && res.Selected {
 			fin := in
-			fin.Evidence = Evidence(res, scanDir(workdir, req.Dir))
+			fin.Evidence = Evidence(res, scan)
 			fin.Evidence.Focused = true
 			if d := gate.Judge(fin); d.Status == gate.Fail {
 				d.Reasons = append(d.Reasons, "previously failing tests ran first and still fail; the full suite was not run")
@@ -230,12 +255,12 @@ func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Reques
 		}
 		res = &verify.Result{Status: verify.StatusNotEvaluated, Reason: "ultra could not run the tests: " + err.Error()}
 	}
-	in.Evidence = Evidence(res, scanDir(workdir, req.Dir))
+	in.Evidence = Evidence(res, scan)
 	d := gate.Judge(in)
-	if in.Tree != "" {
+	if in.Tree != "" && workdir != "" {
 		// A verdict is for the tree that was tested: tests that change the
 		// tree leave one that was not, so nothing is proven about it.
-		if after, _ := workspace.TreeHash(ctx, cmp.Or(workdir, req.Dir)); after != "" && after != in.Tree {
+		if after, _ := workspace.TreeHash(ctx, workdir); after != "" && after != in.Tree {
 			if d.Status.Advances() {
 				d.Status = gate.Fail
 				d.Reasons = append([]string{"the tests changed files of the working tree while they ran: the tree on disk is not the one that was tested (make them write only to ignored paths)"}, d.Reasons...)
@@ -247,13 +272,93 @@ func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Reques
 	return d, res, nil
 }
 
-// scanDir is where a verification looks for fake-result constructs: the
-// tree it tested, inside a run.
-func scanDir(workdir, tested string) string {
-	if workdir == "" {
-		return ""
+// protectTests runs the project's original tests against the new code
+// when the run changed, deleted or renamed existing tests (or the files
+// that decide how tests run): the tree judged is the run's with those
+// files as they were when the run started and the test files it added
+// removed. See gate.ApplyProtected for what follows.
+func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, req verify.Request, in gate.Input, d gate.Decision) gate.Decision {
+	base := ""
+	if in.Baseline != nil {
+		base = in.Baseline.Tree
 	}
-	return tested
+	if base == "" && row.Workspace.StartCommit != "" {
+		base, _ = workspace.TreeOf(ctx, row.Workdir, row.Workspace.StartCommit)
+	}
+	if base == "" || base == in.Tree {
+		return d
+	}
+	changes, err := workspace.DiffTrees(ctx, row.Workdir, base, in.Tree)
+	if err != nil {
+		d.Status = gate.NotEvaluated
+		d.Reasons = append([]string{"ultra could not compare the tree with the run's start to find changed tests: " + err.Error()}, d.Reasons...)
+		return d
+	}
+	var changed, restore, remove, deps []string
+	for _, c := range changes {
+		switch {
+		case c.Status == "A" && inDepDir(c.Path):
+			deps = append(deps, c.Path)
+		case c.Status == "A":
+			if verify.IsTestPath(c.Path) {
+				remove = append(remove, c.Path)
+			}
+		case c.Status == "R" || c.Status == "C":
+			if verify.IsTestPath(c.From) {
+				changed = append(changed, "renamed "+c.From+" to "+c.Path)
+				restore = append(restore, c.From)
+				if verify.IsTestPath(c.Path) {
+					remove = append(remove, c.Path)
+				}
+			}
+		case verify.IsTestPath(c.Path):
+			how := map[string]string{"D": "deleted ", "M": "changed ", "T": "changed "}[c.Status]
+			changed = append(changed, how+c.Path)
+			restore = append(restore, c.Path)
+		}
+	}
+	if len(deps) > 0 {
+		d.Status = gate.Fail
+		d.Reasons = append([]string{fmt.Sprintf("the tree adds files under dependency directories (%s): the runners and packages the tests use come from the run's start (workspace.setup), never from the tree under judgement; remove them",
+			strings.Join(firstN(deps, 5), ", "))}, d.Reasons...)
+		return d
+	}
+	if len(changed) == 0 {
+		return d
+	}
+	p := gate.Protected{Changed: changed, Allowed: st.AllowTestChanges}
+	tree, err := workspace.RestoreInTree(ctx, row.Workdir, in.Tree, base, restore, remove)
+	if err != nil {
+		p.Decision = gate.Decision{Status: gate.NotEvaluated, Reasons: []string{"ultra could not restore the original tests: " + err.Error()}}
+		return gate.ApplyProtected(d, p)
+	}
+	pin := in
+	pin.Tree = tree
+	preq := req
+	preq.LogDir = filepath.Join(req.LogDir, "original-tests")
+	p.Decision, _, err = o.judgeHermetic(ctx, RunDir(o.StateRoot, row.ID), row.Workdir, st.DepDirs, false, fmt.Sprintf("%d-original-tests", in.N), preq, pin, nil)
+	if err != nil {
+		p.Decision = gate.Decision{Status: gate.NotEvaluated, Reasons: []string{err.Error()}}
+	}
+	return gate.ApplyProtected(d, p)
+}
+
+// inDepDir reports whether a repository path lies in a dependency
+// directory (node_modules, .venv, …).
+func inDepDir(p string) bool {
+	for _, part := range strings.Split(p, "/") {
+		if slices.Contains(depDirs, part) && part != "vendor" {
+			return true
+		}
+	}
+	return false
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], fmt.Sprintf("and %d more", len(s)-n))
+	}
+	return s
 }
 
 // lastFull is the latest decision of a full (not focused, not cached) run.

@@ -42,20 +42,20 @@ func BenchmarkReverify(b *testing.B) {
 	v := verify.New()
 	dir := suite(b, 20, 10)
 	req := verify.Request{Dir: dir, LogDir: b.TempDir()}
-	first, _, err := judgeVerification(ctx, v, req, dir, gate.Input{N: 1}, nil)
+	first, _, err := judgeVerification(ctx, v, req, dir, false, gate.Input{N: 1}, nil)
 	if err != nil || first.Status != gate.Fail || len(first.Failing) != 1 {
 		b.Fatalf("setup: %v %+v", err, first)
 	}
 	b.Run("full-suite", func(b *testing.B) {
 		for b.Loop() {
-			if d, _, _ := judgeVerification(ctx, v, req, dir, gate.Input{N: 2}, nil); d.Status != gate.Fail || d.Focused {
+			if d, _, _ := judgeVerification(ctx, v, req, dir, false, gate.Input{N: 2}, nil); d.Status != gate.Fail || d.Focused {
 				b.Fatal(d.Status)
 			}
 		}
 	})
 	b.Run("failed-first-still-failing", func(b *testing.B) {
 		for b.Loop() {
-			if d, _, _ := judgeVerification(ctx, v, req, dir, gate.Input{N: 2}, &first); d.Status != gate.Fail || !d.Focused {
+			if d, _, _ := judgeVerification(ctx, v, req, dir, false, gate.Input{N: 2}, &first); d.Status != gate.Fail || !d.Focused {
 				b.Fatal(d.Status, d.Focused)
 			}
 		}
@@ -65,7 +65,7 @@ func BenchmarkReverify(b *testing.B) {
 	os.WriteFile(fixed, []byte(string(src[:0])+replaceOnce(string(src), "!= 1 {", "!= 4950 {")), 0o644)
 	b.Run("failed-first-fixed", func(b *testing.B) {
 		for b.Loop() {
-			if d, _, _ := judgeVerification(ctx, v, req, dir, gate.Input{N: 2}, &first); d.Status != gate.Pass {
+			if d, _, _ := judgeVerification(ctx, v, req, dir, false, gate.Input{N: 2}, &first); d.Status != gate.Pass {
 				b.Fatal(d.Status, d.Reasons)
 			}
 		}

@@ -51,7 +51,7 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 		return nil, err
 	}
 	env.BashTimeout = o.BashTimeout
-	if env.Sandbox, err = bashSandbox(ctx, o, row); err != nil {
+	if env.Sandbox, err = bashSandbox(ctx, o, row, st.DepDirs); err != nil {
 		return nil, fmt.Errorf("preparing the run's sandbox: %w", err)
 	}
 	env.Files.Restore(st.Files)

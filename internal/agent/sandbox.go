@@ -81,7 +81,7 @@ func contained(st sandbox.Status, l sandbox.Layout) *proc.Sandbox {
 
 // bashSandbox is the sandbox of a run's bash calls, nil when the run goes
 // uncontained (no sandbox here, and a profile that allows that).
-func bashSandbox(ctx context.Context, o Options, row *store.Run) (*proc.Sandbox, error) {
+func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) (*proc.Sandbox, error) {
 	st := o.sandboxStatus()
 	if !st.Available {
 		return nil, nil
@@ -93,7 +93,7 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run) (*proc.Sandbox,
 	runDir := RunDir(o.StateRoot, row.ID)
 	l := sandbox.Layout{
 		Work: row.Workdir, ReadOnlyWork: !prof.WriteWork,
-		Protect: []string{filepath.Join(row.Workdir, ".git"), filepath.Join(row.Workdir, ".ultra")},
+		Protect: append([]string{filepath.Join(row.Workdir, ".git"), filepath.Join(row.Workdir, ".ultra")}, depPaths(row.Workdir, deps)...),
 		Hide:    hiddenPaths(o.StateRoot),
 		Home:    filepath.Join(runDir, "sandbox", "home"), Tmp: filepath.Join(runDir, "sandbox", "tmp"),
 		Network: prof.Network,
@@ -115,7 +115,7 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run) (*proc.Sandbox,
 // directories, read-only), the tests contained in a sandbox without the
 // network whose home, build caches and /tmp belong to the gate. name
 // tells the checkouts of one run apart. cleanup removes the checkout.
-func (o Options) hermetic(ctx context.Context, runDir, workdir, tree, name string, req verify.Request) (verify.Request, func(), error) {
+func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []string, tree, name string, req verify.Request) (verify.Request, func(), error) {
 	nothing := func() {}
 	if tree == "" {
 		return req, nothing, fmt.Errorf("ultra could not hash the working tree, so it cannot check out what it would judge")
@@ -127,21 +127,22 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir, tree, name strin
 		return req, nothing, fmt.Errorf("checking out the tree to verify: %w", err)
 	}
 	cleanup := func() { _ = removeAll(dest) }
-	deps, _ := workspace.IgnoredDirs(ctx, workdir, depDirs...)
+	// The dependency directories the run started with are linked into
+	// the checkout (detection sees them; inside the sandbox the links
+	// resolve to read-only mounts).
+	for _, d := range deps {
+		p := filepath.Join(dest, filepath.FromSlash(d))
+		if _, err := os.Lstat(p); os.IsNotExist(err) {
+			_ = os.MkdirAll(filepath.Dir(p), 0o755)
+			_ = os.Symlink(filepath.Join(workdir, filepath.FromSlash(d)), p)
+		}
+	}
 	req.Dir = dest
 	// git must not find the repository above the checkout (the state
 	// directory lies inside it).
 	ceiling := func(env []string) []string { return append(env, "GIT_CEILING_DIRECTORIES="+gateDir) }
 	st := o.sandboxStatus()
 	if !st.Available {
-		// Uncontained: the dependency directories are linked in.
-		for _, d := range deps {
-			p := filepath.Join(dest, filepath.FromSlash(d))
-			if _, err := os.Lstat(p); os.IsNotExist(err) {
-				_ = os.MkdirAll(filepath.Dir(p), 0o755)
-				_ = os.Symlink(filepath.Join(workdir, filepath.FromSlash(d)), p)
-			}
-		}
 		req.Sandbox = &proc.Sandbox{Env: ceiling}
 		return req, cleanup, nil
 	}
@@ -156,8 +157,8 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir, tree, name strin
 		}
 		l.Writable = []string{req.LogDir}
 	}
-	for _, d := range deps {
-		l.Deps = append(l.Deps, sandbox.Bind{Src: filepath.Join(workdir, filepath.FromSlash(d)), Path: filepath.Join(dest, filepath.FromSlash(d))})
+	for _, p := range depPaths(workdir, deps) {
+		l.Deps = append(l.Deps, sandbox.Bind{Src: p, Path: p})
 	}
 	for _, d := range []string{l.Home, l.Tmp} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -170,6 +171,15 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir, tree, name strin
 	sb.Env = func(base []string) []string { return ceiling(env(base)) }
 	req.Sandbox = sb
 	return req, cleanup, nil
+}
+
+// depPaths are the dependency directories deps of workdir, absolute.
+func depPaths(workdir string, deps []string) []string {
+	var out []string
+	for _, d := range deps {
+		out = append(out, filepath.Join(workdir, filepath.FromSlash(d)))
+	}
+	return out
 }
 
 // removeAll removes a tree that tests may have left read-only.

@@ -49,6 +49,14 @@ type runState struct {
 	// VerifyCommands are the test commands fixed when the run started
 	// (empty: detection); nothing changes them during the run.
 	VerifyCommands []string `json:"verify_commands,omitempty"`
+	// AllowTestChanges: a person started the run allowing it to change
+	// the project's existing tests (--allow-test-changes).
+	AllowTestChanges bool `json:"allow_test_changes,omitempty"`
+	// DepDirs are the worktree's ignored dependency directories
+	// (node_modules, .venv, …) as the run found them when it started,
+	// before the model could act: read-only to the model, and the only
+	// ones the gate's checkout gets.
+	DepDirs []string `json:"dep_dirs,omitempty"`
 	// Instructions are the project's AGENTS.md/CLAUDE.md, read when the
 	// run started: the system prompt stays the same for the whole run.
 	Instructions string `json:"instructions,omitempty"`

@@ -130,7 +130,7 @@ func (r *runner) runVerify(ctx context.Context, _ json.RawMessage) tool.Result {
 	ev.Duration = r.o.Now().Sub(start).Round(time.Millisecond).String()
 	r.emit(event.VerifyResult, ev)
 
-	next, tr, terr := r.st.Phase.AfterVerify(gate.Outcome(d.Status), ev.Reason)
+	next, tr, terr := r.st.Phase.AfterVerify(d.Outcome(), ev.Reason)
 	if terr != nil {
 		return tool.Result{IsError: true, Output: terr.Error()}
 	}

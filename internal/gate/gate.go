@@ -47,7 +47,16 @@ func (s Status) Advances() bool { return s == Pass || s == Waived || s == Concer
 // CONCERNS advances with the concerns deferred, FAIL re-loops, and
 // NOT_EVALUATED escalates.
 func Outcome(s Status) phase.Outcome {
-	switch s {
+	return Decision{Status: s}.Outcome()
+}
+
+// Outcome is what the decision means for the run: a decision that needs a
+// person's waiver stops the run for one, whatever its status.
+func (d Decision) Outcome() phase.Outcome {
+	if d.NeedsWaiver && d.Waiver == nil && d.Status != Fail {
+		return phase.NeedsPerson
+	}
+	switch d.Status {
 	case Pass, Waived:
 		return phase.Pass
 	case Concerns:
@@ -160,6 +169,16 @@ type Decision struct {
 	// tree that already had a PASS.
 	CachedFrom int     `json:"cached_from,omitempty"`
 	Waiver     *Waiver `json:"waiver,omitempty"`
+	// ChangedTests are the project's existing test files (and test
+	// configuration) the run changed, deleted or renamed; the original
+	// tests were run against the new code as well (ProtectedRun).
+	ChangedTests []string `json:"changed_tests,omitempty"`
+	// NeedsWaiver: the decision cannot complete the run by itself; a
+	// person must waive it (ultra gate waive).
+	NeedsWaiver bool `json:"needs_waiver,omitempty"`
+	// TestChangesAllowed: a person started the run allowing it to change
+	// tests (--allow-test-changes).
+	TestChangesAllowed bool `json:"test_changes_allowed,omitempty"`
 	// Sandbox says what contained the test run ("bubblewrap 0.8.0 …"),
 	// or "none: why" when the tests ran with the person's full powers.
 	Sandbox string `json:"sandbox,omitempty"`
@@ -438,7 +457,7 @@ func Waive(latest *Decision, run, tree string, n int, w Waiver) Decision {
 // Valid reports whether d still counts for the tree on disk: a PASS is
 // tied to the tree it verified.
 func (d Decision) Valid(tree string) bool {
-	return d.Status.Advances() && d.Tree != "" && d.Tree == tree
+	return d.Status.Advances() && d.Tree != "" && d.Tree == tree && (!d.NeedsWaiver || d.Waiver != nil)
 }
 
 // Summary is one line for logs.
@@ -512,4 +531,53 @@ func short(tree string) string {
 		return tree[:12]
 	}
 	return tree
+}
+
+// Protected is the run of the project's original tests (as they are in the
+// baseline's tree) against the new code, made because the run changed,
+// deleted or renamed some of them.
+type Protected struct {
+	Changed  []string // the existing test files changed (path, with how)
+	Decision Decision // the original tests' run, judged
+	Allowed  bool     // a person allowed test changes for this run
+}
+
+// ApplyProtected completes a decision with the run of the original tests:
+// they must pass against the new code, or the decision fails; when they
+// do, changed tests still cannot pass by themselves: the decision needs a
+// person's waiver, unless a person allowed test changes when the run
+// started.
+func ApplyProtected(d Decision, p Protected) Decision {
+	if len(p.Changed) == 0 {
+		return d
+	}
+	d.ChangedTests = slices.Clone(p.Changed)
+	d.TestChangesAllowed = p.Allowed
+	listed := strings.Join(p.Changed, ", ")
+	if !d.Status.Advances() {
+		d.Reasons = append(d.Reasons, "the run also changed existing tests: "+listed)
+		return d
+	}
+	if !p.Decision.Status.Advances() {
+		why := strings.Join(p.Decision.Reasons, "; ")
+		var names []string
+		for _, f := range p.Decision.Failing {
+			names = append(names, f.Name)
+		}
+		if len(names) > 0 {
+			why = "failing: " + strings.Join(names, ", ")
+		}
+		d.Status = Fail
+		d.Reasons = append([]string{fmt.Sprintf("the project's original tests do not pass against the new code (the run changed %s; with them restored: %s %s)",
+			listed, p.Decision.Status, why)}, d.Reasons...)
+		return d
+	}
+	if p.Allowed {
+		d.Reasons = append(d.Reasons, "existing tests changed, as a person allowed (--allow-test-changes): "+listed+"; the original tests also pass against the new code")
+		return d
+	}
+	d.Status = Concerns
+	d.NeedsWaiver = true
+	d.Reasons = append([]string{"existing tests were changed, deleted or renamed (" + listed + "); the original tests pass against the new code, but changing tests needs a person: ultra gate waive, or start the run with --allow-test-changes"}, d.Reasons...)
+	return d
 }

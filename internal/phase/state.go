@@ -104,6 +104,9 @@ const (
 	Concerns     Outcome = "concerns" // passed; the concerns are deferred work
 	Fail         Outcome = "fail"
 	NotEvaluated Outcome = "not_evaluated"
+	// NeedsPerson: the tests passed, but what was changed to get there
+	// (existing tests) is for a person to accept or refuse.
+	NeedsPerson Outcome = "needs_person"
 )
 
 // AfterVerify applies the result of a verification made in verifying. A
@@ -121,6 +124,8 @@ func (s State) AfterVerify(o Outcome, reason string) (State, Transition, error) 
 		return s.Transition(Complete, ByGate, "verification passed: "+reason, "")
 	case Concerns:
 		return s.Transition(Complete, ByGate, "verification passed with concerns (deferred): "+reason, "")
+	case NeedsPerson:
+		return s.Transition(Escalated, ByGate, "verification passed, but needs a person's waiver: "+reason, "")
 	case Fail:
 		s.Used.FailedVerifies++
 		if s.Used.FailedVerifies >= s.Budgets.MaxRetries {

@@ -146,3 +146,78 @@ func GitCommonDir(ctx context.Context, dir string) (string, error) {
 	}
 	return d, nil
 }
+
+// Change is one path that differs between two trees.
+type Change struct {
+	Status string // A added, M modified, D deleted, R renamed, T type changed
+	Path   string // in the new tree (the old path for D)
+	From   string // R: the old path
+}
+
+// DiffTrees lists what changed from tree a to tree b (renames found).
+func DiffTrees(ctx context.Context, dir, a, b string) ([]Change, error) {
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "diff-tree", "-r", "-M", "--no-commit-id", "--name-status", "-z", a, b).Output()
+	if err != nil {
+		return nil, fmt.Errorf("git diff-tree %s %s: %w", Short(a), Short(b), err)
+	}
+	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	var cs []Change
+	for i := 0; i < len(f); i++ {
+		if f[i] == "" {
+			continue
+		}
+		st := f[i][:1]
+		switch {
+		case (st == "R" || st == "C") && i+2 < len(f):
+			cs = append(cs, Change{Status: st, From: f[i+1], Path: f[i+2]})
+			i += 2
+		case i+1 < len(f):
+			cs = append(cs, Change{Status: st, Path: f[i+1]})
+			i++
+		}
+	}
+	return cs, nil
+}
+
+// RestoreInTree returns the tree that is tree with the paths of restore
+// as they are in base (removed where base has none) and the paths of
+// remove removed. The repository's index is not touched.
+func RestoreInTree(ctx context.Context, dir, tree, base string, restore, remove []string) (string, error) {
+	tmp, err := os.CreateTemp("", "ultra-restore-index-*")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	os.Remove(tmp.Name())
+	defer os.Remove(tmp.Name())
+	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
+	if _, err := gitOut(ctx, dir, env, "read-tree", tree); err != nil {
+		return "", err
+	}
+	var info strings.Builder
+	gone := append([]string(nil), remove...)
+	for _, p := range restore {
+		line, err := gitOut(ctx, dir, nil, "ls-tree", "--full-tree", base, "--", p)
+		if err != nil {
+			return "", err
+		}
+		if line == "" {
+			gone = append(gone, p)
+			continue
+		}
+		// "<mode> blob <sha>\t<path>" is update-index's input format.
+		info.WriteString(line + "\n")
+	}
+	if len(gone) > 0 {
+		if _, err := gitOut(ctx, dir, env, append([]string{"update-index", "--force-remove", "--"}, gone...)...); err != nil {
+			return "", err
+		}
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "update-index", "--index-info")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(info.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("git update-index: %v: %s", err, out)
+	}
+	return gitOut(ctx, dir, env, "write-tree")
+}

@@ -159,3 +159,51 @@ func TestExportTreeAndIgnoredDirs(t *testing.T) {
 		t.Fatalf("%v %v", deps, err)
 	}
 }
+
+func TestDiffTreesAndRestoreInTree(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	write := func(p, s string) {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644)
+	}
+	write("a.go", "package a\n")
+	write("a_test.go", "package a // original\n")
+	write("b_test.go", "package a // b original, long enough to be found as a rename\n")
+	write("c_test.go", "package a // c\n")
+	ctx := context.Background()
+	base, _ := TreeHash(ctx, dir)
+	write("a.go", "package a // new code\n")
+	write("a_test.go", "package a // weakened\n")
+	os.Remove(filepath.Join(dir, "c_test.go"))
+	os.Rename(filepath.Join(dir, "b_test.go"), filepath.Join(dir, "renamed_test.go"))
+	write("new_test.go", "package a // TestMain\n")
+	tree, _ := TreeHash(ctx, dir)
+	cs, err := DiffTrees(ctx, dir, base, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cs {
+		got = append(got, c.Status+":"+c.From+">"+c.Path)
+	}
+	sort.Strings(got)
+	if strings.Join(got, " ") != "A:>new_test.go D:>c_test.go M:>a.go M:>a_test.go R:b_test.go>renamed_test.go" {
+		t.Fatalf("changes %v", got)
+	}
+	prot, err := RestoreInTree(ctx, dir, tree, base, []string{"a_test.go", "c_test.go", "b_test.go", "renamed_test.go"}, []string{"new_test.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "p")
+	if err := ExportTree(ctx, dir, prot, dest); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{"a.go": "package a // new code\n", "a_test.go": "package a // original\n", "c_test.go": "package a // c\n",
+		"b_test.go": "package a // b original, long enough to be found as a rename\n", "renamed_test.go": "", "new_test.go": ""} {
+		b, _ := os.ReadFile(filepath.Join(dest, p))
+		if string(b) != want {
+			t.Errorf("%s = %q, want %q", p, b, want)
+		}
+	}
+}
