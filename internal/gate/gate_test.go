@@ -249,3 +249,43 @@ func TestGreen(t *testing.T) {
 		t.Error("CONCERNS is green but not a cache hit: the tests run again")
 	}
 }
+
+func TestApplyProtected(t *testing.T) {
+	pass := Decision{Status: Pass, Tree: "t", Reasons: []string{"2 tests passed"}}
+	fail := Decision{Status: Fail, Reasons: []string{"1 of 2 tests failed"}, Failing: []Failure{{Name: "TestAdd"}}}
+	for _, tc := range []struct {
+		name      string
+		d         Decision
+		p         Protected
+		status    Status
+		waiver    bool
+		reason    string
+		outcome   phase.Outcome
+		committed bool // Valid for its tree
+	}{
+		{"no changed tests: unchanged", pass, Protected{}, Pass, false, "2 tests passed", phase.Pass, true},
+		{"original tests fail against the new code", pass, Protected{Changed: []string{"changed a_test.go"}, Decision: fail}, Fail, false, "original tests do not pass", phase.Fail, false},
+		{"original tests not evaluated", pass, Protected{Changed: []string{"deleted a_test.go"}, Decision: Decision{Status: NotEvaluated}}, Fail, false, "original tests do not pass", phase.Fail, false},
+		{"original tests pass: a person decides", pass, Protected{Changed: []string{"changed a_test.go"}, Decision: pass}, Concerns, true, "needs a person", phase.NeedsPerson, false},
+		{"allowed by a person", pass, Protected{Changed: []string{"changed a_test.go"}, Decision: pass, Allowed: true}, Pass, false, "as a person allowed", phase.Pass, true},
+		{"a failing decision stays failing", fail, Protected{Changed: []string{"changed a_test.go"}, Decision: pass}, Fail, false, "also changed existing tests", phase.Fail, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := ApplyProtected(tc.d, tc.p)
+			if d.Status != tc.status || d.NeedsWaiver != tc.waiver || !strings.Contains(strings.Join(d.Reasons, "; "), tc.reason) {
+				t.Fatalf("%s waiver=%v %v", d.Status, d.NeedsWaiver, d.Reasons)
+			}
+			if d.Outcome() != tc.outcome {
+				t.Fatalf("outcome %s, want %s", d.Outcome(), tc.outcome)
+			}
+			if d.Valid("t") != tc.committed {
+				t.Fatalf("Valid = %v", d.Valid("t"))
+			}
+		})
+	}
+	// A person's waiver of a decision that needed one lets its tree through.
+	w := Waive(nil, "r", "t", 2, Waiver{By: "ann", Reason: "ok"})
+	if !w.Valid("t") || w.Outcome() != phase.Pass {
+		t.Fatalf("waived: %v %s", w.Valid("t"), w.Outcome())
+	}
+}

@@ -132,6 +132,10 @@ func TestAfterVerify(t *testing.T) {
 	if n.Phase != Escalated {
 		t.Fatalf("not evaluated must escalate, got %s", n.Phase)
 	}
+	w, tr, _ := s.AfterVerify(NeedsPerson, "tests changed")
+	if w.Phase != Escalated || !strings.Contains(tr.Reason, "waiver") || w.Used.FailedVerifies != 0 {
+		t.Fatalf("needs a person: %+v %+v", w, tr)
+	}
 	// Three failures with MaxRetries 3: iterate, iterate, escalate.
 	want := []Phase{Iterating, Iterating, Escalated}
 	for i, w := range want {
