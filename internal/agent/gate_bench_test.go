@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // suite writes a Go module of pkgs packages with tests tests each; the
@@ -79,4 +81,48 @@ func replaceOnce(s, old, new string) string {
 		}
 	}
 	return s
+}
+
+// BenchmarkContainedVerify is the cost of the gate's containment on a
+// small project: the same full verification run plainly in the worktree,
+// and hermetically (a clean checkout of the tree, tests in the sandbox).
+// Compare the medians (go test -bench ContainedVerify -count 5).
+func BenchmarkContainedVerify(b *testing.B) {
+	ctx := context.Background()
+	dir := suite(b, 3, 5)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			b.Fatal(err, string(out))
+		}
+	}
+	tree, err := workspace.TreeHash(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := verify.New()
+	o := Options{StateRoot: b.TempDir()}
+	runDir := RunDir(o.StateRoot, "bench")
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			if res, err := v.Verify(ctx, verify.Request{Dir: dir, LogDir: b.TempDir()}); err != nil || res.Failed != 1 {
+				b.Fatal(err, res)
+			}
+		}
+	})
+	b.Run("contained", func(b *testing.B) {
+		if st := o.sandboxStatus(); !st.Available {
+			b.Skip(st.Problem)
+		}
+		for b.Loop() {
+			req, cleanup, err := o.hermetic(ctx, runDir, dir, nil, tree, "bench", verify.Request{LogDir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := v.Verify(ctx, req)
+			cleanup()
+			if err != nil || res.Failed != 1 {
+				b.Fatal(err, res)
+			}
+		}
+	})
 }

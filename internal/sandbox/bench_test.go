@@ -1,0 +1,33 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/ultra-dev/ultra/internal/proc"
+)
+
+// BenchmarkShell is the cost the sandbox adds to one bash call: the same
+// trivial command, plain and contained with a run's layout. Compare the
+// two medians (go test -bench Shell -count 5 | benchstat).
+func BenchmarkShell(b *testing.B) {
+	st := needSandbox(b)
+	dir := b.TempDir()
+	l := Layout{Work: dir, Home: b.TempDir(), Tmp: b.TempDir(), Hide: append(Secrets(os.Getenv("HOME")), "/nonexistent/state")}
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	for _, c := range []struct {
+		name string
+		sb   *proc.Sandbox
+	}{{"plain", nil}, {"sandboxed", &proc.Sandbox{Wrap: st.Wrapper(l.Policy()), Env: l.Env}}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				opts := proc.Options{Dir: dir, Env: env}
+				c.sb.Apply(&opts)
+				if r, err := proc.Shell(context.Background(), "echo hi >/dev/null", opts); err != nil || r.ExitCode != 0 {
+					b.Fatal(err, r.Output)
+				}
+			}
+		})
+	}
+}
