@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func gateFile(t *testing.T, dir, id string, n int) map[string]any {
@@ -522,5 +523,57 @@ func TestPlantedRunnerIsNotRun(t *testing.T) {
 	}
 	if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
 		t.Fatal("ultra committed the planted runner")
+	}
+}
+
+// The go command of the gate fills the host's build cache; the tests it
+// runs (the model's code) cannot write it, and still write their checkout
+// and /tmp.
+func TestGoTestsCannotWriteTheBuildCache(t *testing.T) {
+	t.Parallel()
+	canary := fmt.Sprintf("ultra-poison-%d", time.Now().UnixNano())
+	dir := repo(t, map[string]string{
+		"go.mod": "module example.com/ll\n\ngo 1.21\n",
+		"ll_test.go": `package ll
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWrites(t *testing.T) {
+	cache := os.Getenv("GOCACHE")
+	if cache == "" {
+		t.Fatal("no GOCACHE")
+	}
+	if err := os.WriteFile(filepath.Join(cache, "` + canary + `"), []byte("x"), 0o644); err == nil {
+		t.Fatal("wrote the build cache")
+	}
+	if err := os.WriteFile("local.txt", []byte("x"), 0o644); err != nil {
+		t.Fatal("cannot write the checkout:", err)
+	}
+	if err := os.WriteFile(filepath.Join(os.TempDir(), "t.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal("cannot write tmp:", err)
+	}
+}
+`,
+	})
+	m := newModel(t,
+		calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
+		calls(call("write", map[string]any{"file_path": "doc.go", "content": "// Package ll is a test.\npackage ll\n"})),
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})))
+	res := ultra(t, dir, runArgs(m, "document ll")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	out, _ := exec.Command("go", "env", "GOCACHE").Output()
+	if _, err := os.Stat(filepath.Join(strings.TrimSpace(string(out)), canary)); err == nil {
+		t.Fatal("a test wrote the host's build cache")
+	}
+	d := gateFile(t, dir, runID(t, res.events(t)), 1)
+	if !strings.Contains(fmt.Sprint(d["commands"]), "go test") {
+		t.Fatalf("gate %v", d)
 	}
 }

@@ -7,14 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
 func main() {
+	if filepath.Base(os.Args[0]) == sandbox.ExecName {
+		// go test's -exec wrapper inside the gate's sandbox.
+		os.Exit(sandbox.RunExec(os.Args[1:]))
+	}
 	os.Exit(run(os.Args[1:]))
 }
 

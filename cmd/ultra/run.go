@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -243,7 +244,21 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		BashTimeout:   pick(f.bashTimeout, p.Config.Run.BashTimeout.D()),
 		Sinks:         sinks,
 		Git:           p.gitSettings(),
+		Ultra:         ultraProgram(),
 	}
+}
+
+// ultraProgram is this program, for the gate's Go test binaries to run
+// through (agent.Options.Ultra); "" when it cannot be found.
+func ultraProgram() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return exe
 }
 
 func newRunCmd() *cobra.Command {

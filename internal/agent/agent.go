@@ -61,6 +61,11 @@ type Options struct {
 	// Sandbox is what contains the model's commands and the tests (nil:
 	// sandbox.Probe()).
 	Sandbox *sandbox.Status
+	// Ultra is ultra's own program: in the gate's sandbox, Go test
+	// binaries run through it (sandbox.ExecName) so that they cannot
+	// write the build cache the go command fills. "": the build cache is
+	// read-only to the whole test run.
+	Ultra string
 }
 
 // Spec is what a new run is asked to do.

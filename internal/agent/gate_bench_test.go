@@ -15,7 +15,7 @@ import (
 
 // suite writes a Go module of pkgs packages with tests tests each; the
 // first test of package 0 fails until fixed.
-func suite(b *testing.B, pkgs, tests int) string {
+func suite(b testing.TB, pkgs, tests int) string {
 	dir := b.TempDir()
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/bench\n\ngo 1.22\n"), 0o644)
 	for p := range pkgs {
@@ -100,7 +100,10 @@ func BenchmarkContainedVerify(b *testing.B) {
 		b.Fatal(err)
 	}
 	v := verify.New()
-	o := Options{StateRoot: b.TempDir()}
+	o := Options{StateRoot: b.TempDir(), Ultra: filepath.Join(b.TempDir(), "ultra")}
+	if out, err := exec.Command("go", "build", "-o", o.Ultra, "../../cmd/ultra").CombinedOutput(); err != nil {
+		b.Fatal(err, string(out))
+	}
 	runDir := RunDir(o.StateRoot, "bench")
 	b.Run("plain", func(b *testing.B) {
 		for b.Loop() {

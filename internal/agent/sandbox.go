@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ultra-dev/ultra/internal/config"
 	"github.com/ultra-dev/ultra/internal/event"
@@ -166,11 +167,60 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 			return req, nothing, err
 		}
 	}
+	goExec := o.goTestExec(runDir, dest, req, &l)
 	sb := contained(st, l)
 	env := sb.Env
-	sb.Env = func(base []string) []string { return ceiling(env(base)) }
+	sb.Env = func(base []string) []string { return goExec(ceiling(env(base))) }
 	req.Sandbox = sb
 	return req, cleanup, nil
+}
+
+// goTestExec lets the go command of a Go project's own test run (not a
+// command the project configured: that could be anything) fill the
+// host's build cache while the test binaries, which are the model's
+// code, run through ultra under Landlock and can write only the checkout,
+// /tmp and the gate's home. Without Landlock, without ultra's program or
+// a host build cache, the cache stays read-only to the whole run (Go then
+// compiles what is missing without keeping it). It returns what it adds
+// to the test environment.
+func (o Options) goTestExec(runDir, dest string, req verify.Request, l *sandbox.Layout) func([]string) []string {
+	same := func(env []string) []string { return env }
+	cache := sandbox.GoCache()
+	if o.Ultra == "" || cache == "" || len(req.Commands) > 0 || sandbox.LandlockABI() < 1 {
+		return same
+	}
+	if !isFile(filepath.Join(dest, "go.mod")) && !isFile(filepath.Join(dest, "go.work")) {
+		return same
+	}
+	bin := filepath.Join(runDir, "sandbox", "bin")
+	link := filepath.Join(bin, sandbox.ExecName)
+	if target, err := os.Readlink(link); err != nil || target != o.Ultra {
+		_ = os.MkdirAll(bin, 0o755)
+		_ = os.Remove(link)
+		if err := os.Symlink(o.Ultra, link); err != nil {
+			return same
+		}
+	}
+	l.Writable = append(l.Writable, cache)
+	l.Deps = append(l.Deps, sandbox.Bind{Src: bin, Path: bin}, sandbox.Bind{Src: o.Ultra, Path: o.Ultra})
+	writable := strings.Join([]string{l.Work, "/tmp", l.Home}, ":")
+	return func(env []string) []string {
+		flags := sandbox.GoFlags()
+		out := env[:0:0]
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
+				flags = v
+				continue
+			}
+			out = append(out, kv)
+		}
+		return append(out, "GOFLAGS="+strings.TrimSpace(flags+" -exec="+link), sandbox.WritableEnv+"="+writable)
+	}
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // depPaths are the dependency directories deps of workdir, absolute.

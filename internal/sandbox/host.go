@@ -85,12 +85,19 @@ func ToolEnv(home string, env []string) []string {
 
 var (
 	goEnvOnce sync.Once
-	goEnvVals struct{ modcache, env, cache string }
+	goEnvVals struct{ modcache, env, cache, flags string }
 )
+
+// GoCache is the host's Go build cache ("" when there is none yet).
+func GoCache() string { return goEnv().cache }
+
+// GoFlags is the person's GOFLAGS, from the environment or the go env
+// file.
+func GoFlags() string { return goEnv().flags }
 
 // goEnv is the host's Go module cache and go env file, asked of the go
 // command once (nothing when Go is not installed).
-func goEnv() struct{ modcache, env, cache string } {
+func goEnv() struct{ modcache, env, cache, flags string } {
 	goEnvOnce.Do(func() {
 		path, err := exec.LookPath("go")
 		if err != nil {
@@ -98,12 +105,13 @@ func goEnv() struct{ modcache, env, cache string } {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		out, err := exec.CommandContext(ctx, path, "env", "GOMODCACHE", "GOENV", "GOCACHE").Output()
+		out, err := exec.CommandContext(ctx, path, "env", "GOMODCACHE", "GOENV", "GOCACHE", "GOFLAGS").Output()
 		if err != nil {
 			return
 		}
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if len(lines) == 3 {
+		lines := strings.Split(string(out), "\n") // one a variable, empty ones too
+		if len(lines) >= 4 {
+			goEnvVals.flags = strings.TrimSpace(lines[3])
 			if c := strings.TrimSpace(lines[2]); c != "off" {
 				if _, err := os.Stat(filepath.Join(c, "README")); err == nil {
 					goEnvVals.cache = c
