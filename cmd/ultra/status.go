@@ -74,6 +74,9 @@ func printStatus(w io.Writer, s *agent.Status) {
 	} else {
 		fmt.Fprintf(w, "cost     $%.4f\n", u.Cost)
 	}
+	if s.Sandbox != "" {
+		fmt.Fprintf(w, "sandbox  %s\n", s.Sandbox)
+	}
 	if s.Malformed+s.Refusals > 0 {
 		fmt.Fprintf(w, "guards   %d refusals · %d malformed calls\n", s.Refusals, s.Malformed)
 	}

@@ -23,6 +23,7 @@ const (
 	LayerTransition   = "transition"         // the phase machine refused a move
 	LayerVerifyPhase  = "verify-phase"       // verify outside verifying
 	LayerGit          = "git-guard"          // git commands that would break the run's git invariants
+	LayerSafety       = "safety"             // destructive actions a person must confirm, in every profile
 	layerMalformed    = "malformed"          // not a refusal: the call itself was broken
 	stateFilesPrefix  = ".ultra/"
 	maxRefusalDetails = 300
@@ -77,6 +78,10 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 					"phase %s is read-only and this command is not provably read-only: %s. Use read, glob, grep or read-only commands such as ls, cat, git log; changes wait for building.",
 					p, v.Reason)}
 			}
+		}
+		if h := policy.Destructive(cmd, r.row.Workdir); h != nil {
+			return &refusal{layer: LayerSafety, reason: fmt.Sprintf(
+				"%s. This needs a person's confirmation and nobody is watching this run, so it is stopped for one. Safe alternative: %s", h.What, h.Alternative)}
 		}
 		if bad, why := policy.ShellWritesProtected(cmd, []string{stateFilesPrefix}); bad {
 			return &refusal{layer: LayerStateFiles, reason: ".ultra/ holds ultra's own state and only ultra writes it (" + why + ")"}

@@ -400,8 +400,13 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 		r.emit(event.ToolCall, event.ToolCallData{CallID: calls[i].ID, Tool: calls[i].Name, Args: rawArgs(calls[i].Arguments)})
 		if ctx.Err() != nil {
 			results[i] = tool.Result{IsError: true, Output: "interrupted before this call ran"}
+		} else if r.stop != nil {
+			results[i] = tool.Result{IsError: true, Output: "not run: the run stopped for a person before this call (" + r.stop.Reason + ")"}
 		} else if ref := r.check(calls[i]); ref != nil {
 			results[i] = r.refuse(calls[i], ref)
+			if ref.layer == LayerSafety {
+				r.escalate(phase.BySystem, StatusEscalated, "a destructive action needs a person's confirmation: "+ref.reason)
+			}
 		} else {
 			r.callID = calls[i].ID
 			start := time.Now()

@@ -249,6 +249,7 @@ func removeAll(p string) error {
 // warnUncontained says loudly, in the run's events, that nothing contains
 // the model's commands.
 func (r *runner) warnUncontained() {
+	r.st.Sandbox = r.o.sandboxStatus().Summary()
 	if st := r.o.sandboxStatus(); !st.Available {
 		r.emit(event.Warning, event.WarningData{Message: fmt.Sprintf(
 			"UNCONTAINED RUN: the model's commands and the tests run with all of your powers (%s). They can read your keys and change files outside the worktree; only text guards stand in the way. %s",

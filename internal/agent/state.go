@@ -57,6 +57,9 @@ type runState struct {
 	// before the model could act: read-only to the model, and the only
 	// ones the gate's checkout gets.
 	DepDirs []string `json:"dep_dirs,omitempty"`
+	// Sandbox is what contained the model's commands when the run last
+	// started or resumed ("none: why" when nothing did).
+	Sandbox string `json:"sandbox,omitempty"`
 	// Instructions are the project's AGENTS.md/CLAUDE.md, read when the
 	// run started: the system prompt stays the same for the whole run.
 	Instructions string `json:"instructions,omitempty"`

@@ -37,6 +37,7 @@ type Status struct {
 	CacheWrite  int64              `json:"cache_write_tokens"`
 	Malformed   int                `json:"malformed_calls"`
 	Refusals    int                `json:"refusals"`
+	Sandbox     string             `json:"sandbox,omitempty"`
 	LastVerify  *VerifyView        `json:"last_verify,omitempty"`
 	Deferred    []string           `json:"deferred,omitempty"`
 	Todos       []tool.TodoItem    `json:"todos,omitempty"`
@@ -119,7 +120,7 @@ func Describe(ctx context.Context, st *store.Store, stateRoot string, row *store
 		Retries: Retries{Used: rs.Phase.Used.FailedVerifies, Max: rs.Phase.Budgets.MaxRetries, Left: rs.Phase.RetriesLeft()},
 		Budgets: rs.Phase.Budgets, Used: rs.Phase.Used,
 		CacheRead: rs.Usage.CacheReadTokens, CacheWrite: rs.Usage.CacheWriteTokens,
-		Malformed: rs.Malformed, Refusals: rs.Refusals, LastVerify: lastVerification(RunDir(stateRoot, row.ID)), Deferred: rs.Deferred, Todos: rs.Todos,
+		Malformed: rs.Malformed, Refusals: rs.Refusals, Sandbox: rs.Sandbox, LastVerify: lastVerification(RunDir(stateRoot, row.ID)), Deferred: rs.Deferred, Todos: rs.Todos,
 		PID: row.PID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
 	}
 	if s.Transitions, err = st.Transitions(ctx, row.ID); err != nil {
