@@ -97,6 +97,7 @@ type providerChoice struct {
 	models               map[string]string // mode → model; nil when one model serves all
 	hint                 string            // said when the server cannot be reached
 	provider             llm.Provider
+	secrets              []string // the key and header values: never shown to the model
 }
 
 // providerDefaults are each provider's environment variables, defaults and
@@ -198,7 +199,11 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, 
 	} else if key == "" && d.localURL == "" {
 		hint = fmt.Sprintf("%s is not set", d.keyEnv)
 	}
-	return &providerChoice{name: name, baseURL: base, model: model, models: models, provider: prov, hint: hint}, nil
+	secrets := []string{key}
+	for _, v := range mc.Headers {
+		secrets = append(secrets, v)
+	}
+	return &providerChoice{name: name, baseURL: base, model: model, models: models, provider: prov, hint: hint, secrets: secrets}, nil
 }
 
 // sinks builds the surfaces of a headless run.
@@ -245,6 +250,7 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		Sinks:         sinks,
 		Git:           p.gitSettings(),
 		Ultra:         ultraProgram(),
+		Secrets:       pc.secrets,
 	}
 }
 

@@ -66,6 +66,11 @@ type Options struct {
 	// write the build cache the go command fills. "": the build cache is
 	// read-only to the whole test run.
 	Ultra string
+	// Secrets are values the model must never read (the provider key,
+	// header values): a tool result that contains one, by whatever route,
+	// has it replaced before the model, the events or the store see it.
+	// The environment's credentials (proc.IsSecret) are added.
+	Secrets []string
 }
 
 // Spec is what a new run is asked to do.

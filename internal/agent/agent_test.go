@@ -436,3 +436,46 @@ func TestThinkingInDeepModeIsPassedBack(t *testing.T) {
 		t.Fatalf("assistant message %+v", a)
 	}
 }
+
+// A credential of ultra's that reaches a tool's output by whatever route
+// is replaced before the model, the events or the store see it.
+func TestCredentialsAreRedactedFromToolResults(t *testing.T) {
+	t.Setenv("EXAMPLE_API_KEY", "env-secret-4711")
+	script := []*llm.Response{
+		callsOf(tc("phase", `{"to":"building","plan":"1. x"}`)),
+		callsOf(tc("bash", `{"command":"echo env-secret-4711; echo header-secret-0815"}`)),
+		{Text: "done"},
+	}
+	p := &stubProvider{keep: true, next: func(n int, _ llm.Request) *llm.Response {
+		if n > len(script) {
+			return &llm.Response{Text: "done"}
+		}
+		return script[n-1]
+	}}
+	evs, sink := collect()
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass}, sink)
+	o.Secrets = []string{"header-secret-0815"}
+	Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default})
+	seen := false
+	// (The scripted model wrote the values into its own call: what it
+	// must not receive is them in a result.)
+	for _, req := range p.reqs {
+		for _, m := range req.Messages {
+			if m.Role != llm.RoleTool {
+				continue
+			}
+			if strings.Contains(m.Content, "env-secret-4711") || strings.Contains(m.Content, "header-secret-0815") {
+				t.Fatalf("a credential reached the model: %s", m.Content)
+			}
+			seen = seen || strings.Contains(m.Content, "[redacted")
+		}
+	}
+	if !seen {
+		t.Fatal("the bash call's output never reached the model")
+	}
+	for _, e := range *evs {
+		if b, _ := json.Marshal(e); e.Type == event.ToolResult && strings.Contains(string(b), "secret-") {
+			t.Fatalf("a credential reached the events: %s", b)
+		}
+	}
+}

@@ -300,6 +300,11 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 		case c.Status == "A" && inDepDir(c.Path):
 			deps = append(deps, c.Path)
 		case c.Status == "A":
+			if verify.IsTestConfig(c.Path) {
+				// A new conftest.py or runner config changes how the
+				// existing tests run, as a changed one would.
+				changed = append(changed, "added "+c.Path)
+			}
 			if verify.IsTestPath(c.Path) {
 				remove = append(remove, c.Path)
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/proc"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tool"
 )
@@ -24,6 +26,7 @@ type runner struct {
 	row     *store.Run
 	st      runState
 	history []llm.Message
+	secrets []string             // values no tool result may carry (redact)
 	tools   map[string]tool.Tool // every tool ultra has, by name
 	order   []string             // registry order
 	env     *tool.Env
@@ -56,7 +59,7 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 	}
 	env.Files.Restore(st.Files)
 	env.Todos.Set(st.Todos)
-	r := &runner{o: o, row: row, st: st, history: history, env: env, tools: map[string]tool.Tool{}, mark: o.Now()}
+	r := &runner{o: o, row: row, st: st, history: history, env: env, tools: map[string]tool.Tool{}, mark: o.Now(), secrets: secretValues(o.Secrets)}
 	for _, t := range append(tool.Builtins(), r.phaseTool(), r.verifyTool()) {
 		name := t.Spec().Name
 		r.tools[name] = t
@@ -392,6 +395,7 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 			}
 			wg.Wait()
 			for k := i; k < j; k++ {
+				results[k].Output = r.redact(results[k].Output)
 				r.record(calls[k], results[k], took[k])
 			}
 			i = j
@@ -413,6 +417,7 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 			results[i] = r.execute(ctx, calls[i])
 			took[i] = time.Since(start)
 		}
+		results[i].Output = r.redact(results[i].Output)
 		r.record(calls[i], results[i], took[i])
 		i++
 	}
@@ -565,4 +570,34 @@ func (r *runner) modelFor() string {
 		return m
 	}
 	return r.o.Model
+}
+
+// redact replaces the run's secret values in text (see Options.Secrets).
+func (r *runner) redact(text string) string {
+	for _, s := range r.secrets {
+		if strings.Contains(text, s) {
+			text = strings.ReplaceAll(text, s, "[redacted: a credential of ultra's]")
+		}
+	}
+	return text
+}
+
+// secretValues are the values redact hides: the options' and the
+// environment's credentials, long enough not to be ordinary words.
+func secretValues(extra []string) []string {
+	var out []string
+	add := func(v string) {
+		if v = strings.TrimSpace(v); len(v) >= 8 && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	for _, v := range extra {
+		add(v)
+	}
+	for _, kv := range os.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); proc.IsSecret(k) {
+			add(v)
+		}
+	}
+	return out
 }

@@ -13,26 +13,42 @@ var testConfigFiles = map[string]bool{
 	"noxfile.py": true, ".mocharc.js": true, ".mocharc.json": true, ".mocharc.yml": true, ".mocharc.yaml": true, ".mocharc.cjs": true,
 	"test.sh": true, "run_tests.sh": true, "run-tests.sh": true, ".ultra/config": true,
 	"mvnw": true, "mvnw.cmd": true, "gradlew": true, "gradlew.bat": true,
+	".pytest.ini": true, "pyproject.toml": true, ".npmrc": true, ".yarnrc": true, ".yarnrc.yml": true,
+	".babelrc": true, ".bazelrc": true,
 }
+
+// IsTestConfig reports whether a path is one that decides how the tests
+// run (a Makefile, package.json, conftest.py, pytest.ini, pyproject.toml,
+// .npmrc, a jest or vitest config, …) rather than a test: adding one
+// changes what existing tests prove as surely as changing one does.
+func IsTestConfig(p string) bool {
+	p = strings.TrimPrefix(path.Clean("/"+p), "/")
+	base := path.Base(p)
+	if testConfigFiles[base] || testConfigFiles[p] {
+		return true
+	}
+	for _, prefix := range testConfigPrefixes {
+		if strings.HasPrefix(base, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+var testConfigPrefixes = []string{"jest.config.", "jest.setup.", "vitest.config.", "vitest.workspace.", "vitest.setup.", "karma.conf.", "playwright.config.", "cypress.config.", "babel.config."}
 
 // IsTestPath reports whether a repository path (slash-separated) is a test
 // or decides how the tests run, in the conventions of the runners ultra
 // knows: Go's _test.go files and testdata; Python's test_*.py, *_test.py
 // and files under tests/; JavaScript's and TypeScript's *.test.*,
 // *.spec.* and __tests__/; Rust's tests/; Java's src/test/; and the
-// test configuration above (Makefile, package.json, pytest.ini, jest and
-// vitest configs, …).
+// test configuration (IsTestConfig).
 func IsTestPath(p string) bool {
-	p = strings.TrimPrefix(path.Clean("/"+p), "/")
-	base := path.Base(p)
-	if testConfigFiles[base] || testConfigFiles[p] {
+	if IsTestConfig(p) {
 		return true
 	}
-	for _, prefix := range []string{"jest.config.", "vitest.config.", "vitest.workspace.", "karma.conf.", "playwright.config.", "cypress.config."} {
-		if strings.HasPrefix(base, prefix) {
-			return true
-		}
-	}
+	p = strings.TrimPrefix(path.Clean("/"+p), "/")
+	base := path.Base(p)
 	dirs := strings.Split(path.Dir(p), "/")
 	for i, d := range dirs {
 		switch d {

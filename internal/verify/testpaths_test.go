@@ -17,3 +17,14 @@ func TestIsTestPath(t *testing.T) {
 		}
 	}
 }
+
+func TestIsTestConfig(t *testing.T) {
+	for p, want := range map[string]bool{
+		"conftest.py": true, "tests/unit/conftest.py": true, "pyproject.toml": true, ".npmrc": true, "jest.setup.ts": true,
+		"web/vitest.config.mts": true, "Makefile": true, "tests/test_a.py": false, "calc_test.go": false, "main.go": false,
+	} {
+		if got := IsTestConfig(p); got != want {
+			t.Errorf("IsTestConfig(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
