@@ -75,6 +75,13 @@ func (l *Log) format(e event.Event) string {
 		if len(d.Snapshot) > 0 {
 			s += fmt.Sprintf("\n%s   started from %d uncommitted file(s) of your checkout", b, len(d.Snapshot))
 		}
+		if d.Sandbox != "" {
+			if d.Contained {
+				s += fmt.Sprintf("\n%s   sandbox %s", b, d.Sandbox)
+			} else {
+				s += fmt.Sprintf("\n%s   %s: %s", b, l.paint(red, "UNCONTAINED"), d.Sandbox)
+			}
+		}
 		return s
 	case event.RunResumedData:
 		s := fmt.Sprintf("%s %s %s (was %s)", b, l.paint(bold, "resumed"), e.Run, d.From)
