@@ -93,17 +93,8 @@ func TestDeletedFailingTestFailsTheGate(t *testing.T) {
 		calls(call("verify", map[string]any{})),
 		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
 	)
-	res := ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...)
-	if res.code != 3 {
-		t.Fatalf("exit %d\n%s", res.code, res.stderr)
-	}
-	id := runID(t, res.events(t))
-	d := gateFile(t, dir, id, 1)
-	reasons, _ := json.Marshal(d["reasons"])
-	if d["gate_status"] != "FAIL" || !strings.Contains(string(reasons), "previously failing tests are missing: example.com/calc/calc.TestAdd") ||
-		!strings.Contains(string(reasons), "fewer tests than at the start") {
-		t.Fatalf("gate %v", d)
-	}
+	id := failedGate(t, dir, ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...),
+		"previously failing tests are missing: example.com/calc/calc.TestAdd", "fewer tests than at the start")
 	// A person may still accept the work, on the record.
 	w := ultra(t, dir, "gate", "waive", id, "--reason", "TestAdd was obsolete", "--by", "ann")
 	if w.code != 0 || !strings.Contains(w.stdout, "WAIVED") || !strings.Contains(w.stdout, "complete") {
@@ -434,17 +425,8 @@ func TestChangedTestsAreProtected(t *testing.T) {
 		dir := repo(t, calcProject)
 		m := newModel(t, append(fixSteps()[:2:2], weaken,
 			calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))...)
-		res := ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...)
-		if res.code != 3 {
-			t.Fatalf("exit %d\n%s", res.code, res.stderr)
-		}
-		id := runID(t, res.events(t))
-		d := gateFile(t, dir, id, 1)
-		reasons, _ := json.Marshal(d["reasons"])
-		if d["gate_status"] != "FAIL" || !strings.Contains(string(reasons), "original tests do not pass against the new code") ||
-			!strings.Contains(string(reasons), "changed calc/calc_test.go") {
-			t.Fatalf("gate %v", d)
-		}
+		id := failedGate(t, dir, ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...),
+			"original tests do not pass against the new code", "changed calc/calc_test.go")
 		if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
 			t.Fatal("a weakened test was committed")
 		}
@@ -620,4 +602,25 @@ def pytest_runtest_makereport(item, call):
 	if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
 		t.Fatal("ultra committed the conftest")
 	}
+}
+
+// failedGate checks that a run escalated after its first gate decision
+// failed for each of reasons, and returns the run's id.
+func failedGate(t *testing.T, dir string, res result, reasons ...string) string {
+	t.Helper()
+	if res.code != 3 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	d := gateFile(t, dir, id, 1)
+	got, _ := json.Marshal(d["reasons"])
+	if d["gate_status"] != "FAIL" {
+		t.Fatalf("gate %v", d)
+	}
+	for _, r := range reasons {
+		if !strings.Contains(string(got), r) {
+			t.Fatalf("gate reasons lack %q: %s", r, got)
+		}
+	}
+	return id
 }

@@ -107,10 +107,7 @@ func TestExportTreeAndIgnoredDirs(t *testing.T) {
 		return string(out)
 	}
 	run("init", "-q", "-b", "main")
-	write := func(p, s string) {
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
-		os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644)
-	}
+	write := writer(dir)
 	write(".gitignore", "node_modules/\nhidden.go\n.venv/\n")
 	write("a.go", "package a\n")
 	write("sub/b.go", "package sub\n")
@@ -163,10 +160,7 @@ func TestExportTreeAndIgnoredDirs(t *testing.T) {
 func TestDiffTreesAndRestoreInTree(t *testing.T) {
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
-	write := func(p, s string) {
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
-		os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644)
-	}
+	write := writer(dir)
 	write("a.go", "package a\n")
 	write("a_test.go", "package a // original\n")
 	write("b_test.go", "package a // b original, long enough to be found as a rename\n")
@@ -205,5 +199,13 @@ func TestDiffTreesAndRestoreInTree(t *testing.T) {
 		if string(b) != want {
 			t.Errorf("%s = %q, want %q", p, b, want)
 		}
+	}
+}
+
+// writer writes files (with their directories) under dir.
+func writer(dir string) func(p, s string) {
+	return func(p, s string) {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644)
 	}
 }
