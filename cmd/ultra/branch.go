@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 
 	"github.com/spf13/cobra"
 
@@ -89,8 +88,8 @@ func newDiffCmd() *cobra.Command {
 			if !stat && !nameOnly {
 				fmt.Fprintf(cmd.OutOrStdout(), "# %s\n", spec.Header)
 			}
-			g := exec.CommandContext(cmd.Context(), "git", gitArgs...)
-			g.Dir, g.Stdout, g.Stderr = o.Repo, cmd.OutOrStdout(), cmd.ErrOrStderr()
+			g := workspace.Command(cmd.Context(), o.Repo, gitArgs...)
+			g.Stdout, g.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return g.Run()
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/policy"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // maxListedFiles bounds how many files one search considers.
@@ -32,7 +34,7 @@ var errTooManyFiles = errors.New("too many files")
 // walks the tree skipping .git and common junk directories. ultra's own
 // .ultra directory is left out unless dir lies inside it.
 func listFiles(ctx context.Context, root, dir string) ([]string, error) {
-	files, err := gitListFiles(ctx, dir)
+	files, err := gitListFiles(ctx, root, dir)
 	if err != nil || len(files) == 0 {
 		files, err = walkFiles(ctx, dir)
 		if err != nil && !errors.Is(err, errTooManyFiles) {
@@ -51,22 +53,33 @@ func listFiles(ctx context.Context, root, dir string) ([]string, error) {
 	return files, ctx.Err()
 }
 
-func gitListFiles(ctx context.Context, dir string) ([]string, error) {
+// gitListFiles asks git for the files under dir. git runs at the
+// workspace root, never in dir itself: the model may have made dir a
+// repository of its own, whose configuration (core.fsmonitor) would run
+// in ultra's process. ultra's safe git configuration applies too.
+func gitListFiles(ctx context.Context, root, dir string) ([]string, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, "git", "ls-files", "--cached", "--others", "--exclude-standard", "-z")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return nil, fmt.Errorf("%s is outside the workspace", dir)
+	}
+	cmd := workspace.Command(ctx, root, "ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", filepath.ToSlash(rel))
+	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_CEILING_DIRECTORIES="+filepath.Dir(root))
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, err
 	}
+	prefix := ""
+	if rel != "." {
+		prefix = filepath.ToSlash(rel) + "/"
+	}
 	seen := map[string]bool{}
 	var files []string
 	for _, f := range bytes.Split(out, []byte{0}) {
-		s := string(f)
-		if s == "" || strings.HasSuffix(s, "/") || seen[s] {
+		s, ok := strings.CutPrefix(string(f), prefix)
+		if !ok || s == "" || strings.HasSuffix(s, "/") || seen[s] {
 			continue // nested repositories are listed as "dir/"
 		}
 		seen[s] = true

@@ -2,6 +2,9 @@ package tool
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -283,4 +286,33 @@ func TestGrepLineSemantics(t *testing.T) {
 	contains(t, r.Output, "No matches")
 	r = mustOK(t, call(t, Grep{}, env, obj{"pattern": `first\ssecond`, "multiline": true, "output_mode": "count"}))
 	contains(t, r.Output, "anchors.txt:1", "1 match in 1 file")
+}
+
+// A directory the model made a repository of its own, with a config that
+// runs a program whenever git reads its index, is searched without that
+// program ever running in ultra's process.
+func TestSearchDoesNotRunANestedRepositorysConfig(t *testing.T) {
+	env := newTestEnv(t)
+	run := func(dir string, args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run(env.Root, "init", "-q")
+	nest := filepath.Join(env.Root, "nest")
+	os.MkdirAll(nest, 0o755)
+	run(nest, "init", "-q")
+	marker := filepath.Join(t.TempDir(), "ran")
+	run(nest, "config", "core.fsmonitor", "touch "+marker+"; false")
+	os.WriteFile(filepath.Join(nest, "x.go"), []byte("package x // needle\n"), 0o644)
+	run(nest, "add", "x.go")
+	os.Remove(marker) // git add above ran it, as git does
+	mustOK(t, call(t, Glob{}, env, obj{"pattern": "**/*.go", "path": "nest"}))
+	mustOK(t, call(t, Glob{}, env, obj{"pattern": "nest/*.go"}))
+	call(t, Grep{}, env, obj{"pattern": "needle", "path": "nest"})
+	call(t, Grep{}, env, obj{"pattern": "needle"})
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the nested repository's core.fsmonitor ran in ultra's process")
+	}
 }

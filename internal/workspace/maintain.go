@@ -86,7 +86,7 @@ func DeleteBranch(ctx context.Context, repo, branch string) error {
 // MergeTrees merges commits ours and theirs without touching any working
 // tree: the merged tree, or the conflicting paths.
 func MergeTrees(ctx context.Context, repo, ours, theirs string) (tree string, conflicts []string, err error) {
-	cmd := exec.CommandContext(ctx, "git", "-C", repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs)
+	cmd := Command(ctx, repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs)
 	raw, err := cmd.Output()
 	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
 	var ee *exec.ExitError

@@ -68,9 +68,47 @@ func Root(ctx context.Context, dir string) (string, error) {
 	return root, nil
 }
 
-func gitOut(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+// safeConfig is configuration given to every git command ultra runs, and
+// to the git processes those start: a tree the model wrote may hold a
+// nested repository whose own config would run a program of its choosing
+// (core.fsmonitor) when git looks into it (submodule status and diff), or
+// a filter or textconv of the repository's own for its attributes.
+var safeConfig = [][2]string{
+	{"core.fsmonitor", "false"},
+	{"diff.ignoreSubmodules", "all"},
+	{"status.submoduleSummary", "false"},
+	{"submodule.recurse", "false"},
+	{"core.untrackedCache", "false"},
+}
+
+// SafeEnv is the environment of ultra's git commands: the current one
+// with safeConfig given the highest precedence (GIT_CONFIG_COUNT, which
+// git also passes to the processes it starts inside submodules).
+func SafeEnv(extra ...string) []string {
+	env := make([]string, 0, len(os.Environ())+2*len(safeConfig)+1+len(extra))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_CONFIG_COUNT=") && !strings.HasPrefix(kv, "GIT_CONFIG_KEY_") && !strings.HasPrefix(kv, "GIT_CONFIG_VALUE_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(safeConfig)))
+	for i, kv := range safeConfig {
+		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, kv[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, kv[1]))
+	}
+	return append(env, extra...)
+}
+
+// Command is a git command in dir run the way ultra runs all of them
+// (SafeEnv).
+func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = SafeEnv()
+	return cmd
+}
+
+func gitOut(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	cmd := Command(ctx, dir, args...)
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.Output()
 	if err != nil {
 		msg := err.Error()
@@ -113,7 +151,7 @@ func ExportTree(ctx context.Context, dir, tree, dest string) error {
 // and whose name is one of names (node_modules, .venv, …), relative to
 // dir, slash-separated. Directories inside them are not listed.
 func IgnoredDirs(ctx context.Context, dir string, names ...string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--no-empty-directory")
+	cmd := Command(ctx, dir, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--no-empty-directory")
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("git ls-files --ignored: %w", err)
@@ -157,7 +195,7 @@ type Change struct {
 
 // DiffTrees lists what changed from tree a to tree b (renames found).
 func DiffTrees(ctx context.Context, dir, a, b string) ([]Change, error) {
-	out, err := exec.CommandContext(ctx, "git", "-C", dir, "diff-tree", "-r", "-M", "--no-commit-id", "--name-status", "-z", a, b).Output()
+	out, err := Command(ctx, dir, "diff-tree", "-r", "-M", "--no-commit-id", "--name-status", "-z", a, b).Output()
 	if err != nil {
 		return nil, fmt.Errorf("git diff-tree %s %s: %w", Short(a), Short(b), err)
 	}
@@ -214,8 +252,8 @@ func RestoreInTree(ctx context.Context, dir, tree, base string, restore, remove 
 			return "", err
 		}
 	}
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "update-index", "--index-info")
-	cmd.Env = append(os.Environ(), env...)
+	cmd := Command(ctx, dir, "update-index", "--index-info")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdin = strings.NewReader(info.String())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("git update-index: %v: %s", err, out)

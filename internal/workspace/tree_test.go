@@ -209,3 +209,45 @@ func writer(dir string) func(p, s string) {
 		os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644)
 	}
 }
+
+// A nested repository in a tree the model wrote (untracked, or committed
+// as a gitlink) never gets to run its config's programs in ultra's git
+// commands: status, diff, hashing, exporting.
+func TestNestedRepositoryConfigDoesNotRun(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	write := writer(dir)
+	write("a.go", "package a\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "one")
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, sub := range []string{"tracked", "untracked"} {
+		nest := filepath.Join(dir, sub)
+		os.MkdirAll(nest, 0o755)
+		git(t, nest, "init", "-q")
+		writer(nest)("x.txt", "x\n")
+		git(t, nest, "add", "x.txt")
+		git(t, nest, "commit", "-qm", "x")
+		git(t, nest, "config", "core.fsmonitor", "touch "+marker+"; false")
+		writer(nest)("x.txt", "changed\n") // a dirty submodule makes git look inside
+	}
+	git(t, dir, "add", "tracked")
+	git(t, dir, "commit", "-qm", "gitlink")
+	os.Remove(marker)
+	if _, err := Changed(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := TreeHash(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ExportTree(ctx, dir, tree, filepath.Join(t.TempDir(), "x")); err != nil {
+		t.Fatal(err)
+	}
+	Git(ctx, dir, "diff", "HEAD")
+	Git(ctx, dir, "diff", "--stat", "HEAD~1")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a nested repository's core.fsmonitor ran in ultra's git")
+	}
+}

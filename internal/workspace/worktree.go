@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -143,9 +142,9 @@ func Create(ctx context.Context, repo string, w *Worktree) error {
 // Changed lists the files of dir's working tree that differ from HEAD,
 // untracked ones included and ignored ones not.
 func Changed(ctx context.Context, dir string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	cmd := Command(ctx, dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
 	// Looking must not take the index lock from someone committing there.
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	cmd.Env = append(cmd.Env, "GIT_OPTIONAL_LOCKS=0")
 	raw, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("git status in %s: %w", dir, err)
