@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -294,8 +295,12 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 		d.Reasons = append([]string{"ultra could not compare the tree with the run's start to find changed tests: " + err.Error()}, d.Reasons...)
 		return d
 	}
-	var changed, restore, remove, deps []string
+	var changed, restore, remove, deps, added []string
+	testDirs := map[string]bool{} // directories with tests at the start, for added ones
 	for _, c := range changes {
+		if c.Status == "A" && verify.IsTestPath(c.Path) && !verify.IsTestConfig(c.Path) && len(testDirs) == 0 {
+			testDirs = baseTestDirs(ctx, row.Workdir, base)
+		}
 		switch {
 		case c.Status == "A" && inDepDir(c.Path):
 			deps = append(deps, c.Path)
@@ -307,6 +312,9 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 			}
 			if verify.IsTestPath(c.Path) {
 				remove = append(remove, c.Path)
+				if testDirs[path.Dir(c.Path)] {
+					added = append(added, c.Path)
+				}
 			}
 		case c.Status == "R" || c.Status == "C":
 			if verify.IsTestPath(c.From) {
@@ -328,10 +336,10 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 			strings.Join(firstN(deps, 5), ", "))}, d.Reasons...)
 		return d
 	}
-	if len(changed) == 0 {
+	if len(changed) == 0 && len(added) == 0 {
 		return d
 	}
-	p := gate.Protected{Changed: changed, Allowed: st.AllowTestChanges}
+	p := gate.Protected{Changed: changed, Added: added, Allowed: st.AllowTestChanges}
 	tree, err := workspace.RestoreInTree(ctx, row.Workdir, in.Tree, base, restore, remove)
 	if err != nil {
 		p.Decision = gate.Decision{Status: gate.NotEvaluated, Reasons: []string{"ultra could not restore the original tests: " + err.Error()}}
@@ -346,6 +354,21 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 		p.Decision = gate.Decision{Status: gate.NotEvaluated, Reasons: []string{err.Error()}}
 	}
 	return gate.ApplyProtected(d, p)
+}
+
+// baseTestDirs are the directories that held test files in tree base.
+func baseTestDirs(ctx context.Context, dir, base string) map[string]bool {
+	dirs := map[string]bool{"\x00": true} // never empty: listed once
+	out, err := workspace.Git(ctx, dir, "ls-tree", "-r", "--name-only", "-z", base)
+	if err != nil {
+		return dirs
+	}
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" && verify.IsTestPath(p) && !verify.IsTestConfig(p) {
+			dirs[path.Dir(p)] = true
+		}
+	}
+	return dirs
 }
 
 // inDepDir reports whether a repository path lies in a dependency

@@ -171,6 +171,21 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 	sb := contained(st, l)
 	env := sb.Env
 	sb.Env = func(base []string) []string { return goExec(ceiling(env(base))) }
+	// Every test command starts with an empty home and /tmp: nothing one
+	// run of the tests leaves there (a tool config, a marker, a planted
+	// toolchain) reaches the next, not even the re-run of failed tests.
+	wrap := sb.Wrap
+	sb.Wrap = func(name string, args []string, dir string) (string, []string, error) {
+		for _, d := range []string{l.Home, l.Tmp} {
+			if err := removeAll(d); err != nil {
+				return "", nil, err
+			}
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				return "", nil, err
+			}
+		}
+		return wrap(name, args, dir)
+	}
 	req.Sandbox = sb
 	return req, cleanup, nil
 }

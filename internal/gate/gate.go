@@ -261,8 +261,29 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 		}
 		notEval = append(notEval, why)
 	}
+	// A test that failed when the run started, or at an earlier gate, and
+	// now passes only on a re-run is not flaky: it is failing (a test can
+	// arrange to pass the second time it runs).
+	wasFailing := map[string]bool{}
+	if b := in.Baseline; b != nil {
+		for name, st := range b.Tests {
+			if st == report.Failed || st == report.Error {
+				wasFailing[name] = true
+			}
+		}
+	}
+	for _, d := range in.Previous {
+		for _, f := range d.Failing {
+			wasFailing[f.Name] = true
+		}
+	}
 	flaky := map[string]bool{}
+	var notFlaky []string
 	for _, f := range ev.Flaky {
+		if wasFailing[f] {
+			notFlaky = append(notFlaky, f)
+			continue
+		}
 		flaky[f] = true
 	}
 	realFails := 0
@@ -292,6 +313,9 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 	if realFails > 0 {
 		fail = append(fail, fmt.Sprintf("%d of %d tests failed", realFails, c.Executed))
 	}
+	if len(notFlaky) > 0 {
+		fail = append(fail, fmt.Sprintf("tests that were failing earlier in the run passed only on a re-run, so they still count as failing: %s", clipList(notFlaky, 10)))
+	}
 	if len(ev.Commands) > 0 && c.Executed == 0 && len(fail) == 0 {
 		notEval = append(notEval, "zero tests executed")
 	}
@@ -317,8 +341,10 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 		}
 	}
 	if n := len(fails) - realFails; n > 0 && realFails == 0 {
-		names := make([]string, 0, len(ev.Flaky))
-		names = append(names, ev.Flaky...)
+		names := make([]string, 0, len(flaky))
+		for name := range flaky {
+			names = append(names, name)
+		}
 		sort.Strings(names)
 		concerns = append(concerns, fmt.Sprintf("%d flaky (failed, then passed on re-run): %s", len(names), clipList(names, 10)))
 	}
@@ -537,7 +563,11 @@ func short(tree string) string {
 // baseline's tree) against the new code, made because the run changed,
 // deleted or renamed some of them.
 type Protected struct {
-	Changed  []string // the existing test files changed (path, with how)
+	Changed []string // the existing test files changed (path, with how)
+	// Added are test files the run added beside existing tests (a new
+	// _test.go in a package that had tests can change how they run: a
+	// TestMain): the original tests ran without them.
+	Added    []string
 	Decision Decision // the original tests' run, judged
 	Allowed  bool     // a person allowed test changes for this run
 }
@@ -549,6 +579,12 @@ type Protected struct {
 // started.
 func ApplyProtected(d Decision, p Protected) Decision {
 	if len(p.Changed) == 0 {
+		if len(p.Added) == 0 || !d.Status.Advances() || p.Decision.Status.Advances() {
+			return d
+		}
+		d.Status = Fail
+		d.Reasons = append([]string{fmt.Sprintf("the project's original tests do not pass against the new code without the test files the run added beside them (%s): %s %s",
+			strings.Join(p.Added, ", "), p.Decision.Status, strings.Join(failingOrReasons(p.Decision), "; "))}, d.Reasons...)
 		return d
 	}
 	d.ChangedTests = slices.Clone(p.Changed)
@@ -559,14 +595,7 @@ func ApplyProtected(d Decision, p Protected) Decision {
 		return d
 	}
 	if !p.Decision.Status.Advances() {
-		why := strings.Join(p.Decision.Reasons, "; ")
-		var names []string
-		for _, f := range p.Decision.Failing {
-			names = append(names, f.Name)
-		}
-		if len(names) > 0 {
-			why = "failing: " + strings.Join(names, ", ")
-		}
+		why := strings.Join(failingOrReasons(p.Decision), "; ")
 		d.Status = Fail
 		d.Reasons = append([]string{fmt.Sprintf("the project's original tests do not pass against the new code (the run changed %s; with them restored: %s %s)",
 			listed, p.Decision.Status, why)}, d.Reasons...)
@@ -580,4 +609,13 @@ func ApplyProtected(d Decision, p Protected) Decision {
 	d.NeedsWaiver = true
 	d.Reasons = append([]string{"existing tests were changed, deleted or renamed (" + listed + "); the original tests pass against the new code, but changing tests needs a person: ultra gate waive, or start the run with --allow-test-changes"}, d.Reasons...)
 	return d
+}
+
+// failingOrReasons names a decision's failing tests, or its reasons when
+// none is named.
+func failingOrReasons(d Decision) []string {
+	if len(d.Failing) == 0 {
+		return d.Reasons
+	}
+	return []string{"failing: " + strings.Join(d.FailingNames(), ", ")}
 }

@@ -68,6 +68,10 @@ func TestStatusRules(t *testing.T) {
 			previous: []Decision{{N: 1, Status: Fail, Focused: true, Failing: []Failure{{Name: "x"}}}}, want: Pass},
 		{name: "more skipped than baseline", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "b=skipped")}, baseline: base("a=passed", "b=passed"), want: Concerns, reason: "1 tests skipped, 0 at the start"},
 		{name: "flaky", ev: Evidence{Commands: []Command{func() Command { c := cmd(1); c.RerunPassed = true; return c }()}, Tests: cases("a=passed", "b=failed"), Flaky: []string{"b"}}, want: Concerns, reason: "flaky"},
+		{name: "a test failing at the start is not flaky", ev: Evidence{Commands: []Command{func() Command { c := cmd(1); c.RerunPassed = true; return c }()}, Tests: cases("a=passed", "b=failed"), Flaky: []string{"b"}},
+			baseline: base("a=passed", "b=failed"), want: Fail, reason: "still count as failing: b"},
+		{name: "a test failing at an earlier gate is not flaky", ev: Evidence{Commands: []Command{func() Command { c := cmd(1); c.RerunPassed = true; return c }()}, Tests: cases("a=passed", "b=failed"), Flaky: []string{"b"}},
+			previous: []Decision{{N: 1, Status: Fail, Failing: []Failure{{Name: "b"}}}}, want: Fail, reason: "still count as failing: b"},
 		{name: "flaky but the re-run exited non-zero", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed", "b=failed"), Flaky: []string{"b"}}, want: Fail, reason: "re-run"},
 		{name: "failing test now skipped", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "b=skipped")}, baseline: base("a=passed", "b=failed"), want: Fail, reason: "now skipped: b"},
 		{name: "flaky plus real failure", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=failed", "b=failed"), Flaky: []string{"b"}}, want: Fail, reason: "1 of 2 tests failed"},
@@ -268,6 +272,8 @@ func TestApplyProtected(t *testing.T) {
 		{"original tests not evaluated", pass, Protected{Changed: []string{"deleted a_test.go"}, Decision: Decision{Status: NotEvaluated}}, Fail, false, "original tests do not pass", phase.Fail, false},
 		{"original tests pass: a person decides", pass, Protected{Changed: []string{"changed a_test.go"}, Decision: pass}, Concerns, true, "needs a person", phase.NeedsPerson, false},
 		{"allowed by a person", pass, Protected{Changed: []string{"changed a_test.go"}, Decision: pass, Allowed: true}, Pass, false, "as a person allowed", phase.Pass, true},
+		{"tests added beside existing ones: the original tests still pass", pass, Protected{Added: []string{"a/zz_test.go"}, Decision: pass}, Pass, false, "2 tests passed", phase.Pass, true},
+		{"tests added beside existing ones hid a failure", pass, Protected{Added: []string{"a/zz_test.go"}, Decision: fail}, Fail, false, "without the test files the run added beside them (a/zz_test.go)", phase.Fail, false},
 		{"a failing decision stays failing", fail, Protected{Changed: []string{"changed a_test.go"}, Decision: pass}, Fail, false, "also changed existing tests", phase.Fail, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

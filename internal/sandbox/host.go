@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"os/exec"
@@ -74,8 +75,9 @@ func ToolEnv(home string, env []string) []string {
 	if !set["GOMODCACHE"] && g.modcache != "" {
 		out = append(out, "GOMODCACHE="+g.modcache)
 	}
-	if !set["GOENV"] && g.env != "" {
-		out = append(out, "GOENV="+g.env)
+	if !set["GOENV"] {
+		// The person's go env file, or none: never one the command writes.
+		out = append(out, "GOENV="+cmp.Or(g.env, "off"))
 	}
 	if !set["GOCACHE"] && g.cache != "" {
 		out = append(out, "GOCACHE="+g.cache)

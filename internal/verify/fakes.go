@@ -57,6 +57,9 @@ const (
 	FakeRunnerText = "runner-text"
 	// FakeUnscanned: a Go file that could not be read or is too large.
 	FakeUnscanned = "unscanned"
+	// FakeNative: C, C++, Objective-C or assembly sources or a .syso
+	// object beside Go code; a C constructor runs before main.
+	FakeNative = "native-code"
 )
 
 // Key identifies the finding without its line, so that the findings of two
@@ -85,9 +88,10 @@ const (
 	fakesMaxText  = 48      // bytes of a literal quoted in a finding
 )
 
-// GoFakeResults parses the Go files under dir (not vendor/, testdata/,
-// node_modules/, nor directories or files whose names start with "." or
-// "_") and returns the constructs that can fake test results, sorted by
+// GoFakeResults parses the Go files under dir (vendor/, testdata/ and
+// "_" or "." directories too, since the go command builds them when they
+// are imported by path; not node_modules/ or .git, nor files whose names
+// start with "." or "_"), notes native code beside them, and returns the constructs that can fake test results, sorted by
 // file and line. It reads files only: no type checking, no go command, no
 // build constraints (every file counts). What it cannot see (strings built
 // at run time, code in other packages or in dependencies) it does not
@@ -114,9 +118,16 @@ func GoFakeResults(dir string) []Finding {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path != dir && skipDir(name) {
+			// vendor/, testdata/, _x and .x are built when a file imports
+			// them by path: they are scanned like the rest.
+			if path != dir && (name == "node_modules" || name == ".git") {
 				return fs.SkipDir
 			}
+			return nil
+		}
+		if nativeCode(name) {
+			out = append(out, Finding{File: rel, Kind: FakeNative,
+				Detail: "native code built into Go test binaries (cgo, assembly or a prebuilt object) can print or exit before any test runs"})
 			return nil
 		}
 		if !strings.HasSuffix(name, ".go") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
@@ -140,6 +151,12 @@ func GoFakeResults(dir string) []Finding {
 		f, _ := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 		if f == nil || f.Name == nil {
 			return nil
+		}
+		for _, im := range f.Imports {
+			if im.Path != nil && im.Path.Value == `"C"` {
+				out = append(out, Finding{File: rel, Line: fset.Position(im.Pos()).Line, Kind: FakeNative,
+					Detail: "cgo: C code in the preamble is built into the test binary and can run before any test"})
+			}
 		}
 		key := filepath.ToSlash(filepath.Dir(rel)) + "\x00" + f.Name.Name
 		p := pkgs[key]
@@ -168,6 +185,17 @@ func GoFakeResults(dir string) []Finding {
 		return a.Detail < b.Detail
 	})
 	return out
+}
+
+// nativeCode reports whether a file name is one the go command compiles
+// or links into a package besides Go: cgo's C, C++, Objective-C and
+// Fortran, assembly, and prebuilt .syso objects.
+func nativeCode(name string) bool {
+	switch filepath.Ext(name) {
+	case ".c", ".cc", ".cpp", ".cxx", ".m", ".f", ".F", ".for", ".f90", ".s", ".S", ".sx", ".syso":
+		return true
+	}
+	return false
 }
 
 func readGoSource(path string) ([]byte, string) {

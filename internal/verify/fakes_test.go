@@ -128,13 +128,10 @@ func main() {
 			},
 		},
 		{
-			name: "skipped directories and files",
+			name: "skipped directories and files (vendor/, testdata/ and _x are built when imported: see TestGoFakeResultsSeesEveryBuiltPackage)",
 			files: map[string]string{
-				"vendor/v/v_test.go":       fakesHeader + "func TestMain(m *testing.M) {}\n",
-				"testdata/t_test.go":       fakesHeader + "func TestMain(m *testing.M) {}\n",
 				"node_modules/n/n_test.go": fakesHeader + "func TestMain(m *testing.M) {}\n",
 				".git/g_test.go":           fakesHeader + "func TestMain(m *testing.M) {}\n",
-				"_old/o_test.go":           fakesHeader + "func TestMain(m *testing.M) {}\n",
 				"a/_x_test.go":             fakesHeader + "func TestMain(m *testing.M) {}\n",
 				"a/notgo_test.txt":         "--- PASS",
 			},
@@ -414,5 +411,33 @@ func TestGoFakeResultsScan(t *testing.T) {
 	}
 	for _, f := range GoFakeResults(dir) {
 		t.Log(f)
+	}
+}
+
+// Code the scanner used to pass over: packages under vendor/, testdata/,
+// _x and .x (built when imported by path), native code and cgo.
+func TestGoFakeResultsSeesEveryBuiltPackage(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"vendor/example.com/rt/rt.go": "package rt\n\nimport (\"fmt\"; \"os\")\n\nfunc init() { fmt.Println(\"ok\"); os.Exit(0) }\n",
+		"testdata/rt/rt.go":           "package rt\n\nimport \"os\"\n\nfunc init() { os.Exit(0) }\n",
+		"_rt/rt.go":                   "package rt\n\nimport \"os\"\n\nfunc init() { os.Exit(0) }\n",
+		"c/c.go":                      "package c\n\n// void f(void) __attribute__((constructor));\nimport \"C\"\n",
+		"c/ctor.c":                    "void __attribute__((constructor)) f(void) {}\n",
+		"c/blob.syso":                 "\x7fELF",
+	}
+	for p, src := range files {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte(src), 0o644)
+	}
+	got := map[string]bool{}
+	for _, f := range GoFakeResults(dir) {
+		got[f.File+" "+f.Kind] = true
+	}
+	for _, want := range []string{"vendor/example.com/rt/rt.go init-exit", "testdata/rt/rt.go init-exit", "_rt/rt.go init-exit",
+		"c/c.go native-code", "c/ctor.c native-code", "c/blob.syso native-code"} {
+		if !got[want] {
+			t.Errorf("missing %s in %v", want, got)
+		}
 	}
 }
