@@ -7,10 +7,16 @@ import (
 
 // secretSuffixes mark environment variables that hold credentials the
 // model must never see: commands ultra runs for the model do not get them.
-var secretSuffixes = []string{"_API_KEY", "_API_TOKEN", "_SECRET_KEY", "_ACCESS_KEY"}
+var secretSuffixes = []string{"_KEY", "_PAT", "APIKEY", "_AUTH", "_CREDENTIALS", "_SESSION"}
+
+// secretParts mark credentials wherever they stand in the name.
+var secretParts = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY", "API_KEY", "ACCESS_KEY"}
 
 // IsSecret reports whether the environment variable name holds a
-// credential that commands run for the model must not inherit.
+// credential that commands run for the model must not inherit:
+// GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, NPM_TOKEN, *_PASSWORD, *_API_KEY,
+// OPENAI_KEY, … (names that merely mention a key's place, such as
+// SSH_AUTH_SOCK, are not).
 func IsSecret(name string) bool {
 	up := strings.ToUpper(name)
 	for _, s := range secretSuffixes {
@@ -18,7 +24,12 @@ func IsSecret(name string) bool {
 			return true
 		}
 	}
-	return up == "OPENAI_KEY" || up == "ANTHROPIC_KEY" || strings.HasPrefix(up, "ULTRA_KEY")
+	for _, s := range secretParts {
+		if strings.Contains(up, s) {
+			return true
+		}
+	}
+	return strings.HasPrefix(up, "ULTRA_KEY")
 }
 
 // Environ is the environment for commands run on the model's behalf: the

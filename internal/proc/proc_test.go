@@ -105,3 +105,16 @@ func TestEnvironDropsSecrets(t *testing.T) {
 		t.Fatalf("the shell saw %q", res.Output)
 	}
 }
+
+func TestIsSecret(t *testing.T) {
+	for name, want := range map[string]bool{
+		"OPENAI_API_KEY": true, "ANTHROPIC_API_KEY": true, "GITHUB_TOKEN": true, "GH_TOKEN": true, "NPM_TOKEN": true,
+		"AWS_SECRET_ACCESS_KEY": true, "AWS_SESSION_TOKEN": true, "PGPASSWORD": true, "DB_PASSWORD": true, "OPENAI_KEY": true,
+		"STRIPE_SECRET": true, "GOOGLE_APPLICATION_CREDENTIALS": true, "ULTRA_KEY_X": true, "HF_TOKEN": true, "GITLAB_PAT": true,
+		"PATH": false, "HOME": false, "SSH_AUTH_SOCK": false, "GOPATH": false, "TERM": false, "LANG": false, "KEYBOARD": false,
+	} {
+		if got := IsSecret(name); got != want {
+			t.Errorf("IsSecret(%s) = %v, want %v", name, got, want)
+		}
+	}
+}

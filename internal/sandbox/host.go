@@ -20,11 +20,19 @@ var homeSecrets = []string{
 	".password-store", ".local/share/keyrings", ".terraform.d/credentials.tfrc.json", ".m2/settings.xml",
 	".gradle/gradle.properties", ".config/op", ".vault-token", ".bash_history", ".zsh_history",
 	".python_history", ".psql_history", ".mysql_history", ".lesshst", ".viminfo",
+	".pgpass", ".my.cnf", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile",
+	".config/fish", ".env", ".envrc", ".s3cfg", ".boto", ".config/rclone", ".oci", ".config/doctl", ".config/hcloud",
+	".config/heroku", ".netlify", ".vercel", ".config/configstore", ".composer/auth.json", ".config/composer/auth.json",
+	".gem/credentials", ".nuget/NuGet/NuGet.Config", ".ivy2/.credentials", ".sbt/credentials", ".gradle/init.d",
 }
 
 // systemSecrets are the host's per-user runtime directories (agent and
 // bus sockets).
-var systemSecrets = []string{"/run/user", "/var/run/user", "/run/dbus", "/var/run/dbus"}
+var systemSecrets = []string{"/run/user", "/var/run/user", "/run/dbus", "/var/run/dbus",
+	// Sockets of local services that would give the command the machine.
+	"/run/docker.sock", "/var/run/docker.sock", "/run/docker", "/run/containerd", "/run/podman", "/var/run/podman",
+	"/run/libvirt", "/var/run/libvirt", "/run/snapd.socket", "/run/snapd-snap.socket", "/run/systemd/private",
+	"/run/systemd/journal", "/run/systemd/userdb", "/var/run/nscd", "/run/nscd", "/run/sudo"}
 
 // Secrets are the host paths no sandboxed command may see: the person's
 // credential files under home and the runtime sockets of their agents.
