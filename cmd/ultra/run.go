@@ -245,12 +245,13 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		ModelRetries: retries,
 		Provider:     pc.provider, ProviderName: pc.name, Model: pc.model, BaseURL: pc.baseURL, Models: pc.models,
 		StateRoot: p.StateRoot, VerifyCommands: cmds,
-		VerifyTimeout: pick(f.verifyTO, vc.Timeout.D()),
-		BashTimeout:   pick(f.bashTimeout, p.Config.Run.BashTimeout.D()),
-		Sinks:         sinks,
-		Git:           p.gitSettings(),
-		Ultra:         ultraProgram(),
-		Secrets:       pc.secrets,
+		VerifyTimeout:   pick(f.verifyTO, vc.Timeout.D()),
+		BashTimeout:     pick(f.bashTimeout, p.Config.Run.BashTimeout.D()),
+		Sinks:           sinks,
+		Git:             p.gitSettings(),
+		Ultra:           ultraProgram(),
+		Secrets:         pc.secrets,
+		GateUnixSockets: p.Config.Verify.UnixSockets,
 	}
 }
 

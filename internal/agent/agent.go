@@ -66,6 +66,10 @@ type Options struct {
 	// write the build cache the go command fills. "": the build cache is
 	// read-only to the whole test run.
 	Ultra string
+	// GateUnixSockets lets the tests the gate runs create Unix domain
+	// sockets (verify.unix_sockets): off by default, since a socket file
+	// the tests can see would connect them to a service outside.
+	GateUnixSockets bool
 	// Secrets are values the model must never read (the provider key,
 	// header values): a tool result that contains one, by whatever route,
 	// has it replaced before the model, the events or the store see it.

@@ -97,7 +97,7 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 		Protect: append([]string{filepath.Join(row.Workdir, ".git"), filepath.Join(row.Workdir, ".ultra")}, depPaths(row.Workdir, deps)...),
 		Hide:    hiddenPaths(o.StateRoot),
 		Home:    filepath.Join(runDir, "sandbox", "home"), Tmp: filepath.Join(runDir, "sandbox", "tmp"),
-		Network: prof.Network,
+		Network: prof.Network, NoUnixSockets: !prof.Network,
 	}
 	if l.GitDir, err = workspace.GitCommonDir(ctx, row.Workdir); err != nil {
 		l.GitDir = ""
@@ -150,6 +150,7 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 	l := sandbox.Layout{
 		Work: dest, Hide: hiddenPaths(o.StateRoot),
 		Home: filepath.Join(runDir, "sandbox", "gate-home"), Tmp: filepath.Join(runDir, "sandbox", "gate-tmp"),
+		NoUnixSockets: !o.GateUnixSockets,
 	}
 	if req.LogDir != "" {
 		if err := os.MkdirAll(req.LogDir, 0o755); err != nil {
@@ -170,18 +171,18 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 	goExec := o.goTestExec(runDir, dest, req, &l)
 	sb := contained(st, l)
 	env := sb.Env
-	sb.Env = func(base []string) []string { return goExec(ceiling(env(base))) }
+	sb.Env = func(base []string) []string { return pinGoEnv(goExec(ceiling(env(base)))) }
 	// Every test command starts with an empty home and /tmp: nothing one
 	// run of the tests leaves there (a tool config, a marker, a planted
 	// toolchain) reaches the next, not even the re-run of failed tests.
 	wrap := sb.Wrap
-	sb.Wrap = func(name string, args []string, dir string) (string, []string, error) {
+	sb.Wrap = func(name string, args []string, dir string) (proc.Wrapped, error) {
 		for _, d := range []string{l.Home, l.Tmp} {
 			if err := removeAll(d); err != nil {
-				return "", nil, err
+				return proc.Wrapped{}, err
 			}
 			if err := os.MkdirAll(d, 0o700); err != nil {
-				return "", nil, err
+				return proc.Wrapped{}, err
 			}
 		}
 		return wrap(name, args, dir)
@@ -231,6 +232,17 @@ func (o Options) goTestExec(runDir, dest string, req verify.Request, l *sandbox.
 		}
 		return append(out, "GOFLAGS="+strings.TrimSpace(flags+" -exec="+link), sandbox.WritableEnv+"="+writable)
 	}
+}
+
+// pinGoEnv makes the go command of the tests read the person's go env
+// file or none (GOENV=off): never one the tests wrote into their home.
+func pinGoEnv(env []string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOENV=") {
+			return env
+		}
+	}
+	return append(env, "GOENV=off")
 }
 
 func isFile(p string) bool {

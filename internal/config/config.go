@@ -76,6 +76,10 @@ type Run struct {
 type Verify struct {
 	Command Commands `toml:"command"`
 	Timeout Duration `toml:"timeout"`
+	// UnixSockets lets the tests create Unix domain sockets (some suites
+	// serve on one); off, a socket file the tests can see cannot connect
+	// them to a service outside the sandbox.
+	UnixSockets bool `toml:"unix_sockets"`
 }
 
 // Workspace configures runs' worktrees and branches.

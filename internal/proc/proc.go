@@ -57,7 +57,15 @@ func (s *Sandbox) Apply(opts *Options) {
 
 // Wrapper turns a command (program, arguments, working directory) into the
 // command that runs it inside a sandbox.
-type Wrapper func(name string, args []string, dir string) (string, []string, error)
+type Wrapper func(name string, args []string, dir string) (Wrapped, error)
+
+// Wrapped is a command as a Wrapper made it: the program and arguments to
+// start, and files it gets as descriptors 3, 4, … (closed once it started).
+type Wrapped struct {
+	Name  string
+	Args  []string
+	Files []*os.File
+}
 
 // Result is what a finished command left behind.
 type Result struct {
@@ -103,13 +111,21 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 	}
 	out := &lockedWriter{w: sink}
 
+	var extra []*os.File
 	if opts.Wrap != nil {
-		var err error
-		if name, args, err = opts.Wrap(name, args, opts.Dir); err != nil {
+		w, err := opts.Wrap(name, args, opts.Dir)
+		if err != nil {
 			return Result{}, err
 		}
+		name, args, extra = w.Name, w.Args, w.Files
+		defer func() {
+			for _, f := range extra {
+				f.Close()
+			}
+		}()
 	}
 	cmd := exec.Command(name, args...)
+	cmd.ExtraFiles = extra
 	cmd.Dir = opts.Dir
 	cmd.Env = opts.Env
 	cmd.Stdout = out

@@ -110,22 +110,31 @@ var ErrUnavailable = errors.New("no sandbox is available")
 // are resolved through symlinks so that what is hidden or shown is the
 // real directory, and the working directory is the command's.
 func (s Status) Wrapper(p Policy) proc.Wrapper {
-	return func(name string, args []string, dir string) (string, []string, error) {
+	return func(name string, args []string, dir string) (proc.Wrapped, error) {
 		if !s.Available {
-			return "", nil, fmt.Errorf("%w: %s", ErrUnavailable, s.Problem)
+			return proc.Wrapped{}, fmt.Errorf("%w: %s", ErrUnavailable, s.Problem)
 		}
 		q := Resolve(p)
 		if dir != "" {
 			q.Dir = real(dir)
 		}
-		return s.Path, append(append(q.Args(), name), args...), nil
+		var files []*os.File
+		if q.NoUnixSockets {
+			f, err := filterFile()
+			if err != nil {
+				return proc.Wrapped{}, err
+			}
+			files = append(files, f)
+		}
+		return proc.Wrapped{Name: s.Path, Args: append(append(q.Args(), name), args...), Files: files}, nil
 	}
 }
 
 // Resolve returns p with its paths resolved through symlinks, mounts of
 // missing paths dropped, and hidden files told from hidden directories.
 func Resolve(p Policy) Policy {
-	q := Policy{Network: p.Network, Dir: p.Dir}
+	_, filter := unixSocketFilter()
+	q := Policy{Network: p.Network, Dir: p.Dir, NoUnixSockets: p.NoUnixSockets && filter}
 	if q.Dir != "" {
 		q.Dir = real(q.Dir)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,5 +213,53 @@ func TestNoSandboxRunsNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
 		t.Fatal("the command ran")
+	}
+}
+
+// Without the network, a command cannot open a Unix socket either: a
+// socket file it can see does not connect it to a service outside. Pipes
+// and socketpairs still work.
+func TestSandboxNoUnixSockets(t *testing.T) {
+	st := needSandbox(t)
+	if _, ok := unixSocketFilter(); !ok {
+		t.Skip("no seccomp filter for this architecture")
+	}
+	w := newWorld(t)
+	sock := filepath.Join(w.outside, "daemon.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var reached atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			reached.Add(1)
+			c.Close()
+		}
+	}()
+	l := w.layout()
+	l.NoUnixSockets = true
+	script := fmt.Sprintf(`python3 -c "
+import socket
+a, b = socket.socketpair(); a.send(b'x'); print('pair', b.recv(1))
+s = socket.socket(socket.AF_UNIX)
+s.connect('%s')
+print('connected')
+" 2>&1; echo done`, sock)
+	res := run(t, st, l, script)
+	if reached.Load() != 0 || strings.Contains(res.Output, "connected") {
+		t.Fatalf("the command reached a Unix socket:\n%s", res.Output)
+	}
+	if !strings.Contains(res.Output, "pair b'x'") || !strings.Contains(res.Output, "Permission denied") {
+		t.Fatalf("socketpair should work and AF_UNIX be refused:\n%s", res.Output)
+	}
+	l.NoUnixSockets = false
+	if res := run(t, st, l, script); reached.Load() == 0 {
+		t.Fatalf("the control could not connect:\n%s", res.Output)
 	}
 }

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"cmp"
 	"context"
 	"os"
 	"os/exec"
@@ -83,9 +82,8 @@ func ToolEnv(home string, env []string) []string {
 	if !set["GOMODCACHE"] && g.modcache != "" {
 		out = append(out, "GOMODCACHE="+g.modcache)
 	}
-	if !set["GOENV"] {
-		// The person's go env file, or none: never one the command writes.
-		out = append(out, "GOENV="+cmp.Or(g.env, "off"))
+	if !set["GOENV"] && g.env != "" {
+		out = append(out, "GOENV="+g.env)
 	}
 	if !set["GOCACHE"] && g.cache != "" {
 		out = append(out, "GOCACHE="+g.cache)

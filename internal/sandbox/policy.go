@@ -52,6 +52,11 @@ type Policy struct {
 	Mounts  []Mount
 	Network bool
 	Dir     string // working directory inside the sandbox
+	// NoUnixSockets: the command cannot create Unix domain sockets (a
+	// seccomp filter, given to bubblewrap as descriptor 3), so no socket
+	// file it can see connects it to a service outside; socketpair(2)
+	// still works.
+	NoUnixSockets bool
 }
 
 // Args renders the policy as bubblewrap's arguments, up to and including
@@ -89,6 +94,9 @@ func (p Policy) Args() []string {
 			}
 		}
 	}
+	if p.NoUnixSockets {
+		a = append(a, "--seccomp", "3")
+	}
 	if p.Dir != "" {
 		a = append(a, "--chdir", p.Dir)
 	}
@@ -124,7 +132,9 @@ type Layout struct {
 	// git config --global, tool caches) stays there.
 	Home, Tmp string
 	Network   bool
-	Dir       string // working directory (default Work)
+	// NoUnixSockets: see Policy.NoUnixSockets.
+	NoUnixSockets bool
+	Dir           string // working directory (default Work)
 }
 
 // Policy orders the layout's mounts so that each later one wins: /tmp is
@@ -182,7 +192,7 @@ func (l Layout) Policy() Policy {
 	if dir == "" {
 		dir = l.Work
 	}
-	return Policy{Mounts: ms, Network: l.Network, Dir: dir}
+	return Policy{Mounts: ms, Network: l.Network, Dir: dir, NoUnixSockets: l.NoUnixSockets}
 }
 
 // Bind shows host path Src at Path.
