@@ -65,7 +65,7 @@ func (r *runner) startBaseline(ctx context.Context) {
 		defer close(done)
 		tree, _ := workspace.TreeHash(ctx, r.row.Workdir)
 		start := time.Now()
-		req, cleanup, err := r.o.hermetic(ctx, runDir, r.row.Workdir, r.st.DepDirs, tree, "baseline", verify.Request{Commands: r.o.VerifyCommands,
+		req, cleanup, err := r.o.hermetic(ctx, runDir, r.row.Workdir, r.st.DepDirs, tree, verify.Request{Commands: r.o.VerifyCommands,
 			Timeout: r.o.VerifyTimeout, LogDir: filepath.Join(runDir, "verify", "baseline")})
 		var res *verify.Result
 		var fakes []string
@@ -179,7 +179,7 @@ func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result,
 // against the new code too (protectTests).
 func (o Options) judgeTree(ctx context.Context, row *store.Run, st runState, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
 	runDir, workdir := RunDir(o.StateRoot, row.ID), row.Workdir
-	d, res, err := o.judgeHermetic(ctx, runDir, workdir, st.DepDirs, true, fmt.Sprint(in.N), req, in, last)
+	d, res, err := o.judgeHermetic(ctx, runDir, workdir, st.DepDirs, true, req, in, last)
 	if err == nil && d.Status.Advances() {
 		d = o.protectTests(ctx, row, st, req, in, d)
 	}
@@ -190,8 +190,8 @@ func (o Options) judgeTree(ctx context.Context, row *store.Run, st runState, req
 // checkout of its own, contained. own says the tree is the worktree's
 // (else: no check that the worktree stayed as it was, no scan for
 // fake-result constructs).
-func (o Options) judgeHermetic(ctx context.Context, runDir, workdir string, deps []string, own bool, name string, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
-	req, cleanup, err := o.hermetic(ctx, runDir, workdir, deps, in.Tree, name, req)
+func (o Options) judgeHermetic(ctx context.Context, runDir, workdir string, deps []string, own bool, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
+	req, cleanup, err := o.hermetic(ctx, runDir, workdir, deps, in.Tree, req)
 	if err != nil {
 		in.Evidence = Evidence(&verify.Result{Status: verify.StatusNotEvaluated, Reason: err.Error()}, "")
 		return gate.Judge(in), nil, nil
@@ -349,7 +349,7 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 	pin.Tree = tree
 	preq := req
 	preq.LogDir = filepath.Join(req.LogDir, "original-tests")
-	p.Decision, _, err = o.judgeHermetic(ctx, RunDir(o.StateRoot, row.ID), row.Workdir, st.DepDirs, false, fmt.Sprintf("%d-original-tests", in.N), preq, pin, nil)
+	p.Decision, _, err = o.judgeHermetic(ctx, RunDir(o.StateRoot, row.ID), row.Workdir, st.DepDirs, false, preq, pin, nil)
 	if err != nil {
 		p.Decision = gate.Decision{Status: gate.NotEvaluated, Reasons: []string{err.Error()}}
 	}

@@ -114,15 +114,17 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 // out by ultra from the repository into a directory of their own (nothing
 // ignored or untracked of the worktree comes along, only the dependency
 // directories, read-only), the tests contained in a sandbox without the
-// network whose home, build caches and /tmp belong to the gate. name
-// tells the checkouts of one run apart. cleanup removes the checkout.
-func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []string, tree, name string, req verify.Request) (verify.Request, func(), error) {
+// network whose home and /tmp belong to the gate. The checkout is always
+// at the same path (the run's verifications never overlap): the go
+// command keys compiled packages by their directory, so packages that did
+// not change are not compiled again. cleanup removes the checkout.
+func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []string, tree string, req verify.Request) (verify.Request, func(), error) {
 	nothing := func() {}
 	if tree == "" {
 		return req, nothing, fmt.Errorf("ultra could not hash the working tree, so it cannot check out what it would judge")
 	}
 	gateDir := filepath.Join(runDir, "sandbox", "gate")
-	dest := filepath.Join(gateDir, name)
+	dest := filepath.Join(gateDir, "tree")
 	_ = removeAll(dest) // left by a killed verification
 	if err := workspace.ExportTree(ctx, workdir, tree, dest); err != nil {
 		return req, nothing, fmt.Errorf("checking out the tree to verify: %w", err)
