@@ -16,10 +16,13 @@ func BenchmarkShell(b *testing.B) {
 	dir := b.TempDir()
 	l := Layout{Work: dir, Home: b.TempDir(), Tmp: b.TempDir(), Hide: append(Secrets(os.Getenv("HOME")), "/nonexistent/state")}
 	env := []string{"PATH=" + os.Getenv("PATH")}
+	strict := l
+	strict.NoUnixSockets = true
 	for _, c := range []struct {
 		name string
 		sb   *proc.Sandbox
-	}{{"plain", nil}, {"sandboxed", &proc.Sandbox{Wrap: st.Wrapper(l.Policy()), Env: l.Env}}} {
+	}{{"plain", nil}, {"sandboxed", &proc.Sandbox{Wrap: st.Wrapper(l.Policy()), Env: l.Env}},
+		{"sandboxed-no-unix-sockets", &proc.Sandbox{Wrap: st.Wrapper(strict.Policy()), Env: l.Env}}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				opts := proc.Options{Dir: dir, Env: env}
