@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -585,7 +586,12 @@ func playScenario(t *testing.T, sc advScenario) (*advWorld, *advOutcome, []advFi
 		}
 	}, steps...)
 	w.before()
+	// The weakest contained profile unless the scenario names one: trusted
+	// has the network, and every rule but that must still hold.
 	args := append([]string{"--max-retries", "20"}, sc.args...)
+	if !slices.Contains(sc.args, "--permission-profile") {
+		args = append(args, "--permission-profile", "trusted")
+	}
 	res, timedOut := advRun(t, w.repo, w.env, 4*time.Minute, runArgs(m, append(args, "fix calc: Add must add")...)...)
 	o.res = res
 	o.reqs = m.srv.Requests()

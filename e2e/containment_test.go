@@ -33,11 +33,11 @@ func TestProfilesAreSandboxPolicies(t *testing.T) {
 	}()
 	dial := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected || echo refused", ln.Addr().(*net.TCPAddr).Port)
 
-	t.Run("normal refuses to start without a sandbox", func(t *testing.T) {
+	t.Run("normal, the default, refuses to start without a sandbox", func(t *testing.T) {
 		t.Parallel()
 		dir := repo(t, calcProject)
 		m := newModel(t, fixSteps()...)
-		res := ultraWithEnv(t, dir, uncontained, runArgs(m, "--permission-profile", "normal", "fix calc")...)
+		res := ultraWithEnv(t, dir, uncontained, runArgs(m, "fix calc")...)
 		if res.code != 2 || !strings.Contains(res.stderr, "bubblewrap") || !strings.Contains(res.stderr, "sandbox") {
 			t.Fatalf("exit %d\n%s", res.code, res.stderr)
 		}
@@ -106,7 +106,7 @@ func TestProfilesAreSandboxPolicies(t *testing.T) {
 			t.Fatalf("status does not show the sandbox:\n%s", out)
 		}
 		dir2 := repo(t, calcProject)
-		res2 := ultraWithEnv(t, dir2, uncontained, runArgs(newModel(t, fixSteps()...), "fix calc")...)
+		res2 := ultraWithEnv(t, dir2, uncontained, runArgs(newModel(t, fixSteps()...), "--permission-profile", "trusted", "fix calc")...)
 		if res2.code != 0 {
 			t.Fatalf("uncontained trusted run: exit %d\n%s", res2.code, res2.stderr)
 		}

@@ -126,7 +126,7 @@ func TestStateFilesTamperingEscalates(t *testing.T) {
 			tamper,
 			text("x"),
 		)
-		res := ultraWithEnv(t, dir, uncontained, runArgs(m, "fix calc")...)
+		res := ultraWithEnv(t, dir, uncontained, runArgs(m, "--permission-profile", "trusted", "fix calc")...)
 		if res.code != 3 {
 			t.Fatalf("exit %d\n%s", res.code, res.stderr)
 		}

@@ -567,7 +567,7 @@ func TestCommitAroundTheGuardEscalates(t *testing.T) {
 		t.Parallel()
 		dir := repo(t, calcProject)
 		m := newModel(t, append(fixSteps()[:3:3], sneak...)...)
-		res := ultraWithEnv(t, dir, uncontained, runArgs(m, "fix calc")...)
+		res := ultraWithEnv(t, dir, uncontained, runArgs(m, "--permission-profile", "trusted", "fix calc")...)
 		if res.code != 3 {
 			t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
 		}

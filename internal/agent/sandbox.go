@@ -51,7 +51,7 @@ type ContainmentError struct {
 
 func (e *ContainmentError) Error() string {
 	return fmt.Sprintf("the %s permission profile runs the model's commands in a sandbox, and there is none here: %s. %s "+
-		"(or choose --permission trusted to run uncontained; ultra doctor says more)", e.Profile, e.Status.Problem, e.Status.Hint)
+		"(or choose --permission-profile trusted to run uncontained, at your own risk; ultra doctor says more)", e.Profile, e.Status.Problem, e.Status.Hint)
 }
 
 // hiddenPaths are the host paths no contained command sees: ultra's state

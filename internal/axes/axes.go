@@ -39,7 +39,7 @@ var Values = map[string][]string{
 var Names = []string{Mode, Control, Permission, ModelMode, Surface}
 
 // Default is what `ultra run` starts with.
-var Default = Axes{Mode: "build", Control: "autonomous", Permission: "trusted", ModelMode: "smart", Surface: "headless"}
+var Default = Axes{Mode: "build", Control: "autonomous", Permission: "normal", ModelMode: "smart", Surface: "headless"}
 
 // Get returns the value of axis name.
 func (a Axes) Get(name string) string {

@@ -50,7 +50,7 @@ func TestDiffAndString(t *testing.T) {
 	if len(d) != 2 || d[0] != (Change{Control, "autonomous", "manual"}) || d[1] != (Change{ModelMode, "smart", "deep"}) {
 		t.Fatalf("diff %+v", d)
 	}
-	if Default.String() != "build | autonomous | trusted | smart | headless" {
+	if Default.String() != "build | autonomous | normal | smart | headless" {
 		t.Fatal(Default.String())
 	}
 	if !Default.AcceptsPlanWithoutPerson() || b.AcceptsPlanWithoutPerson() {

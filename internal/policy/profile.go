@@ -12,20 +12,25 @@ type Profile struct {
 	Network bool
 	// NeedsSandbox: a run may not start without a sandbox.
 	NeedsSandbox bool
-	// Tools this profile never offers (nor runs).
-	Denied map[string]string // tool → why
+	rank         int
 }
 
-// Profiles are the four permission profiles. The test gate runs without
-// the network whatever the profile: a verdict must not depend on it.
+// Profiles are the four permission profiles, from least to most allowed.
+// The test gate runs without the network whatever the profile: a verdict
+// must not depend on it.
 var Profiles = map[string]Profile{
-	"restricted": {Name: "restricted", NeedsSandbox: true, Denied: map[string]string{
-		"write": "it is read-only: nothing in the worktree may change",
-		"edit":  "it is read-only: nothing in the worktree may change",
-	}},
-	"normal":       {Name: "normal", WriteWork: true, NeedsSandbox: true},
-	"trusted":      {Name: "trusted", WriteWork: true, Network: true},
-	"unrestricted": {Name: "unrestricted", WriteWork: true, Network: true},
+	"restricted":   {Name: "restricted", NeedsSandbox: true, rank: 0},
+	"normal":       {Name: "normal", WriteWork: true, NeedsSandbox: true, rank: 1},
+	"trusted":      {Name: "trusted", WriteWork: true, Network: true, rank: 2},
+	"unrestricted": {Name: "unrestricted", WriteWork: true, Network: true, rank: 3},
+}
+
+// ToolProfiles is the least profile each tool needs: a tool not listed
+// needs none (restricted runs it). bash runs in every profile: the
+// sandbox makes it read-only under restricted.
+var ToolProfiles = map[string]string{
+	"write": "normal",
+	"edit":  "normal",
 }
 
 // ProfileOf returns the named profile; an unknown name gets restricted's
@@ -46,8 +51,8 @@ func ToolPermitted(profile, tool string) (ok bool, reason string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	if why, denied := p.Denied[tool]; denied {
-		return false, why
+	if least, ok := ToolProfiles[tool]; ok && p.rank < Profiles[least].rank {
+		return false, fmt.Sprintf("%s needs at least the %s profile; this run's is read-only", tool, least)
 	}
 	return true, ""
 }

@@ -63,7 +63,7 @@ func probe() Status {
 	st := Status{Mechanism: None}
 	if runtime.GOOS != "linux" {
 		st.Problem = "ultra's sandbox needs Linux (bubblewrap); this is " + runtime.GOOS
-		st.Hint = "run ultra on Linux, or accept an uncontained run with --permission trusted or unrestricted"
+		st.Hint = "run ultra on Linux, or accept an uncontained run with --permission-profile trusted or unrestricted"
 		return st
 	}
 	prog := os.Getenv(ProgramEnv)

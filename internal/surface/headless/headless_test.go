@@ -23,7 +23,7 @@ func TestLog(t *testing.T) {
 	emit("complete", event.RunFinishedData{Status: "complete", Reason: "verification passed", Turns: 5})
 	out := buf.String()
 	for _, want := range []string{
-		"[planning ] run r1", "build | autonomous | trusted | smart | headless", "[planning ] read a.go",
+		"[planning ] run r1", "build | autonomous | normal | smart | headless", "[planning ] read a.go",
 		"refused [phase-guard]: not allowed in planning", "[building ] phase planning → building (model)",
 		"gate FAIL: 1 of 2 tests failed", "✗ pkg.TestA", "[complete ] ✔ complete — verification passed",
 	} {
