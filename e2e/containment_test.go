@@ -73,6 +73,16 @@ func TestProfilesAreSandboxPolicies(t *testing.T) {
 			if slices.Contains(r.Tools, "write") || slices.Contains(r.Tools, "edit") {
 				t.Fatalf("request %d offered %v", i+1, r.Tools)
 			}
+			if strings.Contains(r.LastUser, "tools now: read, write") || !strings.Contains(r.LastUser, "sandbox: the worktree is read-only") {
+				t.Fatalf("request %d's reminder misleads the model:\n%s", i+1, r.LastUser)
+			}
+		}
+		var layers []any
+		for _, e := range ofType(res.events(t), "refusal") {
+			layers = append(layers, data(e)["layer"])
+		}
+		if fmt.Sprint(layers) != "[policy]" {
+			t.Fatalf("the write call was refused by %v, want the permission profile", layers)
 		}
 	})
 	t.Run("normal has no network, trusted has", func(t *testing.T) {
@@ -167,5 +177,42 @@ func TestDestructiveActionsNeedAPerson(t *testing.T) {
 			last := m.srv.Requests()[len(m.srv.Requests())-1]
 			_ = last
 		})
+	}
+}
+
+// Inside the sandbox the model's git can restore files (the worktree's own
+// index is writable) but cannot add objects, commit, or change what tells
+// git where the repository is.
+func TestGitInTheSandbox(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, append(fixSteps()[:2:2],
+		calls(call("bash", map[string]any{"command": "echo junk >> calc/calc.go && git restore calc/calc.go && git checkout -- calc/calc.go && git status --short && echo RESTORED"})),
+		calls(call("bash", map[string]any{"command": "admin=$(git rev-parse --git-dir); echo x > $admin/commondir; echo '[core]' >> $admin/config.worktree; git add calc/calc.go; git commit -qm x; echo DONE"})),
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	var outs []string
+	for _, e := range ofType(res.events(t), "tool_result") {
+		outs = append(outs, fmt.Sprint(data(e)["output"]))
+	}
+	all := strings.Join(outs, "\n")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stderr, all)
+	}
+	if !strings.Contains(all, "RESTORED") {
+		t.Fatalf("git restore failed in the sandbox:\n%s", all)
+	}
+	wt := workdirOf(t, res.events(t))
+	admin := strings.TrimSpace(git(t, wt, "rev-parse", "--path-format=absolute", "--git-dir"))
+	if b, _ := os.ReadFile(filepath.Join(admin, "commondir")); strings.Contains(string(b), "x") && !strings.Contains(string(b), "..") {
+		t.Fatalf("commondir was rewritten: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(admin, "config.worktree")); strings.Contains(string(b), "[core]\n[core]") {
+		t.Fatal("config.worktree was written")
+	}
+	id := runID(t, res.events(t))
+	if log := git(t, dir, "log", "--format=%an %s", "main..ultra/"+id); strings.Count(log, "\n") != 1 || !strings.HasPrefix(log, "ultra ") {
+		t.Fatalf("the branch holds:\n%s", log)
 	}
 }

@@ -49,6 +49,10 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 		return &refusal{layer: layerMalformed, reason: fmt.Sprintf("unknown tool %q. Tools available in phase %s: %s",
 			c.Name, p, strings.Join(r.offered(), ", "))}
 	}
+	if ok, why := policy.ToolPermitted(r.row.Axes.Permission, c.Name); !ok {
+		return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("the %s permission profile does not permit tool %q: %s",
+			r.row.Axes.Permission, c.Name, why)}
+	}
 	if phase.Allows(p, c.Name) && r.askedWith != nil && !slices.Contains(r.askedWith, c.Name) {
 		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
 			"tool %q was not offered in the request this answer replies to (the phase changed during the answer); call it in your next answer", c.Name)}
@@ -57,10 +61,6 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
 			"tool %q is not allowed in phase %s (ultra's phase guard). Allowed now: %s.%s",
 			c.Name, p, strings.Join(r.offered(), ", "), phaseHint(p, c.Name))}
-	}
-	if ok, why := policy.ToolPermitted(r.row.Axes.Permission, c.Name); !ok {
-		return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("the %s permission profile does not permit tool %q: %s",
-			r.row.Axes.Permission, c.Name, why)}
 	}
 	if !json.Valid([]byte(c.Arguments)) && strings.TrimSpace(c.Arguments) != "" {
 		return &refusal{layer: layerMalformed, reason: fmt.Sprintf("invalid JSON arguments for %s: %s. Send a JSON object, e.g. %s",

@@ -306,7 +306,7 @@ func (r *runner) request() llm.Request {
 	}
 	msgs := make([]llm.Message, 0, len(r.history)+1)
 	msgs = append(msgs, r.history...)
-	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "<ultra-reminder>\n" + r.st.Phase.Reminder() + "\n</ultra-reminder>"})
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "<ultra-reminder>\n" + r.st.Phase.ReminderWith(r.offered(), r.sandboxNote()) + "\n</ultra-reminder>"})
 	budget := 0
 	if ModeFor(r.row.Axes.ModelMode, r.st.Phase.Phase) == "deep" {
 		budget = r.o.ThinkingBudget

@@ -102,6 +102,21 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 	if l.GitDir, err = workspace.GitCommonDir(ctx, row.Workdir); err != nil {
 		l.GitDir = ""
 	}
+	// The worktree's own admin directory (its index, HEAD, logs) is
+	// writable, so that git restore, checkout -- PATH and reset -- PATH
+	// work; the files that tell git where the repository is and what its
+	// configuration is stay read-only (ultra's own git reads them).
+	// Objects and refs stay read-only: no add, no commit.
+	if admin, err := workspace.Git(ctx, row.Workdir, "rev-parse", "--path-format=absolute", "--git-dir"); err == nil && l.GitDir != "" && admin != l.GitDir {
+		if r, err := filepath.EvalSymlinks(admin); err == nil {
+			admin = r
+		}
+		l.Writable = append(l.Writable, admin)
+		for _, f := range []string{"commondir", "gitdir", "config.worktree", "locked"} {
+			p := filepath.Join(admin, f)
+			l.Deps = append(l.Deps, sandbox.Bind{Src: p, Path: p})
+		}
+	}
 	for _, d := range []string{l.Home, l.Tmp} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, err
@@ -284,4 +299,29 @@ func (r *runner) warnUncontained() {
 			"UNCONTAINED RUN: the model's commands and the tests run with all of your powers (%s). They can read your keys and change files outside the worktree; only text guards stand in the way. %s",
 			st.Problem, st.Hint)})
 	}
+}
+
+// sandboxNote tells the model where its commands run, so that a refused
+// write or a failed download is no surprise.
+func (r *runner) sandboxNote() string {
+	if !r.o.sandboxStatus().Available {
+		return ""
+	}
+	p, err := policy.ProfileOf(r.row.Axes.Permission)
+	if err != nil {
+		return ""
+	}
+	var parts []string
+	if p.WriteWork {
+		parts = append(parts, "only the worktree, /tmp and $HOME are writable")
+	} else {
+		parts = append(parts, "the worktree is read-only, only /tmp and $HOME are writable (the "+p.Name+" profile)")
+	}
+	if p.Network {
+		parts = append(parts, "the network is on")
+	} else {
+		parts = append(parts, "no network and no Unix sockets (installs fail: dependencies come from the project's workspace.setup)")
+	}
+	parts = append(parts, "git cannot add or commit (ultra commits each green tree); background processes end with the call")
+	return "sandbox: " + strings.Join(parts, "; ")
 }

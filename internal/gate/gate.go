@@ -597,7 +597,7 @@ func ApplyProtected(d Decision, p Protected) Decision {
 	if !p.Decision.Status.Advances() {
 		why := strings.Join(failingOrReasons(p.Decision), "; ")
 		d.Status = Fail
-		d.Reasons = append([]string{fmt.Sprintf("the project's original tests do not pass against the new code (the run changed %s; with them restored: %s %s)",
+		d.Reasons = append([]string{fmt.Sprintf("the project's original tests do not pass against the new code (the run's test changes: %s; with them undone: %s %s)",
 			listed, p.Decision.Status, why)}, d.Reasons...)
 		return d
 	}

@@ -209,16 +209,24 @@ func (s State) Resume(more Budgets, escalated bool) State {
 
 // Reminder is the short, current statement of where the run stands that
 // accompanies every request to the model.
-func (s State) Reminder() string {
+func (s State) Reminder() string { return s.ReminderWith(Tools(s.Phase), "") }
+
+// ReminderWith is Reminder with the tools actually offered (the phase's,
+// less what the permission profile withholds) and a line about where the
+// model's commands run ("" for none).
+func (s State) ReminderWith(tools []string, where string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[ultra] phase: %s. %s\n", s.Phase, Purpose(s.Phase))
-	fmt.Fprintf(&b, "tools now: %s", strings.Join(Tools(s.Phase), ", "))
+	fmt.Fprintf(&b, "tools now: %s", strings.Join(tools, ", "))
 	if ShellReadOnly(s.Phase) {
 		b.WriteString(" (bash: read-only commands only)")
 	}
 	b.WriteString("\n")
 	if next := Next(s.Phase, ByModel); len(next) > 0 {
 		fmt.Fprintf(&b, "you may move to: %s\n", join(next))
+	}
+	if where != "" {
+		b.WriteString(where + "\n")
 	}
 	u, bu := s.Used, s.Budgets
 	fmt.Fprintf(&b, "retries left: %d of %d; turns left: %d; tokens left: %d in, %d out; time left: %s",

@@ -76,7 +76,7 @@ func TestSandboxEffects(t *testing.T) {
 	st := needSandbox(t)
 	w := newWorld(t)
 	res := run(t, st, w.layout(), strings.Join([]string{
-		"ls -A " + w.state,
+		"ls -A " + w.state + " | sed s/^/LS:/",
 		"echo work > made.txt",
 		"echo x > .ultra/config",
 		"echo x > .git",
@@ -88,6 +88,7 @@ func TestSandboxEffects(t *testing.T) {
 		"ln " + w.outside + "/file linked",
 		"cat " + w.secret + "/id_ed25519",
 		"echo tmp > /tmp/t; echo home > $HOME/h",
+		"echo x > " + w.state + "/planted && echo PLANTED",
 		"cat " + w.outside + "/file",
 		"true",
 	}, "; "))
@@ -117,7 +118,10 @@ func TestSandboxEffects(t *testing.T) {
 			t.Error("the command wrote the host's /tmp")
 		}
 	}
-	if strings.Contains(res.Output, "PRIVATE KEY") || strings.Contains(res.Output, "ultra.db") {
+	if strings.Contains(res.Output, "PLANTED") {
+		t.Errorf("a write into a hidden directory seemed to work:\n%s", res.Output)
+	}
+	if strings.Contains(res.Output, "PRIVATE KEY") || strings.Contains(res.Output, "LS:ultra.db") {
 		t.Errorf("hidden files were readable:\n%s", res.Output)
 	}
 	if !strings.Contains(res.Output, "person's") {

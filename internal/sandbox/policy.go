@@ -94,6 +94,14 @@ func (p Policy) Args() []string {
 			}
 		}
 	}
+	// Hidden directories are read-only too: a write there fails, instead
+	// of seeming to work and vanishing (the mounts shown inside them stay
+	// as they are).
+	for _, m := range p.Mounts {
+		if m.Kind == Hidden && !m.File {
+			a = append(a, "--remount-ro", m.Path)
+		}
+	}
 	if p.NoUnixSockets {
 		a = append(a, "--seccomp", "3")
 	}

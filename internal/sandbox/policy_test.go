@@ -23,10 +23,12 @@ func TestPolicyArgs(t *testing.T) {
 				Deps:    []Bind{{Src: "/w/node_modules", Path: "/s/wt/node_modules"}},
 				Protect: []string{"/s/wt/.git", "/s/wt/.ultra", "/elsewhere"}, Network: true},
 			"--bind /s/tmp /tmp --tmpfs /s --tmpfs /h/.ssh --ro-bind /r/.git /r/.git --bind /s/home /s/home --bind /s/wt /s/wt " +
-				"--bind /s/log /s/log --ro-bind /w/node_modules /s/wt/node_modules --ro-bind /s/wt/.git /s/wt/.git --ro-bind /s/wt/.ultra /s/wt/.ultra --chdir /s/wt", true},
+				"--bind /s/log /s/log --ro-bind /w/node_modules /s/wt/node_modules --ro-bind /s/wt/.git /s/wt/.git --ro-bind /s/wt/.ultra /s/wt/.ultra " +
+				"--remount-ro /s --remount-ro /h/.ssh --chdir /s/wt", true},
 		{"state and git dir inside the work tree are covered again after it",
 			Layout{Work: "/repo", GitDir: "/repo/.git", Hide: []string{"/repo/.ultra/state"}},
-			"--tmpfs /repo/.ultra/state --ro-bind /repo/.git /repo/.git --bind /repo /repo --ro-bind /repo/.git /repo/.git --tmpfs /repo/.ultra/state --chdir /repo", false},
+			"--tmpfs /repo/.ultra/state --ro-bind /repo/.git /repo/.git --bind /repo /repo --ro-bind /repo/.git /repo/.git --tmpfs /repo/.ultra/state " +
+				"--remount-ro /repo/.ultra/state --remount-ro /repo/.ultra/state --chdir /repo", false},
 		{"explicit working directory", Layout{Work: "/w", Dir: "/w/sub"}, "--bind /w /w --chdir /w/sub", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
