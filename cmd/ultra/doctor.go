@@ -18,6 +18,7 @@ import (
 // doctorReport is what `ultra doctor` finds.
 type doctorReport struct {
 	Sandbox  sandbox.Status    `json:"sandbox"`
+	Landlock int               `json:"landlock_abi"` // 0: none (Go's build cache is then read-only to the gate's tests)
 	Profiles map[string]string `json:"profiles"` // profile → "contained", "uncontained" or "refused"
 	Git      string            `json:"git"`
 	GateKey  string            `json:"gate_key"`
@@ -54,7 +55,7 @@ func newDoctorCmd() *cobra.Command {
 }
 
 func diagnose() doctorReport {
-	r := doctorReport{Sandbox: sandbox.Probe(), Profiles: map[string]string{}, Tools: map[string]string{}}
+	r := doctorReport{Sandbox: sandbox.Probe(), Landlock: sandbox.LandlockABI(), Profiles: map[string]string{}, Tools: map[string]string{}}
 	for name, p := range policy.Profiles {
 		switch {
 		case r.Sandbox.Available:
@@ -99,6 +100,11 @@ func printDoctor(cmd *cobra.Command, r doctorReport) {
 	} else {
 		fmt.Fprintf(w, "sandbox    MISSING: %s\n", r.Sandbox.Problem)
 		fmt.Fprintf(w, "           fix: %s\n", r.Sandbox.Hint)
+	}
+	if r.Landlock > 0 {
+		fmt.Fprintf(w, "landlock   ok: ABI %d (the gate's Go tests cannot write the build cache the go command fills)\n", r.Landlock)
+	} else {
+		fmt.Fprintln(w, "landlock   none: the gate's Go tests run with the build cache read-only (slower: nothing they compile is kept)")
 	}
 	for _, name := range []string{"restricted", "normal", "trusted", "unrestricted"} {
 		fmt.Fprintf(w, "profile    %-12s %s\n", name, r.Profiles[name])

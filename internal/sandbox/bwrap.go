@@ -63,7 +63,7 @@ func probe() Status {
 	st := Status{Mechanism: None}
 	if runtime.GOOS != "linux" {
 		st.Problem = "ultra's sandbox needs Linux (bubblewrap); this is " + runtime.GOOS
-		st.Hint = "run ultra on Linux, or accept an uncontained run with --permission-profile trusted or unrestricted"
+		st.Hint = "Run ultra on Linux, or accept an uncontained run with --permission-profile trusted or unrestricted"
 		return st
 	}
 	prog := os.Getenv(ProgramEnv)
@@ -73,7 +73,11 @@ func probe() Status {
 	path, err := exec.LookPath(prog)
 	if err != nil {
 		st.Problem = fmt.Sprintf("bubblewrap (%s) is not installed", prog)
-		st.Hint = "install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)"
+		st.Hint = "Install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)."
+		if os.Getenv(ProgramEnv) != "" {
+			st.Problem = fmt.Sprintf("%s=%s names no program", ProgramEnv, prog)
+			st.Hint = "Unset " + ProgramEnv + " or point it at bubblewrap's bwrap."
+		}
 		return st
 	}
 	st.Path = path
@@ -93,7 +97,7 @@ func probe() Status {
 			msg = err.Error()
 		}
 		st.Problem = "bubblewrap cannot create its sandbox here: " + msg
-		st.Hint = "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu an AppArmor profile for bwrap: kernel.apparmor_restrict_unprivileged_userns=0), or run ultra where they are allowed"
+		st.Hint = "Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu an AppArmor profile for bwrap: kernel.apparmor_restrict_unprivileged_userns=0), or run ultra where they are allowed."
 		return st
 	}
 	st.Available = true
