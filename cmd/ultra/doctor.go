@@ -19,7 +19,7 @@ import (
 type doctorReport struct {
 	Sandbox  sandbox.Status    `json:"sandbox"`
 	Landlock int               `json:"landlock_abi"` // 0: none (Go's build cache is then read-only to the gate's tests)
-	Profiles map[string]string `json:"profiles"` // profile → "contained", "uncontained" or "refused"
+	Profiles map[string]string `json:"profiles"`     // profile → "contained", "uncontained" or "refused"
 	Git      string            `json:"git"`
 	GateKey  string            `json:"gate_key"`
 	Tools    map[string]string `json:"tools"` // test runners found (path) or ""
