@@ -102,17 +102,18 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 	if l.GitDir, err = workspace.GitCommonDir(ctx, row.Workdir); err != nil {
 		l.GitDir = ""
 	}
-	// The worktree's own admin directory (its index, HEAD, logs) is
+	// The worktree's own admin directory (its index, logs) is
 	// writable, so that git restore, checkout -- PATH and reset -- PATH
-	// work; the files that tell git where the repository is and what its
-	// configuration is stay read-only (ultra's own git reads them).
-	// Objects and refs stay read-only: no add, no commit.
+	// work; HEAD (the worktree stays on the run's branch) and the files
+	// that tell git where the repository is and what its configuration is
+	// stay read-only (ultra's own git reads them). Objects and refs stay
+	// read-only: no add, no commit.
 	if admin, err := workspace.Git(ctx, row.Workdir, "rev-parse", "--path-format=absolute", "--git-dir"); err == nil && l.GitDir != "" && admin != l.GitDir {
 		if r, err := filepath.EvalSymlinks(admin); err == nil {
 			admin = r
 		}
 		l.Writable = append(l.Writable, admin)
-		for _, f := range []string{"commondir", "gitdir", "config.worktree", "locked"} {
+		for _, f := range []string{"HEAD", "commondir", "gitdir", "config.worktree", "locked"} {
 			p := filepath.Join(admin, f)
 			l.Deps = append(l.Deps, sandbox.Bind{Src: p, Path: p})
 		}
