@@ -150,9 +150,13 @@ func stateHome(t *testing.T) string {
 	if r, err := filepath.EvalSymlinks(d); err == nil {
 		d = r
 	}
-	stateHomes.Store(t.Name(), d)
-	t.Cleanup(func() { stateHomes.Delete(t.Name()) })
-	return d
+	// Several goroutines of one test may ask at once: the first one's
+	// directory is everyone's (each ultra must find the same gate key).
+	got, loaded := stateHomes.LoadOrStore(t.Name(), d)
+	if !loaded {
+		t.Cleanup(func() { stateHomes.Delete(t.Name()) })
+	}
+	return got.(string)
 }
 
 // ultra runs the binary in dir and waits for it.

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -162,9 +163,20 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-// signed is v's JSON with its MAC as the last field, indented.
+// signed is v's JSON with its MAC as the last field, indented. What is
+// signed is the record as it will read back: JSON does not round-trip
+// every string (invalid UTF-8 becomes U+FFFD), so the record goes through
+// JSON once before it is signed.
 func signed(v any) ([]byte, error) {
-	payload, err := json.Marshal(v)
+	first, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	back := reflect.New(reflect.TypeOf(v))
+	if err := json.Unmarshal(first, back.Interface()); err != nil {
+		return nil, err
+	}
+	payload, err := json.Marshal(back.Elem().Interface())
 	if err != nil {
 		return nil, err
 	}
@@ -243,24 +255,31 @@ func Key() ([]byte, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, err
 		}
-		f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		switch {
-		case ferr == nil:
-			_, werr := f.Write(k)
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
+		// Written whole to a file of its own, then linked into place: an
+		// ultra starting at the same moment finds either no key or all of
+		// it, and when two make one, both use the one that got there first.
+		tmp, terr := os.CreateTemp(filepath.Dir(path), ".gate.key-*")
+		if terr != nil {
+			return nil, fmt.Errorf("creating ultra's gate key %s: %w", path, terr)
+		}
+		defer os.Remove(tmp.Name())
+		_, werr := tmp.Write(k)
+		if err := tmp.Chmod(0o600); werr == nil {
+			werr = err
+		}
+		if err := tmp.Close(); werr == nil {
+			werr = err
+		}
+		if werr != nil {
+			return nil, fmt.Errorf("writing ultra's gate key %s: %w", path, werr)
+		}
+		if err := os.Link(tmp.Name(), path); err != nil {
+			if !errors.Is(err, os.ErrExist) {
+				return nil, fmt.Errorf("creating ultra's gate key %s: %w", path, err)
 			}
-			if werr != nil {
-				os.Remove(path)
-				return nil, fmt.Errorf("writing ultra's gate key %s: %w", path, werr)
-			}
-		case errors.Is(ferr, os.ErrExist):
-			// Another ultra made it first: use theirs.
 			if k, err = os.ReadFile(path); err != nil {
 				return nil, err
 			}
-		default:
-			return nil, fmt.Errorf("creating ultra's gate key %s: %w", path, ferr)
 		}
 	} else if err != nil {
 		return nil, fmt.Errorf("reading ultra's gate key %s: %w", path, err)

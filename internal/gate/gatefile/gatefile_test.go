@@ -142,3 +142,52 @@ func TestKeyIsPrivate(t *testing.T) {
 		t.Fatalf("%v %v", fi, err)
 	}
 }
+
+// Many processes making the key at once all end up with the same one.
+func TestKeyRace(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	p, _ := KeyPath()
+	keys := make(chan string, 16)
+	for range 16 {
+		go func() {
+			// Each goroutine plays a fresh process: no cached key.
+			keyMu.Lock()
+			delete(keyByAt, p)
+			keyMu.Unlock()
+			k, err := Key()
+			if err != nil {
+				keys <- "error: " + err.Error()
+				return
+			}
+			keys <- string(k)
+		}()
+	}
+	first := <-keys
+	for range 15 {
+		if k := <-keys; k != first {
+			t.Fatalf("two keys: %q and %q", first, k)
+		}
+	}
+	if b, _ := os.ReadFile(p); string(b) != first {
+		t.Fatal("the key on disk is not the one used")
+	}
+}
+
+// Test output is not always valid UTF-8; a decision quoting it still
+// verifies when read back.
+func TestSignedDecisionWithInvalidUTF8(t *testing.T) {
+	dir := t.TempDir()
+	d := gate.Decision{N: 1, Status: gate.Fail, Reasons: []string{"bad \xff\xfe bytes"}, Failing: []gate.Failure{{Name: "T", Message: "\xc3\x28"}}}
+	if _, err := Write(dir, d); err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := Read(dir); err != nil || len(ds) != 1 {
+		t.Fatalf("%v %v", ds, err)
+	}
+	if err := WriteBaseline(dir, gate.Baseline{Tree: "x", Tests: map[string]report.Status{"\xff": report.Passed}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadBaseline(dir); err != nil {
+		t.Fatal(err)
+	}
+}
