@@ -17,18 +17,10 @@ import (
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
-// Evidence turns a verification of the tree in dir into what the gate
-// judges: the test results, and the constructs in the tree that can fake
-// them (verify.GoFakeResults; "" dir: none looked for).
-func Evidence(res *verify.Result, dir string) gate.Evidence {
-	ev := evidence(res)
-	if dir != "" {
-		ev.Fakes = verify.FindingKeys(verify.GoFakeResults(dir))
-	}
-	return ev
-}
-
-func evidence(res *verify.Result) gate.Evidence {
+// Evidence turns a verification into what the gate judges. The
+// fake-result constructs of the tested tree (Evidence.Fakes) are the
+// caller's to add: it scans the tree once (fakesOf).
+func Evidence(res *verify.Result) gate.Evidence {
 	var ev gate.Evidence
 	if res == nil {
 		return ev
@@ -71,7 +63,7 @@ func (r *runner) startBaseline(ctx context.Context) {
 		var fakes []string
 		if err == nil {
 			res, err = r.o.Verifier.Verify(ctx, req)
-			fakes = verify.FindingKeys(verify.GoFakeResults(req.Dir))
+			fakes = fakesOf(req.Dir)
 			cleanup()
 		}
 		if ctx.Err() != nil {
@@ -81,7 +73,7 @@ func (r *runner) startBaseline(ctx context.Context) {
 		if err != nil {
 			b = gate.Baseline{Tree: tree, Reason: "the tests could not be run: " + err.Error()}
 		} else {
-			ev := Evidence(res, "")
+			ev := Evidence(res)
 			ev.Fakes = fakes
 			b = gate.NewBaseline(tree, ev)
 		}
@@ -193,7 +185,7 @@ func (o Options) judgeTree(ctx context.Context, row *store.Run, st runState, req
 func (o Options) judgeHermetic(ctx context.Context, runDir, workdir string, deps []string, own bool, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
 	req, cleanup, err := o.hermetic(ctx, runDir, workdir, deps, in.Tree, req)
 	if err != nil {
-		in.Evidence = Evidence(&verify.Result{Status: verify.StatusNotEvaluated, Reason: err.Error()}, "")
+		in.Evidence = Evidence(&verify.Result{Status: verify.StatusNotEvaluated, Reason: err.Error()})
 		return gate.Judge(in), nil, nil
 	}
 	defer cleanup()
@@ -226,9 +218,11 @@ func VerifyOnce(ctx context.Context, v verify.Verifier, req verify.Request, tree
 // results in the tested tree (inside a run, where a baseline tells the
 // project's own from new ones).
 func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Request, workdir string, fakes bool, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
-	scan := ""
+	// The tree does not change while it is tested: one scan serves both
+	// the focused and the full run.
+	var fakeKeys []string
 	if fakes {
-		scan = req.Dir
+		fakeKeys = fakesOf(req.Dir)
 	}
 	if last != nil && last.Status == gate.Fail && len(last.Failing) > 0 {
 		focused := req
@@ -236,7 +230,8 @@ func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Reques
 		res, err := v.Verify(ctx, focused)
 		if err == nil && res.Selected {
 			fin := in
-			fin.Evidence = Evidence(res, scan)
+			fin.Evidence = Evidence(res)
+			fin.Evidence.Fakes = fakeKeys
 			fin.Evidence.Focused = true
 			if d := gate.Judge(fin); d.Status == gate.Fail {
 				d.Reasons = append(d.Reasons, "previously failing tests ran first and still fail; the full suite was not run")
@@ -256,7 +251,8 @@ func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Reques
 		}
 		res = &verify.Result{Status: verify.StatusNotEvaluated, Reason: "ultra could not run the tests: " + err.Error()}
 	}
-	in.Evidence = Evidence(res, scan)
+	in.Evidence = Evidence(res)
+	in.Evidence.Fakes = fakeKeys
 	d := gate.Judge(in)
 	if in.Tree != "" && workdir != "" {
 		// A verdict is for the tree that was tested: tests that change the
@@ -272,6 +268,10 @@ func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Reques
 	}
 	return d, res, nil
 }
+
+// fakesOf are the keys of the constructs in the tree at dir that can fake
+// test results (verify.GoFakeResults).
+func fakesOf(dir string) []string { return verify.FindingKeys(verify.GoFakeResults(dir)) }
 
 // protectTests runs the project's original tests against the new code
 // when the run changed, deleted or renamed existing tests (or the files
@@ -296,11 +296,8 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 		return d
 	}
 	var changed, restore, remove, deps, added []string
-	testDirs := map[string]bool{} // directories with tests at the start, for added ones
+	var testDirs map[string]bool // directories with tests at the start, listed when a test is added
 	for _, c := range changes {
-		if c.Status == "A" && verify.IsTestPath(c.Path) && !verify.IsTestConfig(c.Path) && len(testDirs) == 0 {
-			testDirs = baseTestDirs(ctx, row.Workdir, base)
-		}
 		switch {
 		case c.Status == "A" && inDepDir(c.Path):
 			deps = append(deps, c.Path)
@@ -312,6 +309,9 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 			}
 			if verify.IsTestPath(c.Path) {
 				remove = append(remove, c.Path)
+				if testDirs == nil {
+					testDirs = baseTestDirs(ctx, row.Workdir, base)
+				}
 				if testDirs[path.Dir(c.Path)] {
 					added = append(added, c.Path)
 				}
@@ -348,7 +348,9 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 	pin := in
 	pin.Tree = tree
 	preq := req
-	preq.LogDir = filepath.Join(req.LogDir, "original-tests")
+	// Beside the main run's logs, not inside them: that directory was
+	// writable to the main run's tests, which could have planted reports.
+	preq.LogDir = req.LogDir + "-original-tests"
 	p.Decision, _, err = o.judgeHermetic(ctx, RunDir(o.StateRoot, row.ID), row.Workdir, st.DepDirs, false, preq, pin, nil)
 	if err != nil {
 		p.Decision = gate.Decision{Status: gate.NotEvaluated, Reasons: []string{err.Error()}}
@@ -358,7 +360,7 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 
 // baseTestDirs are the directories that held test files in tree base.
 func baseTestDirs(ctx context.Context, dir, base string) map[string]bool {
-	dirs := map[string]bool{"\x00": true} // never empty: listed once
+	dirs := map[string]bool{}
 	out, err := workspace.Git(ctx, dir, "ls-tree", "-r", "--name-only", "-z", base)
 	if err != nil {
 		return dirs

@@ -101,7 +101,9 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 		if err := os.MkdirAll(filepath.Dir(opts.LogPath), 0o755); err != nil {
 			return Result{}, fmt.Errorf("creating log directory: %w", err)
 		}
-		f, err := os.Create(opts.LogPath)
+		// Never through a symlink: the directory may be one a contained
+		// command could write.
+		f, err := os.OpenFile(opts.LogPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
 		if err != nil {
 			return Result{}, fmt.Errorf("creating log file: %w", err)
 		}

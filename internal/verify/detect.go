@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // detector recognises one kind of project at the root of dir. It returns
@@ -118,9 +119,12 @@ func readSmall(path string) (string, bool, error) {
 	if err != nil || !ok {
 		return "", false, err
 	}
-	f, err := os.Open(path)
+	// Not through a symlink: the tree is the model's, and ultra reads it
+	// outside the sandbox (a link to a file the tests cannot read would
+	// put that file's content into what the model is shown).
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return "", false, err
+		return "", false, fmt.Errorf("%s: %w (configuration files that are symlinks are not followed)", filepath.Base(path), err)
 	}
 	defer f.Close()
 	buf := make([]byte, 1<<20)

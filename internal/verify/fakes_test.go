@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -439,5 +440,18 @@ func TestGoFakeResultsSeesEveryBuiltPackage(t *testing.T) {
 		if !got[want] {
 			t.Errorf("missing %s in %v", want, got)
 		}
+	}
+}
+
+// A Go file that is a symlink is not followed (ultra reads the tree
+// outside the sandbox) but reported, so a new one fails the gate.
+func TestGoFakeResultsDoesNotFollowSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "secret.go")
+	os.WriteFile(secret, []byte("package s\n\nvar s = \"--- PASS TOP-SECRET\"\n"), 0o600)
+	os.Symlink(secret, filepath.Join(dir, "s.go"))
+	fs := GoFakeResults(dir)
+	if len(fs) != 1 || fs[0].Kind != FakeUnscanned || strings.Contains(fmt.Sprint(fs), "TOP-SECRET") {
+		t.Fatalf("%v", fs)
 	}
 }

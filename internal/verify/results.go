@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/verify/report"
@@ -25,7 +26,7 @@ func readResults(cr *CommandResult, d Detected, root, reportPath, keepDir string
 	// The text parsers always run: for the runner's own "no tests" line,
 	// the excerpt, and the counts when there is no report.
 	var p parsed
-	if lf, err := os.Open(cr.LogPath); err == nil {
+	if lf, err := openResult(cr.LogPath); err == nil {
 		p, err = parseOutput(lf)
 		lf.Close()
 		if err != nil {
@@ -128,7 +129,7 @@ func readReport(d Detected, root, logPath, reportPath, keepDir string, start tim
 	var err error
 	switch format {
 	case "go-json", "tap", "cargo", "unittest", "junit-output":
-		f, ferr := os.Open(logPath)
+		f, ferr := openResult(logPath)
 		if ferr != nil {
 			return nil, nil, "output log unreadable: " + ferr.Error()
 		}
@@ -155,7 +156,7 @@ func readReport(d Detected, root, logPath, reportPath, keepDir string, start tim
 		}
 		var files []*os.File
 		for _, p := range paths {
-			f, ferr := os.Open(p)
+			f, ferr := openResult(p)
 			if ferr != nil {
 				return nil, paths, "report unreadable: " + ferr.Error()
 			}
@@ -184,7 +185,7 @@ func readReport(d Detected, root, logPath, reportPath, keepDir string, start tim
 }
 
 func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openResult(path)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +203,7 @@ func readHead(path string, n int) ([]byte, error) {
 // since start, copied to keepDir so they are kept with the log.
 func reportFiles(d Detected, root, reportPath, keepDir string, start time.Time) ([]string, string) {
 	if d.Report == "$ULTRA_REPORT" || d.Report == "" {
-		st, err := os.Stat(reportPath)
+		st, err := os.Lstat(reportPath)
 		if err != nil || !st.Mode().IsRegular() {
 			return nil, "report missing: the runner wrote no " + filepath.Base(reportPath)
 		}
@@ -216,8 +217,8 @@ func reportFiles(d Detected, root, reportPath, keepDir string, start time.Time) 
 	for _, g := range strings.Fields(d.Report) {
 		matches, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(g)))
 		for _, m := range matches {
-			st, err := os.Stat(m)
-			if err != nil || !st.Mode().IsRegular() {
+			st, err := os.Lstat(m)
+			if err != nil || !st.Mode().IsRegular() || !inside(dir, m) {
 				continue
 			}
 			all = append(all, m)
@@ -257,12 +258,13 @@ func reportFiles(d Detected, root, reportPath, keepDir string, start time.Time) 
 }
 
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := openResult(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.Create(dst)
+	_ = os.Remove(dst)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
@@ -514,4 +516,30 @@ var goLogPrefixRE = regexp.MustCompile(`^[\w./-]+\.go:\d+(?::\d+)?: `)
 // stripGoLogPrefix drops "calc_test.go:12: " (the location is shown apart).
 func stripGoLogPrefix(s string) string {
 	return goLogPrefixRE.ReplaceAllString(s, "")
+}
+
+// openResult opens a log or report the tests may have tampered with:
+// never through a symlink (which could make ultra, outside the sandbox,
+// read a file the tests cannot), only a regular file.
+func openResult(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
+	}
+	return f, nil
+}
+
+// inside reports whether p, symlinks resolved, lies in dir (resolved).
+func inside(dir, p string) bool {
+	rd, err1 := filepath.EvalSymlinks(dir)
+	rp, err2 := filepath.EvalSymlinks(p)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(rd, rp)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -177,14 +177,21 @@ func runOne(ctx context.Context, root string, d Detected, command, attemptDir, t
 	name := tag + "-" + slug(strings.TrimSpace(d.Dir+" "+d.Runner+" "+command))
 	logPath := filepath.Join(attemptDir, name+".log")
 	cr := CommandResult{Command: command, Source: d.Reason, Dir: d.Dir, Runner: d.Runner, LogPath: logPath}
+	reportPath := filepath.Join(attemptDir, name+".report"+reportExt(d.Format))
+	keepDir := filepath.Join(attemptDir, name+"-reports")
+	// The attempt directory was writable to the tests of the commands
+	// before this one: whatever they left at this command's names (a
+	// planted report, a symlink for ultra to write through) goes first.
+	for _, p := range []string{logPath, reportPath, keepDir} {
+		_ = os.RemoveAll(p)
+	}
 	// Make sure the log can be written, so that a failure of proc below
 	// is the command's own.
-	f, err := os.Create(logPath)
+	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return cr, fmt.Errorf("verify: creating log file: %w", err)
 	}
 	f.Close()
-	reportPath := filepath.Join(attemptDir, name+".report"+reportExt(d.Format))
 
 	runDir := filepath.Join(root, filepath.FromSlash(d.Dir))
 	start := time.Now()
@@ -208,7 +215,7 @@ func runOne(ctx context.Context, root string, d Detected, command, attemptDir, t
 	cr.TimedOut = pr.TimedOut
 	cr.Duration = pr.Duration
 
-	readResults(&cr, d, root, reportPath, filepath.Join(attemptDir, name+"-reports"), start, pr.Output)
+	readResults(&cr, d, root, reportPath, keepDir, start, pr.Output)
 	if cr.Passed+cr.Failed == 0 && !cr.TimedOut && cr.ExitCode != 0 {
 		if line, ok := runnerMissing(cr.ExitCode, pr.Output); ok {
 			cr.NotFound = true

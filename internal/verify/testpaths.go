@@ -15,6 +15,8 @@ var testConfigFiles = map[string]bool{
 	"mvnw": true, "mvnw.cmd": true, "gradlew": true, "gradlew.bat": true,
 	".pytest.ini": true, "pyproject.toml": true, ".npmrc": true, ".yarnrc": true, ".yarnrc.yml": true,
 	".babelrc": true, ".bazelrc": true,
+	// Python imports these by itself when they are on its path.
+	"sitecustomize.py": true, "usercustomize.py": true,
 }
 
 // IsTestConfig reports whether a path is one that decides how the tests

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -541,5 +542,37 @@ func TestTestEnv(t *testing.T) {
 	writeFiles(t, filepath.Dir(goenv), map[string]string{"env": "GOPROXY=off\nGOFLAGS=-buildvcs=false\n"})
 	if env := testEnv(); count(env, "GOFLAGS=") != 0 {
 		t.Error("GOFLAGS from the go env file overridden")
+	}
+}
+
+// The tests may write the attempt directory (their report goes there):
+// nothing they leave or swap in makes ultra write through a symlink, or
+// read a file through one.
+func TestResultsAreNeverReadOrWrittenThroughSymlinks(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("TOP-SECRET-7731\n"), 0o600)
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("the person's file\n"), 0o644)
+	dir := t.TempDir()
+	attempt := t.TempDir()
+	d := Detected{Kind: "custom", Runner: "sh", Format: "junit", Report: "$ULTRA_REPORT"}
+	// Planted before the command: its log and report names, as links.
+	command := `d=$(dirname "$ULTRA_REPORT"); for f in "$d"/*.log; do rm -f "$f"; ln -s ` + secret + ` "$f"; done; ln -sf ` + secret + ` "$ULTRA_REPORT"; echo "1 passed, 1 failed"; exit 1`
+	name := "1-" + slug(strings.TrimSpace(d.Dir+" "+d.Runner+" "+command))
+	os.Symlink(victim, filepath.Join(attempt, name+".log"))
+	os.Symlink(secret, filepath.Join(attempt, name+".report.xml"))
+	cr, err := runOne(context.Background(), dir, d, command, attempt, "1", time.Minute, os.Environ(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "the person's file\n" {
+		t.Fatalf("ultra wrote through a planted symlink: %q", b)
+	}
+	all := fmt.Sprintf("%+v", cr)
+	if strings.Contains(all, "TOP-SECRET") {
+		t.Fatalf("ultra read a file through a symlink the tests made:\n%s", all)
+	}
+	if cr.ReportOK {
+		t.Fatal("a report that is a symlink was read")
 	}
 }
