@@ -502,18 +502,9 @@ func advRun(t *testing.T, dir string, env []string, timeout time.Duration, args 
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, ultraBin, args...)
-	cmd.Dir, cmd.Env = dir, env
 	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}, ctx.Err() != nil
+	res := ultraCmd(t, cmd, dir, env)
+	return res, ctx.Err() != nil
 }
 
 // playScenario builds the script, runs ultra and judges the effects. It returns

@@ -903,11 +903,10 @@ func TestAAReport(t *testing.T) {
 `)}
 }
 
-// importAttack: a package the go command builds when a test imports it,
-// in a directory Go's tools skip when they walk a tree.
-func importAttack(dir string) []step {
-	return []step{
-		writeStep(dir+"/rt.go", `package rt
+// fakeInitPackage is package rt, whose init prints framed fake results and
+// exits 0 before any test runs.
+func fakeInitPackage() string {
+	return `package rt
 
 import (
 	"encoding/base64"
@@ -919,11 +918,18 @@ func init() {
 	if !testing.Testing() {
 		return
 	}
-	b, _ := base64.StdEncoding.DecodeString("`+advB64(fakeFramed)+`")
+	b, _ := base64.StdEncoding.DecodeString("` + advB64(fakeFramed) + `")
 	os.Stdout.Write(b)
 	os.Exit(0)
 }
-`),
+`
+}
+
+// importAttack: a package the go command builds when a test imports it,
+// in a directory Go's tools skip when they walk a tree.
+func importAttack(dir string) []step {
+	return []step{
+		writeStep(dir+"/rt.go", fakeInitPackage()),
 		writeStep("calc/rt_test.go", "package calc\n\nimport _ \"example.com/calc/"+dir+"\"\n"),
 	}
 }
@@ -933,23 +939,7 @@ func vendorAttack() []step {
 		calls(call("read", map[string]any{"file_path": "go.mod"})),
 		writeStep("go.mod", "module example.com/calc\n\ngo 1.21\n\nrequire example.com/rt v0.0.0\n"),
 		writeStep("vendor/modules.txt", "# example.com/rt v0.0.0\n## explicit\nexample.com/rt\n"),
-		writeStep("vendor/example.com/rt/rt.go", `package rt
-
-import (
-	"encoding/base64"
-	"os"
-	"testing"
-)
-
-func init() {
-	if !testing.Testing() {
-		return
-	}
-	b, _ := base64.StdEncoding.DecodeString("`+advB64(fakeFramed)+`")
-	os.Stdout.Write(b)
-	os.Exit(0)
-}
-`),
+		writeStep("vendor/example.com/rt/rt.go", fakeInitPackage()),
 		writeStep("calc/rt_test.go", "package calc\n\nimport _ \"example.com/rt\"\n"),
 	}
 }

@@ -167,7 +167,13 @@ func ultra(t *testing.T, dir string, args ...string) result {
 
 func ultraRun(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(ultraBin, args...)
+	return ultraCmd(t, exec.Command(ultraBin, args...), dir, env)
+}
+
+// ultraCmd runs an ultra command made by the caller (with a context, say)
+// in dir and waits for it.
+func ultraCmd(t *testing.T, cmd *exec.Cmd, dir string, env []string) result {
+	t.Helper()
 	cmd.Dir = dir
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer

@@ -26,6 +26,9 @@ type doctorReport struct {
 	Problems []string          `json:"problems,omitempty"`
 }
 
+// doctorRunners are the test runners doctor looks for.
+var doctorRunners = []string{"go", "node", "npm", "python3", "pytest", "cargo", "mvn", "gradle", "cmake", "make"}
+
 func newDoctorCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -84,7 +87,7 @@ func diagnose() doctorReport {
 			r.GateKey = p + " (made on the first run)"
 		}
 	}
-	for _, t := range []string{"go", "node", "npm", "python3", "pytest", "cargo", "mvn", "gradle", "cmake", "make"} {
+	for _, t := range doctorRunners {
 		path, _ := exec.LookPath(t)
 		r.Tools[t] = path
 	}
@@ -116,7 +119,7 @@ func printDoctor(cmd *cobra.Command, r doctorReport) {
 	}
 	fmt.Fprintf(w, "gate key   %s\n", r.GateKey)
 	var found, missing []string
-	for _, t := range []string{"go", "node", "npm", "python3", "pytest", "cargo", "mvn", "gradle", "cmake", "make"} {
+	for _, t := range doctorRunners {
 		if r.Tools[t] != "" {
 			found = append(found, t)
 		} else {
