@@ -3,9 +3,11 @@ package verify
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -33,39 +35,190 @@ var testScript = map[string]struct{ run, sep string }{
 	"bun":  {"bun run test", " "},
 }
 
-// nodeScript is what scripts.test was found to run.
+// nodeManager is the package manager chosen to run scripts.test.
+type nodeManager struct {
+	name string // npm, pnpm, yarn or bun: the one that runs the script
+	run  string // the command running scripts.test
+	sep  string // between run and the arguments for the script
+	// ok: the manager is installed (false: nothing usable was found and
+	// run is the wanted manager's, which will report itself missing).
+	ok  bool
+	why string // for the reason: "yarn, yarn.lock", or the fallback
+}
+
+// chooseManager picks the package manager that runs scripts.test: the one
+// the lockfile (else the packageManager field, else npm) names when it is
+// installed; else corepack's copy of it when corepack has that version in
+// its cache; else npm, which runs any package.json script.
+func chooseManager(dir, field string) (nodeManager, error) {
+	want, from := "", ""
+	for _, l := range lockfiles {
+		ok, err := isFile(filepath.Join(dir, l.file))
+		if err != nil {
+			return nodeManager{}, err
+		}
+		if ok {
+			want, from = l.manager, l.file
+			break
+		}
+	}
+	fieldName, _, _ := strings.Cut(field, "@")
+	if want == "" {
+		// No lockfile: the packageManager field ("pnpm@9.1.0") may say.
+		if _, known := testScript[fieldName]; known {
+			want, from = fieldName, "packageManager field"
+		}
+	}
+	if want == "" {
+		want, from = "npm", "no lockfile"
+	}
+	ts := testScript[want]
+	if installed(want) {
+		return nodeManager{name: want, run: ts.run, sep: ts.sep, ok: true, why: want + ", " + from}, nil
+	}
+	names := from + " names " + want
+	if from == "no lockfile" {
+		names = "no lockfile: " + want
+	}
+	missing := names + ", which is not installed"
+	if want == "yarn" || want == "pnpm" {
+		if version, home := corepackReady(want, field); version != "" {
+			return nodeManager{
+				name: want, ok: true, sep: ts.sep,
+				run: "COREPACK_ENABLE_NETWORK=0 COREPACK_HOME=" + shq(home) + " corepack " + ts.run,
+				why: fmt.Sprintf("%s: corepack runs %s %s from its cache", missing, want, version),
+			}, nil
+		}
+	}
+	if want != "npm" && installed("npm") {
+		return nodeManager{name: "npm", run: "npm test", sep: " -- ", ok: true, why: missing + ": npm runs the script"}, nil
+	}
+	if want != "npm" {
+		missing += ", nor is npm"
+	}
+	return nodeManager{name: want, run: ts.run, sep: ts.sep, why: missing}, nil
+}
+
+// corepackReady returns the version of package manager pm corepack would
+// run without the network, and corepack's home, or "" when it would need
+// the network. Corepack downloads a manager it does not have, which fails
+// offline (the gate runs the tests without network, and with a private
+// HOME, hence COREPACK_HOME in the command): it is used only when the
+// version it would pick — the packageManager field's exact version, else
+// the one its lastKnownGood.json names — is already in its cache. Nothing
+// is run to find out: corepack would start the project's own yarn (a
+// yarnPath in .yarnrc.yml) outside the sandbox.
+func corepackReady(pm, field string) (version, home string) {
+	if !installed("corepack") {
+		return "", ""
+	}
+	home = os.Getenv("COREPACK_HOME")
+	if home == "" {
+		cache := os.Getenv("XDG_CACHE_HOME")
+		if cache == "" {
+			h, err := os.UserHomeDir()
+			if err != nil {
+				return "", ""
+			}
+			cache = filepath.Join(h, ".cache")
+		}
+		home = filepath.Join(cache, "node", "corepack")
+	}
+	if !filepath.IsAbs(home) {
+		return "", ""
+	}
+	name, ver, _ := strings.Cut(field, "@")
+	switch {
+	case name != "" && name != pm:
+		return "", "" // corepack refuses to run another manager than the field's
+	case ver != "":
+		ver, _, _ = strings.Cut(ver, "+") // the hash
+	default:
+		data, ok, _ := readSmall(filepath.Join(home, "lastKnownGood.json"))
+		var lkg map[string]any
+		if !ok || json.Unmarshal([]byte(data), &lkg) != nil {
+			return "", ""
+		}
+		ver, _ = lkg[pm].(string)
+	}
+	if !exactVersionRE.MatchString(ver) {
+		return "", ""
+	}
+	if ok, _ := isFile(filepath.Join(home, "v1", pm, ver, ".corepack")); !ok {
+		return "", ""
+	}
+	return ver, home
+}
+
+var exactVersionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z.-]+)?$`)
+
+// nodeScript is what scripts.test was found to run, following the
+// scripts it calls (npm run unit, yarn jest, …).
 type nodeScript struct {
 	runner string // jest, vitest, mocha, node-test; "" when not recognised
 	// elsewhere is a runner found in the script but not as its last
 	// command (arguments cannot reach it).
 	elsewhere string
 	note      string // why a runner that is there is read as text
-	// last: the runner is the script's last command, so arguments added
-	// through the package manager reach it.
+	// tail: the runner is the last command of the script and of every
+	// script on the way to it (its output ends the script's).
+	tail bool
+	// last: tail, and arguments added after scripts.test reach the runner
+	// (every script call on the way passes them on).
 	last bool
-	// simple: the script is exactly the runner and its arguments (one
-	// command, no environment, no wrapper), which can then run directly.
+	// cut says why arguments do not reach a tail runner.
+	cut string
+	// simple: the runner can be started directly, as the script would
+	// (one command at every step, no pre/post script on the way, no
+	// wrapper but environment assignments and launchers such as npx or
+	// yarn that only find the runner's program).
 	simple bool
-	args   string // simple: the script after the runner's name
-	// nodeBefore and nodeAfter split a simple node --test script right
+	// plain: simple, no environment assignments, the runner by its name:
+	// exactly the runner and its arguments.
+	plain bool
+	env   string // simple: the environment assignments (shell words)
+	exe   string // simple: how the runner is started when not by name ("./node_modules/.bin/jest", "node node_modules/jest/bin/jest.js")
+	args  string // simple: the runner's arguments (after its name)
+	// nodeBefore and nodeAfter split a simple node --test command right
 	// after "--test", where options must go.
 	nodeBefore, nodeAfter string
+	// via are the commands followed to reach the runner, for the reason
+	// ("`npm run unit`"); empty when scripts.test runs it itself.
+	via []string
+	// calls are the package managers the scripts run on the way (a
+	// missing one means the script cannot run, the runner directly can).
+	calls []string
 }
 
 var (
-	scriptSplitRE = regexp.MustCompile(`&&|\|\||;|\|`)
-	envAssignRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
-	testFlagRE    = regexp.MustCompile(`(^|\s)--test(\s|$)`)
+	envAssignRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	testFlagRE  = regexp.MustCompile(`(^|\s)--test(\s|$)`)
+	anyRunnerRE = regexp.MustCompile(`(?:^|[\s/])(jest|vitest|_?mocha|node\s[^&|;]*--test)(?:$|[\s;&|])`)
+	// runnerPathRE: a runner's program started by path, e.g. by node
+	// (node --experimental-vm-modules node_modules/jest/bin/jest.js).
+	runnerPathRE = regexp.MustCompile(`(?:^|/)node_modules/(?:\.bin/(jest|vitest|_?mocha)|(jest)/bin/jest(?:\.js)?|(vitest)/vitest\.mjs|(mocha)/bin/_?mocha(?:\.js)?)$`)
 )
 
-// wrappers run the command after them with its arguments unchanged.
-var wrappers = map[string]bool{"cross-env": true, "npx": true, "nyc": true, "c8": true, "dotenv": true, "env": true}
+// maxScriptDepth bounds the scripts followed from scripts.test (the
+// test script and 5 levels of scripts it calls).
+const maxScriptDepth = 6
 
-var anyRunnerRE = regexp.MustCompile(`(?:^|[\s/])(jest|vitest|_?mocha|node\s[^&|;]*--test)(?:$|[\s;&|])`)
-
+// analyseScript analyses a test script that calls no other script.
 func analyseScript(script string) nodeScript {
-	s := analyseLast(script)
-	if s.runner == "" && s.note == "" {
+	return analyseScripts(map[string]string{"test": script}, "test")
+}
+
+// analyseScripts analyses scripts[name], following the scripts it calls.
+func analyseScripts(scripts map[string]string, name string) nodeScript {
+	a := scriptAnalyser{scripts: scripts}
+	return a.analyse(scripts[name], 0, []string{name})
+}
+
+type scriptAnalyser struct{ scripts map[string]string }
+
+func (a *scriptAnalyser) analyse(script string, depth int, seen []string) nodeScript {
+	s := a.analyseLast(script, depth, seen)
+	if s.runner == "" && s.note == "" && s.elsewhere == "" {
 		if m := anyRunnerRE.FindStringSubmatch(script); m != nil {
 			s.elsewhere = strings.TrimPrefix(m[1], "_")
 			if strings.HasPrefix(s.elsewhere, "node") {
@@ -77,70 +230,552 @@ func analyseScript(script string) nodeScript {
 }
 
 // analyseLast looks at the script's last command.
-func analyseLast(script string) nodeScript {
+func (a *scriptAnalyser) analyseLast(script string, depth int, seen []string) nodeScript {
 	var s nodeScript
-	script = strings.TrimSpace(script)
-	segments := scriptSplitRE.Split(script, -1)
-	last := strings.TrimSpace(segments[len(segments)-1])
-	if strings.ContainsAny(last, "<>`") || strings.Contains(last, "$(") {
+	cmds, ok := shParse(script)
+	if !ok || len(cmds) == 0 {
+		return s
+	}
+	last := cmds[len(cmds)-1]
+	if last.odd != "" {
 		return s // output redirected or computed: arguments may not reach the runner
 	}
-	fields := strings.Fields(last)
-	plain := len(segments) == 1
-	i := 0
-	for i < len(fields) {
-		f := fields[i]
-		if envAssignRE.MatchString(f) || wrappers[f] || f == "--" {
-			plain = false
-			i++
-			continue
-		}
-		break
-	}
-	if i == len(fields) {
+	inv := a.invocation(last)
+	if inv.note != "" {
+		s.note = inv.note
 		return s
 	}
-	name := path.Base(fields[i])
-	switch name {
-	case "jest", "vitest", "mocha", "_mocha":
-		s.runner = strings.TrimPrefix(name, "_")
-	case "node":
-		// node [node options] --test [files]: --test before any file.
-		for _, f := range fields[i+1:] {
-			if f == "--test" {
-				s.runner = "node-test"
-				break
-			}
-			if !strings.HasPrefix(f, "-") {
-				break
-			}
-		}
-		if s.runner == "" {
+	single := len(cmds) == 1
+	envText := strings.Join(inv.env, " ")
+
+	if inv.ref != "" {
+		// Another script: what it runs, with the arguments passed on.
+		inner := a.scripts[inv.ref]
+		if slices.Contains(seen, inv.ref) || depth+1 >= maxScriptDepth {
 			return s
 		}
-		if strings.Contains(last, "--test-reporter") {
-			s.runner = ""
-			s.note = "node --test with its own --test-reporter"
+		if inv.forwards && inv.refArgs != "" {
+			inner += " " + inv.refArgs
+		}
+		sub := a.analyse(inner, depth+1, append(slices.Clip(seen), inv.ref))
+		if sub.runner == "" {
+			if sub.note != "" || sub.elsewhere != "" {
+				return nodeScript{note: sub.note, elsewhere: sub.elsewhere}
+			}
 			return s
 		}
-	default:
+		s = sub
+		s.via = append([]string{"`" + clip(last.text, 60) + "`"}, sub.via...)
+		s.calls = mergeCalls(inv.calls, sub.calls)
+		if s.last && !inv.forwards {
+			s.last = false
+			s.cut = inv.cut
+		}
+		_, pre := a.scripts["pre"+inv.ref]
+		_, post := a.scripts["post"+inv.ref]
+		s.simple = s.simple && single && !inv.wrapped && !pre && !post
+		if envText != "" {
+			s.env = strings.TrimSpace(envText + " " + s.env)
+		}
+		s.plain = s.simple && s.plain && s.env == ""
+		if s.runner == "node-test" && s.simple {
+			s.nodeBefore = strings.TrimSpace(envText + " " + s.nodeBefore)
+		}
 		return s
 	}
-	s.last = true
-	s.simple = plain && fields[i] == name // run from PATH/node_modules, not a path
-	if s.simple {
-		rest := strings.TrimSpace(strings.TrimPrefix(last, fields[i]))
-		s.args = rest
-		if s.runner == "node-test" {
-			loc := testFlagRE.FindStringIndex(last)
-			end := loc[1]
-			if end > 0 && last[end-1] != 't' {
-				end-- // the match took the space after --test
-			}
-			s.nodeBefore, s.nodeAfter = last[:end], last[end:]
+	if inv.runner == "" {
+		return s
+	}
+	s.runner = inv.runner
+	s.tail, s.last = true, inv.forwards
+	s.cut = inv.cut
+	s.calls = inv.calls
+	if inv.launcher != "" {
+		s.via = []string{"`" + clip(last.text, 60) + "`"}
+	}
+	s.args = inv.args
+	s.simple = single && !inv.wrapped
+	if !s.simple {
+		return s
+	}
+	s.env = envText
+	s.exe = inv.exe
+	s.plain = s.env == "" && s.exe == ""
+	if s.runner == "node-test" {
+		run := inv.exe + inv.args
+		if inv.args != "" {
+			run = inv.exe + " " + inv.args
 		}
+		loc := testFlagRE.FindStringIndex(run)
+		if loc == nil { // --test quoted, or the value of an option
+			s.simple, s.plain, s.env, s.exe = false, false, "", ""
+			return s
+		}
+		end := loc[1]
+		if end > 0 && run[end-1] != 't' {
+			end-- // the match took the space after --test
+		}
+		s.nodeBefore, s.nodeAfter = run[:end], run[end:]
+		if s.env != "" {
+			s.nodeBefore = s.env + " " + s.nodeBefore
+		}
+		s.exe, s.plain = "", s.env == ""
 	}
 	return s
+}
+
+func mergeCalls(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, c := range b {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// invocation is what one command of a script starts.
+type invocation struct {
+	env      []string // environment assignments (shell words, as written)
+	wrapped  bool     // under a wrapper that does more than find the program (nyc, c8, dotenv)
+	launcher string   // the package manager that finds the program (npx, yarn, …), if any
+	calls    []string // package managers run
+	// forwards: arguments added at the end reach the runner, or the
+	// script referred to.
+	forwards bool
+	cut      string // why they do not
+	note     string // a runner that is there but must be read as text
+
+	runner string // jest, vitest, mocha, node-test
+	exe    string // the runner's program when not by name (a path, node …)
+	args   string // the runner's arguments
+
+	ref     string // another script
+	refArgs string // the arguments given to it
+}
+
+// npxFlags are npx options that change nothing for a local runner; -p and
+// --package take a value.
+var npxFlags = map[string]bool{"-y": true, "--yes": true, "--no": true, "--no-install": true, "-q": true, "--quiet": true,
+	"--prefer-offline": true, "--offline": true, "-s": true, "--silent": true}
+
+// managerFlags are options of npm, yarn and pnpm before their command
+// that change nothing for the script.
+var managerFlags = map[string]bool{"-s": true, "--silent": true, "-q": true, "--quiet": true, "--if-present": true}
+
+// elsewhereFlags make a package manager run scripts of other packages
+// (workspaces, another directory), whose scripts are not these.
+var elsewhereFlags = regexp.MustCompile(`^(?:-w|-ws|--workspaces?(?:=.*)?|-r|--recursive|-F|--filter(?:=.*)?|-C|--dir(?:=.*)?|--prefix(?:=.*)?|--cwd(?:=.*)?)$`)
+
+// nodeValueOptions are node options whose value is the next word.
+var nodeValueOptions = map[string]bool{"-r": true, "--require": true, "--import": true, "--loader": true,
+	"--experimental-loader": true, "-C": true, "--conditions": true, "--input-type": true, "--env-file": true}
+
+// invocation peels what starts the runner (environment assignments,
+// cross-env, npx, yarn, npm run, …) off a command.
+func (a *scriptAnalyser) invocation(c shCmd) invocation {
+	var inv invocation
+	w := c.words
+	rest := func(j int) string {
+		if j >= len(w) {
+			return ""
+		}
+		return strings.TrimSpace(c.text[w[j].start:])
+	}
+	has := func(from int, word string) int {
+		for j := from; j < len(w); j++ {
+			if w[j].val == word {
+				return j
+			}
+		}
+		return -1
+	}
+	// elsewhere: the package manager at word i works on other packages.
+	elsewhere := func(i int) bool {
+		for j := i + 1; j < len(w) && w[j].val != "--"; j++ {
+			if elsewhereFlags.MatchString(w[j].val) {
+				return true
+			}
+		}
+		return false
+	}
+	call := func(m string) {
+		if !slices.Contains(inv.calls, m) {
+			inv.calls = append(inv.calls, m)
+		}
+	}
+	skip := func(i int, flags map[string]bool) int {
+		for i < len(w) && flags[w[i].val] {
+			i++
+		}
+		return i
+	}
+	// script: the command runs script name, with the words from j on
+	// (yarn, pnpm and bun run a program of that name when there is no
+	// such script).
+	script := func(name string, j int, forwards bool, cut string) invocation {
+		if _, ok := a.scripts[name]; !ok {
+			if inv.launcher != "npm" && runnerName(name) != "" {
+				return a.runnerAt(inv, c, j-1)
+			}
+			return invocation{}
+		}
+		inv.ref, inv.forwards, inv.cut = name, forwards, cut
+		inv.refArgs = rest(j)
+		if dd := has(j, "--"); dd >= 0 && forwards && inv.launcher == "npm" {
+			inv.refArgs = rest(dd + 1)
+		}
+		return inv
+	}
+	inv.forwards = true
+	i := 0
+	for i < len(w) {
+		v := w[i].val
+		switch {
+		case envAssignRE.MatchString(v):
+			inv.env = append(inv.env, w[i].raw)
+			i++
+		case v == "cross-env":
+			i++
+		case v == "env":
+			i++
+			if i < len(w) && strings.HasPrefix(w[i].val, "-") {
+				return invocation{} // env -i, -u …
+			}
+		case v == "--":
+			i++
+		case v == "dotenv" || v == "dotenv-cli":
+			inv.wrapped = true
+			if dd := has(i, "--"); dd >= 0 {
+				i = dd + 1
+				continue
+			}
+			i++
+			for i < len(w) && strings.HasPrefix(w[i].val, "-") {
+				if !strings.Contains(w[i].val, "=") && (w[i].val == "-e" || w[i].val == "-v" || w[i].val == "-c") {
+					i++
+				}
+				i++
+			}
+		case v == "nyc" || v == "c8":
+			inv.wrapped = true
+			i++
+			for i < len(w) && strings.HasPrefix(w[i].val, "-") {
+				i++
+			}
+		case v == "npx" || v == "bunx" || v == "pnpx":
+			inv.launcher = v
+			call(map[string]string{"npx": "npm", "bunx": "bun", "pnpx": "pnpm"}[v])
+			i++
+			for i < len(w) {
+				f := w[i].val
+				switch {
+				case npxFlags[f] || f == "--":
+					i++
+				case (f == "-p" || f == "--package") && i+1 < len(w):
+					i += 2
+				case strings.HasPrefix(f, "--package="):
+					i++
+				default:
+					return a.runnerAt(inv, c, i)
+				}
+			}
+			return invocation{}
+		case v == "npm":
+			if elsewhere(i) {
+				return invocation{}
+			}
+			inv.launcher = "npm"
+			call("npm")
+			i = skip(i+1, managerFlags)
+			if i >= len(w) {
+				return invocation{}
+			}
+			switch sub := w[i].val; sub {
+			case "exec", "x":
+				j := skip(i+1, npxFlags)
+				dd := has(i+1, "--")
+				if dd == j {
+					j++
+				}
+				fwd := dd >= 0
+				inv.forwards = fwd
+				if !fwd {
+					inv.cut = "`npm exec` passes no options on without --"
+				}
+				return a.runnerAt(inv, c, j)
+			case "test", "t", "tst", "start":
+				name := map[string]string{"t": "test", "tst": "test"}[sub]
+				if name == "" {
+					name = sub
+				}
+				return script(name, i+1, has(i+1, "--") >= 0, "`npm "+sub+"` passes no arguments on without --")
+			case "run", "run-script", "rum", "urn":
+				j := skip(i+1, managerFlags)
+				if j >= len(w) {
+					return invocation{}
+				}
+				return script(w[j].val, j+1, has(j+1, "--") >= 0, "`npm run` passes no arguments on without --")
+			}
+			return invocation{}
+		case v == "yarn" || v == "pnpm" || v == "bun":
+			if elsewhere(i) {
+				return invocation{}
+			}
+			inv.launcher = v
+			call(v)
+			i = skip(i+1, managerFlags)
+			if i >= len(w) {
+				return invocation{}
+			}
+			sub := w[i].val
+			switch {
+			case sub == "run" || (sub == "run-script" && v == "pnpm"):
+				j := skip(i+1, managerFlags)
+				if j >= len(w) {
+					return invocation{}
+				}
+				return script(w[j].val, j+1, true, "")
+			case sub == "exec" || sub == "dlx" || (sub == "x" && v == "bun"):
+				j := i + 1
+				for j < len(w) && (w[j].val == "--" || managerFlags[w[j].val]) {
+					j++
+				}
+				return a.runnerAt(inv, c, j)
+			case sub == "test" && v == "bun":
+				return invocation{note: "bun test is bun's own test runner"}
+			case sub == "test" || ((sub == "t" || sub == "tst") && v == "pnpm"):
+				return script("test", i+1, true, "")
+			case strings.HasPrefix(sub, "-"):
+				return invocation{} // workspaces, filters, …: not one runner
+			}
+			return script(sub, i+1, true, "")
+		default:
+			return a.runnerAt(inv, c, i)
+		}
+	}
+	return invocation{}
+}
+
+// runnerName is the runner a program name starts, or "".
+func runnerName(name string) string {
+	switch name {
+	case "jest", "vitest", "mocha":
+		return name
+	case "_mocha":
+		return "mocha"
+	}
+	return ""
+}
+
+// runnerAt recognises the runner whose program is the command's word i.
+func (a *scriptAnalyser) runnerAt(inv invocation, c shCmd, i int) invocation {
+	w := c.words
+	if i >= len(w) {
+		return invocation{}
+	}
+	rest := func(j int) string {
+		if j >= len(w) {
+			return ""
+		}
+		return strings.TrimSpace(c.text[w[j].start:])
+	}
+	prog := w[i].val
+	if r := runnerName(path.Base(prog)); r != "" {
+		inv.runner = r
+		if prog != path.Base(prog) {
+			if inv.launcher != "" {
+				return invocation{} // npx ./x: not a program from node_modules/.bin
+			}
+			inv.exe = w[i].raw
+		}
+		inv.args = rest(i + 1)
+		return inv
+	}
+	if path.Base(prog) != "node" || inv.launcher != "" {
+		return invocation{}
+	}
+	// node [options] --test [files], or node [options] path/to/runner.
+	for j := i + 1; j < len(w); j++ {
+		f := w[j].val
+		if f == "--test" {
+			if strings.Contains(c.text, "--test-reporter") {
+				return invocation{note: "node --test with its own --test-reporter"}
+			}
+			inv.runner = "node-test"
+			inv.exe = strings.TrimSpace(c.text[w[i].start:w[i].end])
+			inv.args = rest(i + 1)
+			return inv
+		}
+		if nodeValueOptions[f] {
+			j++
+			continue
+		}
+		if strings.HasPrefix(f, "-") {
+			continue
+		}
+		m := runnerPathRE.FindStringSubmatch(f)
+		if m == nil {
+			return invocation{}
+		}
+		inv.runner = runnerName(strings.Join(m[1:], ""))
+		inv.exe = strings.TrimSpace(c.text[w[i].start:w[j].end])
+		inv.args = rest(j + 1)
+		return inv
+	}
+	return invocation{}
+}
+
+// shWord is a word of a shell command: as written, and its value.
+type shWord struct {
+	raw, val   string
+	start, end int // in shCmd.text
+}
+
+// shCmd is one simple command of a shell script.
+type shCmd struct {
+	text  string
+	words []shWord
+	odd   string // why it is more than a plain command: redirection, substitution, subshell
+}
+
+// shParse splits a script into its simple commands (at &&, ||, ;, |, & and
+// newlines), and each into words, as sh would for the common forms
+// (quotes, escapes, comments). ok is false for unbalanced quotes.
+func shParse(s string) (cmds []shCmd, ok bool) {
+	var cur shCmd
+	start := 0 // of the current command in s
+	var val strings.Builder
+	wordStart := -1
+	endWord := func(i int) {
+		if wordStart >= 0 {
+			cur.words = append(cur.words, shWord{raw: s[wordStart:i], val: val.String(), start: wordStart - start, end: i - start})
+			wordStart = -1
+			val.Reset()
+		}
+	}
+	endCmd := func(i, next int) {
+		endWord(i)
+		cur.text = s[start:i]
+		if len(cur.words) > 0 {
+			cmds = append(cmds, cur)
+		}
+		cur = shCmd{}
+		start = next
+	}
+	mark := func(why string) {
+		if cur.odd == "" {
+			cur.odd = why
+		}
+	}
+	inWord := func(i int) {
+		if wordStart < 0 {
+			wordStart = i
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case ' ', '\t', '\r':
+			endWord(i)
+		case '\n':
+			endCmd(i, i+1)
+		case ';':
+			endCmd(i, i+1)
+		case '&', '|':
+			if c == '&' && i+1 < len(s) && s[i+1] == '>' {
+				mark("redirection")
+				endWord(i)
+				i++
+				continue
+			}
+			if i+1 < len(s) && s[i+1] == c {
+				endCmd(i, i+2)
+				i++
+				continue
+			}
+			if c == '|' && i+1 < len(s) && s[i+1] == '&' {
+				endCmd(i, i+2)
+				i++
+				continue
+			}
+			if c == '&' {
+				mark("background") // its exit status is lost
+			}
+			endCmd(i, i+1)
+		case '>', '<':
+			mark("redirection")
+			endWord(i)
+			if i+1 < len(s) && (s[i+1] == '&' || s[i+1] == '>') {
+				i++ // >&2, >>
+			}
+		case '`':
+			mark("substitution")
+			inWord(i)
+		case '(', ')':
+			if wordStart < 0 {
+				mark("subshell")
+			}
+			inWord(i)
+			val.WriteByte(c)
+		case '#':
+			if wordStart < 0 {
+				for i < len(s) && s[i] != '\n' {
+					i++
+				}
+				i-- // the newline ends the command
+				continue
+			}
+			val.WriteByte(c)
+		case '\\':
+			inWord(i)
+			if i+1 < len(s) {
+				i++
+				if s[i] != '\n' {
+					val.WriteByte(s[i])
+				}
+			}
+		case '\'':
+			inWord(i)
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			val.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+		case '"':
+			inWord(i)
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				switch {
+				case s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`\n", s[i+1]) >= 0:
+					i++
+					if s[i] != '\n' {
+						val.WriteByte(s[i])
+					}
+				case s[i] == '`' || (s[i] == '$' && i+1 < len(s) && s[i+1] == '('):
+					mark("substitution")
+					val.WriteByte(s[i])
+				default:
+					val.WriteByte(s[i])
+				}
+			}
+			if i >= len(s) {
+				return nil, false
+			}
+		case '$':
+			inWord(i)
+			if i+1 < len(s) && s[i+1] == '(' {
+				mark("substitution")
+			}
+			val.WriteByte(c)
+		default:
+			inWord(i)
+			val.WriteByte(c)
+		}
+	}
+	endCmd(len(s), len(s))
+	return cmds, true
 }
 
 func detectPackageJSON(dir string) ([]Detected, string, error) {
@@ -155,7 +790,13 @@ func detectPackageJSON(dir string) ([]Detected, string, error) {
 	if err := json.Unmarshal([]byte(data), &pkg); err != nil {
 		return nil, "package.json could not be parsed: " + err.Error(), nil
 	}
-	script, _ := pkg.Scripts["test"].(string)
+	scripts := map[string]string{}
+	for k, v := range pkg.Scripts {
+		if s, ok := v.(string); ok {
+			scripts[k] = s
+		}
+	}
+	script := scripts["test"]
 	switch {
 	case strings.TrimSpace(script) == "":
 		return nil, "package.json has no scripts.test", nil
@@ -163,40 +804,49 @@ func detectPackageJSON(dir string) ([]Detected, string, error) {
 		return nil, "package.json scripts.test is the npm init placeholder", nil
 	}
 
-	pm, pmWhy := "", ""
-	for _, l := range lockfiles {
-		ok, err := isFile(filepath.Join(dir, l.file))
-		if err != nil {
-			return nil, "", err
-		}
-		if ok {
-			pm, pmWhy = l.manager, l.file
-			break
-		}
+	pm, err := chooseManager(dir, pkg.PackageManager)
+	if err != nil {
+		return nil, "", err
 	}
-	if pm == "" {
-		// No lockfile: the packageManager field ("pnpm@9.1.0") may say.
-		if name, _, _ := strings.Cut(pkg.PackageManager, "@"); name != "" {
-			if _, known := testScript[name]; known {
-				pm, pmWhy = name, "packageManager field"
-			}
-		}
-	}
-	if pm == "" {
-		pm, pmWhy = "npm", "no lockfile"
-	}
+	sc := analyseScripts(scripts, "test")
+	_, pre := scripts["pretest"]
+	_, post := scripts["posttest"]
 
-	sc := analyseScript(script)
-	_, pre := pkg.Scripts["pretest"].(string)
-	_, post := pkg.Scripts["posttest"].(string)
-	direct := sc.simple && !pre && !post
-	if direct && sc.runner != "node-test" && pm != "npm" {
-		ok, _ := isFile(filepath.Join(dir, "node_modules", ".bin", sc.runner))
-		direct = ok
+	// The script cannot run when a package manager it calls is missing
+	// (the one running it, through corepack, runs its scripts' calls too).
+	var missing []string
+	for _, m := range sc.calls {
+		if !installed(m) && !(pm.ok && m == pm.name) {
+			missing = append(missing, m)
+		}
 	}
+	canDirect := sc.runner != "" && sc.simple && !pre && !post
+	if canDirect && sc.runner != "node-test" && sc.exe == "" && pm.ok && pm.name != "npm" {
+		// pnpm, yarn and bun can find a runner elsewhere than in
+		// node_modules/.bin (Plug'n'Play, a store).
+		ok, _ := isFile(filepath.Join(dir, "node_modules", ".bin", sc.runner))
+		canDirect = ok
+	}
+	because := ""
+	switch {
+	case !canDirect:
+	case len(missing) > 0:
+		because = fmt.Sprintf(" (the script calls %s, which is not installed)", strings.Join(missing, " and "))
+	case !pm.ok:
+		because = " (no package manager to run the script)"
+	case sc.runner != "node-test" && !sc.last && sc.tail:
+		because = " (arguments cannot reach it through the script: " + sc.cut + ")"
+	case !sc.plain:
+		canDirect = false
+	}
+	direct := canDirect
 	d := nodeCommand(dir, pm, sc, direct)
 	d.Kind = "node"
-	why := fmt.Sprintf("package.json scripts.test (%s, %s)", pm, pmWhy)
+	why := fmt.Sprintf("package.json scripts.test (%s)", pm.why)
+	what := runnerTitle(sc.runner)
+	if len(sc.via) > 0 {
+		what += " through " + strings.Join(sc.via, ", then ")
+	}
 	switch {
 	case sc.note != "":
 		why += ": " + sc.note + ", output read as text"
@@ -204,10 +854,21 @@ func detectPackageJSON(dir string) ([]Detected, string, error) {
 		why += fmt.Sprintf(": %s is not the script's last command (or its output is redirected), output read as text", runnerTitle(sc.elsewhere))
 	case sc.runner == "":
 		why += ": runner not recognised, output read as text"
+	case direct && sc.plain && len(sc.via) == 0:
+		why += fmt.Sprintf(": the script is exactly %s, run directly", what)
 	case direct:
-		why += fmt.Sprintf(": the script is exactly %s, run directly", runnerTitle(sc.runner))
+		why += fmt.Sprintf(": the script runs %s, run directly%s", what, because)
+	case d.Runner == "script":
+		cut := "arguments cannot reach it"
+		if sc.cut != "" {
+			cut += " (" + sc.cut + ")"
+		}
+		why += fmt.Sprintf(": the script runs %s but %s, and it cannot run directly; output read as text", what, cut)
 	default:
-		why += fmt.Sprintf(": runs %s, through %s", runnerTitle(sc.runner), pm)
+		why += fmt.Sprintf(": runs %s, through %s", what, pm.name)
+	}
+	if len(missing) > 0 && !direct {
+		why += fmt.Sprintf("; the script calls %s, which is not installed", strings.Join(missing, " and "))
 	}
 	if sc.runner == "jest" && d.Format == "junit" {
 		why += ", jest-junit installed"
@@ -223,31 +884,60 @@ func runnerTitle(r string) string {
 	return r
 }
 
+// vitestRun makes sure vitest runs once, not in watch mode (CI=true does
+// too, but a developer's environment may say otherwise): "run" first in
+// the arguments of a direct command.
+func vitestRun(args string) string {
+	f := strings.Fields(args)
+	switch {
+	case len(f) > 0 && f[0] == "run", slices.Contains(f, "--run"):
+		return args
+	case len(f) > 0 && (f[0] == "watch" || f[0] == "dev"):
+		return strings.TrimSpace("run " + strings.TrimSpace(strings.TrimPrefix(args, f[0])))
+	}
+	return strings.TrimSpace("run " + args)
+}
+
 // nodeCommand builds the command for a script whose runner was analysed.
-func nodeCommand(dir, pm string, sc nodeScript, direct bool) Detected {
-	ts := testScript[pm]
+func nodeCommand(dir string, pm nodeManager, sc nodeScript, direct bool) Detected {
 	through := func(args string) string {
 		if args == "" {
-			return ts.run
+			return pm.run
 		}
-		return ts.run + ts.sep + args
+		return pm.run + pm.sep + args
 	}
-	npx := func(args string) string {
-		cmd := "npx --no-install " + sc.runner
-		if sc.args != "" {
-			cmd += " " + sc.args
+	exe := sc.exe
+	if exe == "" {
+		if installed("npx") {
+			exe = "npx --no-install " + sc.runner
+		} else {
+			exe = "node_modules/.bin/" + sc.runner
 		}
-		return cmd + " " + args
+	}
+	if sc.env != "" {
+		exe = sc.env + " " + exe
+	}
+	runArgs := sc.args
+	if sc.runner == "vitest" {
+		runArgs = vitestRun(runArgs)
 	}
 	runWith := func(args string) string {
 		if direct {
-			return npx(args)
+			cmd := exe
+			if runArgs != "" {
+				cmd += " " + runArgs
+			}
+			return cmd + " " + args
+		}
+		if sc.runner == "vitest" && vitestRun(sc.args) != sc.args {
+			args = "--run " + args
 		}
 		return through(args)
 	}
+	reach := direct || sc.last
 
 	switch {
-	case sc.runner == "jest" && sc.last:
+	case sc.runner == "jest" && reach:
 		if ok, _ := isFile(filepath.Join(dir, "node_modules", "jest-junit", "package.json")); ok {
 			env := `JEST_JUNIT_OUTPUT_FILE="$ULTRA_REPORT" JEST_JUNIT_CLASSNAME='{filepath}' JEST_JUNIT_TITLE='{classname} > {title}' JEST_JUNIT_ANCESTOR_SEPARATOR=' > ' JEST_JUNIT_ADD_FILE_ATTRIBUTE=true JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true `
 			cmd := env + runWith("--reporters=default --reporters=jest-junit")
@@ -255,17 +945,17 @@ func nodeCommand(dir, pm string, sc nodeScript, direct bool) Detected {
 		}
 		cmd := runWith(`--json --outputFile="$ULTRA_REPORT" --testLocationInResults`)
 		return Detected{Runner: "jest", Command: cmd, Format: "jest-json", Report: "$ULTRA_REPORT", sel: selector{how: "jest", pre: cmd}}
-	case sc.runner == "vitest" && sc.last:
+	case sc.runner == "vitest" && reach:
 		cmd := runWith(`--reporter=default --reporter=junit --outputFile.junit="$ULTRA_REPORT"`)
 		return Detected{Runner: "vitest", Command: cmd, Format: "junit", Report: "$ULTRA_REPORT", sel: selector{how: "vitest", pre: cmd}}
-	case sc.runner == "mocha" && sc.last:
+	case sc.runner == "mocha" && reach:
 		cmd := runWith(`--reporter xunit --reporter-option output="$ULTRA_REPORT"`)
 		return Detected{Runner: "mocha", Command: cmd, Format: "junit", Report: "$ULTRA_REPORT", sel: selector{how: "mocha", pre: cmd}}
 	case sc.runner == "node-test" && direct:
 		pre := sc.nodeBefore + " --test-reporter=tap"
 		return Detected{Runner: "node-test", Command: pre + sc.nodeAfter, Format: "tap",
 			sel: selector{how: "node", pre: pre, post: sc.nodeAfter}}
-	case sc.runner == "node-test" && sc.last:
+	case sc.runner == "node-test" && sc.tail:
 		// Options cannot follow the files through the package manager;
 		// the reporter can go through NODE_OPTIONS, a name pattern cannot.
 		cmd := `NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--test-reporter=tap" ` + through("")
