@@ -9,29 +9,40 @@ package verify
 //
 //	go test -v    "--- PASS: TestX (0.00s)", "--- FAIL: …", "--- SKIP: …" (any indent),
 //	              package lines "ok  \tpkg\t0.1s", "FAIL\tpkg\t0.1s", "FAIL\tpkg [build failed]"
+//	unittest      "Ran 6 tests in 0.01s" then "FAILED (failures=2, errors=1, skipped=1)" or "OK"
+//	ctest         "50% tests passed, 2 tests failed out of 4"
 //	TAP           "ok 1 - name", "not ok 2 - name", "# SKIP"/"# TODO" directives
 //	TAP summary   "# pass 3", "# fail 1", "# skipped 1", "# todo 0", "# cancelled 0" (node --test, tape)
 //	node --test   the spec reporter's "ℹ pass 3", "ℹ fail 1", …
 //	jest          "Tests:       1 failed, 2 passed, 3 total"
 //	vitest        "      Tests  1 failed | 2 passed (3)"
 //	mocha         "  2 passing (5ms)", "  1 failing", "  1 pending"
-//	pytest        "==== 1 failed, 2 passed, 1 skipped in 0.12s ===="
+//	pytest        "==== 1 failed, 2 passed, 1 skipped, 2 errors in 0.12s ===="
 //	plain         "3 passed, 0 failed", "3 passed, 1 failed, 2 skipped"
 //
 // Each format is a family and families are added up, so that a Makefile
 // running several suites is counted in full. Within a family a summary
 // wins over per-test lines of the same run: TAP's "# pass N" over its
 // "ok N" lines, and in go test -v a package's test lines over its
-// "ok pkg" line. Without any test line, a package line counts the package
-// as one test (go test without -v prints nothing else); "[no test files]"
-// and "[no tests to run]" count nothing. TAP lines count only at the top
+// "ok pkg" line. go test -v counts every "---" line, tests and subtests
+// alike. Without any test line, a package line counts the package as one
+// test (go test without -v prints nothing else); "[no test files]" and
+// "[no tests to run]" count nothing. TAP lines count only at the top
 // level (nested subtests are indented). Skipped and todo tests are
-// skipped; cancelled tests (node) and pytest errors are failures.
+// skipped; cancelled tests (node) are failures. Errors are counted apart
+// from failures: pytest's errors, unittest's errors=, a Go package that
+// failed with no failing test ("[build failed]", a panic in init), a jest
+// test file that failed to run ("● Test suite failed to run") and a
+// vitest one that failed to load ("FAIL  a.test.ts [ a.test.ts ]").
 //
-// Failing names are collected from go "--- FAIL:" lines (leaf rule, named
-// "pkg.TestX" when the package line follows), TAP "not ok" lines, jest "●"
-// headers, vitest "FAIL file > suite > test" lines, node spec "✖ name (…ms)"
-// lines and pytest "FAILED path::test" lines.
+// Failing names are collected from go "--- FAIL:" lines (named
+// "pkg.TestX" when the package line follows; a parent that failed only
+// through its subtests as "pkg.TestX (1 of 3 subtests failed: b)"), TAP
+// "not ok" lines, jest "●" headers (the test file for "Test suite failed
+// to run"), vitest "FAIL file > suite > test" and "× suite > test" lines
+// (each test once: "suite > test" is dropped when "file > suite > test"
+// is there too), node spec "✖ name (…ms)" lines and pytest
+// "FAILED path::test" and "ERROR path" lines.
 
 import (
 	"encoding/json"
@@ -43,13 +54,15 @@ import (
 	"github.com/ultra-dev/ultra/internal/verify/report"
 )
 
-// tally counts tests.
-type tally struct{ Passed, Failed, Skipped int }
+// tally counts tests. Failed does not include Errors (tests, files or
+// packages that could not run).
+type tally struct{ Passed, Failed, Skipped, Errors int }
 
 func (t *tally) add(o tally) {
 	t.Passed += o.Passed
 	t.Failed += o.Failed
 	t.Skipped += o.Skipped
+	t.Errors += o.Errors
 }
 
 // parsed is what was read from one command's output.
@@ -173,46 +186,73 @@ func (n *nameSet) add(name string) {
 	n.list = append(n.list, name)
 }
 
-// countLeaves applies the subtest rule to tests named with "/" for
-// subtests (Go): only leaves count, except a parent that failed (or never
-// finished, state "run") while none of its descendants did, which counts
-// as one failure. order lists names in first-seen order; state maps them
-// to "pass", "fail", "skip" or "run". It returns the tally and the
-// failing names in order.
-func countLeaves(order []string, state map[string]string) (tally, []string) {
-	isParent := map[string]bool{}
+// countTests counts tests named with "/" for subtests (Go) as go test -v
+// prints them: every test and subtest once. A test that never finished
+// (state "run") is a failure. order lists names in first-seen order;
+// state maps them to "pass", "fail", "skip" or "run". It returns the
+// tally and the failing tests in order; a parent that failed only
+// through its subtests has the note "1 of 3 subtests failed: b".
+func countTests(order []string, state map[string]string) (tally, []failedTest) {
+	known := make(map[string]bool, len(order))
+	for _, name := range order {
+		known[name] = true
+	}
+	kids := map[string][]string{} // direct subtests, by parent
 	badBelow := map[string]bool{}
 	for _, name := range order {
 		bad := state[name] != "pass" && state[name] != "skip"
+		parent := ""
 		for i := len(name) - 1; i > 0; i-- {
-			if name[i] == '/' {
-				isParent[name[:i]] = true
-				if bad {
-					badBelow[name[:i]] = true
-				}
+			if name[i] != '/' {
+				continue
 			}
+			if bad {
+				badBelow[name[:i]] = true
+			}
+			if parent == "" && known[name[:i]] {
+				parent = name[:i]
+			}
+		}
+		if parent != "" {
+			kids[parent] = append(kids[parent], name)
 		}
 	}
 	var t tally
-	var failing []string
+	var failing []failedTest
 	for _, name := range order {
 		switch state[name] {
 		case "pass":
-			if !isParent[name] {
-				t.Passed++
-			}
+			t.Passed++
 		case "skip":
-			if !isParent[name] {
-				t.Skipped++
-			}
+			t.Skipped++
 		default: // fail, or started and never finished
-			if !badBelow[name] {
-				t.Failed++
-				failing = append(failing, name)
+			t.Failed++
+			f := failedTest{name: name}
+			if badBelow[name] {
+				var bad []string
+				for _, k := range kids[name] {
+					if st := state[k]; st != "pass" && st != "skip" {
+						bad = append(bad, strings.TrimPrefix(k, name+"/"))
+					}
+				}
+				f.note = report.SubtestSummary(bad, len(kids[name]))
 			}
+			failing = append(failing, f)
 		}
 	}
 	return t, failing
+}
+
+// failedTest is a failing test of countTests: its name, and for a parent
+// that failed through its subtests, which.
+type failedTest struct{ name, note string }
+
+// String is the name, with the note in parentheses.
+func (f failedTest) String() string {
+	if f.note == "" {
+		return f.name
+	}
+	return f.name + " (" + f.note + ")"
 }
 
 // ---- go test -json ----
@@ -365,18 +405,21 @@ func (p *goJSONParser) finish() (tally, []goFailure) {
 		for name, t := range pkg.tests {
 			state[name] = t.state
 		}
-		t, failing := countLeaves(pkg.order, state)
+		t, failing := countTests(pkg.order, state)
 		total.add(t)
-		for _, name := range failing {
-			t := pkg.tests[name]
+		for _, f := range failing {
+			t := pkg.tests[f.name]
 			out := t.out.String()
 			if t.state == "run" {
 				out = "(started but never finished)\n" + out
 			}
-			failures = append(failures, goFailure{name: path + "." + name, output: out})
+			if f.note != "" {
+				out = f.note + "\n" + out
+			}
+			failures = append(failures, goFailure{name: path + "." + f.String(), output: out})
 		}
 		if pkg.result == "fail" && t.Failed == 0 {
-			total.Failed++
+			total.Errors++
 			f := goFailure{name: path, output: pkg.out.String()}
 			if pkg.failedBuild != "" {
 				f.note = " [build failed]"
@@ -449,6 +492,8 @@ const (
 	famVitest
 	famMocha
 	famPytest
+	famUnittest
+	famCTest
 	famPlain
 	numFamilies
 )
@@ -462,17 +507,22 @@ var familyNames = [numFamilies]string{
 	famVitest:     "vitest",
 	famMocha:      "mocha",
 	famPytest:     "pytest",
+	famUnittest:   "unittest",
+	famCTest:      "ctest",
 	famPlain:      "passed/failed line",
 }
 
 type goTextResult struct{ name, state string }
 
 type textParser struct {
-	fam     [numFamilies]tally
-	seen    [numFamilies]bool
-	goBlock []goTextResult // go test lines since the last package line
-	names   []string       // failing names, in order (bounded by nameSet later)
-	noTests string
+	fam      [numFamilies]tally
+	seen     [numFamilies]bool
+	goBlock  []goTextResult // go test lines since the last package line
+	names    []string       // failing names, in order (bounded by nameSet later)
+	noTests  string
+	jestFile string // the file of jest's last "FAIL file" line
+	utRan    int    // unittest's "Ran N tests"
+	utSeen   bool   // utRan was read, its "OK"/"FAILED" line not yet
 }
 
 var (
@@ -490,6 +540,11 @@ var (
 	pytestRE    = regexp.MustCompile(`^(.+?) in \d+(?:\.\d+)?s(?: \([0-9:.]+\))?$`)
 	countItemRE = regexp.MustCompile(`^(\d+) (\w+)$`)
 
+	utRanTextRE  = regexp.MustCompile(`^Ran (\d+) tests? in [\d.]+s$`)
+	utEndTextRE  = regexp.MustCompile(`^(OK|FAILED)(?: \((.*)\))?$`)
+	ctestSumRE   = regexp.MustCompile(`^\d+% tests passed, (\d+) tests? failed out of (\d+)$`)
+	jestFileRE   = regexp.MustCompile(`^\s*FAIL\s+(\S+)\s*(?:\(\d.*\))?$`)
+	vitestLoadRE = regexp.MustCompile(`^\s*FAIL\s+(\S+) \[ (\S+) \]$`)
 	jestNameRE   = regexp.MustCompile(`^\s*● (.+)$`)
 	vitestNameRE = regexp.MustCompile(`^\s*(?:FAIL|×|✗)\s+(.+ > .+?)(?:\s+\d+m?s)?$`)
 	nodeNameRE   = regexp.MustCompile(`^\s*✖ (.+?) \(\d+(?:\.\d+)?m?s\)`)
@@ -588,20 +643,56 @@ func (p *textParser) line(s string) {
 		}
 		return
 	}
+	if m := utRanTextRE.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+		p.utRan, _ = strconv.Atoi(m[1])
+		p.utSeen = true
+		return
+	}
+	if m := utEndTextRE.FindStringSubmatch(strings.TrimSpace(s)); m != nil && p.utSeen {
+		p.hit(famUnittest, unittestTally(p.utRan, m[2]))
+		p.utSeen = false
+		return
+	}
+	if m := ctestSumRE.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+		failed, _ := strconv.Atoi(m[1])
+		total, _ := strconv.Atoi(m[2])
+		// ctest counts the tests that skipped themselves as passed.
+		p.hit(famCTest, tally{Passed: max(0, total-failed), Failed: failed})
+		return
+	}
 	if t, ok := parsePlainCounts(s); ok {
 		p.hit(famPlain, t)
 		return
 	}
+	if m := vitestLoadRE.FindStringSubmatch(s); m != nil && m[1] == m[2] {
+		// vitest: a test file that failed to load.
+		p.hit(famVitest, tally{Errors: 1})
+		p.name(m[1])
+		return
+	}
+	if m := jestFileRE.FindStringSubmatch(s); m != nil {
+		p.jestFile = m[1]
+		return
+	}
 	switch {
 	case jestNameRE.MatchString(s):
-		if n := jestNameRE.FindStringSubmatch(s)[1]; !strings.HasPrefix(n, "Console") {
+		n := jestNameRE.FindStringSubmatch(s)[1]
+		switch {
+		case strings.HasPrefix(n, "Console"):
+		case n == jestSuiteFailed:
+			// The file could not run: an error, named by the file.
+			p.hit(famJest, tally{Errors: 1})
+			if p.jestFile != "" {
+				p.name(strings.TrimPrefix(p.jestFile, "./"))
+			}
+		default:
 			p.name(n)
 		}
 	case vitestNameRE.MatchString(s):
 		p.name(vitestNameRE.FindStringSubmatch(s)[1])
 	case nodeNameRE.MatchString(s):
 		p.name(nodeNameRE.FindStringSubmatch(s)[1])
-	case pytestNameRE.MatchString(s):
+	case pytestNameRE.MatchString(s) && !strings.HasPrefix(s, "ERROR collecting"):
 		p.name(pytestNameRE.FindStringSubmatch(s)[1])
 	case p.noTests == "" && noTestsRE.MatchString(strings.TrimSpace(s)):
 		p.noTests = clip(strings.TrimSpace(s), 200)
@@ -652,17 +743,19 @@ func (p *textParser) flushGo(pkg, status, rest string) {
 				state[r.name] = r.state
 			}
 		}
-		t, failing = countLeaves(order, state)
-		if pkg != "" {
-			for i, n := range failing {
-				failing[i] = pkg + "." + n
+		var failed []failedTest
+		t, failed = countTests(order, state)
+		for _, f := range failed {
+			if pkg != "" {
+				f.name = pkg + "." + f.name
 			}
+			failing = append(failing, f.String())
 		}
 	}
 	switch {
 	case status == "FAIL" && t.Failed == 0:
-		t.Failed++
-		failing = append(failing, pkg) // build or setup failure, panic, timeout
+		t.Errors++ // build or setup failure, panic, timeout: an error, as in go test -json
+		failing = append(failing, pkg)
 	case status == "ok" && len(block) == 0 && !strings.Contains(rest, "[no tests to run]"):
 		t.Passed++ // go test without -v: the package is the unit
 	}
@@ -713,8 +806,10 @@ func parsePytestSummary(s string) (tally, bool) {
 		switch im[2] {
 		case "passed", "xpassed":
 			t.Passed += n
-		case "failed", "error", "errors":
+		case "failed":
 			t.Failed += n
+		case "error", "errors":
+			t.Errors += n
 		case "skipped", "xfailed":
 			t.Skipped += n
 		case "deselected", "warning", "warnings", "rerun", "subtests":
@@ -725,6 +820,30 @@ func parsePytestSummary(s string) (tally, bool) {
 		counted = true
 	}
 	return t, counted
+}
+
+// unittestTally reads the counts of unittest's summary: "Ran N tests" and
+// what follows "FAILED" or "OK" in parentheses ("failures=2, errors=1,
+// skipped=1, expected failures=1, unexpected successes=1").
+func unittestTally(ran int, detail string) tally {
+	var t tally
+	for item := range strings.SplitSeq(detail, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok {
+			continue
+		}
+		n, _ := strconv.Atoi(v)
+		switch k {
+		case "failures", "unexpected successes":
+			t.Failed += n
+		case "errors":
+			t.Errors += n
+		case "skipped":
+			t.Skipped += n
+		}
+	}
+	t.Passed = max(0, ran-t.Failed-t.Errors-t.Skipped)
+	return t
 }
 
 // parsePlainCounts reads a line made only of "N passed", "N failed" and
@@ -773,7 +892,38 @@ func (p *textParser) finish() (tally, []string, []string) {
 		t.add(p.fam[f])
 		formats = append(formats, familyNames[f])
 	}
-	return t, formats, p.names
+	return t, formats, dedupTitles(p.names)
+}
+
+// dedupTitles drops the names that repeat another one without its test
+// file: vitest prints a failing test as "suite > test" under its file and
+// again as "src/a.test.ts > suite > test"; the second is its id.
+func dedupTitles(names []string) []string {
+	long := map[string]bool{}
+	for _, n := range names {
+		if first, rest, ok := strings.Cut(n, jsTitleSep); ok && jsFileRE.MatchString(first) {
+			// every tail of the titles after the file
+			for r := rest; ; {
+				long[r] = true
+				_, next, ok := strings.Cut(r, jsTitleSep)
+				if !ok {
+					break
+				}
+				r = next
+			}
+		}
+	}
+	if len(long) == 0 {
+		return names
+	}
+	out := names[:0:0]
+	for _, n := range names {
+		if first, _, ok := strings.Cut(n, jsTitleSep); ok && !jsFileRE.MatchString(first) && long[n] {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // ---- excerpt of text output ----

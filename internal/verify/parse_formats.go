@@ -45,8 +45,10 @@ const maxJestJSON = 256 << 20
 
 // parseJestJSON reads the report of jest --json. Test names are the test
 // file (relative to root when under it), the describe blocks and the title
-// joined by " > ", as vitest's are; Suite is the test file. A test file that failed to run (syntax
-// error, failing import) is one errored case named after the file.
+// joined by " > ", as vitest's are; Suite is the test file. A test file
+// that failed to run (syntax error, failing import: jest's "Test suite
+// failed to run") is one errored case of Kind report.KindCollection named
+// after the file.
 func parseJestJSON(r io.Reader, root string) (*report.Report, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxJestJSON+1))
 	if err != nil {
@@ -66,7 +68,7 @@ func parseJestJSON(r io.Reader, root string) (*report.Report, error) {
 	for _, f := range j.TestResults {
 		file := relTo(root, f.Name)
 		if len(f.AssertionResults) == 0 && (f.Status == "failed" || f.TestExecError != nil) {
-			c := report.Case{Name: file, Suite: file, Status: report.Error, File: file,
+			c := report.Case{Name: file, Suite: file, Status: report.Error, File: file, Kind: report.KindCollection,
 				Message: clipMessage(stripANSI(f.Message))}
 			if l := jestLine(f.Message, f.Name, file); l > 0 {
 				c.Line = l
@@ -161,8 +163,9 @@ func unittestName(method, paren string) string {
 // parseUnittest reads the output of python -m unittest -v: a case per
 // "name (id) ... status" line, failure tracebacks as messages (with the
 // test file's line), and the "Ran N tests" / "FAILED (failures=1,
-// errors=2, skipped=3)" summary. An error outside a test (a module that
-// fails to import) is an errored case with its id.
+// errors=2, skipped=3)" summary. A module that fails to import
+// (unittest.loader._FailedTest) is an errored case of Kind
+// report.KindCollection named by the module.
 func parseUnittest(r io.Reader, root string) (*report.Report, error) {
 	rep := &report.Report{Format: "unittest"}
 	index := map[string]int{} // name → case index
@@ -191,6 +194,9 @@ func parseUnittest(r io.Reader, root string) (*report.Report, error) {
 		c := &order[i]
 		if c.Status != report.Error || block.Status == report.Error {
 			c.Status = block.Status
+		}
+		if block.Kind != "" {
+			c.Kind = block.Kind
 		}
 		if c.Message != "" {
 			msg = c.Message + "\n\n" + msg
@@ -225,6 +231,7 @@ func parseUnittest(r io.Reader, root string) (*report.Report, error) {
 		index[name] = len(order)
 		order = append(order, report.Case{Name: name, Suite: name[:max(0, strings.LastIndexByte(name, '.'))], Status: st})
 	}
+	failedLoad := map[string]bool{} // modules of unittest.loader._FailedTest
 	err := readLinesTrimmed(r, func(line string) {
 		if m := utBlockRE.FindStringSubmatch(line); m != nil && !strings.HasPrefix(line, " ") {
 			flush()
@@ -237,6 +244,7 @@ func parseUnittest(r io.Reader, root string) (*report.Report, error) {
 			if strings.HasPrefix(m[3], "unittest.loader._Failed") {
 				// The module could not be imported: name the test after it.
 				block.Name, block.Suite = m[2], m[2]
+				block.Kind = report.KindCollection
 			}
 			if extra := strings.TrimSpace(m[4]); extra != "" {
 				blockMsg.WriteString(extra + "\n")
@@ -273,6 +281,7 @@ func parseUnittest(r io.Reader, root string) (*report.Report, error) {
 			name := unittestName(m[1], m[2])
 			if strings.HasPrefix(m[2], "unittest.loader._Failed") {
 				name = m[1] // a module that could not be imported
+				failedLoad[name] = true
 			}
 			if s := utStatusRE.FindStringSubmatch(line); s != nil {
 				pending = ""
@@ -297,6 +306,10 @@ func parseUnittest(r io.Reader, root string) (*report.Report, error) {
 		return nil, errors.New("unittest: no test lines and no \"Ran N tests\" line")
 	}
 	for _, c := range order {
+		if failedLoad[c.Name] && c.Status == report.Error {
+			c.Kind = report.KindCollection
+			c.Suite = c.Name
+		}
 		addCase(rep, c)
 	}
 	if !sawEnd && ran < 0 {

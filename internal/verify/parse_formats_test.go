@@ -195,6 +195,7 @@ func FuzzJestJSON(f *testing.F) {
 	f.Add(jestSample)
 	f.Add(`{"numTotalTests":0,"testResults":[]}`)
 	f.Add(`{"testResults":[{"name":"x","assertionResults":[{"title":"t","status":"weird","failureMessages":["at (x:1:2)"]}]}]}`)
+	f.Add(`{"numTotalTests":0,"testResults":[{"name":"/p/a.test.js","status":"failed","message":"  ● Test suite failed to run\n\n    Cannot find module 'x' from 'a.test.js'","assertionResults":[]}]}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		rep, _ := parseJestJSON(strings.NewReader(s), "/p")
 		checkReport(t, rep)
@@ -205,6 +206,7 @@ func FuzzUnittest(f *testing.F) {
 	f.Add(unittestSample)
 	f.Add("test_a (t.C) ... ok\n")
 	f.Add("FAIL: x (y)\n-----\nFile \"a\", line 99999999999999999999\n")
+	f.Add(unittestOut) // a module that does not import (unittest.loader._FailedTest)
 	f.Fuzz(func(t *testing.T, s string) {
 		rep, _ := parseUnittest(strings.NewReader(s), "/p")
 		checkReport(t, rep)

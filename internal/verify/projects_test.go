@@ -183,12 +183,13 @@ func TestOK(t *testing.T)    {}
 	})
 	res := verify(t, Request{Dir: dir})
 	wantStatus(t, res, StatusFail)
-	wantCounts(t, res, 3, 2, 1)
+	wantCounts(t, res, 3, 3, 1) // go test -v's lines: TestTable fails through TestTable/wrong
 	wantJSON(t, res)
 	if len(res.Commands) != 2 || res.Commands[0].Dir != "" || res.Commands[1].Dir != "tools" {
 		t.Fatalf("commands = %+v", res.Commands)
 	}
-	wantFailing(t, res, "example.com/calc.TestTable/wrong (calc_test.go:18)", "example.com/tools/lint.TestLint (tools/lint/lint_test.go:5)")
+	wantFailing(t, res, "example.com/calc.TestTable (1 of 2 subtests failed: wrong)", "example.com/calc.TestTable/wrong (calc_test.go:18)",
+		"example.com/tools/lint.TestLint (tools/lint/lint_test.go:5)")
 	wantCase(t, res, "example.com/calc.TestTable/small", report.Passed)
 	wantCase(t, res, "example.com/tools/lint.TestLater", report.Skipped)
 	sum := res.Summary()
@@ -201,7 +202,7 @@ func TestOK(t *testing.T)    {}
 	// Only the failing tests: each module runs only its own, per package.
 	res = verify(t, Request{Dir: dir, Only: []string{"example.com/tools/lint.TestLint", "example.com/calc.TestTable/wrong"}})
 	wantStatus(t, res, StatusFail)
-	wantCounts(t, res, 0, 2, 0)
+	wantCounts(t, res, 0, 3, 0) // TestLint, TestTable/wrong and TestTable, which ran it
 	if !res.Selected || len(res.Commands) != 2 || !strings.Contains(res.Commands[0].Command, "-run '^TestTable$/^wrong$' example.com/calc") {
 		t.Errorf("selected %v, commands %+v", res.Selected, res.Commands)
 	}
@@ -315,7 +316,7 @@ test('top', () => { console.log('noise'); });
 			}
 			res := verify(t, Request{Dir: dir})
 			wantStatus(t, res, StatusFail)
-			wantCounts(t, res, 2, 2, 1)
+			wantCounts(t, res, 2, 1, 1) // and broken.test.js: an error, below
 			c := res.Commands[0]
 			if !c.ReportOK || (junit && c.Format != "junit") || (!junit && c.Format != "jest-json") || len(c.ReportPaths) != 1 {
 				t.Errorf("format %q, report %v %q", c.Format, c.ReportOK, c.ReportPaths)
@@ -335,7 +336,7 @@ test('top', () => { console.log('noise'); });
 			}
 			// broken.test.js fails to load whatever the selection.
 			res = verify(t, Request{Dir: dir, Only: []string{"calc.test.js > calc > subtracts"}})
-			if !res.Selected || res.Passed != 0 || res.Failed-res.Errors != 1 {
+			if !res.Selected || res.Passed != 0 || res.Failed != 1 {
 				t.Errorf("selection: %d passed, %d failed, selected %v: %s", res.Passed, res.Failed, res.Selected, res.Commands[0].Command)
 			}
 			wantCase(t, res, "calc.test.js > calc > subtracts", report.Failed)
@@ -452,7 +453,7 @@ def test_flaky():
 	writeFiles(t, dir, map[string]string{"tests/test_calc.py": strings.Replace(readFile(t, filepath.Join(dir, "tests/test_calc.py")), "MARKER", string(marker), 1)})
 	res := verify(t, Request{Dir: dir, Rerun: true})
 	wantStatus(t, res, StatusFail)
-	wantCounts(t, res, 4, 3, 1)
+	wantCounts(t, res, 4, 2, 1) // and test_err's fixture: an error, below
 	wantJSON(t, res)
 	if res.Errors != 1 {
 		t.Errorf("errors = %d, want 1", res.Errors)
@@ -508,7 +509,10 @@ class TestCalc(unittest.TestCase):
 	})
 	res := verify(t, Request{Dir: dir})
 	wantStatus(t, res, StatusFail)
-	wantCounts(t, res, 2, 2, 1)
+	wantCounts(t, res, 2, 1, 1)
+	if res.Errors != 1 {
+		t.Errorf("errors = %d, want 1 (test_err)", res.Errors)
+	}
 	c := res.Commands[0]
 	if c.Command != "python3 -m unittest discover -v -s tests" || c.Format != "unittest" || !c.ReportOK {
 		t.Errorf("command %q, format %q, report %v", c.Command, c.Format, c.ReportOK)

@@ -37,8 +37,18 @@ func readResults(cr *CommandResult, d Detected, root, reportPath, keepDir string
 	}
 	cr.excerpt = p.Excerpt
 	cr.noTests = p.NoTests
+	if n := commandNote(d, cr.Command); n != "" && !strings.Contains(cr.Source, n) {
+		cr.Source = strings.TrimSpace(cr.Source + "; " + n)
+	}
 
 	rep, paths, missed := readReport(d, root, cr.LogPath, reportPath, keepDir, start)
+	if rep == nil && missed != "" && d.Runner == "mocha" {
+		// mocha stops before writing its report when a test file does
+		// not load: that file is the result.
+		if rep = mochaLoadFailure(output, cr.LogPath, filepath.Join(root, filepath.FromSlash(d.Dir))); rep != nil {
+			missed = "mocha stopped before writing its report: a test file did not load"
+		}
+	}
 	if d.Format == "auto" && (missed != "" || (rep != nil && mixedOutput(rep.Format, p.Formats))) {
 		// The format was only guessed from the output: when it does not
 		// hold, or other runners' results are in the output too (a
@@ -49,7 +59,7 @@ func readResults(cr *CommandResult, d Detected, root, reportPath, keepDir string
 	cr.reportMissed = missed
 	cr.ReportMissing = missed
 	if rep == nil {
-		cr.Passed, cr.Failed, cr.Skipped = p.Passed, p.Failed, p.Skipped
+		cr.Passed, cr.Failed, cr.Skipped, cr.Errors = p.Passed, p.Failed, p.Skipped, p.Errors
 		cr.Failing = p.Failing
 		cr.Formats = p.Formats
 		if len(p.Formats) > 0 {
@@ -62,8 +72,9 @@ func readResults(cr *CommandResult, d Detected, root, reportPath, keepDir string
 	cr.Format = baseFormat(rep.Format, d.Format)
 	cr.Formats = []string{cr.Format}
 	cr.Tests = rep.Cases
-	cr.Passed, cr.Skipped = rep.Passed, rep.Skipped
-	cr.Failed, cr.Errors = rep.Failed+rep.Errors, rep.Errors
+	// The same split everywhere: Failed are failed tests, Errors the
+	// tests, files, modules or packages that could not run.
+	cr.Passed, cr.Failed, cr.Skipped, cr.Errors = rep.Passed, rep.Failed, rep.Skipped, rep.Errors
 	failing := rep.Failing()
 	names := newNameSet(MaxFailing)
 	for _, c := range failing {
@@ -73,6 +84,28 @@ func readResults(cr *CommandResult, d Detected, root, reportPath, keepDir string
 	if ex := casesExcerpt(failing, MaxExcerpt); ex != "" {
 		cr.excerpt = ex
 	}
+}
+
+// noFailFastNote says why cargo runs with --no-fail-fast.
+const noFailFastNote = "--no-fail-fast: every test binary runs even after one fails " +
+	"(without it cargo stops at the first failing binary, and the tests of the later ones are neither run nor counted)"
+
+// commandNote is what a person needs to know to read a command's counts,
+// added to its Source: for cargo, why --no-fail-fast.
+func commandNote(d Detected, command string) string {
+	if (d.Runner == "cargo" || d.Runner == "nextest") && strings.Contains(command, "--no-fail-fast") {
+		return noFailFastNote
+	}
+	return ""
+}
+
+// note is what a person needs to know to read the command's counts (the
+// note commandNote added to its Source), "" when nothing.
+func (c *CommandResult) note() string {
+	if strings.Contains(c.Source, noFailFastNote) {
+		return noFailFastNote
+	}
+	return ""
 }
 
 // textFamilies are the text parsers' names for the output of each
@@ -101,14 +134,20 @@ func baseFormat(got, want string) string {
 }
 
 // failingName is "name (file:line)", or the name when the location is
-// unknown or already in it.
+// unknown or already in it; a parent test that failed only through its
+// subtests is "name (2 of 5 subtests failed: a, b)".
 func failingName(c report.Case) string {
 	loc := location(c)
+	if loc == "" && c.Kind == report.KindParent && subtestNoteRE.MatchString(c.Message) {
+		return c.Name + " (" + strings.SplitN(c.Message, "\n", 2)[0] + ")"
+	}
 	if loc == "" || strings.Contains(c.Name, loc) {
 		return c.Name
 	}
 	return c.Name + " (" + loc + ")"
 }
+
+var subtestNoteRE = regexp.MustCompile(`^\d+ of \d+ subtests? failed: `)
 
 // readReport reads the report d's runner was asked for. rep is nil when
 // there is none (missed says why, when one was expected); a report read
@@ -312,6 +351,20 @@ func normalise(rep *report.Report, d Detected, root string) {
 					c.File = baseName(f)
 				}
 			}
+			if c.Status == report.Error && c.Name == c.Suite && c.Name == c.File {
+				c.Kind = report.KindCollection // jest-junit's suite error: the file did not run
+			}
+		}
+		if c.Kind == report.KindCollection && filepath.IsAbs(c.Name) {
+			// A test file's path (node --test): its id is relative.
+			rel := relTo(filepath.Join(root, filepath.FromSlash(d.Dir)), c.Name)
+			if !filepath.IsAbs(rel) {
+				rel = path.Join(d.Dir, rel)
+			}
+			if c.Suite == c.Name {
+				c.Suite = rel
+			}
+			c.Name = rel
 		}
 	}
 	if d.Runner == "jest" {
@@ -404,36 +457,14 @@ func writeExcerpt(items []excerptItem, budget, later int) string {
 	return b.String()
 }
 
-// keyLineRE marks the line of a failure message that says what went wrong.
-var keyLineRE = regexp.MustCompile(`(?i)panic|assert|expect|\bwant\b|\bgot\b|error|exception|!=|==|\bfail|timed out|timeout|received|mismatch|not equal|left:|right:`)
-
-// keyLines that only frame a message and never say what went wrong.
-var frameLineRE = regexp.MustCompile(`^(?:=== (?:RUN|PAUSE|CONT|NAME)|--- (?:FAIL|PASS|SKIP)|Traceback \(most recent call last\)|-{3,}|={3,}|at |File "|stack:|● |# [\w./-]+(?: \[[^\]]*\])?$|\^+$|thread '.*' (?:\(\d+\) )?panicked at .*:$|\s*$)`)
-
-// keyLine picks the line of a failure message worth showing next to the
-// test's name: the exception of a Python traceback, else the first line
-// that says what went wrong (an assertion, an error, a panic), else the
-// first line; with the next line when it holds the expected/actual values.
-// It is one line of at most 240 bytes.
-func keyLine(msg string) string {
-	lines, pick := pickKeyLine(msg)
-	if pick < 0 {
-		return ""
-	}
-	out := stripGoLogPrefix(lines[pick])
-	if pick+1 < len(lines) && len(out) < 120 && valueLineRE.MatchString(lines[pick+1]) {
-		out += " | " + lines[pick+1]
-		if pick+2 < len(lines) && actualLineRE.MatchString(lines[pick+2]) {
-			out += " | " + lines[pick+2]
-		}
-	}
-	return clip(oneLine(out), 240)
-}
+// keyLine is report.KeyLine: the line of a failure message worth showing
+// next to the test's name.
+func keyLine(msg string) string { return report.KeyLine(msg) }
 
 // goKeyLocation is the "file.go:12" a Go test's key line was logged at
 // (t.Errorf, t.Fatalf): where it failed, rather than its first log line.
 func goKeyLocation(msg string) (string, int, bool) {
-	lines, pick := pickKeyLine(msg)
+	lines, pick := report.PickKeyLine(msg)
 	if pick < 0 {
 		return "", 0, false
 	}
@@ -446,77 +477,6 @@ func goKeyLocation(msg string) (string, int, bool) {
 }
 
 var goLogLocRE = regexp.MustCompile(`^([\w.-]+\.go):(\d+): `)
-
-// pickKeyLine returns the message's meaningful lines and the index of the
-// key one; -1 when there is none.
-func pickKeyLine(msg string) ([]string, int) {
-	msg = stripANSI(msg)
-	var lines []string
-	traceback := false
-	for l := range strings.SplitSeq(msg, "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "Traceback (most recent call last)") {
-			traceback = true
-		}
-		if l == "" || frameLineRE.MatchString(l) {
-			continue
-		}
-		lines = append(lines, l)
-		if len(lines) == 200 {
-			break
-		}
-	}
-	if len(lines) == 0 {
-		return nil, -1
-	}
-	pick := -1
-	if traceback {
-		for i := len(lines) - 1; i >= 0; i-- {
-			if pyExceptionRE.MatchString(lines[i]) {
-				pick = i
-				break
-			}
-		}
-	}
-	for i := 0; i < len(lines) && pick < 0; i++ {
-		if exceptionRE.MatchString(lines[i]) {
-			pick = i // "SyntaxError: …", "Error: expect(…)"
-		}
-	}
-	for i := 0; i < len(lines) && pick < 0; i++ {
-		if keyLineRE.MatchString(lines[i]) {
-			pick = i
-		}
-	}
-	pick = max(pick, 0)
-	if !pyExceptionRE.MatchString(lines[pick]) {
-		// pytest's "E   fixture 'x' not found" says it better than
-		// "failed on setup with …".
-		for i, l := range lines {
-			if strings.HasPrefix(l, "E ") {
-				pick = i
-				lines[i] = strings.TrimSpace(l[2:])
-				break
-			}
-		}
-	}
-	return lines, pick
-}
-
-var (
-	// pyExceptionRE: "ValueError: boom", "AssertionError", "mod.Error: x".
-	pyExceptionRE = regexp.MustCompile(`^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure|Warning)\b(?::|$)`)
-	exceptionRE   = regexp.MustCompile(`^[A-Z][\w.]*(?:Error|Exception)\b: \S`)
-	valueLineRE   = regexp.MustCompile(`(?i)^(?:expected|received|actual|got|want|left:|[-+] |E\s)`)
-	actualLineRE  = regexp.MustCompile(`(?i)^(?:received|actual|got|right:|[-+] |E\s)`)
-)
-
-var goLogPrefixRE = regexp.MustCompile(`^[\w./-]+\.go:\d+(?::\d+)?: `)
-
-// stripGoLogPrefix drops "calc_test.go:12: " (the location is shown apart).
-func stripGoLogPrefix(s string) string {
-	return goLogPrefixRE.ReplaceAllString(s, "")
-}
 
 // openResult opens a log or report the tests may have tampered with:
 // never through a symlink (which could make ultra, outside the sandbox,
@@ -542,4 +502,121 @@ func inside(dir, p string) bool {
 	}
 	rel, err := filepath.Rel(rd, rp)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+var (
+	mochaExceptionRE = regexp.MustCompile(`^\s*Exception during run: (.*)$`)
+	mochaFileLineRE  = regexp.MustCompile(`^(\S+\.[cm]?[jt]sx?):(\d+)$`)
+	mochaStackRE     = regexp.MustCompile(`^\s*- (\S+\.[cm]?[jt]sx?)\s*$`)
+	mochaFrameRE     = regexp.MustCompile(`\(?((?:/|[A-Za-z]:\\)\S+\.[cm]?[jt]sx?):(\d+):\d+\)?$`)
+)
+
+// mochaLoadFailure reads mocha's "Exception during run: …" (a test file
+// that does not load: a syntax error, a missing module), after which
+// mocha writes no report, as one collection error named by the test file
+// (relative to dir). It is nil when the output says no such thing.
+func mochaLoadFailure(output, logPath, dir string) *report.Report {
+	if head, err := readHead(logPath, 256<<10); err == nil && len(head) > 0 {
+		output = string(head)
+	}
+	var msg []string
+	file, line := "", 0
+	inStack := false
+	for l := range strings.SplitSeq(output, "\n") {
+		l = strings.TrimRight(cleanLine(l), " ")
+		if len(msg) == 0 {
+			m := mochaExceptionRE.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			msg = append(msg, strings.TrimSpace(m[1]))
+			if fm := mochaFileLineRE.FindStringSubmatch(strings.TrimSpace(m[1])); fm != nil {
+				file, line = fm[1], atoiSafe(fm[2])
+			}
+			continue
+		}
+		if len(msg) < 40 {
+			msg = append(msg, l)
+		}
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(l), "Require stack:"):
+			inStack = true
+		case inStack && file == "":
+			if m := mochaStackRE.FindStringSubmatch(l); m != nil && !strings.Contains(m[1], "node_modules") {
+				file = m[1]
+			}
+			inStack = false
+		case file == "" && strings.Contains(l, " at "):
+			if m := mochaFrameRE.FindStringSubmatch(l); m != nil && !strings.Contains(m[1], "node_modules") && inside(dir, m[1]) {
+				file, line = m[1], atoiSafe(m[2])
+			}
+		}
+	}
+	if len(msg) == 0 {
+		return nil
+	}
+	name := "(mocha)"
+	if file != "" {
+		name = relTo(dir, file)
+	}
+	rep := &report.Report{Format: "junit"}
+	addCase(rep, report.Case{Name: name, Suite: name, Status: report.Error, Kind: report.KindCollection,
+		File: relTo(dir, file), Line: line, Message: clipMessage(strings.Join(msg, "\n"))})
+	return rep
+}
+
+func atoiSafe(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// countsText renders counts the one way every summary shows them: "3
+// passed, 1 failed, 2 errors, 1 skipped" (errors only when there are
+// some). Failed never includes errors.
+func countsText(passed, failed, errors, skipped int) string {
+	s := fmt.Sprintf("%d passed, %d failed", passed, failed)
+	switch {
+	case errors == 1:
+		s += ", 1 error"
+	case errors > 1:
+		s += fmt.Sprintf(", %d errors", errors)
+	}
+	return s + fmt.Sprintf(", %d skipped", skipped)
+}
+
+// collectionErrors counts the tests of res that are collection errors
+// (report.KindCollection).
+func collectionErrors(res *Result) int {
+	return len(report.CollectionErrors(res.Tests))
+}
+
+// badReason says, for Result.Reason, what failed and what could not run,
+// with the same numbers as the counts: "1 of 5 tests failed, 1 errored;
+// 2 test modules could not be collected (import errors):
+// tests/test_a.py: ModuleNotFoundError: No module named 'requests'; …".
+// Tests that ran are counted apart from the test files, modules or
+// packages that could not be collected. It is "" when nothing failed.
+func badReason(res *Result) string {
+	coll := collectionErrors(res)
+	errored := max(0, res.Errors-coll)
+	executed := res.Passed + res.Failed + errored
+	var parts []string
+	if s := report.FailedText(res.Failed, errored, executed); s != "" {
+		parts = append(parts, s)
+	}
+	if s := report.CollectionSummary(res.Tests, 5); s != "" {
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// nothingCollected reports whether no test ran, only collection errors:
+// the tests could not be evaluated (a missing dependency, a syntax error),
+// rather than failed.
+func nothingCollected(res *Result) bool {
+	coll := collectionErrors(res)
+	return coll > 0 && coll == res.Errors && res.Passed+res.Failed == 0
 }

@@ -19,26 +19,52 @@
 //     nested module (go.mod in a subdirectory; vendor/, testdata/,
 //     node_modules/, _* and .* directories are skipped)
 //  3. package.json scripts.test (not the npm init placeholder): the
-//     package manager from the lockfile (pnpm-lock.yaml, yarn.lock,
+//     package manager the lockfile names (pnpm-lock.yaml, yarn.lock,
 //     bun.lock(b), package-lock.json; else the packageManager field; else
-//     npm), and the runner behind the script, asked for a report:
+//     npm) when it is installed, else corepack's copy of it when that
+//     version is already in corepack's cache (run offline), else npm,
+//     which runs any script (the Reason says which and why); and the
+//     runner behind the script, followed through the scripts it calls
+//     (npm run x, yarn x, pnpm run x, bun run x; 5 levels at most, no
+//     cycles) and through launchers and wrappers (npx, bunx, npm exec,
+//     yarn/pnpm exec, cross-env, env assignments, node path/to/jest.js),
+//     asked for a report:
 //     jest      --json --outputFile=<report> (jest-junit's JUnit XML when
 //     jest-junit is installed)
 //     vitest    --reporter=default --reporter=junit --outputFile.junit=<report>
+//     (in run mode: "run" or --run added when the script lacks it)
 //     mocha     --reporter xunit --reporter-option output=<report>
 //     node --test  --test-reporter=tap (TAP on the output)
-//     When the script is exactly the runner (no other commands, no
-//     pretest/posttest script) it is run directly (npx --no-install jest …,
-//     node --test …), else through the package manager (npm test -- …).
-//     A runner that is not the script's last command, or an unknown one, is
-//     run as the script is and its output read as text.
+//     The runner is run directly (npx --no-install jest …, or
+//     node_modules/.bin/jest without npm; node --test …), with the
+//     script's own arguments and environment, when the script amounts to
+//     one runner command (no other commands, no pre/post script on the
+//     way) and: it is exactly the runner, or the arguments ultra adds
+//     cannot reach it through the script (npm run x without --), or the
+//     script calls a package manager that is not installed, or none is.
+//     Else it runs through the package manager (npm test -- …). A runner
+//     that is not the script's last command, that arguments cannot reach
+//     and that cannot run directly, or an unknown one, is run as the script
+//     is and its output read as text.
 //  4. pytest: pyproject.toml with [tool.pytest.ini_options] or pytest in
-//     its dependencies, pytest.ini, setup.cfg [tool:pytest], tox.ini
-//     [pytest], conftest.py (root or tests/), or pytest in
-//     requirements*.txt: python3 -m pytest -q --junitxml=<report>
-//     (uv run pytest with uv.lock and uv installed, poetry run pytest with
-//     poetry.lock and poetry installed, .venv/bin/python -m pytest with a
-//     virtualenv, else the first python3 or pytest that has pytest)
+//     its dependency tables (dependencies, extras, [dependency-groups],
+//     poetry groups, pdm/uv dev-dependencies, hatch environments),
+//     pytest.ini, setup.cfg [tool:pytest], tox.ini [pytest], conftest.py
+//     (root, tests/ or test/), tox environments whose commands run pytest
+//     or whose deps (or their -r files) name it, setup.cfg extras or
+//     tests_require, pytest in requirements files (*requirements*.txt/.in,
+//     requirements/, tests/; -r includes followed), setup.py, Pipfile,
+//     noxfile.py, else a bounded walk (virtualenvs, node_modules, hidden
+//     and _ directories skipped) for a conftest.py or a test file
+//     importing pytest (the walk is skipped in a project with another
+//     build and nothing of Python's at its root): python3 -m pytest -q
+//     --junitxml=<report> (uv run pytest with uv.lock and uv installed,
+//     poetry run pytest with poetry.lock and poetry installed,
+//     .venv/bin/python -m pytest with a virtualenv, else the first of
+//     python3 -m pytest, python -m pytest, pytest, pytest-3, py.test,
+//     /usr/bin/python3 -m pytest that imports or starts (checked once,
+//     with a timeout), else a command that says pytest is not installed,
+//     with the install hint, as a missing runner: not evaluated)
 //  5. Cargo.toml               cargo test --no-fail-fast (cargo nextest run
 //     --no-fail-fast when cargo-nextest is installed)
 //  6. pom.xml                  mvn -q -B test (./mvnw when present); reports
@@ -52,18 +78,18 @@
 //  9. GNUmakefile/makefile/Makefile with a test target (make test), else a
 //     check target (make check)
 //  10. unittest fallback: a Python project (pyproject.toml, setup.py,
-//     setup.cfg, or test*.py at the root or in tests/) without pytest
-//     signals: python3 -m unittest discover -v (-s tests when tests/ is not
-//     a package)
+//     setup.cfg, or test*.py at the root or in tests/) without any of the
+//     pytest signals of rule 4: python3 -m unittest discover -v (-s tests
+//     when tests/ is not a package)
 //  11. go.mod only in subdirectories: go test -json ./... in each module
 //
 // Each command runs through bash -c in its own process group (package
 // proc) with a per-command timeout, stdin empty, the inherited environment
 // plus CI=true, PYTHONDONTWRITEBYTECODE=1, ULTRA_REPORT (the report file
-// the command should write, under the log directory) and GOFLAGS=-count=1
-// when GOFLAGS is set neither in the environment nor in the go env file (so
-// Go results are fresh, never replayed from the test cache, unless the user
-// configured otherwise). The complete output of each command goes to its
+// the command should write, under the log directory) and -count=1 added to
+// the person's GOFLAGS (from the environment or the go env file) unless
+// they set a -count (so Go results are fresh, never replayed from the test
+// cache, unless the user configured otherwise). The complete output of each command goes to its
 // own log file under Request.LogDir/attempt-NNN/, next to the report files.
 //
 // # How results are read
@@ -81,9 +107,14 @@
 // non-zero is a failure, with an excerpt of its output.
 //
 // Every test's result is in Result.Tests (report.Case), for the gate to
-// compare with a baseline; Passed, Failed (including errors) and Skipped
-// are the totals, Failing names the failing tests with file:line where
-// known.
+// compare with a baseline; Passed, Failed, Errors and Skipped are the
+// totals, each test counted once by its status (Failed never includes
+// Errors: tests that could not run, and test files, modules or packages
+// that could not be collected, report.KindCollection), as the runner's own
+// summary counts them (go test -v's "---" lines for Go tests and
+// subtests); Failing names the failed and errored tests with file:line
+// where known, a parent test that failed through its subtests as
+// "pkg.TestX (1 of 3 subtests failed: b)".
 //
 // # Selection and re-runs
 //
@@ -102,6 +133,8 @@
 //   - pass: every command exited 0, at least one test was counted as
 //     executed (passed+failed > 0) and none failed.
 //   - fail: any failed (or errored) test, any non-zero exit, or a timeout
+//     (but not_evaluated when nothing ran but test files, modules or
+//     packages that could not be collected)
 //     (the whole process group is killed).
 //   - not_evaluated: no command detected, the runner is missing (cannot be
 //     started, exit 127 "command not found", "No module named pytest", npx
@@ -187,8 +220,10 @@ type Result struct {
 	Status   Status          `json:"status"`
 	Reason   string          `json:"reason"` // one line a person or model can act on
 	Commands []CommandResult `json:"commands,omitempty"`
-	// Totals over commands. Failed includes Errors (tests that could not
-	// run: build failures, crashes, setup errors).
+	// Totals over commands, each test once by its status: Failed never
+	// includes Errors (tests that could not run: crashes, setup errors;
+	// and test files, modules or packages that could not be collected:
+	// import errors, build failures, report.KindCollection).
 	Passed  int `json:"passed"`
 	Failed  int `json:"failed"`
 	Skipped int `json:"skipped"`
@@ -230,7 +265,7 @@ type CommandResult struct {
 	// directory); empty when the report was the output itself.
 	ReportPaths []string `json:"report_paths,omitempty"`
 	Passed      int      `json:"passed"`
-	Failed      int      `json:"failed"` // including Errors
+	Failed      int      `json:"failed"` // not including Errors
 	Skipped     int      `json:"skipped"`
 	Errors      int      `json:"errors,omitempty"`
 	Failing     []string `json:"failing,omitempty"`
@@ -293,12 +328,7 @@ func (r *Result) Summary() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "verify: %s — %s\n", r.Status, clip(oneLine(r.Reason), 400))
-	errs := ""
-	if r.Errors > 0 {
-		errs = fmt.Sprintf(" (%d of them errors)", r.Errors)
-	}
-	fmt.Fprintf(&b, "tests: %d passed, %d failed%s, %d skipped; %s\n",
-		r.Passed, r.Failed, errs, r.Skipped, r.Duration.Round(time.Millisecond))
+	fmt.Fprintf(&b, "tests: %s; %s\n", countsText(r.Passed, r.Failed, r.Errors, r.Skipped), r.Duration.Round(time.Millisecond))
 	if r.Selected {
 		b.WriteString("only the selected tests ran\n")
 	}
@@ -324,8 +354,11 @@ func (r *Result) Summary() string {
 		if how == "" {
 			how = "no results read"
 		}
-		fmt.Fprintf(&b, "  %s; %d passed, %d failed, %d skipped; %s; %s\n",
-			c.exitText(), c.Passed, c.Failed, c.Skipped, how, c.Duration.Round(time.Millisecond))
+		fmt.Fprintf(&b, "  %s; %s; %s; %s\n",
+			c.exitText(), countsText(c.Passed, c.Failed, c.Errors, c.Skipped), how, c.Duration.Round(time.Millisecond))
+		if n := c.note(); n != "" {
+			fmt.Fprintf(&b, "  note: %s\n", n)
+		}
 		if c.LogPath != "" {
 			fmt.Fprintf(&b, "  log: %s\n", clip(c.LogPath, 300))
 		}
@@ -362,7 +395,7 @@ func (r *Result) needsExcerpt() bool {
 		return true
 	}
 	for _, c := range r.Commands {
-		if c.TimedOut || c.NotFound || (c.ExitCode != 0 && c.Failed == 0) || !c.ReportOK {
+		if c.TimedOut || c.NotFound || (c.ExitCode != 0 && c.Failed+c.Errors == 0) || !c.ReportOK {
 			return true
 		}
 	}
@@ -379,7 +412,7 @@ func (r *Result) writeFailing(b *strings.Builder) {
 			bad = append(bad, t)
 		}
 	}
-	total := max(r.Failed, len(bad), len(r.Failing))
+	total := max(r.Failed+r.Errors, len(bad), len(r.Failing))
 	if total == 0 {
 		return
 	}

@@ -168,7 +168,7 @@ func TestSub(t *testing.T) {
 	})
 	res := verify(t, Request{Dir: dir})
 	wantStatus(t, res, StatusPass)
-	wantCounts(t, res, 3, 0, 0) // TestAdd and TestSub's two subtests (leaves)
+	wantCounts(t, res, 4, 0, 0) // TestAdd, TestSub and its two subtests: go test -v's "---" lines
 	if res.Excerpt != "" || len(res.Failing) != 0 {
 		t.Errorf("excerpt %q, failing %q", res.Excerpt, res.Failing)
 	}
@@ -217,7 +217,7 @@ func TestMul(t *testing.T) {
 	})
 	res := verify(t, Request{Dir: dir})
 	wantStatus(t, res, StatusFail)
-	wantCounts(t, res, 1, 1, 0)
+	wantCounts(t, res, 1, 0, 0) // and the package that does not build: an error
 	if !slices.Equal(res.Failing, []string{"example.com/calc (calc_test.go:6)"}) || res.Errors != 1 {
 		t.Errorf("failing = %q (%d errors), want the package", res.Failing, res.Errors)
 	}
@@ -529,8 +529,12 @@ func TestTestEnv(t *testing.T) {
 	if !has(env, "CI=true") || count(env, "CI=") != 1 {
 		t.Errorf("CI not forced to true: %d CI entries", count(env, "CI="))
 	}
-	if !has(env, "GOFLAGS=-mod=vendor") || count(env, "GOFLAGS=") != 1 {
-		t.Error("user's GOFLAGS overridden")
+	if !has(env, "GOFLAGS=-mod=vendor -count=1") || count(env, "GOFLAGS=") != 1 {
+		t.Errorf("user's GOFLAGS not kept, or results may come from go's test cache: %q", env)
+	}
+	t.Setenv("GOFLAGS", "-mod=vendor -count=3")
+	if env := testEnv(); !has(env, "GOFLAGS=-mod=vendor -count=3") || count(env, "GOFLAGS=") != 1 {
+		t.Error("user's -count overridden")
 	}
 
 	os.Unsetenv("GOFLAGS")
@@ -539,9 +543,11 @@ func TestTestEnv(t *testing.T) {
 	if env := testEnv(); !has(env, "GOFLAGS="+defaultGoFlags) {
 		t.Error("default GOFLAGS not set")
 	}
+	// GOFLAGS in the environment replaces the go env file's: the file's
+	// flags are kept, with fresh results added.
 	writeFiles(t, filepath.Dir(goenv), map[string]string{"env": "GOPROXY=off\nGOFLAGS=-buildvcs=false\n"})
-	if env := testEnv(); count(env, "GOFLAGS=") != 0 {
-		t.Error("GOFLAGS from the go env file overridden")
+	if env := testEnv(); !has(env, "GOFLAGS=-buildvcs=false -count=1") {
+		t.Errorf("GOFLAGS from the go env file lost, or results may come from go's test cache: %q", env)
 	}
 }
 

@@ -24,7 +24,7 @@ import (
 // Error case named by the suite, with cargo's "process didn't exit
 // successfully" line. Compile errors ("error[E0308]: …" up to "error: could
 // not compile `demo` (lib test)") are one Error case named "demo (lib
-// test)", located at the first " --> src/lib.rs:3:5".
+// test)" with Kind KindCollection, located at the first " --> src/lib.rs:3:5".
 //
 // nextest: "PASS [ 0.003s] crate tests::name" status lines (also FAIL, SKIP,
 // FLAKY, LEAK, TIMEOUT, SIGSEGV, ABORT, TRY n …, with the newer "(1/10)"
@@ -257,7 +257,7 @@ func (p *cargoParser) compileLine(s, t string) {
 		if m[2] != "" {
 			name += " (" + m[2] + ")"
 		}
-		c := Case{Name: name, Suite: m[1], Status: Error, File: p.compLoc.file, Line: p.compLoc.line}
+		c := Case{Name: name, Suite: m[1], Status: Error, Kind: KindCollection, File: p.compLoc.file, Line: p.compLoc.line}
 		if p.compile != nil && !p.compile.empty() {
 			c.Message = p.compile.String()
 		} else {

@@ -40,6 +40,13 @@ func fuzzParser(t *testing.T, parse func(io.Reader) (*Report, error), data []byt
 func FuzzGoJSON(f *testing.F) {
 	for _, s := range []string{goSubtests, goBuildFailed, goOldBuildFailed, goSetupFailed, goPanic, goInitPanic, goTimeout,
 		goCount2, goTestMainExit, goBinary, goSubtests[:len(goSubtests)/2], "",
+		// a parent, its subtest and a grandchild, all failing; a parent passing with a skipped child
+		"{\"Action\":\"run\",\"Package\":\"p\",\"Test\":\"T\"}\n{\"Action\":\"run\",\"Package\":\"p\",\"Test\":\"T/a\"}\n" +
+			"{\"Action\":\"run\",\"Package\":\"p\",\"Test\":\"T/a/b\"}\n{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"T/a/b\"}\n" +
+			"{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"T/a\"}\n{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"T\"}\n" +
+			"{\"Action\":\"run\",\"Package\":\"p\",\"Test\":\"U\"}\n{\"Action\":\"run\",\"Package\":\"p\",\"Test\":\"U/s\"}\n" +
+			"{\"Action\":\"skip\",\"Package\":\"p\",\"Test\":\"U/s\"}\n{\"Action\":\"pass\",\"Package\":\"p\",\"Test\":\"U\"}\n" +
+			"{\"Action\":\"fail\",\"Package\":\"p\"}\n",
 		goForgedTestMain, goForgedFramedAfterRun, goForgedBareReport, goForgedAfterRun + goForgedAfterRun,
 		"{\"ACtion\":\"output\",\"Test\":\"\\n\"}", // found by fuzzing: a name that cleans to ""
 		// found by fuzzing: a package's fail then pass (two runs concatenated)
@@ -61,7 +68,8 @@ func FuzzGoJSON(f *testing.F) {
 
 func FuzzJUnit(f *testing.F) {
 	for _, s := range []string{pytestXunit1, pytestXunit2, jestJUnit, vitestJUnit, surefireFoo, surefireBar, gradleJUnit,
-		ctestJUnit, junitOddities, surefireFoo[:len(surefireFoo)/2], surefireFoo + surefireBar, ""} {
+		ctestJUnit, junitOddities, surefireFoo[:len(surefireFoo)/2], surefireFoo + surefireBar, "",
+		pytestCollectionXML, vitestLoadFailuresXML, ctestNotBuiltXML} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -78,7 +86,7 @@ func FuzzJUnit(f *testing.F) {
 
 func FuzzTAP(f *testing.F) {
 	for _, s := range []string{nodeTAP, batsTAP, proveTAP, tapeTAP, nodeTapTAP, tapBailOut, nodeTAP[:len(nodeTAP)/2],
-		"1..0 # SKIP\n", "ok 1 - a \\# b # TODO x\n", ""} {
+		"1..0 # SKIP\n", "ok 1 - a \\# b # TODO x\n", "", nodeLoadFailuresTAP, nodeLoadFailuresTAP[:len(nodeLoadFailuresTAP)/2]} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -96,7 +104,7 @@ func FuzzTAP(f *testing.F) {
 
 func FuzzCargo(f *testing.F) {
 	for _, s := range []string{cargoTest, cargoTestBacktrace, cargoCompileError, cargoCrash, cargoStackOverflow, nextestOld,
-		nextestNew, cargoTest[:len(cargoTest)/2], ""} {
+		nextestNew, cargoTest[:len(cargoTest)/2], "", cargoTargetCompileError} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

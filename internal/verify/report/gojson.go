@@ -12,16 +12,23 @@ import (
 // line; other lines (a build's stderr mixed in with 2>&1) are tolerated.
 //
 // Rules:
-//   - Only leaf tests count. A test with subtests is not counted itself,
-//     unless it failed while none of its subtests did (it then counts as one
-//     failure). With -count=N a test is one case and a failure sticks.
+//   - Every test and subtest is a case, as go test -v prints a "--- PASS",
+//     "--- FAIL" or "--- SKIP" line for each: the counts are those lines'.
+//     A test with subtests has Kind KindParent; a subtest has Parent, the
+//     name of the test that ran it. A parent that failed only through its
+//     subtests has the message "2 of 5 subtests failed: a, b" and no
+//     location (its failing subtests have theirs); one that failed itself
+//     keeps its own output and location, with that line added. With
+//     -count=N a test is one case and a failure sticks.
 //   - A test that started and never finished (timeout, a panic in another
 //     test, a crash) counts as failed; when it has no output of its own, its
 //     message is the package's output (the timeout panic).
 //   - A package that failed with no failing test (build failure, setup
 //     failure, panic in init or TestMain, -timeout outside any test) is one
 //     Case with Status Error named by its import path; its message is the
-//     build output (compiler errors) or the package's output.
+//     build output (compiler errors) or the package's output. A package
+//     that failed to build or set up ("[build failed]", "[setup failed]")
+//     has Kind KindCollection: none of its tests ran.
 //   - Name is "importpath.TestName" (subtests keep "/sub"), Suite the import
 //     path. File/Line come from the first "file.go:NN:" log line of the
 //     test's output (t.Error, t.Fatal), else from the first stack frame in
@@ -427,26 +434,35 @@ func (p *goParser) finish() (*Report, string) {
 		if pkg.path != "" {
 			prefix = pkg.path + "."
 		}
-		// The leaf rule: which tests have subtests, and which have a
-		// failing (or unfinished) test below them.
-		isParent := map[string]bool{}
+		// Which tests have subtests, and which have a failing (or
+		// unfinished) test below them.
+		byName := make(map[string]*goTest, len(pkg.order))
+		for _, t := range pkg.order {
+			byName[t.name] = t
+		}
+		parentOf := map[*goTest]*goTest{}
+		children := map[*goTest][]*goTest{}
 		badBelow := map[string]bool{}
 		for _, t := range pkg.order {
 			bad := t.state == "fail" || t.state == "run"
 			name := t.name
 			for i, n := len(name)-1, 0; i > 0 && n < goMaxDepth; i-- {
-				if name[i] == '/' {
-					n++
-					isParent[name[:i]] = true
-					if bad {
-						badBelow[name[:i]] = true
-					}
+				if name[i] != '/' {
+					continue
+				}
+				n++
+				if bad {
+					badBelow[name[:i]] = true
+				}
+				if up := byName[name[:i]]; up != nil && parentOf[t] == nil {
+					parentOf[t] = up
+					children[up] = append(children[up], t)
 				}
 			}
 		}
-		// A passed leaf needs test2json's "run" event too.
+		// A passed test needs test2json's "run" event too.
 		for _, t := range pkg.order {
-			if t.state == "pass" && !t.ran && !isParent[t.name] {
+			if t.state == "pass" && !t.ran {
 				pkg.distrust(fmt.Sprintf("%s reported as passed without a run event (a bare \"--- PASS\" line)",
 					clip(cleanText(t.name), 200)))
 			}
@@ -456,40 +472,51 @@ func (p *goParser) finish() (*Report, string) {
 		notCounted := 0
 		for _, t := range pkg.order {
 			c := Case{Name: prefix + t.name, Suite: pkg.path, Duration: seconds(t.elapsed)}
+			if up := parentOf[t]; up != nil {
+				c.Parent = prefix + up.name
+			}
+			kids := children[t]
+			if len(kids) > 0 {
+				c.Kind = KindParent
+			}
 			switch t.state {
 			case "pass":
-				if isParent[t.name] {
-					continue
-				}
 				if len(pkg.forged) > 0 {
 					notCounted++
 					continue
 				}
 				c.Status = Passed
 			case "skip":
-				if isParent[t.name] {
-					continue
-				}
 				c.Status = Skipped
 				c.Message = t.out.String()
 			default: // fail, or started and never finished
-				if badBelow[t.name] {
-					continue
-				}
 				c.Status = Failed
 				failing++
 				l := bestLoc(t.loc)
 				msg := t.out.String()
 				if t.state == "run" {
 					unfinished++
-					note := "(test started but never finished: timeout, crash or truncated output)"
-					if t.out.empty() && !pkg.out.empty() {
+					if t.out.empty() && !pkg.out.empty() && !badBelow[t.name] {
 						msg = pkg.out.String()
 						if !l.ok() {
 							l = bestLoc(pkg.loc)
 						}
 					}
-					msg = note + "\n" + msg
+					msg = "(test started but never finished: timeout, crash or truncated output)\n" + msg
+				}
+				if badBelow[t.name] {
+					var bad []string
+					for _, k := range kids {
+						if k.state == "fail" || k.state == "run" {
+							bad = append(bad, strings.TrimPrefix(k.name, t.name+"/"))
+						}
+					}
+					note := SubtestSummary(bad, len(kids))
+					if strings.TrimSpace(msg) == "" {
+						msg = note
+					} else {
+						msg = note + "\n" + msg
+					}
 				}
 				c.File, c.Line = l.file, l.line
 				c.Message = clip(strings.TrimRight(msg, "\n"), MaxMessage)
@@ -517,7 +544,7 @@ func (p *goParser) finish() (*Report, string) {
 		if i := strings.Index(name, " ["); i > 0 {
 			name = name[:i]
 		}
-		rep.add(Case{Name: name, Suite: name, Status: Error, File: b.loc.file, Line: b.loc.line, Message: b.out.String()})
+		rep.add(Case{Name: name, Suite: name, Status: Error, File: b.loc.file, Line: b.loc.line, Message: b.out.String(), Kind: KindCollection})
 	}
 	uniquify(rep.Cases)
 	return rep, strings.Join(truncated, "; ")
@@ -578,5 +605,24 @@ func (p *goParser) pkgError(pkg *goPkg) Case {
 	if c.Message == "" {
 		c.Message = "package failed with no failing test"
 	}
+	if pkg.failedBuild != "" || strings.Contains(pkg.out.String(), "[setup failed]") {
+		c.Kind = KindCollection // it did not build: none of its tests ran
+	}
 	return c
+}
+
+// SubtestSummary is the message of a parent test that failed through its
+// subtests: "2 of 5 subtests failed: a, b" (at most 10 names).
+func SubtestSummary(failed []string, total int) string {
+	total = max(total, len(failed))
+	names := failed
+	more := ""
+	if len(names) > 10 {
+		names, more = names[:10], fmt.Sprintf(", … (%d more)", len(failed)-10)
+	}
+	word := "subtests"
+	if total == 1 {
+		word = "subtest"
+	}
+	return fmt.Sprintf("%d of %d %s failed: %s%s", len(failed), total, word, strings.Join(names, ", "), more)
 }

@@ -18,9 +18,17 @@ import (
 // suite.
 //
 // Status: <failure> → failed; else <error> → error; else <skipped> →
-// skipped; else a status/result attribute (ctest status="notrun", gtest
-// result="skipped"/"suppressed", "fail", "error"); else passed. Surefire's
-// <flakyFailure>/<flakyError> (passed on a rerun) do not fail a test.
+// skipped (but error when ctest says the test's program does not exist,
+// which ctest counts as failed); else a status/result attribute (ctest
+// status="notrun", gtest result="skipped"/"suppressed", "fail", "error");
+// else passed. Surefire's <flakyFailure>/<flakyError> (passed on a rerun)
+// do not fail a test.
+//
+// Collection errors (Kind KindCollection, Status Error): pytest's
+// <error message="collection failure"> (a module that does not import,
+// named by its path and located in it), vitest's testcase named by its
+// own file (a test file that failed to load: named by the file), and a
+// suite that claims failures but holds no testcase.
 //
 // Naming, by producer (detected from the document) or by the shape of the
 // classname:
@@ -146,7 +154,8 @@ type junitCase struct {
 	skipMsg    string
 	msg        msgBuf
 	out        msgBuf
-	failLoc    loc // location found in failure/error text
+	failLoc    loc  // location found in failure/error text
+	collection bool // pytest: <error message="collection failure">
 	outLoc     loc
 	suite      string
 }
@@ -295,6 +304,9 @@ func (p *junitParser) start(t xml.StartElement) {
 			p.cur.errored = true
 		}
 		msg, typ := attr(t, "message"), attr(t, "type")
+		if name == "error" && msg == "collection failure" {
+			p.cur.collection = true
+		}
 		switch {
 		case typ != "" && msg != "" && !strings.HasPrefix(msg, typ):
 			p.cur.msg.addText(typ + ": " + msg)
@@ -380,6 +392,13 @@ func (p *junitParser) locate(s string) loc {
 				return loc{m[1], atoi(m[2])}
 			}
 		}
+		// Python's own frames: `File "/x/tests/test_a.py", line 3`
+		// (a SyntaxError when pytest collects the module).
+		for _, m := range pyFileLineRE.FindAllStringSubmatch(s, 200) {
+			if sameFile(m[1], c.file) {
+				return loc{m[1], atoi(m[2])}
+			}
+		}
 	}
 	if m := javaFrameRE.FindStringSubmatch(s); m != nil {
 		// Skip the assertion library's frames: the first frame outside
@@ -397,6 +416,8 @@ func (p *junitParser) locate(s string) loc {
 	}
 	return findLoc(s)
 }
+
+var pyFileLineRE = regexp.MustCompile(`File "([^"]+)", line (\d+)`)
 
 func sameFile(a, b string) bool {
 	a = strings.ReplaceAll(a, "\\", "/")
@@ -456,7 +477,7 @@ func (p *junitParser) finishSuite() {
 			msg += "\n" + s.sysErr.String()
 		}
 		l := findLoc(s.sysErr.String())
-		p.rep.add(Case{Name: name, Suite: name, Status: Error, File: l.file, Line: l.line, Message: clip(msg, MaxMessage)})
+		p.rep.add(Case{Name: name, Suite: name, Status: Error, File: l.file, Line: l.line, Message: clip(msg, MaxMessage), Kind: KindCollection})
 	}
 }
 
@@ -473,10 +494,27 @@ func (p *junitParser) finishCase() {
 		out.Status = Failed
 	case c.errored:
 		out.Status = Error
+	case c.skipped && ctestNotBuilt(c.skipMsg):
+		// ctest: the test's program does not exist (not built); ctest
+		// counts it as failed ("Not Run").
+		out.Status = Error
+		c.msg.addText(c.skipMsg)
 	case c.skipped:
 		out.Status = Skipped
 	default:
 		out.Status = statusFromAttr(c.statusAttr)
+	}
+	switch {
+	case p.producer == prodPytest && c.errored && c.collection:
+		// "ERROR collecting tests/test_a.py": the module did not import.
+		out.Kind = KindCollection
+	case (p.producer == prodVitest || isPathLike(c.classname)) && strings.TrimSpace(c.name) == strings.TrimSpace(c.classname) &&
+		(c.failure || c.errored):
+		// vitest: a test file that failed to load is a testcase named
+		// by the file, in its own suite.
+		out.Name, out.Suite = strings.TrimSpace(c.classname), strings.TrimSpace(c.classname)
+		out.Status = Error
+		out.Kind = KindCollection
 	}
 	// Location: the attributes, then where the failure text says.
 	if c.file != "" {
@@ -499,6 +537,9 @@ func (p *junitParser) finishCase() {
 		if l.ok() {
 			out.File, out.Line = l.file, l.line
 		}
+		if out.Kind == KindCollection && c.file != "" && (!l.ok() || ignoredLoc(l.file)) {
+			out.File, out.Line = c.file, 0 // the module, rather than pytest's own frames
+		}
 		m := &c.msg
 		if !c.out.empty() {
 			if m.empty() {
@@ -512,6 +553,12 @@ func (p *junitParser) finishCase() {
 		out.Message = c.skipMsg
 	}
 	p.rep.add(out)
+}
+
+// ctestNotBuilt reports whether a ctest skip message says the test's
+// program is missing.
+func ctestNotBuilt(msg string) bool {
+	return strings.Contains(msg, "Unable to find executable") || strings.Contains(msg, "Could not find executable")
 }
 
 func statusFromAttr(s string) Status {

@@ -46,8 +46,15 @@ func TestSkip(t *testing.T) { t.Skip("later") }
 			t.Fatalf("%v\n%s", err, out)
 		}
 		checkInvariants(t, r)
-		if r.Passed != 2 || r.Failed != 1 || r.Skipped != 1 || r.Errors != 1 {
+		// As go test -v's lines: TestSub fails through TestSub/bad.
+		if r.Passed != 2 || r.Failed != 2 || r.Skipped != 1 || r.Errors != 1 {
 			t.Errorf("got %s\n%s", dump(r), out)
+		}
+		if c, ok := find(r, "example.com/real/a.TestSub"); !ok || c.Kind != KindParent || c.Message != "1 of 2 subtests failed: bad" {
+			t.Errorf("got %+v", c)
+		}
+		if c, ok := find(r, "example.com/real/b"); !ok || c.Kind != KindCollection {
+			t.Errorf("got %+v", c)
 		}
 		if c, ok := find(r, "example.com/real/a.TestSub/bad"); !ok || c.File != "a_test.go" || c.Line != 9 {
 			t.Errorf("got %+v", c)

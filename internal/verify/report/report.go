@@ -28,9 +28,39 @@ type Case struct {
 	File     string        `json:"file,omitempty"` // where it failed, when known
 	Line     int           `json:"line,omitempty"`
 	Message  string        `json:"message,omitempty"` // bounded failure message and output (MaxMessage)
+	// Kind says what the case is: "" for a test, KindParent for a test
+	// with subtests, KindCollection for a test file, module or package
+	// that could not be loaded, collected or built (none of its tests
+	// ran). Every kind counts once in the Report's totals, as the
+	// runners' own summaries count them.
+	Kind string `json:"kind,omitempty"`
+	// Parent is the name of the test this one is a subtest of (Go,
+	// node --test), "" for a top-level test.
+	Parent string `json:"parent,omitempty"`
 }
 
-// Report is what one runner's output said.
+// Kinds of cases (Case.Kind).
+const (
+	// KindParent is a test with subtests (Go's t.Run, node --test's
+	// t.test). It counts as a test, as go test -v and node --test count
+	// it: it passes when it and its subtests pass, and when it failed
+	// only through its subtests its Message says which ("2 of 5
+	// subtests failed: a, b") and it has no File of its own. Test
+	// groups that are not tests (describe blocks, node's suites) are
+	// not cases.
+	KindParent = "parent"
+	// KindCollection is a test file, module or package that could not
+	// be loaded, collected or built: a pytest or unittest module that
+	// fails to import, a jest/vitest/mocha/node test file that fails
+	// to load, a Go package or cargo target that does not compile. Its
+	// Status is Error, its Name the file, module, package or target,
+	// its Message the error.
+	KindCollection = "collection"
+)
+
+// Report is what one runner's output said. Its counts are those of its
+// cases by Status: Failed never includes Errors (tests that could not
+// run, and modules that could not be collected, KindCollection).
 type Report struct {
 	Format  string `json:"format"` // "go-json", "junit", "tap", "cargo", …
 	Cases   []Case `json:"cases,omitempty"`
@@ -45,3 +75,24 @@ const MaxMessage = 2 << 10
 
 // Executed is the number of tests that ran (passed, failed or errored).
 func (r *Report) Executed() int { return r.Passed + r.Failed + r.Errors }
+
+// Collection returns the cases that could not be collected
+// (KindCollection), in order.
+func (r *Report) Collection() []Case {
+	if r == nil {
+		return nil
+	}
+	return CollectionErrors(r.Cases)
+}
+
+// CollectionErrors returns the cases of cs that could not be collected
+// (KindCollection with Status Error), in order.
+func CollectionErrors(cs []Case) []Case {
+	var out []Case
+	for _, c := range cs {
+		if c.Kind == KindCollection && c.Status == Error {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -47,6 +47,14 @@ func checkInvariants(t testing.TB, r *Report) {
 		if c.Duration < 0 || c.Line < 0 {
 			t.Fatalf("case %q: negative duration or line", c.Name)
 		}
+		switch {
+		case c.Kind != "" && c.Kind != KindParent && c.Kind != KindCollection:
+			t.Fatalf("case %q: kind %q", c.Name, c.Kind)
+		case c.Kind == KindCollection && c.Status != Error:
+			t.Fatalf("case %q: a collection error with status %s", c.Name, c.Status)
+		case c.Parent == c.Name && c.Name != "":
+			t.Fatalf("case %q is its own parent", c.Name)
+		}
 	}
 	if n != [4]int{r.Passed, r.Failed, r.Skipped, r.Errors} {
 		t.Fatalf("counts %d/%d/%d/%d (passed/failed/skipped/errors) but cases say %v", r.Passed, r.Failed, r.Skipped, r.Errors, n)
@@ -65,6 +73,8 @@ type want struct {
 	line   int
 	msg    []string // substrings of Message
 	dur    time.Duration
+	kind   string // Kind; "-" for none
+	parent string // Parent; "-" for none
 }
 
 type parserCase struct {
@@ -119,6 +129,12 @@ func runParserCases(t *testing.T, tests []parserCase) {
 				if w.file != "" && (c.File != w.file || c.Line != w.line) {
 					t.Errorf("%s: at %s:%d, want %s:%d", w.name, c.File, c.Line, w.file, w.line)
 				}
+				if w.kind != "" && c.Kind != strings.TrimPrefix(w.kind, "-") {
+					t.Errorf("%s: kind %q, want %q", w.name, c.Kind, strings.TrimPrefix(w.kind, "-"))
+				}
+				if w.parent != "" && c.Parent != strings.TrimPrefix(w.parent, "-") {
+					t.Errorf("%s: parent %q, want %q", w.name, c.Parent, strings.TrimPrefix(w.parent, "-"))
+				}
 				if w.dur != 0 && c.Duration != w.dur {
 					t.Errorf("%s: duration %v, want %v", w.name, c.Duration, w.dur)
 				}
@@ -153,15 +169,21 @@ func TestGoJSON(t *testing.T) {
 	const calc = "example.com/demo/calc."
 	runParserCases(t, []parserCase{
 		{
+			// Every test and subtest, as go test -v's "---" lines.
 			name: "subtests", parse: GoJSON, input: goSubtests,
-			counts: [4]int{4, 2, 1, 0},
-			order: []string{calc + "TestAdd", calc + "TestTable/small", calc + "TestTable/neg", calc + "TestTable/zero",
+			counts: [4]int{4, 3, 1, 0},
+			order: []string{calc + "TestAdd", calc + "TestTable", calc + "TestTable/small", calc + "TestTable/neg", calc + "TestTable/zero",
 				calc + "TestSkip", calc + "TestParentFails", calc + "TestParentFails/ok"},
 			cases: []want{
+				{name: calc + "TestAdd", status: Passed, kind: "-", parent: "-"},
+				// failed only through its subtests: says which, no location
+				{name: calc + "TestTable", status: Failed, kind: KindParent, parent: "-", msg: []string{"1 of 3 subtests failed: neg"}},
 				{name: calc + "TestTable/neg", status: Failed, suite: "example.com/demo/calc", file: "calc_test.go", line: 18,
-					msg: []string{"calc_test.go:18: Add(-1, -1) = -2, want -3"}},
-				// failed while its only subtest passed: counts itself
-				{name: calc + "TestParentFails", status: Failed, file: "calc_test.go", line: 28, msg: []string{"parent check failed"}},
+					msg: []string{"calc_test.go:18: Add(-1, -1) = -2, want -3"}, kind: "-", parent: calc + "TestTable"},
+				{name: calc + "TestTable/small", status: Passed, parent: calc + "TestTable"},
+				// failed while its only subtest passed: fails itself
+				{name: calc + "TestParentFails", status: Failed, file: "calc_test.go", line: 28, msg: []string{"parent check failed"}, kind: KindParent},
+				{name: calc + "TestParentFails/ok", status: Passed, parent: calc + "TestParentFails"},
 				{name: calc + "TestSkip", status: Skipped, msg: []string{"not on this platform"}},
 			},
 		},
@@ -169,7 +191,7 @@ func TestGoJSON(t *testing.T) {
 			name: "build failure", parse: GoJSON, input: goBuildFailed,
 			counts: [4]int{0, 0, 0, 1},
 			cases: []want{{name: "example.com/demo/broken", status: Error, file: "broken/broken.go", line: 3,
-				msg: []string{`cannot use "x" (untyped string constant) as int value`}}},
+				msg: []string{`cannot use "x" (untyped string constant) as int value`}, kind: KindCollection}},
 		},
 		{
 			name: "build failure before go 1.24", parse: GoJSON, input: goOldBuildFailed,
@@ -181,7 +203,7 @@ func TestGoJSON(t *testing.T) {
 			name: "setup failure", parse: GoJSON, input: goSetupFailed,
 			counts: [4]int{0, 0, 0, 1},
 			cases: []want{{name: "example.com/demo/setup", status: Error, file: "setup/s_test.go", line: 6,
-				msg: []string{"no required module provides package"}}},
+				msg: []string{"no required module provides package"}, kind: KindCollection}},
 		},
 		{
 			name: "panic", parse: GoJSON, input: goPanic,
@@ -194,7 +216,7 @@ func TestGoJSON(t *testing.T) {
 			name: "panic in init", parse: GoJSON, input: goInitPanic,
 			counts: [4]int{0, 0, 0, 1},
 			cases: []want{{name: "example.com/demo/initpanic", status: Error, file: "/tmp/gs/initpanic/i_test.go", line: 9,
-				msg: []string{"panic: assignment to entry in nil map"}}},
+				msg: []string{"panic: assignment to entry in nil map"}, kind: "-"}},
 		},
 		{
 			name: "timeout", parse: GoJSON, input: goTimeout,
@@ -211,7 +233,7 @@ func TestGoJSON(t *testing.T) {
 		{
 			name: "TestMain fails after tests pass", parse: GoJSON, input: goTestMainExit,
 			counts: [4]int{1, 0, 0, 1},
-			cases:  []want{{name: "example.com/demo/db", status: Error, msg: []string{"leaked 2 goroutines"}}},
+			cases:  []want{{name: "example.com/demo/db", status: Error, msg: []string{"leaked 2 goroutines"}, kind: "-"}},
 		},
 		{
 			name: "test2json on a binary", parse: GoJSON, input: goBinary,
@@ -220,13 +242,14 @@ func TestGoJSON(t *testing.T) {
 		},
 		{
 			name: "truncated", parse: GoJSON, input: goSubtests[:strings.Index(goSubtests, `"Test":"TestTable/zero"`)],
-			counts: [4]int{2, 1, 0, 0}, truncated: true,
-			// TestTable is still running with a failed subtest below: not counted.
-			order: []string{calc + "TestAdd", calc + "TestTable/small", calc + "TestTable/neg"},
+			counts: [4]int{2, 2, 0, 0}, truncated: true,
+			// TestTable is still running with a failed subtest below.
+			order: []string{calc + "TestAdd", calc + "TestTable", calc + "TestTable/small", calc + "TestTable/neg"},
+			cases: []want{{name: calc + "TestTable", status: Failed, kind: KindParent, msg: []string{"never finished", "1 of 2 subtests failed: neg"}}},
 		},
 		{
 			name: "several packages", parse: GoJSON, input: goSubtests + goBuildFailed + goPanic,
-			counts: [4]int{5, 3, 1, 1},
+			counts: [4]int{5, 4, 1, 1},
 		},
 	})
 }
@@ -282,7 +305,7 @@ func TestGoJSONForged(t *testing.T) {
 		},
 		{
 			name: "a forged package does not hide the others", parse: GoJSON, input: goSubtests + goForgedTestMain + goPanic,
-			counts: [4]int{5, 3, 1, 1},
+			counts: [4]int{5, 4, 1, 1},
 		},
 		// Known limits: these binaries printed framed lines with no
 		// trace in the stream; they count as passes (TestReal fails when it
@@ -500,10 +523,15 @@ func TestTAP(t *testing.T) {
 	runParserCases(t, []parserCase{
 		{
 			name: "node --test", parse: TAP, input: nodeTAP,
-			counts: [4]int{5, 2, 2, 0},
+			// As node's own summary: "# pass 6", "# fail 2", "# skipped 1",
+			// "# todo 1"; the suites are not tests, the parent test is.
+			counts: [4]int{6, 2, 2, 0},
 			order: []string{"top level passes", "math > adds", "math > nested > subtracts", "math > nested > skipped one", "math > todo one",
-				"parent with subtests > child a", "parent with subtests > child b", "other works", "throws"},
+				"parent with subtests > child a", "parent with subtests > child b", "parent with subtests", "other works", "throws"},
 			cases: []want{
+				{name: "parent with subtests", status: Passed, kind: KindParent, parent: "-"},
+				{name: "parent with subtests > child a", status: Passed, kind: "-", parent: "parent with subtests"},
+				{name: "math > adds", status: Passed, kind: "-", parent: "-"},
 				{name: "math > nested > subtracts", status: Failed, file: "/tmp/nt/test/math.test.js", line: 13,
 					msg: []string{"Expected values to be strictly equal:", "2 !== 1", "expected: 1", "actual: 2", "math.test.js:14:14"},
 					dur: 2319290 * time.Nanosecond},
@@ -707,7 +735,7 @@ func TestFailingAndMerge(t *testing.T) {
 	for _, c := range g.Failing() {
 		names = append(names, c.Name)
 	}
-	want := "example.com/demo/calc.TestTable/neg example.com/demo/calc.TestParentFails example.com/demo/broken"
+	want := "example.com/demo/calc.TestTable example.com/demo/calc.TestTable/neg example.com/demo/calc.TestParentFails example.com/demo/broken"
 	if strings.Join(names, " ") != want {
 		t.Errorf("Failing() = %v", names)
 	}
@@ -802,6 +830,7 @@ func TestLargeInputs(t *testing.T) {
 		fmt.Fprintf(&c, "test m::t%d ... ok\n", i)
 	}
 	g.WriteString(`{"Action":"pass","Package":"example.com/big","Test":"TestBig"}` + "\n" + `{"Action":"pass","Package":"example.com/big"}` + "\n")
+	gs := `{"Action":"run","Package":"example.com/big","Test":"TestBig"}` + "\n" + g.String()
 	j.WriteString("</testsuite></testsuites>\n")
 	c.WriteString("\ntest result: ok. 30000 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.10s\n")
 	for _, tc := range []struct {
@@ -810,7 +839,7 @@ func TestLargeInputs(t *testing.T) {
 		in    string
 		cases int
 	}{
-		{"go", GoJSON, g.String(), n},
+		{"go", GoJSON, gs, n + 1},
 		{"junit", JUnit, j.String(), n},
 		{"tap", TAP, tp.String(), 0},
 		{"cargo", Cargo, c.String(), n},

@@ -18,10 +18,19 @@ import (
 //     skipped, whatever its ok/not ok. node-tap's "# time=12ms" is a
 //     duration.
 //   - Subtests are indented and printed before their parent's test point
-//     (TAP 14, node --test, node-tap). Only leaves count; a parent counts
-//     (as failed) only when it failed while none of its subtests did (a
-//     hook or the parent's own body failed). node's describe() suites are
-//     parents like any other.
+//     (TAP 14, node --test, node-tap). Leaves count. A parent that is a
+//     test itself (node --test's t.test: a YAML block without "type:
+//     'suite'") counts too, as node's "# tests" summary counts it, with
+//     Kind KindParent; its subtests have Parent set. When it failed only
+//     through its subtests (failureType 'subtestsFailed') its message is
+//     "1 of 2 subtests failed: x" and it has no location. Other parents
+//     (node's describe() suites, node-tap's and TAP 14's groups) count only
+//     when they failed while none of their subtests did (a hook failed).
+//   - node --test runs each test file in a process; a file that fails to
+//     load (a syntax error, a missing module: a top-level "not ok" named
+//     by the file's path, failureType 'testCodeFailure', no subtests) is
+//     one Error case with Kind KindCollection named by the path; its
+//     message is the error node printed (the "# " lines before it).
 //   - Name: the descriptions from the outermost parent down, joined by
 //     " > " ("math > nested > subtracts"); "test N" without a description.
 //     Repeats get " #2", " #3", ….
@@ -80,6 +89,13 @@ type tapPoint struct {
 	locStrong bool
 	yaml      []string
 	yamlLen   int
+	// From the point's place in the tree and its YAML block.
+	hasKids     bool
+	badBelow    bool
+	yamlSeen    bool    // node --test's YAML block (with duration_ms)
+	isSuite     bool    // node: type: 'suite'
+	failureType string  // node: failureType
+	pre         *msgBuf // top-level comment lines just before the point
 }
 
 type tapSection struct {
@@ -104,6 +120,7 @@ type tapParser struct {
 	topIndent int
 	diagOpen  bool // comment lines still belong to the last point
 	minInd    int
+	between   *msgBuf // top-level comment lines since the last point
 }
 
 type tapHeader struct {
@@ -228,6 +245,12 @@ func (p *tapParser) comment(ind int, t string) {
 		}
 		p.diagOpen = false
 		return
+	}
+	if ind <= p.topIndent {
+		if p.between == nil {
+			p.between = &msgBuf{}
+		}
+		p.between.addLine(strings.TrimPrefix(strings.TrimPrefix(t, "#"), " "))
 	}
 	if !p.diagOpen || p.last < 0 {
 		return
@@ -359,7 +382,9 @@ func (p *tapParser) point(ind int, ok bool, num, rest string) {
 	}
 	p.pending = append(p.pending[:i], idx)
 	pt.bad = pt.status == Failed || badBelow
-	pt.counted = len(children) == 0 || pt.status == Failed && !badBelow
+	pt.hasKids = len(children) > 0
+	pt.badBelow = badBelow
+	pt.pre, p.between = p.between, nil
 	if ind <= p.topIndent {
 		p.section.points++
 	}
@@ -373,6 +398,9 @@ func (p *tapParser) endYAML() {
 	pt := &p.pts[p.last]
 	y := parseYAML(pt.yaml)
 	pt.yaml = nil
+	pt.yamlSeen = y["duration_ms"] != "" // node --test writes it for every test
+	pt.isSuite = y["type"] == "suite"
+	pt.failureType = y["failureType"]
 	if v, ok := y["duration_ms"]; ok {
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
 			pt.dur = f / 1000
@@ -559,18 +587,57 @@ func (p *tapParser) finish() (*Report, string) {
 		p.truncated = append(p.truncated, fmt.Sprintf("summary counts %d tests but there are %d test points", p.summary, len(p.pts)))
 	}
 
+	// Which points are cases: leaves, parents that are tests (node's
+	// t.test), and groups that failed by themselves.
+	for i := range p.pts {
+		pt := &p.pts[i]
+		pt.counted = !pt.hasKids || p.parentTest(pt) || pt.status == Failed && !pt.badBelow
+	}
 	rep := &Report{Format: FormatTAP}
+	var kids map[int][]int // made when a parent test needs it
 	for i := range p.pts {
 		pt := &p.pts[i]
 		if !pt.counted {
 			continue
 		}
 		c := Case{Name: p.name(i), Suite: pt.suite, Status: pt.status, Duration: seconds(pt.dur), File: pt.loc.file, Line: pt.loc.line}
+		if pt.parent > i && p.parentTest(&p.pts[pt.parent]) {
+			c.Parent = p.name(pt.parent)
+		}
 		switch pt.status {
 		case Failed:
 			c.Message = pt.msg.String()
 		case Skipped:
 			c.Message = clip(pt.reason, MaxMessage)
+		}
+		switch {
+		case p.parentTest(pt):
+			c.Kind = KindParent
+			if pt.status == Failed && pt.badBelow && (pt.failureType == "subtestsFailed" || pt.failureType == "") {
+				if kids == nil {
+					kids = p.children()
+				}
+				var bad []string
+				for _, j := range kids[i] {
+					if p.pts[j].bad {
+						bad = append(bad, p.pts[j].desc)
+					}
+				}
+				c.Message = SubtestSummary(bad, len(kids[i]))
+				c.File, c.Line = "", 0
+			}
+		case p.loadFailure(pt):
+			c.Kind = KindCollection
+			c.Status = Error
+			msg := &msgBuf{}
+			if !pt.pre.empty() {
+				msg.addText(pt.pre.String())
+			}
+			if m := pt.msg.String(); m != "" {
+				msg.addText(m)
+			}
+			c.Message = msg.String()
+			c.Suite = pt.desc
 		}
 		rep.add(c)
 	}
@@ -580,6 +647,34 @@ func (p *tapParser) finish() (*Report, string) {
 	uniquify(rep.Cases)
 	return rep, strings.Join(p.truncated, "; ")
 }
+
+// children maps each point to its subtests' indexes, in order.
+func (p *tapParser) children() map[int][]int {
+	out := map[int][]int{}
+	for j := range p.pts {
+		if up := p.pts[j].parent; up > j {
+			out[up] = append(out[up], j)
+		}
+	}
+	return out
+}
+
+// parentTest reports whether pt is a test with subtests that counts as a
+// test itself: node --test's t.test (its YAML block does not say it is a
+// suite).
+func (p *tapParser) parentTest(pt *tapPoint) bool {
+	return pt.hasKids && pt.yamlSeen && !pt.isSuite && pt.failureType != "testCodeFailure"
+}
+
+// loadFailure reports whether pt is a test file node --test could not
+// run: a top-level failure named by a file's path, with no subtests.
+func (p *tapParser) loadFailure(pt *tapPoint) bool {
+	return !pt.hasKids && pt.status == Failed && pt.indent <= p.minInd && pt.failureType == "testCodeFailure" &&
+		tapFileRE.MatchString(pt.desc)
+}
+
+// tapFileRE matches the path of a JavaScript or TypeScript test file.
+var tapFileRE = regexp.MustCompile(`^\S*[/\\]\S*\.(?:[cm]?[jt]sx?)$|^[^\s/\\]+\.(?:test|spec)\.[cm]?[jt]sx?$`)
 
 // name joins the descriptions from the outermost parent down.
 func (p *tapParser) name(i int) string {
