@@ -573,6 +573,10 @@ func playScenario(t *testing.T, sc advScenario) (*advWorld, *advOutcome, []advFi
 	}
 	m := newModelHook(t, func(n int) {
 		if n == first {
+			// ultra measures the baseline in the background: the moves
+			// start once it has written it, so that a baseline.json
+			// appearing or changing later is the moves' doing.
+			w.waitBaseline(t)
 			w.snapRun = w.runFiles()
 		}
 	}, steps...)
@@ -923,6 +927,24 @@ func (w *advWorld) branchCommits(branch string) []string {
 
 // runFiles describes ultra's files of the (only) run: its decisions,
 // baseline and hooks.
+// waitBaseline waits (at most a minute) until every run of the world has
+// its baseline.json.
+func (w *advWorld) waitBaseline(t *testing.T) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		dirs, _ := filepath.Glob(filepath.Join(w.repo, ".ultra", "state", "runs", "*"))
+		missing := len(dirs) == 0
+		for _, d := range dirs {
+			if _, err := os.Lstat(filepath.Join(d, "baseline.json")); err != nil {
+				missing = true
+			}
+		}
+		if !missing {
+			return
+		}
+	}
+	t.Log("no baseline.json after a minute; the moves start anyway")
+}
+
 func (w *advWorld) runFiles() map[string]string {
 	dirs, _ := filepath.Glob(filepath.Join(w.repo, ".ultra", "state", "runs", "*"))
 	out := map[string]string{}

@@ -135,16 +135,30 @@ func TestFailedTestsRunFirstWhenIterating(t *testing.T) {
 	m := newModel(t,
 		calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
 		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
+		// A change that does not fix it: the failing test runs first.
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "// Add returns", "new_string": "// Add (still wrong) returns"})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
+		// Nothing changed since: the same tree is not run again.
 		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
 	)
-	res := ultra(t, dir, runArgs(m, "--max-retries", "2", "fix calc")...)
+	res := ultra(t, dir, runArgs(m, "--max-retries", "3", "fix calc")...)
 	if res.code != 3 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
 	id := runID(t, res.events(t))
-	d1, d2 := gateFile(t, dir, id, 1), gateFile(t, dir, id, 2)
+	d1, d2, d3 := gateFile(t, dir, id, 1), gateFile(t, dir, id, 2), gateFile(t, dir, id, 3)
 	if d1["focused"] == true || d2["focused"] != true || d2["gate_status"] != "FAIL" {
 		t.Fatalf("gate-1 focused=%v, gate-2 focused=%v status %v", d1["focused"], d2["focused"], d2["gate_status"])
+	}
+	// gate-1 judged the tree the run started from, which the baseline had
+	// just measured; gate-3 the tree of gate-2, whose focused run is not
+	// a full measurement: it ran.
+	if r, _ := d1["reused"].(string); !strings.Contains(r, "baseline") || !strings.Contains(r, id) {
+		t.Fatalf("gate-1 of the unchanged tree ran the suite again: reused=%q", r)
+	}
+	if d3["reused"] != nil || d3["focused"] != true || d3["gate_status"] != "FAIL" {
+		t.Fatalf("gate-3: reused=%v focused=%v status=%v", d3["reused"], d3["focused"], d3["gate_status"])
 	}
 	if c := d2["counts"].(map[string]any); c["executed"].(float64) != 1 {
 		t.Fatalf("the focused run should run only the failing test: %v", c)

@@ -54,7 +54,7 @@ type model struct {
 	url string
 }
 
-func newModel(t *testing.T, steps ...step) *model {
+func newModel(t testing.TB, steps ...step) *model {
 	t.Helper()
 	b, _ := json.Marshal(map[string]any{"steps": steps})
 	path := filepath.Join(t.TempDir(), "script.json")
@@ -72,7 +72,7 @@ func newModel(t *testing.T, steps ...step) *model {
 }
 
 // repo creates a git repository with files and one commit.
-func repo(t *testing.T, files map[string]string) string {
+func repo(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if d, err := filepath.EvalSymlinks(dir); err == nil {
@@ -91,7 +91,7 @@ func repo(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -110,7 +110,7 @@ type result struct {
 	stderr string
 }
 
-func (r result) events(t *testing.T) []map[string]any {
+func (r result) events(t testing.TB) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	sc := bufio.NewScanner(strings.NewReader(r.stdout))
@@ -127,7 +127,7 @@ func (r result) events(t *testing.T) []map[string]any {
 
 // ultraEnv is the environment for ultra: without the caller's model
 // settings or user configuration.
-func ultraEnv(t *testing.T) []string {
+func ultraEnv(t testing.TB) []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ULTRA_") {
@@ -142,7 +142,7 @@ var stateHomes sync.Map // test name → its XDG_STATE_HOME
 
 // stateHome is one test's state directory (where runs' worktrees go),
 // the same for every ultra it starts.
-func stateHome(t *testing.T) string {
+func stateHome(t testing.TB) string {
 	if d, ok := stateHomes.Load(t.Name()); ok {
 		return d.(string)
 	}
@@ -160,19 +160,19 @@ func stateHome(t *testing.T) string {
 }
 
 // ultra runs the binary in dir and waits for it.
-func ultra(t *testing.T, dir string, args ...string) result {
+func ultra(t testing.TB, dir string, args ...string) result {
 	t.Helper()
 	return ultraRun(t, dir, ultraEnv(t), args...)
 }
 
-func ultraRun(t *testing.T, dir string, env []string, args ...string) result {
+func ultraRun(t testing.TB, dir string, env []string, args ...string) result {
 	t.Helper()
 	return ultraCmd(t, exec.Command(ultraBin, args...), dir, env)
 }
 
 // ultraCmd runs an ultra command made by the caller (with a context, say)
 // in dir and waits for it.
-func ultraCmd(t *testing.T, cmd *exec.Cmd, dir string, env []string) result {
+func ultraCmd(t testing.TB, cmd *exec.Cmd, dir string, env []string) result {
 	t.Helper()
 	cmd.Dir = dir
 	cmd.Env = env
@@ -193,7 +193,7 @@ func runArgs(m *model, extra ...string) []string {
 	return append([]string{"run", "--output", "jsonl", "--provider", "openai", "--base-url", m.url, "--model", "scripted"}, extra...)
 }
 
-func runID(t *testing.T, evs []map[string]any) string {
+func runID(t testing.TB, evs []map[string]any) string {
 	t.Helper()
 	for _, e := range evs {
 		if e["type"] == "run_started" {

@@ -105,7 +105,11 @@ func printGate(w io.Writer, run string, base *gate.Baseline, ds []gate.Decision)
 	case !base.Evaluated:
 		fmt.Fprintf(w, "baseline  not evaluated: %s\n", base.Reason)
 	default:
-		fmt.Fprintf(w, "baseline  tree %s · %d executed, %d failed, %d skipped · %s\n", short(base.Tree), base.Executed, base.Failed, base.Skipped, strings.Join(base.Sources, ", "))
+		errs := ""
+		if base.Errors > 0 {
+			errs = fmt.Sprintf(", %d errors", base.Errors)
+		}
+		fmt.Fprintf(w, "baseline  tree %s · %d executed, %d failed%s, %d skipped · %s\n", short(base.Tree), base.Executed, base.Failed, errs, base.Skipped, strings.Join(base.Sources, ", "))
 	}
 	if len(ds) == 0 {
 		fmt.Fprintln(w, "no gate decisions yet")
@@ -117,6 +121,8 @@ func printGate(w io.Writer, run string, base *gate.Baseline, ds []gate.Decision)
 		switch {
 		case d.CachedFrom != 0:
 			extra = fmt.Sprintf(" · cached from %d", d.CachedFrom)
+		case d.Reused != "":
+			extra = " · from the gate cache"
 		case d.Focused:
 			extra = " · failed tests first"
 		case d.Waiver != nil:

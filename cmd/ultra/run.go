@@ -24,7 +24,7 @@ import (
 // runFlags are the flags shared by run and resume.
 type runFlags struct {
 	output, provider, baseURL, model string
-	noStream, verbose                bool
+	noStream, verbose, noGateCache   bool
 	maxRetries, maxTurns             int
 	maxIn, maxOut                    int64
 	maxCost                          float64
@@ -49,6 +49,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.bashTimeout, "bash-timeout", 0, "default timeout of a bash call (default 2m) [config run.bash_timeout]")
 	fl.StringArrayVar(&f.verifyCmds, "verify-command", nil, "test command to verify with, instead of detection (repeatable; all must pass) [config verify.command]")
 	fl.DurationVar(&f.verifyTO, "verify-timeout", 0, "timeout of each test command (default 10m) [config verify.timeout]")
+	fl.BoolVar(&f.noGateCache, "no-gate-cache", false, "run the tests at every verification, even of a tree the repository's gate cache already has [config verify.cache = false]")
 }
 
 func (f *runFlags) budgets(p *project) phase.Budgets {
@@ -252,6 +253,7 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		Ultra:           ultraProgram(),
 		Secrets:         pc.secrets,
 		GateUnixSockets: p.Config.Verify.UnixSockets,
+		NoGateCache:     f.noGateCache || p.Config.Verify.CacheOff(),
 	}
 }
 

@@ -70,6 +70,9 @@ type Options struct {
 	// sockets (verify.unix_sockets): off by default, since a socket file
 	// the tests can see would connect them to a service outside.
 	GateUnixSockets bool
+	// NoGateCache: every verification runs the tests, even of a tree the
+	// repository's gate cache has (verify.cache = false).
+	NoGateCache bool
 	// Secrets are values the model must never read (the provider key,
 	// header values): a tool result that contains one, by whatever route,
 	// has it replaced before the model, the events or the store see it.

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -31,8 +32,8 @@ func Evidence(res *verify.Result) gate.Evidence {
 	for _, c := range res.Commands {
 		ev.Commands = append(ev.Commands, gate.Command{
 			Command: c.Command, Source: c.Source, ExitCode: c.ExitCode, TimedOut: c.TimedOut, NotFound: c.NotFound,
-			Parsed: c.ReportOK || c.Passed+c.Failed+c.Skipped > 0 || len(c.Formats) > 0, Format: c.Format,
-			LogPath: c.LogPath, Duration: c.Duration, Passed: c.Passed, Failed: c.Failed, Skipped: c.Skipped,
+			Parsed: c.ReportOK || c.Passed+c.Failed+c.Errors+c.Skipped > 0 || len(c.Formats) > 0, Format: c.Format,
+			LogPath: c.LogPath, Duration: c.Duration, Passed: c.Passed, Failed: c.Failed, Errors: c.Errors, Skipped: c.Skipped,
 			HasTests: len(c.Tests) > 0, ReportMissing: c.ReportMissing,
 			RerunPassed: c.Rerun != nil && c.Rerun.ExitCode == 0 && !c.Rerun.TimedOut,
 		})
@@ -45,27 +46,29 @@ func Evidence(res *verify.Result) gate.Evidence {
 	return ev
 }
 
-// baseline measures the tests before the run changes anything. It runs
-// while the run plans (planning cannot change the tree) and must finish
-// before the run leaves planning.
+// startBaseline measures the tests of the tree the run starts from. The
+// tree is fixed now, before the model can act; the suite runs on ultra's
+// own checkout of it, so the run goes on planning and building meanwhile:
+// only the first verification waits for it. A base already measured with
+// the same commands and environment (gate cache) is not run again.
 func (r *runner) startBaseline(ctx context.Context) {
+	if r.st.BaseTree == "" {
+		r.st.BaseTree, _ = workspace.TreeHash(ctx, r.row.Workdir)
+	}
+	r.measureBaseline(ctx, r.st.BaseTree)
+}
+
+// measureBaseline measures the baseline of tree in the background.
+func (r *runner) measureBaseline(ctx context.Context, tree string) {
 	done := make(chan struct{})
 	r.baselineDone = done
 	ctx, r.stopBaseline = context.WithCancel(ctx)
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
 	go func() {
 		defer close(done)
-		tree, _ := workspace.TreeHash(ctx, r.row.Workdir)
 		start := time.Now()
-		req, cleanup, err := r.o.hermetic(ctx, runDir, r.row.Workdir, r.st.DepDirs, tree, verify.Request{Commands: r.o.VerifyCommands,
-			Timeout: r.o.VerifyTimeout, LogDir: filepath.Join(runDir, "verify", "baseline")})
-		var res *verify.Result
-		var fakes []string
-		if err == nil {
-			res, err = r.o.Verifier.Verify(ctx, req)
-			fakes = fakesOf(req.Dir)
-			cleanup()
-		}
+		m, err := r.o.measure(ctx, runDir, r.row.Workdir, r.st.DepDirs, tree, verify.Request{Commands: r.o.VerifyCommands,
+			Timeout: r.o.VerifyTimeout, LogDir: filepath.Join(runDir, "verify", "baseline")}, r.row.ID, "baseline")
 		if ctx.Err() != nil {
 			return // measured again when the run resumes
 		}
@@ -73,32 +76,88 @@ func (r *runner) startBaseline(ctx context.Context) {
 		if err != nil {
 			b = gate.Baseline{Tree: tree, Reason: "the tests could not be run: " + err.Error()}
 		} else {
-			ev := Evidence(res)
-			ev.Fakes = fakes
+			ev := Evidence(m.Result)
+			ev.Fakes = m.Fakes
 			b = gate.NewBaseline(tree, ev)
 		}
 		if err := gatefile.WriteBaseline(runDir, b); err != nil {
 			r.emit(event.Warning, event.WarningData{Message: "baseline not recorded: " + err.Error()})
 			return
 		}
+		r.noteBaseline()
 		r.bus.Emit(event.Baseline, "", event.BaselineData{Tree: b.Tree, Evaluated: b.Evaluated, Reason: b.Reason,
-			Executed: b.Executed, Failed: b.Failed, Skipped: b.Skipped, Sources: b.Sources,
+			Executed: b.Executed, Failed: b.Failed, Errors: b.Errors, Skipped: b.Skipped, Sources: b.Sources, Reused: m.reused(),
 			Duration: time.Since(start).Round(time.Millisecond).String()})
 	}()
 }
 
-// ensureBaseline starts the baseline of a resumed run that has none: in
-// planning it can still be measured; later, the run goes on without one.
+// noteBaseline records the stamp of the run's baseline.json as ultra
+// wrote it (or found it when the run resumed): see stateFingerprint.
+func (r *runner) noteBaseline() {
+	if info, err := os.Lstat(gatefile.BaselinePath(RunDir(r.o.StateRoot, r.row.ID))); err == nil {
+		r.baselineStamp.Store(statStamp(info))
+	}
+}
+
+// ownBaseline is the stamp noteBaseline recorded, "" before.
+func (r *runner) ownBaseline() string {
+	s, _ := r.baselineStamp.Load().(string)
+	return s
+}
+
+// measurement is a full verification of a tree, run now or found in the
+// gate cache (Cached).
+type measurement struct {
+	Result *verify.Result
+	Fakes  []string
+	Cached *cachedRun
+}
+
+func (m measurement) reused() string {
+	if m.Cached == nil {
+		return ""
+	}
+	return m.Cached.String()
+}
+
+// measure runs the whole suite on tree, hermetically, unless the gate
+// cache has it; what it runs is remembered there. who says which
+// measurement of which run this is ("baseline", "decision 3").
+func (o Options) measure(ctx context.Context, runDir, workdir string, deps []string, tree string, req verify.Request, run, who string) (measurement, error) {
+	key := o.cacheKey(workdir, deps, tree, req)
+	if c := o.cached(key); c != nil {
+		return measurement{Result: c.Result, Fakes: c.Fakes, Cached: c}, nil
+	}
+	req, cleanup, err := o.hermetic(ctx, runDir, workdir, deps, tree, req)
+	if err != nil {
+		return measurement{}, err
+	}
+	defer cleanup()
+	req.Rerun = true
+	res, err := o.Verifier.Verify(ctx, req)
+	if err != nil {
+		return measurement{}, err
+	}
+	m := measurement{Result: res, Fakes: fakesOf(req.Dir)}
+	o.remember(key, cachedRun{Tree: tree, Run: run, From: who, Time: o.Now(), Sandbox: o.sandboxStatus().Summary(), Fakes: m.Fakes, Result: res})
+	return m, nil
+}
+
+// ensureBaseline measures the baseline of a resumed run that has none
+// (the run stopped while it was measured), from the tree the run started
+// with.
 func (r *runner) ensureBaseline(ctx context.Context) {
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
 	if b, err := gatefile.ReadBaseline(runDir); b != nil || err != nil {
+		r.noteBaseline()
 		return
 	}
-	if r.st.Phase.Phase == "planning" {
+	if r.st.BaseTree != "" || r.st.Phase.Phase == "planning" {
 		r.startBaseline(ctx)
 		return
 	}
 	_ = gatefile.WriteBaseline(runDir, gate.Baseline{Reason: "the run was interrupted before its baseline was measured"})
+	r.noteBaseline()
 }
 
 // abandonBaseline stops a baseline still being measured when the run
@@ -179,23 +238,44 @@ func (o Options) judgeTree(ctx context.Context, row *store.Run, st runState, req
 }
 
 // judgeHermetic verifies in.Tree, a tree of workdir's repository, in a
-// checkout of its own, contained. own says the tree is the worktree's
-// (else: no check that the worktree stayed as it was, no scan for
-// fake-result constructs).
+// checkout of its own, contained, unless the gate cache has a full
+// verification of it (then the tests do not run, and the recorded evidence
+// is judged). own says the tree is the worktree's (else: no check that
+// the worktree stayed as it was, no look for fake-result constructs).
 func (o Options) judgeHermetic(ctx context.Context, runDir, workdir string, deps []string, own bool, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
+	key := o.cacheKey(workdir, deps, in.Tree, req)
+	if c := o.cached(key); c != nil {
+		in.Evidence = Evidence(c.Result)
+		if own {
+			in.Evidence.Fakes = c.Fakes
+		}
+		d := gate.Judge(in)
+		d.Sandbox, d.Reused = c.Sandbox, c.String()
+		d.Reasons = append(d.Reasons, "cache: "+c.String())
+		return d, c.Result, nil
+	}
 	req, cleanup, err := o.hermetic(ctx, runDir, workdir, deps, in.Tree, req)
 	if err != nil {
 		in.Evidence = Evidence(&verify.Result{Status: verify.StatusNotEvaluated, Reason: err.Error()})
 		return gate.Judge(in), nil, nil
 	}
 	defer cleanup()
-	if !own {
+	// The tree does not change while it is tested: one scan serves the
+	// focused and the full run, and the cache.
+	fakes := fakesOf(req.Dir)
+	var judged []string
+	if own {
+		judged = fakes
+	} else {
 		workdir = ""
 	}
-	d, res, err := judgeVerification(ctx, o.Verifier, req, workdir, own, in, last)
+	d, res, err := judgeVerification(ctx, o.Verifier, req, workdir, judged, in, last)
 	d.Sandbox = o.sandboxStatus().Summary()
 	if !o.sandboxStatus().Available {
 		d.Reasons = append(d.Reasons, "UNCONTAINED: the tests ran without a sandbox ("+o.sandboxStatus().Problem+")")
+	}
+	if err == nil && !d.Focused && res != nil {
+		o.remember(key, cachedRun{Tree: in.Tree, Run: in.Run, From: fmt.Sprintf("decision %d", in.N), Time: in.Time, Sandbox: d.Sandbox, Fakes: fakes, Result: res})
 	}
 	return d, res, err
 }
@@ -206,7 +286,7 @@ func (o Options) judgeHermetic(ctx context.Context, runDir, workdir string, deps
 func VerifyOnce(ctx context.Context, v verify.Verifier, req verify.Request, tree string, last *gate.Decision) (gate.Decision, *verify.Result, error) {
 	// Outside a run there is no baseline to tell new constructs that can
 	// fake results from the project's own: none are looked for.
-	return judgeVerification(ctx, v, req, req.Dir, false, gate.Input{Tree: tree, N: 1, Time: time.Now().UTC()}, last)
+	return judgeVerification(ctx, v, req, req.Dir, nil, gate.Input{Tree: tree, N: 1, Time: time.Now().UTC()}, last)
 }
 
 // judgeVerification runs the tests and judges them. When the last full
@@ -214,19 +294,15 @@ func VerifyOnce(ctx context.Context, v verify.Verifier, req verify.Request, tree
 // fail, that is the verdict; otherwise the whole suite runs, with failed
 // tests re-run once to tell flaky from failing.
 // workdir is the working tree whose tree in.Tree is ("": none, the tree
-// is ultra's own making); fakes says to look for constructs that fake
-// results in the tested tree (inside a run, where a baseline tells the
-// project's own from new ones).
-func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Request, workdir string, fakes bool, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
-	// The tree does not change while it is tested: one scan serves both
-	// the focused and the full run.
-	var fakeKeys []string
-	if fakes {
-		fakeKeys = fakesOf(req.Dir)
-	}
+// is ultra's own making); fakeKeys are the constructs that can fake
+// results in the tested tree, judged inside a run, where a baseline tells
+// the project's own from new ones (nil: none looked for).
+func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Request, workdir string, fakeKeys []string, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
 	if last != nil && last.Status == gate.Fail && len(last.Failing) > 0 {
 		focused := req
-		focused.Only = last.FailingNames()
+		for _, f := range last.Failing {
+			focused.Only = append(focused.Only, verify.SelectName(f.Name, f.File))
+		}
 		res, err := v.Verify(ctx, focused)
 		if err == nil && res.Selected {
 			fin := in

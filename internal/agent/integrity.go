@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
@@ -19,7 +20,13 @@ import (
 // run's gate decisions and baseline. The guard refuses commands that
 // visibly write them; this catches the ones it cannot see (a script, a
 // computed path) after the fact.
-func stateFingerprint(workdir, runDir string) string {
+//
+// ultra writes the run's baseline.json itself while the model works (the
+// baseline is measured in the background): ownBaseline is the stamp of the
+// file ultra wrote ("" before it did). A baseline.json with that stamp, or
+// none before ultra wrote one, adds nothing; any other (replaced, edited,
+// or removed after ultra wrote it) does.
+func stateFingerprint(workdir, runDir, ownBaseline string) string {
 	var lines []string
 	add := func(path string, info fs.FileInfo) {
 		lines = append(lines, fmt.Sprintf("%s\x00%d\x00%d\x00%v", path, info.Size(), info.ModTime().UnixNano(), info.Mode()))
@@ -46,16 +53,28 @@ func stateFingerprint(workdir, runDir string) string {
 	}
 	if entries, err := os.ReadDir(runDir); err == nil {
 		for _, e := range entries {
-			if n := e.Name(); n == "baseline.json" || (strings.HasPrefix(n, "gate-") && strings.HasSuffix(n, ".json")) {
+			if n := e.Name(); n == "baseline.json" {
+				if info, err := e.Info(); err == nil && statStamp(info) != ownBaseline {
+					add(filepath.Join(runDir, n), info)
+				}
+			} else if strings.HasPrefix(n, "gate-") && strings.HasSuffix(n, ".json") {
 				if info, err := e.Info(); err == nil {
 					add(filepath.Join(runDir, n), info)
 				}
 			}
 		}
 	}
+	if _, err := os.Lstat(gatefile.BaselinePath(runDir)); ownBaseline != "" && err != nil {
+		lines = append(lines, "baseline.json removed")
+	}
 	sort.Strings(lines)
 	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
 	return hex.EncodeToString(sum[:])
+}
+
+// statStamp identifies a file by its size, time and mode.
+func statStamp(info fs.FileInfo) string {
+	return fmt.Sprintf("%d\x00%d\x00%v", info.Size(), info.ModTime().UnixNano(), info.Mode())
 }
 
 // gitFingerprint identifies what no run may move: the protected branches,

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,14 +35,15 @@ type runner struct {
 	model   llm.Provider // o.Provider with retries
 
 	// What the current step adds, saved together at its end.
-	pendingMsgs  []llm.Message
-	pendingTrans []store.Transition
-	stop         *Outcome // set when the step ended the run
-	mark         time.Time
-	baselineDone chan struct{} // closed when the baseline is measured
-	stopBaseline func()        // cancels the baseline
-	askedWith    []string      // the tools the current request offered
-	callID       string        // the call running now (serial calls only)
+	pendingMsgs   []llm.Message
+	pendingTrans  []store.Transition
+	stop          *Outcome // set when the step ended the run
+	mark          time.Time
+	baselineDone  chan struct{} // closed when the baseline is measured
+	stopBaseline  func()        // cancels the baseline
+	baselineStamp atomic.Value  // string: statStamp of the baseline.json ultra wrote
+	askedWith     []string      // the tools the current request offered
+	callID        string        // the call running now (serial calls only)
 }
 
 func newRunner(ctx context.Context, o Options, row *store.Run, st runState, history []llm.Message) (*runner, error) {
@@ -446,13 +448,13 @@ func (r *runner) execute(ctx context.Context, c llm.ToolCall) tool.Result {
 		return t.Run(ctx, r.env, json.RawMessage(c.Arguments))
 	}
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
-	before := stateFingerprint(r.row.Workdir, runDir)
+	before := stateFingerprint(r.row.Workdir, runDir, r.ownBaseline())
 	gitBefore, tipBefore := r.gitFingerprint()
 	res := t.Run(ctx, r.env, json.RawMessage(c.Arguments))
 	reason := ""
 	gitAfter, tipAfter := r.gitFingerprint()
 	switch {
-	case stateFingerprint(r.row.Workdir, runDir) != before:
+	case stateFingerprint(r.row.Workdir, runDir, r.ownBaseline()) != before:
 		reason = fmt.Sprintf("a %s call changed ultra's own files (.ultra/ or the run's gate files and hooks), which only ultra may write", c.Name)
 	case gitAfter != gitBefore:
 		reason = fmt.Sprintf("a %s call moved a protected branch, the run's base branch or its worktree's branch, or changed the worktree's hooks setting, which no run may do", c.Name)

@@ -57,6 +57,9 @@ type runState struct {
 	// before the model could act: read-only to the model, and the only
 	// ones the gate's checkout gets.
 	DepDirs []string `json:"dep_dirs,omitempty"`
+	// BaseTree is the tree the run started from, whose tests the baseline
+	// measures (fixed before the model could act).
+	BaseTree string `json:"base_tree,omitempty"`
 	// Sandbox is what contained the model's commands when the run last
 	// started or resumed ("none: why" when nothing did).
 	Sandbox string `json:"sandbox,omitempty"`

@@ -84,8 +84,8 @@ func lastVerification(runDir string) *VerifyView {
 // verifyEvent is the verify_result event of decision d, recorded at path.
 func verifyEvent(d gate.Decision, path string) event.VerifyResultData {
 	e := event.VerifyResultData{Status: string(d.Status), Reason: strings.Join(d.Reasons, "; "), Passed: d.Counts.Passed,
-		Failed: d.Counts.Failed + d.Counts.Errors, Skipped: d.Counts.Skipped, Failing: d.FailingNames(),
-		Gate: d.N, GateFile: path, Tree: d.Tree, Cached: d.CachedFrom != 0, Focused: d.Focused, Flaky: d.Flaky}
+		Failed: d.Counts.Failed, Errors: d.Counts.Errors, Skipped: d.Counts.Skipped, Failing: d.FailingNames(),
+		Gate: d.N, GateFile: path, Tree: d.Tree, Cached: d.CachedFrom != 0, Reused: d.Reused, Focused: d.Focused, Flaky: d.Flaky}
 	for _, c := range d.Commands {
 		e.Commands = append(e.Commands, c.Command)
 		if c.LogPath != "" {

@@ -80,7 +80,14 @@ type Verify struct {
 	// serve on one); off, a socket file the tests can see cannot connect
 	// them to a service outside the sandbox.
 	UnixSockets bool `toml:"unix_sockets"`
+	// Cache (default true) lets a verification reuse the recorded result
+	// of the same tree with the same commands and environment, measured
+	// by any run in the repository; false runs the tests every time.
+	Cache *bool `toml:"cache"`
 }
+
+// CacheOff reports whether verify.cache is set to false.
+func (v Verify) CacheOff() bool { return v.Cache != nil && !*v.Cache }
 
 // Workspace configures runs' worktrees and branches.
 type Workspace struct {
@@ -222,7 +229,7 @@ func loadFile(path string, c *Config) error {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,api,max_retries,stream,modes,context_window,thinking_budget,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout}, workspace.{dir,protected,author_name,author_email,setup}, pricing.MODEL.{input,output,cache_read,cache_write})",
+		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,api,max_retries,stream,modes,context_window,thinking_budget,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout,unix_sockets,cache}, workspace.{dir,protected,author_name,author_email,setup}, pricing.MODEL.{input,output,cache_read,cache_write})",
 			path, keyLine(string(data), k[len(k)-1]), k.String())
 	}
 	return c.validate(path, string(data))

@@ -157,6 +157,7 @@ type (
 		Reason   string   `json:"reason"`
 		Passed   int      `json:"passed"`
 		Failed   int      `json:"failed"`
+		Errors   int      `json:"errors,omitempty"` // tests that could not run, modules that could not be collected
 		Skipped  int      `json:"skipped"`
 		Failing  []string `json:"failing,omitempty"`
 		Commands []string `json:"commands,omitempty"`
@@ -165,6 +166,7 @@ type (
 		GateFile string   `json:"gate_file,omitempty"` // the decision file
 		Tree     string   `json:"tree,omitempty"`      // the verified tree
 		Cached   bool     `json:"cached,omitempty"`    // a PASS of the same tree was reused
+		Reused   string   `json:"reused,omitempty"`    // the gate cache's measurement of the same tree was judged
 		Focused  bool     `json:"focused,omitempty"`   // only previously failing tests ran
 		Flaky    []string `json:"flaky,omitempty"`
 		Duration string   `json:"duration"`
@@ -175,9 +177,12 @@ type (
 		Reason    string   `json:"reason,omitempty"`
 		Executed  int      `json:"executed"`
 		Failed    int      `json:"failed"`
+		Errors    int      `json:"errors,omitempty"`
 		Skipped   int      `json:"skipped"`
 		Sources   []string `json:"sources,omitempty"`
 		Duration  string   `json:"duration"`
+		// Reused: the suite did not run, the gate cache had this tree.
+		Reused string `json:"reused,omitempty"`
 	}
 	CompactionData struct {
 		Kind   string `json:"kind"`   // "prune" or "summary"

@@ -79,8 +79,13 @@ type Command struct {
 	LogPath  string        `json:"log_path,omitempty"`
 	Duration time.Duration `json:"duration"`
 	Passed   int           `json:"passed"`
-	Failed   int           `json:"failed"` // errors included
+	Failed   int           `json:"failed"` // failed tests; errors are not included
 	Skipped  int           `json:"skipped"`
+	// Errors are the tests that could not run, and the test files,
+	// modules or packages that could not be collected (counted apart from
+	// Failed, as in Counts). Omitted when 0, as in decisions written
+	// before it existed.
+	Errors int `json:"errors,omitempty"`
 	// HasTests: per-test results of this command are in Evidence.Tests;
 	// otherwise only its counts are known.
 	HasTests bool `json:"has_tests,omitempty"`
@@ -110,13 +115,20 @@ type Evidence struct {
 // Baseline is the state of the tests when the run started, before any
 // change.
 type Baseline struct {
-	Tree      string                   `json:"tree"`
-	Evaluated bool                     `json:"evaluated"` // the suite ran and could be read
-	Reason    string                   `json:"reason,omitempty"`
-	Executed  int                      `json:"executed"`
-	Skipped   int                      `json:"skipped"`
-	Failed    int                      `json:"failed"`
-	Tests     map[string]report.Status `json:"tests,omitempty"`
+	Tree      string `json:"tree"`
+	Evaluated bool   `json:"evaluated"` // the suite ran and could be read
+	Reason    string `json:"reason,omitempty"`
+	Executed  int    `json:"executed"`
+	Skipped   int    `json:"skipped"`
+	Failed    int    `json:"failed"` // failed tests (baselines before Errors existed: errors included)
+	// Errors: tests that could not run and modules that could not be
+	// collected, apart from Failed.
+	Errors int                      `json:"errors,omitempty"`
+	Tests  map[string]report.Status `json:"tests,omitempty"`
+	// Collection names the test files, modules or packages that could not
+	// be collected at the start (report.KindCollection): their failing to
+	// collect later is not the run's doing.
+	Collection []string `json:"collection,omitempty"`
 	// Sources say how the test commands were chosen at the start; the
 	// choice may not change during the run.
 	Sources []string `json:"sources,omitempty"`
@@ -126,7 +138,10 @@ type Baseline struct {
 	Fakes []string `json:"fakes,omitempty"`
 }
 
-// Counts sums a verification.
+// Counts sums a verification, each test once by its status: Failed never
+// includes Errors (tests that could not run, and test files, modules or
+// packages that could not be collected); Executed is
+// Passed+Failed+Errors.
 type Counts struct {
 	Passed   int `json:"passed"`
 	Failed   int `json:"failed"`
@@ -135,12 +150,18 @@ type Counts struct {
 	Executed int `json:"executed"`
 }
 
-// Failure is one failing test in a decision.
+// Failure is one failing test in a decision: a failed or errored test,
+// or a test file, module or package that could not be collected (Kind
+// report.KindCollection), or a parent test that failed through its
+// subtests (Kind report.KindParent, Message "2 of 5 subtests failed: a,
+// b"). There is one per test counted as failed or errored in Counts (up
+// to the cap).
 type Failure struct {
 	Name    string `json:"name"`
 	File    string `json:"file,omitempty"`
 	Line    int    `json:"line,omitempty"`
 	Message string `json:"message,omitempty"`
+	Kind    string `json:"kind,omitempty"`
 }
 
 // Waiver is a person's acceptance of work that did not pass.
@@ -167,8 +188,12 @@ type Decision struct {
 	Reasons  []string  `json:"reasons"`
 	// CachedFrom is the decision whose result this one reuses, for a
 	// tree that already had a PASS.
-	CachedFrom int     `json:"cached_from,omitempty"`
-	Waiver     *Waiver `json:"waiver,omitempty"`
+	CachedFrom int `json:"cached_from,omitempty"`
+	// Reused says where the evidence comes from when the tests did not
+	// run: the same tree, commands and environment measured before, by
+	// this run or another, kept in the repository's gate cache.
+	Reused string  `json:"reused,omitempty"`
+	Waiver *Waiver `json:"waiver,omitempty"`
 	// ChangedTests are the project's existing test files (and test
 	// configuration) the run changed, deleted or renamed; the original
 	// tests were run against the new code as well (ProtectedRun).
@@ -222,7 +247,11 @@ func tally(ev Evidence) (Counts, []Failure) {
 			c.Skipped++
 		}
 		if (t.Status == report.Failed || t.Status == report.Error) && len(fails) < maxFailures {
-			fails = append(fails, Failure{Name: t.Name, File: t.File, Line: t.Line, Message: firstLine(t.Message)})
+			f := Failure{Name: t.Name, File: t.File, Line: t.Line, Message: firstLine(t.Message), Kind: t.Kind}
+			if t.Kind == report.KindCollection {
+				f.Message = report.KeyLine(t.Message) // the error, not pytest's "collection failure"
+			}
+			fails = append(fails, f)
 		}
 	}
 	// Commands without per-test results count by their totals.
@@ -233,8 +262,9 @@ func tally(ev Evidence) (Counts, []Failure) {
 		}
 		c.Passed += cmd.Passed
 		c.Failed += cmd.Failed
+		c.Errors += cmd.Errors
 		c.Skipped += cmd.Skipped
-		textFailed += cmd.Failed
+		textFailed += cmd.Failed + cmd.Errors
 	}
 	for _, n := range ev.Failing {
 		if textFailed == 0 {
@@ -286,16 +316,29 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 		}
 		flaky[f] = true
 	}
-	realFails := 0
+	// Test files, modules or packages that could not be collected are
+	// judged apart (below); the rest are tests that failed or errored.
+	// The counts say how many failed and errored; of those, the flaky
+	// ones (named) passed on a re-run.
+	coll := report.CollectionErrors(ev.Tests)
+	errored := erroredNames(fails, ev.Tests)
+	flakyFailed, flakyErrored := 0, 0
 	for _, f := range fails {
-		if !flaky[f.Name] {
-			realFails++
+		switch {
+		case f.Kind == report.KindCollection || !flaky[f.Name]:
+		case errored[f.Name]:
+			flakyErrored++
+		default:
+			flakyFailed++
 		}
 	}
-	if len(fails) < c.Failed+c.Errors { // names beyond the cap are not known to be flaky
-		realFails += c.Failed + c.Errors - len(fails)
-	}
-	allFlaky := len(fails) > 0 && realFails == 0
+	realFailed := max(0, c.Failed-flakyFailed)
+	realErrored := max(0, c.Errors-len(coll)-flakyErrored)
+	realFails := realFailed + realErrored
+	allFlaky := flakyFailed+flakyErrored > 0 && realFails == 0
+	// The tests that ran (or tried to), collection errors apart.
+	executed := c.Executed - len(coll)
+	bad := len(fails) > 0 || c.Failed+c.Errors > 0
 	for _, cmd := range ev.Commands {
 		switch {
 		case cmd.NotFound:
@@ -304,15 +347,18 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 			fail = append(fail, fmt.Sprintf("`%s` timed out after %s; its process group was killed", cmd.Command, cmd.Duration.Round(time.Second)))
 		case cmd.ReportMissing != "" && cmd.ExitCode == 0:
 			notEval = append(notEval, fmt.Sprintf("`%s` exited 0 but its report is missing or unreadable: %s", cmd.Command, cmd.ReportMissing))
-		case cmd.ExitCode != 0 && cmd.Failed == 0:
+		case cmd.ExitCode != 0 && cmd.Failed+cmd.Errors == 0 && !(cmd.HasTests && bad):
+			// (With per-test results, its failures are among them.)
 			fail = append(fail, fmt.Sprintf("`%s` exited %d although none of its tests failed", cmd.Command, cmd.ExitCode))
 		case cmd.ExitCode != 0 && allFlaky && !cmd.RerunPassed:
 			fail = append(fail, fmt.Sprintf("`%s` exited %d, and the re-run of its failed tests did not pass", cmd.Command, cmd.ExitCode))
 		}
 	}
 	if realFails > 0 {
-		fail = append(fail, fmt.Sprintf("%d of %d tests failed", realFails, c.Executed))
+		fail = append(fail, report.FailedText(realFailed, realErrored, executed))
 	}
+	var collConcerns []string // said with any status: they explain the errors counted
+	newColl := collectionRules(in.Baseline, coll, executed, &fail, &notEval, &collConcerns)
 	if len(notFlaky) > 0 {
 		fail = append(fail, fmt.Sprintf("tests that were failing earlier in the run passed only on a re-run, so they still count as failing: %s", clipList(notFlaky, 10)))
 	}
@@ -335,12 +381,12 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 
 	// Against the baseline and the run's history (full runs only).
 	if !ev.Focused && len(ev.Tests) > 0 {
-		fail = append(fail, regressions(in, c)...)
+		fail = append(fail, regressions(in, c, newColl > 0)...)
 		if b := in.Baseline; b != nil && b.Evaluated && c.Skipped > b.Skipped {
 			concerns = append(concerns, fmt.Sprintf("%d tests skipped, %d at the start of the run", c.Skipped, b.Skipped))
 		}
 	}
-	if n := len(fails) - realFails; n > 0 && realFails == 0 {
+	if allFlaky {
 		names := make([]string, 0, len(flaky))
 		for name := range flaky {
 			names = append(names, name)
@@ -351,9 +397,12 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 
 	switch {
 	case len(fail) > 0:
-		return Fail, append(fail, notEval...)
+		return Fail, append(append(fail, notEval...), collConcerns...)
 	case len(notEval) > 0:
-		return NotEvaluated, notEval
+		return NotEvaluated, append(notEval, collConcerns...)
+	}
+	concerns = append(collConcerns, concerns...)
+	switch {
 	case len(concerns) > 0:
 		return Concerns, append([]string{fmt.Sprintf("%d tests passed", c.Passed)}, concerns...)
 	}
@@ -386,23 +435,30 @@ func newFakes(fakes []string, b *Baseline) []string {
 }
 
 // regressions finds tests that vanished: fewer tests than the baseline, or
-// a test that failed earlier in the run (or at its start) now missing.
-func regressions(in Input, c Counts) []string {
+// a test that failed earlier in the run (or at its start) now missing. A
+// test file, module or package that could not be collected earlier is not
+// missing when it is collected now (its tests are there instead); with
+// newColl (some no longer collect: said apart) fewer tests are expected.
+func regressions(in Input, c Counts, newColl bool) []string {
 	var out []string
 	present := map[string]bool{}
 	for _, t := range in.Evidence.Tests {
 		present[t.Name] = true
 	}
-	if b := in.Baseline; b != nil && b.Evaluated && c.Executed+c.Skipped < b.Executed+b.Skipped {
+	if b := in.Baseline; b != nil && b.Evaluated && !newColl && c.Executed+c.Skipped < b.Executed+b.Skipped {
 		out = append(out, fmt.Sprintf("fewer tests than at the start of the run (%d, was %d): were tests deleted?",
 			c.Executed+c.Skipped, b.Executed+b.Skipped))
 	}
 	failedBefore := map[string]bool{}
+	collected := map[string]bool{} // could not be collected earlier
 	if b := in.Baseline; b != nil {
 		for name, st := range b.Tests {
 			if st == report.Failed || st == report.Error {
 				failedBefore[name] = true
 			}
+		}
+		for _, name := range b.Collection {
+			collected[name] = true
 		}
 	}
 	for _, d := range in.Previous {
@@ -411,7 +467,13 @@ func regressions(in Input, c Counts) []string {
 		}
 		for _, f := range d.Failing {
 			failedBefore[f.Name] = true
+			if f.Kind == report.KindCollection {
+				collected[f.Name] = true
+			}
 		}
+	}
+	for name := range collected {
+		delete(failedBefore, name)
 	}
 	status := map[string]report.Status{}
 	for _, t := range in.Evidence.Tests {
@@ -518,20 +580,94 @@ func NewBaseline(tree string, ev Evidence) Baseline {
 	ev.Fakes = nil
 	d := Judge(Input{Evidence: ev})
 	b := Baseline{Tree: tree, Sources: sources(ev), Executed: d.Counts.Executed, Skipped: d.Counts.Skipped,
-		Failed: d.Counts.Failed + d.Counts.Errors, Fakes: fakes}
+		Failed: d.Counts.Failed, Errors: d.Counts.Errors, Fakes: fakes}
+	for _, c := range report.CollectionErrors(ev.Tests) {
+		b.Collection = append(b.Collection, c.Name)
+	}
 	if d.Status == NotEvaluated {
 		b.Reason = strings.Join(d.Reasons, "; ")
-		return b
-	}
-	b.Evaluated = len(ev.Tests) > 0
-	if !b.Evaluated {
-		b.Reason = "no per-test results"
+		if len(b.Collection) == 0 {
+			return b
+		}
+		// Nothing could be collected: which modules did not is what a
+		// later verification is compared with.
+	} else {
+		b.Evaluated = len(ev.Tests) > 0
+		if !b.Evaluated {
+			b.Reason = "no per-test results"
+		}
 	}
 	b.Tests = map[string]report.Status{}
 	for _, t := range ev.Tests {
 		b.Tests[t.Name] = t.Status
 	}
 	return b
+}
+
+// erroredNames are the names of fails whose test has Status Error.
+func erroredNames(fails []Failure, tests []report.Case) map[string]bool {
+	want := make(map[string]bool, len(fails))
+	for _, f := range fails {
+		want[f.Name] = true
+	}
+	out := map[string]bool{}
+	for _, t := range tests {
+		if t.Status == report.Error && want[t.Name] {
+			out[t.Name] = true
+		}
+	}
+	return out
+}
+
+// collectionRules judges the test files, modules or packages that could
+// not be collected (coll), against the baseline: those that collected at
+// the start of the run (or are new) fail the decision, the tree broke
+// them; those that did not collect at the start either are not the run's
+// doing: a concern when other tests ran, else nothing could be evaluated.
+// Without a baseline that says, they fail the decision when other tests
+// ran, and leave it not evaluated when nothing ran. It returns how many
+// are the tree's doing.
+func collectionRules(b *Baseline, coll []report.Case, executed int, fail, notEval, concerns *[]string) int {
+	if len(coll) == 0 {
+		return 0
+	}
+	known := b != nil && len(b.Tests) > 0
+	before := map[string]bool{}
+	if b != nil {
+		for _, n := range b.Collection {
+			before[n] = true
+		}
+		for n, st := range b.Tests {
+			if st == report.Error {
+				before[n] = true // baselines before Collection existed
+			}
+		}
+	}
+	var broken, old []report.Case
+	for _, c := range coll {
+		if known && !before[c.Name] {
+			broken = append(broken, c)
+		} else {
+			old = append(old, c)
+		}
+	}
+	if len(broken) > 0 {
+		*fail = append(*fail, report.CollectionSummary(broken, 5)+" — they did not fail this way at the start of the run")
+	}
+	if len(old) > 0 {
+		sum := report.CollectionSummary(old, 5)
+		switch {
+		case !known && executed > 0:
+			*fail = append(*fail, sum)
+		case !known:
+			*notEval = append(*notEval, "no test could run: "+sum)
+		case executed > 0:
+			*concerns = append(*concerns, sum+" — as at the start of the run, so not the run's doing, but their tests did not run")
+		default:
+			*notEval = append(*notEval, "no test could run: "+sum+" — as at the start of the run")
+		}
+	}
+	return len(broken)
 }
 
 func firstLine(s string) string {

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
@@ -84,6 +86,10 @@ func GC(ctx context.Context, o Options, force, dryRun bool) ([]Collected, error)
 			}
 			out = append(out, c)
 		}
+	}
+	if n := agent.PruneGateCache(o.Agent.StateRoot, agent.GateCacheMaxAge, time.Now(), dryRun); n > 0 {
+		out = append(out, Collected{Path: gatefile.CacheDir(o.Agent.StateRoot), Action: "removed",
+			Detail: fmt.Sprintf("%d gate cache record(s) not used for %d days", n, int(agent.GateCacheMaxAge.Hours()/24))})
 	}
 	if !dryRun {
 		_ = workspace.Prune(ctx, o.Repo)

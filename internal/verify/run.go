@@ -16,9 +16,9 @@ import (
 	"github.com/ultra-dev/ultra/internal/verify/report"
 )
 
-// defaultGoFlags is set as GOFLAGS for test commands when the user has set
-// GOFLAGS neither in the environment nor in the go env file: results come
-// from a real run, not from the test cache.
+// defaultGoFlags is added to the person's GOFLAGS (from the environment
+// or the go env file) for test commands, unless they give a -count of
+// their own: results come from a real run, not from go's test cache.
 const defaultGoFlags = "-count=1"
 
 // runner is the default Verifier.
@@ -216,7 +216,7 @@ func runOne(ctx context.Context, root string, d Detected, command, attemptDir, t
 	cr.Duration = pr.Duration
 
 	readResults(&cr, d, root, reportPath, keepDir, start, pr.Output)
-	if cr.Passed+cr.Failed == 0 && !cr.TimedOut && cr.ExitCode != 0 {
+	if cr.Passed+cr.Failed+cr.Errors == 0 && !cr.TimedOut && cr.ExitCode != 0 {
 		if line, ok := runnerMissing(cr.ExitCode, pr.Output); ok {
 			cr.NotFound = true
 			cr.detail = line
@@ -262,16 +262,17 @@ func runnerMissing(exit int, out string) (string, bool) {
 // passed then. It re-runs nothing when the runner cannot select, nothing
 // failed, or more than MaxRerun tests failed.
 func rerunFailed(ctx context.Context, root string, d Detected, cr *CommandResult, attemptDir, tag string, timeout time.Duration, env []string, sb *proc.Sandbox) ([]string, error) {
-	var bad []string
+	var bad, sel []string
 	for _, t := range cr.Tests {
 		if isBad(t.Status) {
 			bad = append(bad, t.Name)
+			sel = append(sel, SelectName(t.Name, t.Suite))
 		}
 	}
 	if len(bad) == 0 || len(bad) > MaxRerun || cr.TimedOut {
 		return nil, nil
 	}
-	cmd, ok := d.selectCommand(bad)
+	cmd, ok := d.selectCommand(sel)
 	if !ok {
 		return nil, nil
 	}
@@ -316,9 +317,9 @@ func judge(res *Result, timeout time.Duration) {
 			failReasons = append(failReasons, fmt.Sprintf("%s timed out after %s (whole process group killed)", q, timeout))
 		case c.NotFound:
 			neReasons = append(neReasons, fmt.Sprintf("test runner not found for %s: %s", q, oneLine(c.detail)))
-		case c.ExitCode != 0 && c.Failed == 0 && c.Passed == 0 && c.noTests != "":
+		case c.ExitCode != 0 && c.Failed+c.Errors == 0 && c.Passed == 0 && c.noTests != "":
 			neReasons = append(neReasons, fmt.Sprintf("no tests found: %s says %q", q, c.noTests))
-		case c.ExitCode != 0 && c.Failed == 0:
+		case c.ExitCode != 0 && c.Failed+c.Errors == 0:
 			what := "without reporting a failing test"
 			switch {
 			case c.reportMissed != "":
@@ -327,7 +328,7 @@ func judge(res *Result, timeout time.Duration) {
 				what = "and no test results could be read from its output"
 			}
 			failReasons = append(failReasons, fmt.Sprintf("%s %s %s", q, exitWords(c.ExitCode), what))
-		case c.ExitCode != 0 || c.Failed > 0:
+		case c.ExitCode != 0 || c.Failed+c.Errors > 0:
 			// Counted below; the failing tests say it best.
 		case c.reportMissed != "":
 			neReasons = append(neReasons, fmt.Sprintf("%s exited 0 but its report is missing or unparseable: %s", q, c.reportMissed))
@@ -345,13 +346,18 @@ func judge(res *Result, timeout time.Duration) {
 	res.Failing = failing.list
 	res.Excerpt = joinExcerpts(excerpts, MaxExcerpt)
 
-	executed := res.Passed + res.Failed
+	executed := res.Passed + res.Failed + res.Errors
 	switch {
-	case res.Failed > 0 || len(failReasons) > 0:
+	case nothingCollected(res) && len(failReasons) == 0:
+		// Only test files, modules or packages that could not be
+		// collected: nothing was evaluated.
+		res.Status = StatusNotEvaluated
+		res.Reason = strings.Join(append([]string{"no test could run: " + badReason(res)}, neReasons...), "; ")
+	case res.Failed+res.Errors > 0 || len(failReasons) > 0:
 		res.Status = StatusFail
 		var parts []string
-		if res.Failed > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %s failed", res.Failed, plural(executed, "test")))
+		if r := badReason(res); r != "" {
+			parts = append(parts, r)
 		}
 		// A timeout first: it is the most urgent thing to know.
 		for _, r := range failReasons {
@@ -499,37 +505,42 @@ func testEnv() []string {
 	if _, ok := os.LookupEnv("PYTHONDONTWRITEBYTECODE"); !ok {
 		out = append(out, "PYTHONDONTWRITEBYTECODE=1")
 	}
-	if !goFlagsSet() {
-		out = append(out, "GOFLAGS="+defaultGoFlags)
+	if flags, set := userGoFlags(); !strings.Contains(flags, "-count") && !strings.Contains(flags, "-test.count") {
+		// The environment's GOFLAGS replaces the go env file's: keep the
+		// person's flags and add fresh results to them.
+		if set {
+			out = slices.DeleteFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "GOFLAGS=") })
+		}
+		out = append(out, "GOFLAGS="+strings.TrimSpace(flags+" "+defaultGoFlags))
 	}
 	return out
 }
 
-// goFlagsSet reports whether GOFLAGS is set in the environment or in the
-// go env file (go env -w), where setting it ourselves would override it.
-func goFlagsSet() bool {
-	if _, ok := os.LookupEnv("GOFLAGS"); ok {
-		return true
+// userGoFlags is the person's GOFLAGS, from the environment or else the
+// go env file (go env -w); set says whether either has one.
+func userGoFlags() (flags string, set bool) {
+	if v, ok := os.LookupEnv("GOFLAGS"); ok {
+		return v, true
 	}
 	path := os.Getenv("GOENV")
 	if path == "off" {
-		return false
+		return "", false
 	}
 	if path == "" {
 		cfg, err := os.UserConfigDir()
 		if err != nil {
-			return false
+			return "", false
 		}
 		path = filepath.Join(cfg, "go", "env")
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return false
+		return "", false
 	}
 	for line := range strings.SplitSeq(string(data), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "GOFLAGS=") {
-			return true
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "GOFLAGS="); ok {
+			return strings.Trim(strings.TrimSpace(v), `"'`), true
 		}
 	}
-	return false
+	return "", false
 }

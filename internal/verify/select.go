@@ -80,11 +80,19 @@ func (d Detected) selectCommand(names []string) (string, bool) {
 		}
 		args = strings.Join(ks, " ")
 	case "jest":
+		// Test files as path patterns (regular expressions): jest loads
+		// only those, not every test file of the project.
 		args = "-t " + shq(titlePattern(names, false))
+		for _, f := range jsFiles(names) {
+			args += " " + shq(regexp.QuoteMeta(f)+"$")
+		}
 	case "vitest":
 		// vitest's full names start with the (empty) name of the file's
-		// own suite and a space.
+		// own suite and a space. Files are filters on the test file path.
 		args = "-t " + shq("^ ?"+strings.TrimPrefix(titlePattern(names, false), "^"))
+		for _, f := range jsFiles(names) {
+			args += " " + shq(f)
+		}
 	case "mocha":
 		args = "--grep " + shq(titlePattern(names, true))
 	case "node":
@@ -156,6 +164,32 @@ func stripSuite(n string) string {
 		return rest
 	}
 	return n
+}
+
+// SelectName is the name to ask for (Request.Only) a test named name in
+// file (its suite or location, "" when unknown): a JavaScript test's name
+// starts with its file, so that only that file is loaded.
+func SelectName(name, file string) string {
+	if file == "" || !jsFileRE.MatchString(file) || strings.HasPrefix(name, file+jsTitleSep) {
+		return name
+	}
+	return file + jsTitleSep + name
+}
+
+// jsFiles are the test files the named JavaScript tests are in, when
+// every name starts with its file ("src/a.test.ts > suite > test"); else
+// none (a name without its file could be in any).
+func jsFiles(names []string) []string {
+	var files []string
+	for _, n := range names {
+		first, _, ok := strings.Cut(n, jsTitleSep)
+		if !ok || !jsFileRE.MatchString(first) {
+			return nil
+		}
+		files = append(files, first)
+	}
+	slices.Sort(files)
+	return slices.Compact(files)
 }
 
 // jsFileRE matches the name of a JavaScript or TypeScript test file.

@@ -148,8 +148,16 @@ func (l *Log) format(e event.Event) string {
 		if d.Status == "PASS" || d.Status == "WAIVED" || d.Status == "CONCERNS" {
 			c = green
 		}
-		s := fmt.Sprintf("%s %s %s: %s (passed %d, failed %d, skipped %d; %s)", b, l.paint(bold, "gate"),
-			l.paint(c, d.Status), d.Reason, d.Passed, d.Failed, d.Skipped, d.Duration)
+		errs := ""
+		if d.Errors > 0 {
+			errs = fmt.Sprintf(", errors %d", d.Errors)
+		}
+		took := d.Duration
+		if d.Reused != "" || d.Cached {
+			took = "not run again: gate cache"
+		}
+		s := fmt.Sprintf("%s %s %s: %s (passed %d, failed %d%s, skipped %d; %s)", b, l.paint(bold, "gate"),
+			l.paint(c, d.Status), d.Reason, d.Passed, d.Failed, errs, d.Skipped, took)
 		if d.GateFile != "" {
 			s += fmt.Sprintf("\n%s   %s", b, l.paint(dim, d.GateFile))
 		}
@@ -165,8 +173,15 @@ func (l *Log) format(e event.Event) string {
 		if !d.Evaluated {
 			return fmt.Sprintf("%s %s not evaluated: %s", b, l.paint(bold, "baseline"), d.Reason)
 		}
-		return fmt.Sprintf("%s %s %d tests (%d failing, %d skipped) with %s; %s", b, l.paint(bold, "baseline"),
-			d.Executed, d.Failed, d.Skipped, strings.Join(d.Sources, ", "), d.Duration)
+		errs, took := "", d.Duration
+		if d.Errors > 0 {
+			errs = fmt.Sprintf(", %d errors", d.Errors)
+		}
+		if d.Reused != "" {
+			took = "from the gate cache: " + d.Reused
+		}
+		return fmt.Sprintf("%s %s %d tests (%d failing%s, %d skipped) with %s; %s", b, l.paint(bold, "baseline"),
+			d.Executed, d.Failed, errs, d.Skipped, strings.Join(d.Sources, ", "), took)
 	case event.CompactionData:
 		return fmt.Sprintf("%s %s %s: %s (%d → %d of %d tokens)", b, l.paint(yellow, "compacted"), d.Kind, d.Detail, d.Before, d.After, d.Window)
 	case event.CommitData:

@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/gate"
+	"github.com/ultra-dev/ultra/internal/gate/gatefile"
+	"github.com/ultra-dev/ultra/internal/sandbox"
+	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/workspace"
+)
+
+// countingVerifier counts the suites it runs and fails them all.
+type countingVerifier struct{ runs, only atomic.Int32 }
+
+func (v *countingVerifier) Verify(ctx context.Context, req verify.Request) (*verify.Result, error) {
+	if len(req.Only) > 0 {
+		v.only.Add(1)
+	} else {
+		v.runs.Add(1)
+	}
+	return stubVerifier{verify.StatusFail}.Verify(ctx, req)
+}
+
+func cacheSetup(t *testing.T) (Options, string, *countingVerifier) {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // the gate key
+	v := &countingVerifier{}
+	o, dir := setup(t, nil, v)
+	o.Sandbox = &sandbox.Status{Problem: "not needed by this test"}
+	o.Now = func() time.Time { return time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC) }
+	return o, dir, v
+}
+
+func judgeOnce(t *testing.T, o Options, dir, run string, last *gate.Decision) gate.Decision {
+	t.Helper()
+	tree, err := workspace.TreeHash(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := gate.Input{Run: run, Tree: tree, N: 1, Time: o.Now()}
+	d, res, err := o.judgeHermetic(context.Background(), RunDir(o.StateRoot, run), dir, nil, true,
+		verify.Request{LogDir: t.TempDir()}, in, last)
+	if err != nil || res == nil {
+		t.Fatalf("judge: %v %v", err, res)
+	}
+	return d
+}
+
+// A tree measured once, by any run of the repository, is not run again
+// with the same commands and environment; anything that could change what
+// the tests do makes a new measurement.
+func TestGateCacheAcrossRuns(t *testing.T) {
+	o, dir, v := cacheSetup(t)
+	first := judgeOnce(t, o, dir, "run-1", nil)
+	if v.runs.Load() != 1 || first.Reused != "" || first.Status != gate.Fail {
+		t.Fatalf("first measurement: runs=%d reused=%q status=%s", v.runs.Load(), first.Reused, first.Status)
+	}
+	second := judgeOnce(t, o, dir, "run-2", nil)
+	if v.runs.Load() != 1 {
+		t.Fatalf("the same tree ran again in another run (%d runs)", v.runs.Load())
+	}
+	if !strings.Contains(second.Reused, "run-1") || second.Status != gate.Fail || second.Counts != first.Counts {
+		t.Fatalf("cached decision: reused=%q status=%s counts=%+v, want run-1's", second.Reused, second.Status, second.Counts)
+	}
+	// Even with a failing decision to start from, no focused run: the
+	// full measurement of this tree is known.
+	judgeOnce(t, o, dir, "run-3", &first)
+	if v.runs.Load() != 1 || v.only.Load() != 0 {
+		t.Fatalf("runs=%d focused=%d, want the cache", v.runs.Load(), v.only.Load())
+	}
+
+	// A new tree is measured.
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed\n"), 0o644)
+	judgeOnce(t, o, dir, "run-4", nil)
+	if v.runs.Load() != 2 {
+		t.Fatalf("a changed tree was not measured (%d runs)", v.runs.Load())
+	}
+	// The environment of the tests changed.
+	t.Setenv("NODE_OPTIONS", "--max-old-space-size=100")
+	judgeOnce(t, o, dir, "run-5", nil)
+	if v.runs.Load() != 3 {
+		t.Fatalf("a changed environment did not measure again (%d runs)", v.runs.Load())
+	}
+	// Turned off.
+	o.NoGateCache = true
+	judgeOnce(t, o, dir, "run-6", nil)
+	if v.runs.Load() != 4 {
+		t.Fatalf("verify.cache = false still used the cache (%d runs)", v.runs.Load())
+	}
+}
+
+// A record that does not verify with the gate key (written by the model,
+// copied from another machine, edited) is never believed: the tree is
+// measured again and the record replaced.
+func TestGateCacheForgedRecordIsMeasuredAgain(t *testing.T) {
+	o, dir, v := cacheSetup(t)
+	judgeOnce(t, o, dir, "run-1", nil)
+	var paths []string
+	filepath.WalkDir(gatefile.CacheDir(o.StateRoot), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if len(paths) != 1 {
+		t.Fatalf("cache records: %q", paths)
+	}
+	data, _ := os.ReadFile(paths[0])
+	forged := strings.Replace(string(data), `"status": "fail"`, `"status": "pass"`, 1)
+	forged = strings.ReplaceAll(forged, `"failed": 1`, `"failed": 0`)
+	os.Chmod(paths[0], 0o644)
+	if err := os.WriteFile(paths[0], []byte(forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := judgeOnce(t, o, dir, "run-2", nil)
+	if v.runs.Load() != 2 || d.Reused != "" || d.Status != gate.Fail {
+		t.Fatalf("a forged record was believed: runs=%d reused=%q status=%s", v.runs.Load(), d.Reused, d.Status)
+	}
+	judgeOnce(t, o, dir, "run-3", nil)
+	if v.runs.Load() != 2 {
+		t.Fatalf("the forged record was not replaced (%d runs)", v.runs.Load())
+	}
+}
+
+// Installing or upgrading a package in a dependency directory changes its
+// stamp (and so the key); nothing else does.
+func TestDepStamp(t *testing.T) {
+	dir := t.TempDir()
+	nm := filepath.Join(dir, "node_modules")
+	os.MkdirAll(filepath.Join(nm, "left-pad", "lib"), 0o755)
+	os.WriteFile(filepath.Join(nm, "left-pad", "package.json"), []byte(`{"version":"1.0.0"}`), 0o644)
+	venv := filepath.Join(dir, ".venv")
+	site := filepath.Join(venv, "lib", "python3.11", "site-packages")
+	os.MkdirAll(filepath.Join(site, "requests"), 0o755)
+	a, b := depStamp(nm), depStamp(venv)
+	if a != depStamp(nm) || b != depStamp(venv) {
+		t.Fatal("stamp not stable")
+	}
+	os.WriteFile(filepath.Join(nm, "left-pad", "package.json"), []byte(`{"version":"1.3.0"}`), 0o644)
+	if depStamp(nm) == a {
+		t.Error("an upgraded package did not change node_modules' stamp")
+	}
+	os.MkdirAll(filepath.Join(site, "pytest"), 0o755)
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(venv, "lib", "python3.11"), past, past) // only site-packages tells
+	if depStamp(venv) == b {
+		t.Error("a package installed into a virtualenv did not change its stamp")
+	}
+}
