@@ -301,7 +301,7 @@ func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Reques
 	if last != nil && last.Status == gate.Fail && len(last.Failing) > 0 {
 		focused := req
 		for _, f := range last.Failing {
-			focused.Only = append(focused.Only, verify.SelectName(f.Name, f.File))
+			focused.Only = append(focused.Only, verify.SelectName(f.Name, f.Suite, f.File))
 		}
 		res, err := v.Verify(ctx, focused)
 		if err == nil && res.Selected {

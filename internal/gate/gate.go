@@ -162,6 +162,10 @@ type Failure struct {
 	Line    int    `json:"line,omitempty"`
 	Message string `json:"message,omitempty"`
 	Kind    string `json:"kind,omitempty"`
+	// Suite is the file, class, package or binary the runner put the test
+	// in (what runs it again alone: a JavaScript test file, a cargo test
+	// binary).
+	Suite string `json:"suite,omitempty"`
 }
 
 // Waiver is a person's acceptance of work that did not pass.
@@ -247,7 +251,7 @@ func tally(ev Evidence) (Counts, []Failure) {
 			c.Skipped++
 		}
 		if (t.Status == report.Failed || t.Status == report.Error) && len(fails) < maxFailures {
-			f := Failure{Name: t.Name, File: t.File, Line: t.Line, Message: firstLine(t.Message), Kind: t.Kind}
+			f := Failure{Name: t.Name, File: t.File, Line: t.Line, Message: firstLine(t.Message), Kind: t.Kind, Suite: t.Suite}
 			if t.Kind == report.KindCollection {
 				f.Message = report.KeyLine(t.Message) // the error, not pytest's "collection failure"
 			}

@@ -559,9 +559,19 @@ mod tests {
 		t.Error("summary lacks the panic message")
 	}
 
-	res = verify(t, Request{Dir: dir, Only: []string{"tests::bad", "integration"}})
+	var only []string
+	for _, c := range res.Tests {
+		if c.Name == "tests::bad" || c.Name == "integration" {
+			only = append(only, SelectName(c.Name, c.Suite, c.File))
+		}
+	}
+	res = verify(t, Request{Dir: dir, Only: only})
 	if !res.Selected || res.Passed != 1 || res.Failed != 1 {
 		t.Errorf("selection: %d passed, %d failed, selected %v: %s", res.Passed, res.Failed, res.Selected, res.Commands[0].Command)
+	}
+	// Only the two tests' binaries ran: no doc-tests, nothing else.
+	if cmd := res.Commands[0].Command; !strings.Contains(cmd, "--lib --test it -- --exact") || len(res.Tests) != 2 {
+		t.Errorf("selection ran %d tests with %s, want the unit and integration binaries only", len(res.Tests), cmd)
 	}
 }
 

@@ -266,7 +266,7 @@ func rerunFailed(ctx context.Context, root string, d Detected, cr *CommandResult
 	for _, t := range cr.Tests {
 		if isBad(t.Status) {
 			bad = append(bad, t.Name)
-			sel = append(sel, SelectName(t.Name, t.Suite))
+			sel = append(sel, SelectName(t.Name, t.Suite, t.File))
 		}
 	}
 	if len(bad) == 0 || len(bad) > MaxRerun || cr.TimedOut {

@@ -103,11 +103,17 @@ func (d Detected) selectCommand(names []string) (string, bool) {
 		}
 		args = strings.Join(slices.Compact(pats), " ")
 	case "cargo":
+		// Only the failing tests' binaries run (cargo test --lib --test
+		// api -- --exact NAMES), each told the exact names.
+		targets, tests := cargoTargets(names)
 		var qs []string
-		for _, n := range names {
+		for _, n := range tests {
 			qs = append(qs, shq(cargoTestName(n)))
 		}
-		args = "-- --exact " + strings.Join(qs, " ")
+		if len(targets) > 0 {
+			args = strings.Join(targets, " ") + " "
+		}
+		args += "-- --exact " + strings.Join(qs, " ")
 	case "maven":
 		args = "-Dtest=" + shq(mavenPattern(names)) + " -Dsurefire.failIfNoSpecifiedTests=false -DfailIfNoTests=false"
 	case "gradle":
@@ -166,14 +172,69 @@ func stripSuite(n string) string {
 	return n
 }
 
-// SelectName is the name to ask for (Request.Only) a test named name in
-// file (its suite or location, "" when unknown): a JavaScript test's name
-// starts with its file, so that only that file is loaded.
-func SelectName(name, file string) string {
-	if file == "" || !jsFileRE.MatchString(file) || strings.HasPrefix(name, file+jsTitleSep) {
-		return name
+// SelectName is the name to ask for (Request.Only) a test named name that
+// the runner put in suite, with its failure located in file ("" when
+// unknown): a JavaScript test's name starts with its test file, a cargo
+// test's with its test binary ("tests/api.rs > add"), so that only that
+// file is loaded, that binary run.
+func SelectName(name, suite, file string) string {
+	for _, s := range []string{suite, file} {
+		if s == "" || strings.HasPrefix(name, s+jsTitleSep) {
+			continue
+		}
+		if jsFileRE.MatchString(s) || (s == suite && cargoTarget(s) != "") {
+			return s + jsTitleSep + name
+		}
 	}
-	return file + jsTitleSep + name
+	return name
+}
+
+// cargoTarget is the cargo test option that runs only the test binary
+// libtest announced as suite: "src/lib.rs" → --lib, "tests/api.rs" →
+// --test api, "benches/b.rs" → --bench b, "Doc-tests demo" → --doc; ""
+// when there is none (a binary's own tests, whose name cargo knows).
+func cargoTarget(suite string) string {
+	switch {
+	case suite == "src/lib.rs":
+		return "--lib"
+	case strings.HasPrefix(suite, "Doc-tests "):
+		return "--doc"
+	}
+	for _, kind := range []string{"tests", "benches", "examples"} {
+		if rest, ok := strings.CutPrefix(suite, kind+"/"); ok && strings.HasSuffix(rest, ".rs") {
+			name := strings.TrimSuffix(rest, ".rs")
+			name = strings.TrimSuffix(name, "/main")
+			if name != "" && !strings.ContainsAny(name, "/ ") {
+				return "--" + strings.TrimSuffix(kind, "s") + " " + shq(name)
+			}
+		}
+	}
+	return ""
+}
+
+// cargoTargets splits cargo names "suite > test" into the target options
+// of their binaries (none unless every name has one) and the test names.
+func cargoTargets(names []string) (targets []string, tests []string) {
+	every := true
+	for _, n := range names {
+		suite, test, ok := strings.Cut(n, jsTitleSep)
+		t := ""
+		if ok {
+			t = cargoTarget(suite)
+		}
+		if t == "" {
+			every = false
+			test = n
+		} else {
+			targets = append(targets, t)
+		}
+		tests = append(tests, test)
+	}
+	if !every {
+		targets = nil
+	}
+	slices.Sort(targets)
+	return slices.Compact(targets), tests
 }
 
 // jsFiles are the test files the named JavaScript tests are in, when
