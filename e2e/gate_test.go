@@ -638,3 +638,53 @@ func failedGate(t *testing.T, dir string, res result, reasons ...string) string 
 	}
 	return id
 }
+
+// A base any run measured is not run again by the next run from it; the
+// tree the first run committed is judged from the cache when the second
+// run arrives at the same tree. --no-gate-cache runs everything.
+func TestGateCacheAcrossRuns(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	first := ultra(t, dir, runArgs(newModel(t, fixSteps()...), "fix calc")...)
+	if first.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", first.code, first.stderr)
+	}
+	firstID := runID(t, first.events(t))
+	if b := data(ofType(first.events(t), "baseline")[0]); b["reused"] != nil {
+		t.Fatalf("the first run's baseline came from a cache: %v", b)
+	}
+
+	second := ultra(t, dir, runArgs(newModel(t, fixSteps()...), "fix calc again")...)
+	if second.code != 0 {
+		t.Fatalf("second run: exit %d\n%s", second.code, second.stderr)
+	}
+	evs := second.events(t)
+	id := runID(t, evs)
+	b := data(ofType(evs, "baseline")[0])
+	if r, _ := b["reused"].(string); !strings.Contains(r, firstID) || !strings.Contains(r, "baseline") || b["failed"].(float64) != 1 {
+		t.Fatalf("the second run measured the base again: %v", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".ultra", "state", "runs", id, "verify", "baseline")); err == nil {
+		t.Fatal("the second run's baseline ran tests")
+	}
+	d := gateFile(t, dir, id, 1)
+	if r, _ := d["reused"].(string); d["gate_status"] != "PASS" || !strings.Contains(r, firstID) {
+		t.Fatalf("the same fixed tree was run again: %v %v", d["gate_status"], d["reused"])
+	}
+	// The commit of a cached decision is still of exactly that tree.
+	if tree := strings.TrimSpace(git(t, dir, "rev-parse", "ultra/"+id+"^{tree}")); tree != d["tree"] {
+		t.Fatalf("committed tree %s, judged %v", tree, d["tree"])
+	}
+
+	third := ultra(t, dir, runArgs(newModel(t, fixSteps()...), "--no-gate-cache", "fix calc once more")...)
+	if third.code != 0 {
+		t.Fatalf("third run: exit %d\n%s", third.code, third.stderr)
+	}
+	evs = third.events(t)
+	if b := data(ofType(evs, "baseline")[0]); b["reused"] != nil {
+		t.Fatalf("--no-gate-cache: the baseline came from the cache: %v", b)
+	}
+	if d := gateFile(t, dir, runID(t, evs), 1); d["reused"] != nil {
+		t.Fatalf("--no-gate-cache: the decision came from the cache: %v", d["reused"])
+	}
+}
