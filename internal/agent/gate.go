@@ -34,7 +34,7 @@ func Evidence(res *verify.Result) gate.Evidence {
 			Command: c.Command, Source: c.Source, ExitCode: c.ExitCode, TimedOut: c.TimedOut, NotFound: c.NotFound,
 			Parsed: c.ReportOK || c.Passed+c.Failed+c.Errors+c.Skipped > 0 || len(c.Formats) > 0, Format: c.Format,
 			LogPath: c.LogPath, Duration: c.Duration, Passed: c.Passed, Failed: c.Failed, Errors: c.Errors, Skipped: c.Skipped,
-			HasTests: len(c.Tests) > 0, ReportMissing: c.ReportMissing,
+			HasTests: len(c.Tests) > 0, ReportMissing: c.ReportMissing, Runner: c.Runner,
 			RerunPassed: c.Rerun != nil && c.Rerun.ExitCode == 0 && !c.Rerun.TimedOut,
 		})
 		ev.Tests = append(ev.Tests, c.Tests...)

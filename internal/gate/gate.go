@@ -89,6 +89,10 @@ type Command struct {
 	// HasTests: per-test results of this command are in Evidence.Tests;
 	// otherwise only its counts are known.
 	HasTests bool `json:"has_tests,omitempty"`
+	// Runner is the test runner ultra recognised (go, pytest, jest, …;
+	// "command", "script" or "make" when it runs something it does not
+	// know).
+	Runner string `json:"runner,omitempty"`
 	// ReportMissing: the report the command should have written could
 	// not be read (why).
 	ReportMissing string `json:"report_missing,omitempty"`
@@ -351,6 +355,15 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 			fail = append(fail, fmt.Sprintf("`%s` timed out after %s; its process group was killed", cmd.Command, cmd.Duration.Round(time.Second)))
 		case cmd.ReportMissing != "" && cmd.ExitCode == 0:
 			notEval = append(notEval, fmt.Sprintf("`%s` exited 0 but its report is missing or unreadable: %s", cmd.Command, cmd.ReportMissing))
+		case cmd.ExitCode != 0 && c.Executed == 0 && cmd.Passed+cmd.Skipped == 0 && report.KnownRunner(cmd.Runner):
+			// The runner ran nothing (it could not start, or stopped on
+			// its configuration or arguments): the tree's fault only if
+			// tests ran at the start of the run.
+			if b := in.Baseline; b != nil && b.Evaluated && b.Executed > 0 && !ev.Focused {
+				fail = append(fail, fmt.Sprintf("`%s` exited %d without running any test; %d ran at the start of the run, so the change stopped the tests from running", cmd.Command, cmd.ExitCode, b.Executed))
+			} else {
+				notEval = append(notEval, fmt.Sprintf("`%s` exited %d without running any test (the runner could not start, or stopped on its configuration or arguments: see its log)", cmd.Command, cmd.ExitCode))
+			}
 		case cmd.ExitCode != 0 && cmd.Failed+cmd.Errors == 0 && !(cmd.HasTests && bad):
 			// (With per-test results, its failures are among them.)
 			fail = append(fail, fmt.Sprintf("`%s` exited %d although none of its tests failed", cmd.Command, cmd.ExitCode))

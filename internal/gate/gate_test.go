@@ -81,6 +81,14 @@ func TestStatusRules(t *testing.T) {
 		{name: "test command changed", ev: Evidence{Commands: []Command{{Command: "make test", Source: "Makefile target test", Parsed: true}}, Tests: cases("a=passed")},
 			baseline: base("a=passed"), want: NotEvaluated, reason: "test command changed during the run"},
 		{name: "counts without per-test results", ev: Evidence{Commands: []Command{{Command: "make test", Parsed: true, Passed: 3}}}, want: Pass},
+		{name: "a runner that ran nothing, no baseline", ev: Evidence{Commands: []Command{{Command: "pytest -q", Runner: "pytest", ExitCode: 4, ReportMissing: "report missing"}}},
+			want: NotEvaluated, reason: "exited 4 without running any test"},
+		{name: "a runner that ran nothing, nothing ran at the start either", ev: Evidence{Commands: []Command{{Command: "pytest -q", Runner: "pytest", ExitCode: 4}}},
+			baseline: &Baseline{Reason: "zero tests executed"}, want: NotEvaluated, reason: "exited 4 without running any test"},
+		{name: "a runner that ran nothing, tests ran at the start", ev: Evidence{Commands: []Command{{Command: "pytest -q", Runner: "pytest", ExitCode: 4}}},
+			baseline: base("a=passed", "b=passed"), want: Fail, reason: "2 ran at the start of the run"},
+		{name: "a script that ran nothing readable fails", ev: Evidence{Commands: []Command{{Command: "make test", Runner: "make", ExitCode: 2}}},
+			want: Fail, reason: "exited 2 although none of its tests failed"},
 		{name: "failing names without per-test results", ev: Evidence{Commands: []Command{{Command: "make test", ExitCode: 2, Parsed: true, Passed: 3, Failed: 1}}, Failing: []string{"x"}}, want: Fail},
 	}
 	for _, c := range tt {

@@ -96,3 +96,14 @@ func CollectionErrors(cs []Case) []Case {
 	}
 	return out
 }
+
+// KnownRunner says whether runner (verify's Detected.Runner) is a test
+// runner whose own results ultra reads: not a command, script or make
+// target it runs as given, whose output may hide anything.
+func KnownRunner(runner string) bool {
+	switch runner {
+	case "", "command", "script", "make":
+		return false
+	}
+	return true
+}
