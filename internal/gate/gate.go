@@ -255,7 +255,7 @@ func tally(ev Evidence) (Counts, []Failure) {
 			c.Skipped++
 		}
 		if (t.Status == report.Failed || t.Status == report.Error) && len(fails) < maxFailures {
-			f := Failure{Name: t.Name, File: t.File, Line: t.Line, Message: firstLine(t.Message), Kind: t.Kind, Suite: t.Suite}
+			f := Failure{Name: t.Name, File: t.File, Line: t.Line, Message: failureMessage(t.Message), Kind: t.Kind, Suite: t.Suite}
 			if t.Kind == report.KindCollection {
 				f.Message = report.KeyLine(t.Message) // the error, not pytest's "collection failure"
 			}
@@ -771,4 +771,14 @@ func failingOrReasons(d Decision) []string {
 		return d.Reasons
 	}
 	return []string{"failing: " + strings.Join(d.FailingNames(), ", ")}
+}
+
+// failureMessage is what a decision keeps of a failing test's message: its
+// key line (report.KeyLine: the assertion, not a log prefix or a label),
+// else its first line.
+func failureMessage(msg string) string {
+	if k := report.KeyLine(msg); k != "" {
+		return k
+	}
+	return firstLine(msg)
 }

@@ -21,7 +21,31 @@ var (
 	valueLineRE   = regexp.MustCompile(`(?i)^(?:expected|received|actual|got|want|left:|[-+] |E\s)`)
 	actualLineRE  = regexp.MustCompile(`(?i)^(?:received|actual|got|right:|[-+] |E\s)`)
 	goLogPrefixRE = regexp.MustCompile(`^[\w./-]+\.go:\d+(?::\d+)?: `)
+	// labelRE: a line that only names what follows ("error:", "got:",
+	// "Expected:"), as quicktest, doctest and others print them.
+	labelRE = regexp.MustCompile(`^[A-Za-z][\w ]{0,24}:$`)
 )
+
+// labelled joins lines that start with a label and its values into one:
+// "label: value value | label: value", up to KeyLineMax.
+func labelled(lines []string) string {
+	var b strings.Builder
+	for i, l := range lines {
+		l = goLogPrefixRE.ReplaceAllString(l, "")
+		switch {
+		case i == 0:
+		case labelRE.MatchString(l):
+			b.WriteString(" | ")
+		default:
+			b.WriteByte(' ')
+		}
+		b.WriteString(strings.Join(strings.Fields(l), " "))
+		if b.Len() > KeyLineMax || i == 8 {
+			break
+		}
+	}
+	return b.String()
+}
 
 // KeyLineMax bounds what KeyLine returns.
 const KeyLineMax = 240
@@ -38,6 +62,12 @@ func KeyLine(msg string) string {
 		return ""
 	}
 	out := goLogPrefixRE.ReplaceAllString(lines[pick], "")
+	if labelRE.MatchString(out) {
+		// A label alone ("error:", "Expected:") says nothing: the lines
+		// after it do ("error: values are not equal | got: bool(true) |
+		// want: bool(false)").
+		return clipMark(labelled(lines[pick:]), KeyLineMax)
+	}
 	if pick+1 < len(lines) && len(out) < 120 && valueLineRE.MatchString(lines[pick+1]) {
 		out += " | " + lines[pick+1]
 		if pick+2 < len(lines) && actualLineRE.MatchString(lines[pick+2]) {
@@ -85,7 +115,7 @@ func PickKeyLine(msg string) ([]string, int) {
 		}
 	}
 	for i := 0; i < len(lines) && pick < 0; i++ {
-		if keyLineRE.MatchString(lines[i]) {
+		if keyLineRE.MatchString(lines[i]) && !strings.HasPrefix(lines[i], "Error Trace:") {
 			pick = i
 		}
 	}
