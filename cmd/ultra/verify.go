@@ -57,8 +57,9 @@ func newVerifyCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			source := "--command on the command line"
 			if len(commands) == 0 {
-				commands = cfg.Verify.Command
+				commands, source = cfg.Verify.Command, ""
 			}
 			if timeout == 0 {
 				timeout = cfg.Verify.Timeout.D()
@@ -82,7 +83,7 @@ func newVerifyCmd() *cobra.Command {
 			defer stop()
 			tree, _ := workspace.TreeHash(ctx, abs)
 			logDir := filepath.Join(stateDir, time.Now().UTC().Format("20060102-150405"))
-			d, res, err := agent.VerifyOnce(ctx, verify.New(), verify.Request{Dir: abs, Commands: commands, Timeout: timeout, LogDir: logDir}, tree, last)
+			d, res, err := agent.VerifyOnce(ctx, verify.New(), verify.Request{Dir: abs, Commands: commands, CommandSource: source, Timeout: timeout, LogDir: logDir}, tree, last)
 			if err != nil {
 				if ctx.Err() != nil {
 					return &exitError{code: agent.ExitInterrupted, err: errors.New("interrupted")}

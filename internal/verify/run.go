@@ -49,7 +49,7 @@ func (r *runner) Verify(ctx context.Context, req Request) (*Result, error) {
 	var cmds []Detected
 	for _, c := range req.Commands {
 		if strings.TrimSpace(c) != "" {
-			cmds = append(cmds, Detected{Kind: "command", Runner: "command", Command: c, Reason: SourceConfig, Format: "auto"})
+			cmds = append(cmds, Detected{Kind: "command", Runner: "command", Command: c, Reason: req.commandSource(), Format: "auto"})
 		}
 	}
 	if len(cmds) == 0 {

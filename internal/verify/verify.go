@@ -182,6 +182,9 @@ type Request struct {
 	// Rerun re-runs once, after the run, the tests that failed, and
 	// reports those that passed then in Result.Flaky.
 	Rerun bool
+	// CommandSource says where Commands come from (the Source of their
+	// results); empty: SourceConfig.
+	CommandSource string
 	// Sandbox runs every test command contained (package sandbox); nil
 	// runs them as they are.
 	Sandbox *proc.Sandbox
@@ -212,8 +215,16 @@ const (
 	MaxRerun = 100
 )
 
-// SourceConfig is the Source of commands given explicitly in the Request.
+// SourceConfig is the Source of commands given explicitly in the Request,
+// unless Request.CommandSource says otherwise.
 const SourceConfig = "verify.command in .ultra/config"
+
+func (r Request) commandSource() string {
+	if r.CommandSource != "" {
+		return r.CommandSource
+	}
+	return SourceConfig
+}
 
 // Result is what a verification found.
 type Result struct {
