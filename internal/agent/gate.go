@@ -251,7 +251,7 @@ func (o Options) judgeHermetic(ctx context.Context, runDir, workdir string, deps
 		}
 		d := gate.Judge(in)
 		d.Sandbox, d.Reused = c.Sandbox, c.String()
-		d.Reasons = append(d.Reasons, "cache: "+c.String())
+		d.Reasons = append(d.Reasons, "not run again: "+c.String())
 		return d, c.Result, nil
 	}
 	req, cleanup, err := o.hermetic(ctx, runDir, workdir, deps, in.Tree, req)

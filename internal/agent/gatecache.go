@@ -46,8 +46,7 @@ type cachedRun struct {
 }
 
 func (c cachedRun) String() string {
-	return fmt.Sprintf("the tree %s was tested with the same commands and environment by run %s (%s, %s) and is not run again",
-		shortHash(c.Tree), c.Run, c.From, c.Time.Format(time.RFC3339))
+	return fmt.Sprintf("tree %s already tested (%s of run %s, %s)", shortHash(c.Tree), c.From, c.Run, c.Time.Format(time.RFC3339))
 }
 
 func shortHash(h string) string {
