@@ -103,17 +103,7 @@ func (d Detected) selectCommand(names []string) (string, bool) {
 		}
 		args = strings.Join(slices.Compact(pats), " ")
 	case "cargo":
-		// Only the failing tests' binaries run (cargo test --lib --test
-		// api -- --exact NAMES), each told the exact names.
-		targets, tests := cargoTargets(names)
-		var qs []string
-		for _, n := range tests {
-			qs = append(qs, shq(cargoTestName(n)))
-		}
-		if len(targets) > 0 {
-			args = strings.Join(targets, " ") + " "
-		}
-		args += "-- --exact " + strings.Join(qs, " ")
+		return cargoSelect(d.sel.pre+" ", d.sel.post, names)
 	case "maven":
 		args = "-Dtest=" + shq(mavenPattern(names)) + " -Dsurefire.failIfNoSpecifiedTests=false -DfailIfNoTests=false"
 	case "gradle":
@@ -401,4 +391,67 @@ func goSelect(base string, names []string) (string, bool) {
 	}
 	b.WriteString("; exit $rc")
 	return b.String(), true
+}
+
+// cargoSelect runs the named cargo tests: only the failing tests'
+// binaries (cargo test --lib --test api -- --exact NAMES), each told the
+// exact names; the doc-tests ("Doc-tests demo > src/lib.rs - add (line
+// 5)") in a cargo test --doc of their own, since cargo refuses --doc with
+// other target options ("can't mix --doc with other target selecting
+// options"). Both run; the exit status is the first failure's.
+func cargoSelect(pre, post string, names []string) (string, bool) {
+	var docs, rest []string
+	for _, n := range names {
+		if suite, test, ok := strings.Cut(n, jsTitleSep); ok && cargoTarget(suite) == "--doc" {
+			docs = append(docs, test)
+		} else {
+			rest = append(rest, n)
+		}
+	}
+	var cmds []string
+	if len(rest) > 0 {
+		targets, tests := cargoTargets(rest)
+		var qs []string
+		for _, n := range tests {
+			qs = append(qs, shq(cargoTestName(n)))
+		}
+		args := ""
+		if len(targets) > 0 {
+			args = strings.Join(targets, " ") + " "
+		}
+		cmds = append(cmds, pre+args+"-- --exact "+strings.Join(qs, " ")+post)
+	}
+	if len(docs) > 0 {
+		var fs []string
+		for _, n := range docs {
+			fs = append(fs, shq(cargoDocFilter(n)))
+		}
+		slices.Sort(fs)
+		cmds = append(cmds, pre+"--doc -- "+strings.Join(slices.Compact(fs), " ")+post)
+	}
+	if len(cmds) == 1 {
+		return cmds[0], true
+	}
+	return "rc=0; " + cmds[0] + " || rc=$?; " + cmds[1] + " || rc=$?; exit $rc", true
+}
+
+var cargoDocRE = regexp.MustCompile(`^\S+ - (.*?) ?\(line (\d+)\)$`)
+
+// cargoDocFilter is the filter that runs the doc-test named name
+// ("src/lib.rs - add (line 5)") again. cargo hands the arguments after
+// -- to rustdoc as --test-args, which rustdoc splits at whitespace: a
+// doc-test's name, which has spaces, cannot be passed whole (--exact
+// 'src/lib.rs - add (line 5)' runs nothing; without --exact its words
+// "-" and "(line" run every doc-test). The filter is one word of the
+// name, matched as a substring: the item ("add", "Calc::new") when it has
+// no space, else the line ("5)"). It may run a few other doc-tests too.
+func cargoDocFilter(name string) string {
+	m := cargoDocRE.FindStringSubmatch(name)
+	if m == nil {
+		return name
+	}
+	if m[1] != "" && !strings.ContainsAny(m[1], " \t") {
+		return m[1]
+	}
+	return m[2] + ")"
 }

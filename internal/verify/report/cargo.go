@@ -16,10 +16,13 @@ import (
 // "src/lib.rs - add (line 5)"). Suite is the binary as cargo announces it
 // ("src/lib.rs" for unittests, "tests/api.rs", "Doc-tests demo"). The
 // "---- name stdout ----" blocks of the failures section are the messages;
-// their "panicked at src/lib.rs:12:5" gives File/Line (for doc-tests, whose
-// panics point into a temporary file, the "(line N)" of the name). A test
-// printed as started ("test x ... " with --test-threads=1) with no result
-// counts as failed. A binary that stops reporting before its
+// their "panicked at src/lib.rs:12:5" gives File/Line. Doc-tests are at
+// the "(line N)" of their names, whatever their panics and compile errors
+// say (they point into the snippet as compiled: "src/lib.rs:4:1" for its
+// fourth line, or a temporary file); their messages start with what the
+// program printed on stderr, rustdoc's "Test executable failed (exit
+// status: 101)." last. A test printed as started ("test x ... " with
+// --test-threads=1) with no result counts as failed. A binary that stops reporting before its
 // "test result:" line (a crash: SIGSEGV, abort, stack overflow) adds one
 // Error case named by the suite, with cargo's "process didn't exit
 // successfully" line. Compile errors ("error[E0308]: …" up to "error: could
@@ -294,6 +297,44 @@ func (p *cargoParser) endCompile() {
 	p.compLoc = loc{}
 }
 
+// cargoDocExitRE is the first line of a doc-test whose program failed.
+var cargoDocExitRE = regexp.MustCompile(`^Test executable failed \(.*\)\.?$`)
+
+// cargoDocMessage puts what a failing doc-test's program printed on
+// stderr (its panic) first, then its stdout, then rustdoc's "Test
+// executable failed (exit status: 101)." that comes first: that line, and
+// the "stderr:" label, say nothing about what failed.
+func cargoDocMessage(msg string) string {
+	first, rest, _ := strings.Cut(msg, "\n")
+	if !cargoDocExitRE.MatchString(strings.TrimSpace(first)) {
+		return msg
+	}
+	var out, errOut []string
+	sec := &errOut // text before any label
+	for l := range strings.SplitSeq(rest, "\n") {
+		switch strings.TrimSpace(l) {
+		case "stdout:":
+			sec = &out
+			continue
+		case "stderr:":
+			sec = &errOut
+			continue
+		}
+		*sec = append(*sec, l)
+	}
+	body := strings.TrimSpace(strings.Join(errOut, "\n"))
+	if o := strings.TrimSpace(strings.Join(out, "\n")); o != "" {
+		if body != "" {
+			body += "\n\n"
+		}
+		body += "stdout:\n" + o
+	}
+	if body == "" {
+		return msg
+	}
+	return clip(body+"\n\n"+strings.TrimSpace(first), MaxMessage)
+}
+
 // cargoTestName drops libtest's " - should panic" suffix.
 func cargoTestName(s string) string {
 	s = strings.TrimSpace(s)
@@ -367,7 +408,11 @@ func (p *cargoParser) libtest(name, result string) {
 		c.Message = clip(reason, MaxMessage)
 	}
 	if m := cargoDocNameRE.FindStringSubmatch(name); m != nil {
+		// A doc-test is where its name says: its panics point into the
+		// snippet as compiled ("panicked at src/lib.rs:4:1" for the
+		// fourth line of the generated program, or a rustdoctest file).
 		c.File, c.Line = m[1], atoi(m[2])
+		c.locSet = true
 	}
 	b.results++
 }
@@ -490,6 +535,9 @@ func (p *cargoParser) finish() (*Report, string) {
 			c.Message = clip(note, MaxMessage)
 		} else if c.Status == Failed {
 			c.Message = p.cases[i].msg.String()
+			if strings.HasPrefix(c.Suite, "Doc-tests ") {
+				c.Message = cargoDocMessage(c.Message)
+			}
 		}
 		if c.Status == "" {
 			c.Status = Failed

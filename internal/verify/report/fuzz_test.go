@@ -69,7 +69,8 @@ func FuzzGoJSON(f *testing.F) {
 func FuzzJUnit(f *testing.F) {
 	for _, s := range []string{pytestXunit1, pytestXunit2, jestJUnit, vitestJUnit, surefireFoo, surefireBar, gradleJUnit,
 		ctestJUnit, junitOddities, surefireFoo[:len(surefireFoo)/2], surefireFoo + surefireBar, "",
-		pytestCollectionXML, vitestLoadFailuresXML, ctestNotBuiltXML} {
+		pytestCollectionXML, vitestLoadFailuresXML, ctestNotBuiltXML, pytestDoctestXunit1, pytestDoctestXunit2,
+		pytestDoctestXunit1[:len(pytestDoctestXunit1)/2]} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -104,7 +105,7 @@ func FuzzTAP(f *testing.F) {
 
 func FuzzCargo(f *testing.F) {
 	for _, s := range []string{cargoTest, cargoTestBacktrace, cargoCompileError, cargoCrash, cargoStackOverflow, nextestOld,
-		nextestNew, cargoTest[:len(cargoTest)/2], "", cargoTargetCompileError} {
+		nextestNew, cargoTest[:len(cargoTest)/2], "", cargoTargetCompileError, cargoDoctests, cargoDoctests[:len(cargoDoctests)/2]} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

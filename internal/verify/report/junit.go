@@ -38,7 +38,9 @@ import (
 //	  the file attribute (junit_family=xunit1) or, without it (xunit2, the
 //	  default), from the dotted classname: its last test_*/*_test component
 //	  ends the module path, the capitalised components after it are classes.
-//	  When neither works: classname + "." + name.
+//	  When neither works: classname + "." + name. Doctests get pytest's
+//	  ids too: "README.rst::README.rst", "docs/usage.txt::usage.txt"
+//	  (--doctest-glob), "pkg/mod.py::pkg.mod.func" (--doctest-modules).
 //	vitest (root "vitest tests", or a classname that is a file path):
 //	  "src/a.test.ts > describe > test", i.e. classname + " > " + name.
 //	jest-junit (root "jest tests"), ctest, and any producer repeating the
@@ -56,7 +58,10 @@ import (
 // line in the test file, else the first "file:line" that is not in a
 // dependency or runtime; system-out/err is searched last (ctest). Message:
 // the failure's type and message attribute, its text, then system-out and
-// system-err, bounded by MaxMessage. Skipped cases carry their reason.
+// system-err, bounded by MaxMessage; for a pytest doctest it starts with
+// the failing example and what it expected and got ("doctest failed: >>>
+// add(2, 2)", "Expected: 5", "Got: 4"), before pytest's numbered source
+// lines. Skipped cases carry their reason.
 //
 // It fails (nil Report) when no <testsuites>/<testsuite> element is found.
 // XML that ends or breaks mid-way yields the cases read so far and an error
@@ -154,8 +159,11 @@ type junitCase struct {
 	skipMsg    string
 	msg        msgBuf
 	out        msgBuf
-	failLoc    loc  // location found in failure/error text
-	collection bool // pytest: <error message="collection failure">
+	failLoc    loc    // location found in failure/error text
+	attrText   string // what msg holds from a failure's attributes alone, "" once text follows
+	textSeen   bool
+	failText   string // the failure's text (its start), or its message attribute
+	collection bool   // pytest: <error message="collection failure">
 	outLoc     loc
 	suite      string
 }
@@ -307,13 +315,23 @@ func (p *junitParser) start(t xml.StartElement) {
 		if name == "error" && msg == "collection failure" {
 			p.cur.collection = true
 		}
+		added := ""
 		switch {
 		case typ != "" && msg != "" && !strings.HasPrefix(msg, typ):
-			p.cur.msg.addText(typ + ": " + msg)
+			added = typ + ": " + msg
 		case msg != "":
-			p.cur.msg.addText(msg)
+			added = msg
 		case typ != "":
-			p.cur.msg.addText(typ)
+			added = typ
+		}
+		if p.cur.msg.empty() {
+			p.cur.attrText = clip(added, maxFailText)
+		} else {
+			p.cur.attrText = ""
+		}
+		p.cur.msg.addText(added)
+		if p.cur.failText == "" {
+			p.cur.failText = clip(msg, maxFailText)
 		}
 		if !p.cur.failLoc.ok() && msg != "" {
 			p.cur.failLoc = p.locate(msg)
@@ -347,11 +365,19 @@ func (p *junitParser) text(kind int, s string) {
 		if strings.TrimSpace(s) == "" {
 			return
 		}
-		// The text usually repeats the message attribute as its first line.
-		if c.msg.lines == 1 && !c.msg.headFull {
-			if first := strings.TrimSpace(string(c.msg.head)); strings.HasPrefix(strings.TrimSpace(s), first) {
-				c.msg = msgBuf{}
-			}
+		// The text usually repeats the message attribute as its first
+		// line, or whole (pytest's doctests).
+		t := strings.TrimSpace(s)
+		switch {
+		case c.msg.lines == 1 && !c.msg.headFull && strings.HasPrefix(t, strings.TrimSpace(string(c.msg.head))):
+			c.msg = msgBuf{}
+		case c.attrText != "" && strings.HasPrefix(t, strings.TrimSpace(c.attrText)):
+			c.msg = msgBuf{}
+		}
+		c.attrText = ""
+		if !c.textSeen {
+			c.textSeen = true
+			c.failText = clip(s, maxFailText)
 		}
 		c.msg.addText(strings.Trim(s, "\n"))
 		if !c.failLoc.ok() {
@@ -549,6 +575,11 @@ func (p *junitParser) finishCase() {
 			}
 		}
 		out.Message = m.String()
+		if p.producer == prodPytest {
+			if head := doctestHead(c.failText); head != "" {
+				out.Message = clip(head+"\n\n"+out.Message, MaxMessage)
+			}
+		}
 	case Skipped:
 		out.Message = c.skipMsg
 	}
@@ -629,9 +660,13 @@ func pytestNodeID(cls, name, file string) (id, path string, ok bool) {
 	if cls != "" {
 		parts = strings.Split(cls, ".")
 	}
-	if file != "" && strings.HasSuffix(file, ".py") {
-		mod := strings.ReplaceAll(strings.TrimSuffix(file, ".py"), "\\", "/")
-		mod = strings.ReplaceAll(mod, "/", ".")
+	if file != "" {
+		// xunit1's classname is the node id's path with "/" made "." and
+		// ".py" dropped, then its classes; name is the node id's last
+		// part. Doctests: "README.rst" (--doctest-glob: the file's name),
+		// "pkg.mod.func" (--doctest-modules: the object's dotted name).
+		file = strings.ReplaceAll(file, "\\", "/")
+		mod := strings.ReplaceAll(strings.TrimSuffix(file, ".py"), "/", ".")
 		switch {
 		case cls == "" && (name == mod || name == file):
 			return file, file, true
@@ -651,6 +686,16 @@ func pytestNodeID(cls, name, file string) (id, path string, ok bool) {
 		}
 		return "", "", false
 	}
+	// Without a file attribute (xunit2): a text file's doctest, its
+	// classname the dotted path and its name the file's name.
+	if docTextRE.MatchString(name) && (cls == name || strings.HasSuffix(cls, "."+name)) {
+		dir := strings.TrimSuffix(strings.TrimSuffix(cls, name), ".")
+		p := name
+		if dir != "" {
+			p = strings.ReplaceAll(dir, ".", "/") + "/" + name
+		}
+		return p + "::" + name, p, true
+	}
 	if !allIdents(parts) {
 		return "", "", false
 	}
@@ -667,7 +712,7 @@ func pytestNodeID(cls, name, file string) (id, path string, ok bool) {
 		}
 	}
 	if mod < 0 {
-		return "", "", false
+		return pytestModuleDoctest(parts, name)
 	}
 	p := strings.Join(parts[:mod+1], "/") + ".py"
 	id = p
@@ -675,6 +720,33 @@ func pytestNodeID(cls, name, file string) (id, path string, ok bool) {
 		id += "::" + cl
 	}
 	return id + "::" + name, p, true
+}
+
+// docTextRE matches the name of a text file pytest collects doctests from
+// (--doctest-glob).
+var docTextRE = regexp.MustCompile(`^[\w-][\w.-]*\.(?:rst|rest|md|markdown|txt|text|doctest)$`)
+
+// pytestModuleDoctest rebuilds the node id of a module's doctest
+// (--doctest-modules) from a classname without a file attribute: the
+// classname is the module's path ("src.calc.ops", "calc.__init__"), the
+// name the object's dotted name, which starts with the module's import
+// name (a suffix of the path: "calc.ops.add", "calc").
+func pytestModuleDoctest(parts []string, name string) (id, path string, ok bool) {
+	if len(parts) == 0 || strings.ContainsAny(name, " [(") {
+		return "", "", false
+	}
+	pkg := parts
+	if parts[len(parts)-1] == "__init__" {
+		pkg = parts[:len(parts)-1]
+	}
+	for k := 0; k < len(pkg); k++ {
+		imp := strings.Join(pkg[k:], ".")
+		if name == imp || strings.HasPrefix(name, imp+".") {
+			p := strings.Join(parts, "/") + ".py"
+			return p + "::" + name, p, true
+		}
+	}
+	return "", "", false
 }
 
 func allIdents(parts []string) bool {
@@ -917,4 +989,112 @@ func (l *latin1Reader) Read(b []byte) (int, error) {
 	n := copy(b, l.buf)
 	l.buf = l.buf[n:]
 	return n, nil
+}
+
+// ---- pytest doctests ----
+
+// maxFailText bounds the failure text kept to read a doctest failure.
+const maxFailText = 32 << 10
+
+var (
+	// doctestEndRE ends pytest's report of a failing doctest example:
+	// "/abs/README.rst:12: DocTestFailure".
+	doctestEndRE = regexp.MustCompile(`(?m)^\S.*:(?:\d+|\?+): (?:DocTestFailure|UnexpectedException|MultipleDoctestFailures)\s*$`)
+	// doctestSrcRE is a numbered source line: "012 >>> print(x)",
+	// "??? >>> x" when the location is unknown.
+	doctestSrcRE = regexp.MustCompile(`^(?:\d+|\?\?\?) (.*)$`)
+)
+
+// doctestHead summarises pytest's report of a failing doctest, which
+// starts with numbered source lines ("017 ", "018 >>> parse(x)") that say
+// nothing by themselves, in lines that do: the failing example, what it
+// was expected to print and what it printed (or the exception it
+// raised):
+//
+//	doctest failed: >>> parse(x)
+//	Expected: 1
+//	Got: 2
+//
+// It is "" when text is not a doctest failure.
+func doctestHead(text string) string {
+	if !doctestEndRE.MatchString(text) {
+		return ""
+	}
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	// The first line after the source lines: pytest's "Expected:", the
+	// diff, or "UNEXPECTED EXCEPTION: …".
+	at := -1
+	for i, l := range lines {
+		if !doctestSrcRE.MatchString(l) && strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "EXAMPLE LOCATION UNKNOWN") {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return ""
+	}
+	example := ""
+	for i := at - 1; i >= 0; i-- {
+		src := strings.TrimSpace(doctestSrcRE.ReplaceAllString(lines[i], "$1"))
+		if strings.HasPrefix(src, ">>>") {
+			example = src
+			break
+		}
+	}
+	head := "doctest failed"
+	if example != "" {
+		head += ": " + clip(example, 200)
+	}
+	switch l := lines[at]; {
+	case strings.HasPrefix(l, "Expected:"), strings.HasPrefix(l, "Expected nothing"):
+		want, i := doctestBlock(lines, at)
+		head += "\n" + want
+		if i < len(lines) && strings.HasPrefix(lines[i], "Got") {
+			got, _ := doctestBlock(lines, i)
+			head += "\n" + got
+		}
+	case strings.HasPrefix(l, "UNEXPECTED EXCEPTION: "):
+		head += "\nraised " + clip(strings.TrimPrefix(l, "UNEXPECTED EXCEPTION: "), 300)
+	default: // "Differences (unified diff with -expected +actual):"
+		head += "\n" + clip(strings.TrimSpace(l), 200)
+	}
+	return head
+}
+
+// doctestBlock reads doctest's "Expected:"/"Got:" block at lines[i] (its
+// label and the lines indented below it) as one line, "Expected: 5" or
+// "Got nothing", and returns the index after it.
+func doctestBlock(lines []string, i int) (string, int) {
+	if i >= len(lines) {
+		return "", i
+	}
+	label := strings.TrimSpace(lines[i])
+	i++
+	if !strings.HasSuffix(label, ":") { // "Expected nothing", "Got nothing"
+		return label, i
+	}
+	var vals []string
+	n := 0
+	for ; i < len(lines); i++ {
+		if lines[i] == "" { // doctest leaves blank lines unindented
+			j := i
+			for j < len(lines) && lines[j] == "" {
+				j++
+			}
+			if j == len(lines) || !strings.HasPrefix(lines[j], "    ") {
+				break
+			}
+		} else if !strings.HasPrefix(lines[i], "    ") {
+			break
+		}
+		n++
+		if len(vals) < 3 {
+			vals = append(vals, clip(strings.TrimSpace(lines[i]), 120))
+		}
+	}
+	v := strings.Join(vals, " ⏎ ")
+	if n > len(vals) {
+		v += " …"
+	}
+	return label + " " + v, i
 }
