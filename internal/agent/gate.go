@@ -303,7 +303,13 @@ func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Reques
 		for _, f := range last.Failing {
 			focused.Only = append(focused.Only, verify.SelectName(f.Name, f.Suite, f.File))
 		}
+		// When no runner can select, everything runs: that is the full
+		// run, failed tests re-run once, and it is not repeated.
+		focused.RerunWhenAll = true
 		res, err := v.Verify(ctx, focused)
+		if err == nil && !res.AnySelected() && len(res.Commands) > 0 {
+			return judgeFull(ctx, res, nil, workdir, fakeKeys, in)
+		}
 		// A selection that ran nothing (the runner matched no test) says
 		// nothing: the full suite decides.
 		if err == nil && res.Selected && res.Passed+res.Failed+res.Errors > 0 {
@@ -323,6 +329,11 @@ func judgeVerification(ctx context.Context, v verify.Verifier, req verify.Reques
 	full := req
 	full.Rerun = true
 	res, err := v.Verify(ctx, full)
+	return judgeFull(ctx, res, err, workdir, fakeKeys, in)
+}
+
+// judgeFull judges a run of the whole suite (err: ultra could not run it).
+func judgeFull(ctx context.Context, res *verify.Result, err error, workdir string, fakeKeys []string, in gate.Input) (gate.Decision, *verify.Result, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return gate.Decision{}, nil, ctx.Err()

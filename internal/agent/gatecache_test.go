@@ -154,3 +154,32 @@ func TestDepStamp(t *testing.T) {
 		t.Error("a package installed into a virtualenv did not change its stamp")
 	}
 }
+
+// When the last verification failed and no runner can select its failing
+// tests, the focused attempt runs the whole suite: it is the full run
+// (failed tests re-run once), not followed by another.
+func TestUnselectableFocusedRunIsTheFullRun(t *testing.T) {
+	v := &countingVerifier{}
+	last := &gate.Decision{Status: gate.Fail, Failing: []gate.Failure{{Name: "TestStub"}}}
+	var reqs []verify.Request
+	rec := verifierFunc(func(ctx context.Context, req verify.Request) (*verify.Result, error) {
+		reqs = append(reqs, req)
+		return v.Verify(ctx, req)
+	})
+	d, res, err := judgeVerification(context.Background(), rec, verify.Request{Dir: t.TempDir()}, "", nil, gate.Input{N: 2}, last)
+	if err != nil || res == nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 1 || !reqs[0].RerunWhenAll || len(reqs[0].Only) != 1 {
+		t.Fatalf("%d verifications (%+v), want one: the focused attempt that ran everything", len(reqs), reqs)
+	}
+	if d.Focused || d.Status != gate.Fail {
+		t.Fatalf("decision focused=%v status=%s, want a full FAIL", d.Focused, d.Status)
+	}
+}
+
+type verifierFunc func(context.Context, verify.Request) (*verify.Result, error)
+
+func (f verifierFunc) Verify(ctx context.Context, req verify.Request) (*verify.Result, error) {
+	return f(ctx, req)
+}

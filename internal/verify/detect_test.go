@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // detection is what a test expects of one Detected.
@@ -198,6 +199,41 @@ func TestDetect(t *testing.T) {
 			[]detection{{"node", "node-test", "node --test --test-reporter=tap test/", "", "node --test through `npm run test:unit`, run directly"}}},
 		{"node --test with a require", map[string]string{"package.json": pkg(`"node -r ./setup.js --test"`)},
 			[]detection{{"node", "node-test", "node -r ./setup.js --test --test-reporter=tap", "", "exactly node --test"}}},
+		// Runners in more than one command: ultra's arguments would reach
+		// the last only, its report would count one run of several.
+		{"vitest twice, cli-wrapper.js", map[string]string{"package.json": pkg(`"node --expose-gc ./node_modules/vitest/dist/cli-wrapper.js --run && vitest --run --typecheck.only"`)},
+			[]detection{{"node", "script", "npm test", "", "(npm, no lockfile): the script runs vitest twice (`node --expose-gc ./node_modules/vitest/dist/cli-wrapper.js --run`, `vitest --run --typecheck.only`): run as it is, every run's output read as text"}}},
+		{"jest twice through pnpm run", map[string]string{"package.json": `{"scripts": {"test": "pnpm run test:nodejs && pnpm run test:edge", "test:nodejs": "jest --env node", "test:edge": "jest --env @edge-runtime/jest-environment"}}`, "pnpm-lock.yaml": "", "node_modules/.bin/jest": ""},
+			[]detection{{"node", "script", "pnpm test", "", "(pnpm, pnpm-lock.yaml): the script runs jest twice (`jest --env node` through `pnpm run test:nodejs`; `jest --env @edge-runtime/jest-environment` through `pnpm run test:edge`): run as it is, every run's output read as text"}}},
+		{"jest twice", map[string]string{"package.json": pkg(`"jest a && jest b"`)},
+			[]detection{{"node", "script", "npm test", "", "the script runs jest twice (`jest a`, `jest b`): run as it is"}}},
+		{"jest by its paths twice", map[string]string{"package.json": pkg(`"node_modules/.bin/jest unit && node --experimental-vm-modules node_modules/jest/bin/jest.js e2e"`)},
+			[]detection{{"node", "script", "npm test", "", "the script runs jest twice (`node_modules/.bin/jest unit`, `node --experimental-vm-modules node_modules/jest/bin/jest.js e2e`)"}}},
+		{"vitest and mocha", map[string]string{"package.json": pkg(`"tsc && vitest run && cross-env TZ=UTC mocha"`)},
+			[]detection{{"node", "script", "npm test", "", "the script runs vitest and mocha (`vitest run`, `cross-env TZ=UTC mocha`)"}}},
+		{"runner in pretest", map[string]string{"package.json": `{"scripts": {"pretest": "node --test test/unit", "test": "jest"}}`},
+			[]detection{{"node", "script", "npm test", "", "the script runs node --test and jest (`node --test test/unit` through scripts.pretest; `jest`)"}}},
+		{"runner in a called script's post script", map[string]string{"package.json": `{"scripts": {"test": "npm run unit --", "unit": "jest", "postunit": "jest -c e2e.config.js"}}`},
+			[]detection{{"node", "script", "npm test", "", "the script runs jest twice (`jest` through `npm run unit --`; `jest -c e2e.config.js` through `npm run unit --`, then scripts.postunit)"}}},
+		{"jest three times", map[string]string{"package.json": `{"scripts": {"test": "npm run a && npm run a && jest", "a": "jest"}}`},
+			[]detection{{"node", "script", "npm test", "", "the script runs jest 3 times"}}},
+		{"node --test twice, one with its own reporter", map[string]string{"package.json": pkg(`"node --test --test-reporter=spec a/ && node --test b/"`)},
+			[]detection{{"node", "script", "npm test", "", "the script runs node --test twice"}}},
+		{"concurrently", map[string]string{"package.json": pkg(`"concurrently \"jest\" \"vitest run\""`)},
+			[]detection{{"node", "script", "npm test", "", "the script runs jest and vitest (`jest` through `concurrently \"jest\" \"vitest run\"`"}}},
+		{"run-s", map[string]string{"package.json": `{"scripts": {"test": "run-s build test:*", "build": "tsc", "test:unit": "jest", "test:types": "vitest --typecheck.only", "test:unit:x": "mocha"}}`},
+			[]detection{{"node", "script", "npm test", "", "the script runs vitest and jest (`vitest --typecheck.only` through `run-s build test:*`"}}},
+		{"a runner run before the one reached", map[string]string{"package.json": `{"scripts": {"test": "npm run unit && npm run lint", "unit": "jest", "lint": "eslint ."}}`},
+			[]detection{{"node", "script", "npm test", "", "jest is not the script's last command"}}},
+		// Not runs: a runner asked something, a runner's name as an argument.
+		{"jest --clearCache first", map[string]string{"package.json": pkg(`"jest --clearCache && jest --ci"`)},
+			[]detection{{"node", "jest", `npm test -- --json --outputFile="$ULTRA_REPORT" --testLocationInResults`, "", "runs jest, through npm"}}},
+		{"jest --listTests last", map[string]string{"package.json": pkg(`"vitest run && jest --listTests"`)},
+			[]detection{{"node", "script", "npm test", "", "vitest is not the script's last command"}}},
+		{"runner names that run nothing", map[string]string{"package.json": pkg(`"rimraf node_modules/.cache/jest && echo jest && tsc -p tsconfig.jest.json && jest"`)},
+			[]detection{{"node", "jest", `npm test -- --json --outputFile="$ULTRA_REPORT" --testLocationInResults`, "", "runs jest, through npm"}}},
+		{"vitest by cli-wrapper.js alone", map[string]string{"package.json": pkg(`"node ./node_modules/vitest/dist/cli-wrapper.js run"`)},
+			[]detection{{"node", "vitest", "npm test -- " + vitestArgs, "", "runs vitest, through npm"}}},
 		{"jest redirected", map[string]string{"package.json": pkg(`"jest 2>&1"`)},
 			[]detection{{"node", "script", "npm test", "", "jest is not the script's last command (or its output is redirected)"}}},
 		{"pnpm workspaces", map[string]string{"package.json": pkg(`"pnpm -r test"`), "pnpm-lock.yaml": ""},
@@ -642,6 +678,77 @@ func TestAnalyseScripts(t *testing.T) {
 	}
 }
 
+// The commands that run a test runner, over the scripts called and their
+// pre and post scripts: more than one, and the script is read as text.
+func TestAnalyseRuns(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		scripts   map[string]string
+		runs      []string // the runners of runs (more than one command)
+		runner    string   // else: the script's runner
+		elsewhere string
+	}{
+		{map[string]string{"test": "node --expose-gc ./node_modules/vitest/dist/cli-wrapper.js --run && vitest --run --typecheck.only"}, []string{"vitest", "vitest"}, "", ""},
+		{map[string]string{"test": "node node_modules/vitest/dist/cli.js run && node node_modules/jest-cli/bin/jest.js"}, []string{"vitest", "jest"}, "", ""},
+		{map[string]string{"test": "pnpm run test:nodejs && pnpm run test:edge", "test:nodejs": "jest --env node", "test:edge": "jest"}, []string{"jest", "jest"}, "", ""},
+		{map[string]string{"test": "yarn unit && yarn e2e", "unit": "vitest run", "e2e": "npm run e2e:run --", "e2e:run": "cross-env CI=1 mocha"}, []string{"vitest", "mocha"}, "", ""},
+		{map[string]string{"test": "jest", "pretest": "jest --clearCache", "posttest": "vitest run"}, []string{"jest", "vitest"}, "", ""},
+		{map[string]string{"test": "npm run a --", "a": "tsc && jest", "posta": "bun test"}, []string{"jest", "bun test"}, "", ""},
+		{map[string]string{"test": "sh -c 'jest a && jest b'"}, []string{"jest", "jest"}, "", ""},
+		{map[string]string{"test": "time jest && npx jest b"}, []string{"jest", "jest"}, "", ""},
+		{map[string]string{"test": "concurrently npm:test:*", "test:a": "jest", "test:b": "mocha"}, []string{"jest", "mocha"}, "", ""},
+		{map[string]string{"test": "npm-run-all -p test:**", "test:a": "jest", "test:a:b": "jest"}, []string{"jest", "jest"}, "", ""},
+		{map[string]string{"test": "run-s 'test:*'", "test:a": "jest", "test:a:b": "jest"}, nil, "", "jest"},
+		// One run: the script's runner, or one arguments cannot reach.
+		{map[string]string{"test": "jest --showConfig > cfg.json && jest"}, nil, "jest", ""},
+		{map[string]string{"test": "npm run a --", "a": "jest", "pretest": "eslint ."}, nil, "jest", ""},
+		{map[string]string{"test": "jest && jest --version"}, nil, "", "jest"},
+		{map[string]string{"test": "npm run a && eslint", "a": "npm run b", "b": "vitest run"}, nil, "", "vitest"},
+		{map[string]string{"test": "git diff --exit-code && echo jest vitest && jest"}, nil, "jest", ""},
+		// Cycles and depth: nothing followed twice, nor too deep.
+		{map[string]string{"test": "npm run a && jest", "a": "npm run a"}, nil, "jest", ""},
+		{map[string]string{"test": "npm run a && jest", "a": "npm run b", "b": "npm run c", "c": "npm run d", "d": "npm run e", "e": "npm run f", "f": "jest"}, nil, "jest", ""},
+	} {
+		s := analyseScripts(tc.scripts, "test")
+		var runs []string
+		for _, u := range s.runs {
+			runs = append(runs, u.runner)
+		}
+		if !slices.Equal(runs, tc.runs) || s.runner != tc.runner || s.elsewhere != tc.elsewhere {
+			t.Errorf("analyseScripts(%q): runs %q, runner %q, elsewhere %q; want %q, %q, %q", tc.scripts, runs, s.runner, s.elsewhere, tc.runs, tc.runner, tc.elsewhere)
+		}
+		if len(s.runs) > 0 && (s.runner != "" || s.simple || s.last || s.tail) {
+			t.Errorf("analyseScripts(%q): runs and a runner: %+v", tc.scripts, s)
+		}
+	}
+
+	// A script calling scripts that call scripts, many times each: each is
+	// followed once per depth, and the runs counted are bounded.
+	scripts := map[string]string{"test": strings.Repeat("npm run a && ", 200) + "jest"}
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		next := string(rune(n[0] + 1))
+		scripts[n] = strings.Repeat("npm run "+next+" && ", 200) + "vitest run"
+	}
+	start := time.Now()
+	s := analyseScripts(scripts, "test")
+	if len(s.runs) != maxUses || time.Since(start) > 5*time.Second {
+		t.Errorf("%d runs in %s", len(s.runs), time.Since(start))
+	}
+
+	// Several runs: the whole script, read as text, which cannot select.
+	dir := project(t, map[string]string{"package.json": `{"scripts": {"test": "vitest run a && vitest run b"}}`})
+	ds, err := Detect(dir)
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("Detect: %v, %+v", err, ds)
+	}
+	if d := ds[0]; d.Runner != "script" || d.Format != "auto" || d.canSelect() {
+		t.Errorf("detected %+v", d)
+	}
+	if _, ok := ds[0].selectCommand([]string{"a.test.js > adds"}); ok {
+		t.Error("a selection of a script running vitest twice")
+	}
+}
+
 // The script analysis reads package.json from the tree: any script, any
 // references between scripts, must not make it panic or loop.
 func FuzzAnalyseScripts(f *testing.F) {
@@ -656,6 +763,9 @@ func FuzzAnalyseScripts(f *testing.F) {
 		s := analyseScripts(map[string]string{"test": test, "a": a, "pretest": "x"}, "test")
 		if s.plain && !s.simple || s.last && !s.tail || s.runner == "" && (s.simple || s.last) {
 			t.Errorf("inconsistent %+v", s)
+		}
+		if len(s.runs) == 1 || len(s.runs) > maxUses || len(s.runs) > 0 && (s.runner != "" || s.simple || s.last) {
+			t.Errorf("inconsistent runs %+v", s)
 		}
 		if s.runner == "node-test" && s.simple && !strings.Contains(s.nodeBefore, "--test") {
 			t.Errorf("node --test split wrong: %+v", s)

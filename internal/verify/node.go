@@ -188,6 +188,11 @@ type nodeScript struct {
 	// calls are the package managers the scripts run on the way (a
 	// missing one means the script cannot run, the runner directly can).
 	calls []string
+	// runs: the scripts run test runners in more than one command (two
+	// runs of vitest, jest in two scripts): ultra's arguments would reach
+	// one of them at most, its report would count one run. The script
+	// runs as it is, every run's output read as text; runner is "".
+	runs []runUse
 }
 
 var (
@@ -195,8 +200,9 @@ var (
 	testFlagRE  = regexp.MustCompile(`(^|\s)--test(\s|$)`)
 	anyRunnerRE = regexp.MustCompile(`(?:^|[\s/])(jest|vitest|_?mocha|node\s[^&|;]*--test)(?:$|[\s;&|])`)
 	// runnerPathRE: a runner's program started by path, e.g. by node
-	// (node --experimental-vm-modules node_modules/jest/bin/jest.js).
-	runnerPathRE = regexp.MustCompile(`(?:^|/)node_modules/(?:\.bin/(jest|vitest|_?mocha)|(jest)/bin/jest(?:\.js)?|(vitest)/vitest\.mjs|(mocha)/bin/_?mocha(?:\.js)?)$`)
+	// (node --experimental-vm-modules node_modules/jest/bin/jest.js,
+	// node ./node_modules/vitest/dist/cli-wrapper.js).
+	runnerPathRE = regexp.MustCompile(`(?:^|/)node_modules/(?:\.bin/(jest|vitest|_?mocha)|(jest)(?:-cli)?/bin/jest(?:\.js)?|(vitest)/(?:vitest\.mjs|dist/cli(?:-wrapper)?\.js)|(mocha)/bin/_?mocha(?:\.js)?)$`)
 )
 
 // maxScriptDepth bounds the scripts followed from scripts.test (the
@@ -209,9 +215,32 @@ func analyseScript(script string) nodeScript {
 }
 
 // analyseScripts analyses scripts[name], following the scripts it calls.
+// The runner found at the end of the script is the script's runner only
+// when no other command of the script (or of the scripts it calls, or of
+// their pre and post scripts) runs a test runner too: else the script is
+// read as text (runs, or elsewhere for a runner ultra's arguments cannot
+// reach).
 func analyseScripts(scripts map[string]string, name string) nodeScript {
 	a := scriptAnalyser{scripts: scripts}
-	return a.analyse(scripts[name], 0, []string{name})
+	s := a.analyse(scripts[name], 0, []string{name})
+	f := useFinder{a: &a, memo: map[useKey][]runUse{}, busy: map[string]bool{}}
+	uses := f.script(name, 0, true)
+	tail := slices.ContainsFunc(uses, func(u runUse) bool { return u.tail })
+	switch {
+	case len(uses) > 1:
+		var calls []string
+		for _, u := range uses {
+			calls = mergeCalls(calls, u.calls)
+		}
+		return nodeScript{runs: uses, calls: calls}
+	case len(uses) == 1 && s.runner != "" && !tail:
+		// The command at the end only asks the runner something
+		// (jest --listTests); the tests run elsewhere.
+		return nodeScript{elsewhere: uses[0].runner}
+	case len(uses) == 1 && s.runner == "" && s.note == "":
+		s.elsewhere = uses[0].runner
+	}
+	return s
 }
 
 type scriptAnalyser struct{ scripts map[string]string }
@@ -334,6 +363,205 @@ func mergeCalls(a, b []string) []string {
 	return out
 }
 
+// runUse is a command of the scripts that runs a test runner.
+type runUse struct {
+	runner string   // jest, vitest, mocha, node-test, bun test
+	cmd    string   // the command, as written
+	via    []string // what led to it: `npm run unit`, scripts.pretest
+	// tail: the command whose output ends the script, the one
+	// analyseLast finds (ultra's arguments reach no other).
+	tail  bool
+	calls []string // the package managers run on the way
+}
+
+// maxUses bounds the runner commands counted (more than one is enough to
+// read the script as text; the reason lists the first few).
+const maxUses = 16
+
+type useKey struct {
+	name  string
+	depth int
+	tail  bool
+}
+
+// useFinder finds every command of a script, of the scripts it calls and
+// of their pre and post scripts, that runs a test runner. Each script is
+// followed once per depth (a script called from many commands does not
+// multiply the work).
+type useFinder struct {
+	a    *scriptAnalyser
+	memo map[useKey][]runUse
+	busy map[string]bool // being followed: a cycle
+}
+
+func appendUses(out []runUse, more ...runUse) []runUse {
+	return append(out, more[:min(len(more), maxUses-len(out))]...)
+}
+
+// usesThrough returns uses reached through step (a copy: uses may be memoised).
+func usesThrough(uses []runUse, step string, calls []string) []runUse {
+	out := make([]runUse, len(uses))
+	for i, u := range uses {
+		u.via = append([]string{step}, u.via...)
+		u.calls = mergeCalls(calls, u.calls)
+		out[i] = u
+	}
+	return out
+}
+
+// script finds the runner commands of scripts[name] as a package manager
+// runs it: its pre script, the script, its post script. tail: the script's
+// last command ends the test script's output.
+func (f *useFinder) script(name string, depth int, tail bool) []runUse {
+	if depth >= maxScriptDepth || f.busy[name] {
+		return nil
+	}
+	k := useKey{name, depth, tail}
+	if u, ok := f.memo[k]; ok {
+		return u
+	}
+	f.busy[name] = true
+	var out []runUse
+	if body, ok := f.a.scripts["pre"+name]; ok {
+		out = appendUses(out, usesThrough(f.commands(body, depth, false), "scripts.pre"+name, nil)...)
+	}
+	out = appendUses(out, f.commands(f.a.scripts[name], depth, tail)...)
+	if body, ok := f.a.scripts["post"+name]; ok {
+		out = appendUses(out, usesThrough(f.commands(body, depth, false), "scripts.post"+name, nil)...)
+	}
+	delete(f.busy, name)
+	f.memo[k] = out
+	return out
+}
+
+// commands finds the runner commands of a script's text.
+func (f *useFinder) commands(body string, depth int, tail bool) []runUse {
+	cmds, ok := shParse(body)
+	if !ok {
+		return nil
+	}
+	var out []runUse
+	for i, c := range cmds {
+		if len(out) >= maxUses {
+			break
+		}
+		// analyseLast follows only a plain last command.
+		t := tail && i == len(cmds)-1 && c.odd == ""
+		out = appendUses(out, f.command(c, depth, t)...)
+	}
+	return out
+}
+
+// infoFlags make a runner answer a question instead of running tests.
+var infoFlags = map[string]bool{"--clearCache": true, "--clear-cache": true, "--showConfig": true, "--show-config": true,
+	"--listTests": true, "--list-tests": true, "--version": true, "-v": true, "-V": true, "--help": true, "-h": true,
+	"--list-reporters": true, "--list-interfaces": true}
+
+func infoOnly(args string) bool {
+	return slices.ContainsFunc(strings.Fields(args), func(a string) bool { return infoFlags[a] })
+}
+
+// looseSkip are programs whose arguments may name a runner without
+// running it.
+var looseSkip = map[string]bool{"echo": true, "printf": true, "rm": true, "rimraf": true, "del": true, "del-cli": true,
+	"mkdir": true, "touch": true, "cp": true, "mv": true, "cat": true, "ls": true, "git": true, "cd": true, "test": true, "[": true}
+
+// runAllRE are npm-run-all's programs, whose arguments are script names
+// (globs with ':' as the separator).
+var runAllRE = regexp.MustCompile(`^(?:npm-run-all2?|run-s|run-p)$`)
+
+// command finds the runner commands of one command: the runner it
+// starts, the scripts it calls, or, when it is nothing analyseLast knows,
+// a runner among its words (time jest, concurrently "jest a" "jest b",
+// sh -c "…", run-s test:*).
+func (f *useFinder) command(c shCmd, depth int, tail bool) []runUse {
+	inv := f.a.invocation(c)
+	text := strings.TrimSpace(c.text)
+	switch {
+	case inv.note != "":
+		return []runUse{{runner: inv.noted, cmd: text, tail: tail, calls: inv.calls}}
+	case inv.runner != "":
+		if infoOnly(inv.args) {
+			return nil
+		}
+		return []runUse{{runner: inv.runner, cmd: text, tail: tail, calls: inv.calls}}
+	case inv.ref != "":
+		return usesThrough(f.script(inv.ref, depth+1, tail), "`"+clip(text, 60)+"`", inv.calls)
+	}
+	w := c.words
+	if len(w) == 0 || looseSkip[path.Base(w[0].val)] {
+		return nil
+	}
+	step := "`" + clip(text, 60) + "`"
+	var out []runUse
+	if runAllRE.MatchString(path.Base(w[0].val)) {
+		for _, wd := range w[1:] {
+			if strings.HasPrefix(wd.val, "-") {
+				continue
+			}
+			for _, name := range f.matchScripts(wd.val) {
+				out = appendUses(out, usesThrough(f.script(name, depth+1, false), step, nil)...)
+			}
+		}
+		return out
+	}
+	for i, wd := range w {
+		v := wd.val
+		if r := runnerName(v); r != "" || runnerPathRE.MatchString(v) {
+			if r == "" {
+				m := runnerPathRE.FindStringSubmatch(v)
+				r = runnerName(strings.Join(m[1:], ""))
+			}
+			rest := ""
+			if i+1 < len(w) {
+				rest = c.text[w[i+1].start:]
+			}
+			if !infoOnly(rest) {
+				out = appendUses(out, runUse{runner: r, cmd: v, via: []string{step}})
+			}
+			continue
+		}
+		if pm, name, ok := strings.Cut(v, ":"); ok && i > 0 && testScript[pm].run != "" && !strings.ContainsAny(v, " \t") {
+			// concurrently "npm:test:*"
+			for _, n := range f.matchScripts(name) {
+				out = appendUses(out, usesThrough(f.script(n, depth+1, false), step, nil)...)
+			}
+			continue
+		}
+		if i > 0 && strings.ContainsAny(v, " \t\n") && depth+1 < maxScriptDepth {
+			// A command in an argument: sh -c "jest && vitest".
+			out = appendUses(out, usesThrough(f.commands(v, depth+1, false), step, nil)...)
+		}
+	}
+	return out
+}
+
+// matchScripts returns the scripts a name or npm-run-all glob names
+// ("test:*" matches test:unit, not test:unit:a; "test:**" matches both),
+// in order.
+func (f *useFinder) matchScripts(pattern string) []string {
+	if !strings.ContainsAny(pattern, "*?[") {
+		if _, ok := f.a.scripts[pattern]; ok {
+			return []string{pattern}
+		}
+		return nil
+	}
+	var names []string
+	for name := range f.a.scripts {
+		ok := false
+		if pre, _, deep := strings.Cut(pattern, "**"); deep {
+			ok = strings.HasPrefix(name, pre)
+		} else {
+			ok, _ = path.Match(strings.ReplaceAll(pattern, ":", "/"), strings.ReplaceAll(name, ":", "/"))
+		}
+		if ok {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 // invocation is what one command of a script starts.
 type invocation struct {
 	env      []string // environment assignments (shell words, as written)
@@ -345,6 +573,7 @@ type invocation struct {
 	forwards bool
 	cut      string // why they do not
 	note     string // a runner that is there but must be read as text
+	noted    string // the runner note is about (bun test, node-test)
 
 	runner string // jest, vitest, mocha, node-test
 	exe    string // the runner's program when not by name (a path, node …)
@@ -543,7 +772,7 @@ func (a *scriptAnalyser) invocation(c shCmd) invocation {
 				}
 				return a.runnerAt(inv, c, j)
 			case sub == "test" && v == "bun":
-				return invocation{note: "bun test is bun's own test runner"}
+				return invocation{note: "bun test is bun's own test runner", noted: "bun test", calls: inv.calls}
 			case sub == "test" || ((sub == "t" || sub == "tst") && v == "pnpm"):
 				return script("test", i+1, true, "")
 			case strings.HasPrefix(sub, "-"):
@@ -600,7 +829,7 @@ func (a *scriptAnalyser) runnerAt(inv invocation, c shCmd, i int) invocation {
 		f := w[j].val
 		if f == "--test" {
 			if strings.Contains(c.text, "--test-reporter") {
-				return invocation{note: "node --test with its own --test-reporter"}
+				return invocation{note: "node --test with its own --test-reporter", noted: "node-test", calls: inv.calls}
 			}
 			inv.runner = "node-test"
 			inv.exe = strings.TrimSpace(c.text[w[i].start:w[i].end])
@@ -848,6 +1077,8 @@ func detectPackageJSON(dir string) ([]Detected, string, error) {
 		what += " through " + strings.Join(sc.via, ", then ")
 	}
 	switch {
+	case len(sc.runs) > 1:
+		why += fmt.Sprintf(": the script runs %s (%s): run as it is, every run's output read as text", runsTitle(sc.runs), runsList(sc.runs))
 	case sc.note != "":
 		why += ": " + sc.note + ", output read as text"
 	case sc.runner == "" && sc.elsewhere != "":
@@ -875,6 +1106,56 @@ func detectPackageJSON(dir string) ([]Detected, string, error) {
 	}
 	d.Reason = why
 	return []Detected{d}, "", nil
+}
+
+// runsTitle says which runners the uses run, how often: "vitest twice",
+// "jest and mocha", "jest 3 times and vitest".
+func runsTitle(uses []runUse) string {
+	var order []string
+	count := map[string]int{}
+	for _, u := range uses {
+		if count[u.runner] == 0 {
+			order = append(order, u.runner)
+		}
+		count[u.runner]++
+	}
+	var parts []string
+	for _, r := range order {
+		p := runnerTitle(r)
+		switch n := count[r]; {
+		case n == 2:
+			p += " twice"
+		case len(uses) == maxUses && len(order) == 1:
+			p += fmt.Sprintf(" %d times or more", n)
+		case n > 2:
+			p += fmt.Sprintf(" %d times", n)
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// runsList lists the commands of the uses (the first 4), with the scripts
+// leading to them: "`jest --env node` through `pnpm run test:nodejs`".
+func runsList(uses []runUse) string {
+	sep := ", "
+	var parts []string
+	for i, u := range uses {
+		if i == 4 {
+			parts = append(parts, "…")
+			break
+		}
+		p := "`" + clip(u.cmd, 80) + "`"
+		if len(u.via) > 0 {
+			p += " through " + strings.Join(u.via, ", then ")
+			sep = "; "
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, sep)
 }
 
 func runnerTitle(r string) string {

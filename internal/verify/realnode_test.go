@@ -284,3 +284,106 @@ func TestRealNodeCorepack(t *testing.T) {
 		t.Error("yarn installed something")
 	}
 }
+
+// Scripts that run the runner twice, on different test files: ultra's
+// report arguments would reach the last run only, and count only its
+// tests. The script runs as it is and every run's summary is read from
+// the output: the counts are the sum of both runs, the failing tests those
+// of both, and a selection cannot be applied (the first run would run
+// everything anyway): everything runs, and the result says so.
+func TestRealNodeRunsTwice(t *testing.T) {
+	withTools(t, map[string]bool{"yarn": false, "pnpm": false, "bun": false, "corepack": false})
+	const (
+		// first: 2 passed, 1 skipped; 1 failed with FAIL.
+		vitestFirst = `import { describe, test, expect } from 'vitest';
+describe('calc', () => {
+  test('adds', () => { expect(1 + 1).toBe(FAIL ? 3 : 2); });
+  test.skip('later', () => {});
+});
+test('top', () => {});
+`
+		// second: 1 passed, 1 failed.
+		vitestSecond = `import { test, expect } from 'vitest';
+test('multiplies', () => { expect(2 * 3).toBe(6); });
+test('divides', () => { expect(6 / 3).toBe(3); });
+`
+		jestFirst = `describe('calc', () => {
+  test('adds', () => { expect(1 + 1).toBe(FAIL ? 3 : 2); });
+  test.skip('later', () => {});
+});
+test('top', () => {});
+`
+		jestSecond = `test('multiplies', () => { expect(2 * 3).toBe(6); });
+test('divides', () => { expect(6 / 3).toBe(3); });
+`
+	)
+	first := func(src string, fail bool) string {
+		return strings.Replace(src, "FAIL", map[bool]string{true: "true", false: "false"}[fail], 1)
+	}
+	for _, tc := range []struct {
+		name                    string
+		pkg                     string
+		files                   map[string]string
+		passed, failed, skipped int
+		failing                 []string
+		reason                  string
+	}{
+		// reduxjs/reselect's form: vitest through node and its
+		// cli-wrapper.js, then vitest by name.
+		{"vitest twice", "vitest", map[string]string{
+			"package.json":   `{"name": "x", "version": "1.0.0", "scripts": {"test": "node --expose-gc ./node_modules/vitest/dist/cli-wrapper.js run first.test.js && vitest run second.test.js"}}`,
+			"first.test.js":  first(vitestFirst, false),
+			"second.test.js": vitestSecond,
+		}, 3, 1, 1, []string{"second.test.js > divides"},
+			"the script runs vitest twice (`node --expose-gc ./node_modules/vitest/dist/cli-wrapper.js run first.test.js`, `vitest run second.test.js`): run as it is, every run's output read as text"},
+		// Both runs fail (";": the second runs anyway).
+		{"vitest twice both failing", "vitest", map[string]string{
+			"package.json":   `{"name": "x", "version": "1.0.0", "scripts": {"test": "vitest run first.test.js; vitest run second.test.js"}}`,
+			"first.test.js":  first(vitestFirst, true),
+			"second.test.js": vitestSecond,
+		}, 2, 2, 1, []string{"first.test.js > calc > adds", "second.test.js > divides"},
+			"the script runs vitest twice (`vitest run first.test.js`, `vitest run second.test.js`)"},
+		{"jest twice", "jest", map[string]string{
+			"package.json":   `{"name": "x", "version": "1.0.0", "scripts": {"test": "jest first.test && jest --ci second.test"}}`,
+			"first.test.js":  first(jestFirst, false),
+			"second.test.js": jestSecond,
+		}, 3, 1, 1, []string{"divides"},
+			"the script runs jest twice (`jest first.test`, `jest --ci second.test`): run as it is, every run's output read as text"},
+		{"jest twice both failing", "jest", map[string]string{
+			"package.json":   `{"name": "x", "version": "1.0.0", "scripts": {"test": "jest first.test; jest second.test"}}`,
+			"first.test.js":  first(jestFirst, true),
+			"second.test.js": jestSecond,
+		}, 2, 2, 1, []string{"calc › adds", "divides"},
+			"the script runs jest twice"},
+		// vercel/ms's form: each run in a script of its own.
+		{"npm run twice", "jest", map[string]string{
+			"package.json":   `{"name": "x", "version": "1.0.0", "scripts": {"test": "npm run test:first && npm run test:second", "test:first": "jest first.test", "test:second": "jest second.test"}}`,
+			"first.test.js":  first(jestFirst, false),
+			"second.test.js": jestSecond,
+		}, 3, 1, 1, []string{"divides"},
+			"the script runs jest twice (`jest first.test` through `npm run test:first`; `jest second.test` through `npm run test:second`): run as it is, every run's output read as text"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			nm := nodeModules(t, tc.pkg)
+			dir := project(t, tc.files)
+			linkNodeModules(t, dir, nm, "jest-junit")
+			res := verify(t, Request{Dir: dir})
+			wantStatus(t, res, StatusFail)
+			wantCounts(t, res, tc.passed, tc.failed, tc.skipped)
+			wantFailing(t, res, tc.failing...)
+			c := res.Commands[0]
+			if c.Command != "npm test" || c.Format != "text" || c.ReportOK || len(c.ReportPaths) > 0 {
+				t.Errorf("command %q, format %q, report read %v; want npm test read as text", c.Command, c.Format, c.ReportOK)
+			}
+			wantReason(t, res, tc.reason)
+
+			// A selection cannot reach the first run: everything runs.
+			res = verify(t, Request{Dir: dir, Only: tc.failing})
+			if res.Selected || res.Commands[0].Command != "npm test" {
+				t.Errorf("selection: selected %v, command %q", res.Selected, res.Commands[0].Command)
+			}
+			wantCounts(t, res, tc.passed, tc.failed, tc.skipped)
+		})
+	}
+}

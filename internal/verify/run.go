@@ -96,7 +96,7 @@ func runCommands(ctx context.Context, req Request, cmds []Detected, start time.T
 			return canceled(res, ctx, start)
 		}
 	}
-	if req.Rerun {
+	if req.Rerun || (req.RerunWhenAll && !res.AnySelected()) {
 		for i := range res.Commands {
 			flaky, err := rerunFailed(ctx, dir, plan[i].d, &res.Commands[i], attemptDir, strconv.Itoa(i+1)+"-rerun", timeout, env, req.Sandbox)
 			if err != nil {

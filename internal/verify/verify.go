@@ -45,7 +45,9 @@
 //     Else it runs through the package manager (npm test -- …). A runner
 //     that is not the script's last command, that arguments cannot reach
 //     and that cannot run directly, or an unknown one, is run as the script
-//     is and its output read as text.
+//     is and its output read as text. So is a script that starts test
+//     runners in more than one command (the scripts it calls and their
+//     pre/post scripts included): every run's summary is counted.
 //  4. pytest: pyproject.toml with [tool.pytest.ini_options] or pytest in
 //     its dependency tables (dependencies, extras, [dependency-groups],
 //     poetry groups, pdm/uv dev-dependencies, hatch environments),
@@ -182,6 +184,10 @@ type Request struct {
 	// Rerun re-runs once, after the run, the tests that failed, and
 	// reports those that passed then in Result.Flaky.
 	Rerun bool
+	// RerunWhenAll is Rerun when Only could not be honoured by any command
+	// and the whole suite ran (Result.AnySelected false): such a run is a
+	// full one.
+	RerunWhenAll bool
 	// CommandSource says where Commands come from (the Source of their
 	// results); empty: SourceConfig.
 	CommandSource string
@@ -324,6 +330,17 @@ type Detected struct {
 	Report string `json:"report,omitempty"`
 
 	sel selector // how to run only some tests
+}
+
+// AnySelected reports whether any command ran only some tests (a
+// selection of Request.Only): if none did, the whole suite ran.
+func (r *Result) AnySelected() bool {
+	for _, c := range r.Commands {
+		if c.Selected {
+			return true
+		}
+	}
+	return false
 }
 
 // New returns the default Verifier.
