@@ -494,6 +494,10 @@ func lastFull(ds []gate.Decision) *gate.Decision {
 // summary and the gate's verdict.
 func gateSummary(d gate.Decision, res *verify.Result, path string) string {
 	var b strings.Builder
+	if d.Reused != "" {
+		// The logs named below belong to that measurement.
+		fmt.Fprintf(&b, "tests not run again: %s\n", d.Reused)
+	}
 	if res != nil {
 		b.WriteString(res.Summary())
 		b.WriteString("\n")
