@@ -40,6 +40,6 @@ func newDevCmd() *cobra.Command {
 	fake.Flags().StringVar(&script, "script", "", "script file (JSON)")
 	fake.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
 	fake.Flags().StringVar(&logPath, "log", "", "append one JSON line per request to this file")
-	dev.AddCommand(fake)
+	dev.AddCommand(fake, newDevToolCmd())
 	return dev
 }

@@ -27,15 +27,15 @@ func (f funcTool) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) to
 }
 
 var phaseSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"to":{"type":"string","enum":["building","verifying"],"description":"Phase to move to."},` +
-	`"reason":{"type":"string","description":"Why, in one line."},` +
-	`"plan":{"type":"string","description":"Required when leaving planning: the plan, as short numbered steps."}},` +
+	`"to":{"type":"string","enum":["building","verifying"]},` +
+	`"reason":{"type":"string","description":"Why, one line"},` +
+	`"plan":{"type":"string","description":"Required to leave planning: short numbered steps"}},` +
 	`"required":["to"],"additionalProperties":false}`)
 
 func (r *runner) phaseTool() tool.Tool {
 	return funcTool{
 		spec: llm.ToolSpec{Name: "phase", Parameters: phaseSchema,
-			Description: "Move the run to its next phase. planning→building needs a plan; building/iterating→verifying when the change is ready. Only a passing verify completes the run."},
+			Description: "Move to the next phase: planning→building (with a plan); building/iterating→verifying when the change is ready. Only a passing verify completes the run."},
 		run: r.runPhase,
 	}
 }
@@ -84,7 +84,6 @@ func (r *runner) runPhase(_ context.Context, args json.RawMessage) tool.Result {
 // acceptPlan takes the pending plan out of planning into building.
 func (r *runner) acceptPlan(by phase.Actor, reason string) {
 	plan := r.st.PendingPlan
-	r.waitBaseline() // the tree may change from here on
 	if err := r.transition(phase.Building, by, reason, plan); err != nil {
 		r.emit(event.Warning, event.WarningData{Message: "plan not accepted: " + err.Error()})
 		return
@@ -107,7 +106,7 @@ var verifySchema = json.RawMessage(`{"type":"object","properties":{},"additional
 func (r *runner) verifyTool() tool.Tool {
 	return funcTool{
 		spec: llm.ToolSpec{Name: "verify", Parameters: verifySchema,
-			Description: "Run the project's tests. ultra finds and runs them itself; the result decides the next phase (pass: complete; fail: iterating)."},
+			Description: "Run the project's tests (ultra finds them). Pass completes the run; fail goes to iterating."},
 		run: r.runVerify,
 	}
 }

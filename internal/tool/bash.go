@@ -36,11 +36,11 @@ var outputSeq atomic.Int64
 func (Bash) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name:        "bash",
-		Description: "Run a shell command (bash -c) in the workspace root and return its output and exit code. Stdin is empty; long output is cut (the full output is saved to a file); background processes are killed when it returns.",
+		Description: "Run bash -c in the workspace root; returns output and exit code. No stdin; long output is cut (full output saved to a file); background processes are killed at exit.",
 		Parameters: schema(map[string]any{
-			"command":     prop("string", "The command to run"),
-			"timeout_ms":  prop("integer", "Timeout in milliseconds (max 600000)"),
-			"description": prop("string", "What the command does, in a few words"),
+			"command":     prop("string", "Command"),
+			"timeout_ms":  prop("integer", "Timeout, ms (max 600000)"),
+			"description": prop("string", "What it does, in a few words"),
 		}, "command"),
 	}
 }

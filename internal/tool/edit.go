@@ -25,12 +25,12 @@ type editArgs struct {
 func (Edit) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name:        "edit",
-		Description: "Replace exact text in a file you have read. old_string must match the file exactly (whitespace included) and only once, unless replace_all is set; add surrounding lines to make it unique.",
+		Description: "Replace text in a file you have read. old_string must match exactly (whitespace too) and once, unless replace_all; add nearby lines to make it unique.",
 		Parameters: schema(map[string]any{
-			"file_path":   prop("string", "Path relative to the workspace root, or absolute inside it"),
+			"file_path":   prop("string", "Path in the workspace"),
 			"old_string":  prop("string", "Exact text to replace"),
-			"new_string":  prop("string", "Replacement text (must differ from old_string)"),
-			"replace_all": prop("boolean", "Replace every match instead of exactly one (default false)"),
+			"new_string":  prop("string", "Replacement"),
+			"replace_all": prop("boolean", "Replace every match"),
 		}, "file_path", "old_string", "new_string"),
 	}
 }

@@ -28,10 +28,10 @@ type globArgs struct {
 func (Glob) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name:        "glob",
-		Description: "Find files by path pattern (e.g. **/*.go, src/*.{ts,tsx}); ** crosses directories. Returns paths newest first, respecting .gitignore.",
+		Description: "Find files by glob, e.g. **/*.go or src/*.{ts,tsx} (** spans directories); newest first, .gitignore respected.",
 		Parameters: schema(map[string]any{
-			"pattern": prop("string", "Glob pattern, relative to path"),
-			"path":    prop("string", "Directory to search (default: workspace root)"),
+			"pattern": prop("string", "Glob, relative to path"),
+			"path":    prop("string", "Directory (default: workspace root)"),
 		}, "pattern"),
 	}
 }

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,10 +8,9 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"runtime"
+	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/llm"
@@ -23,7 +21,6 @@ const (
 	maxGrepFileSize  = 32 << 20 // larger files are skipped
 	maxGrepOutput    = 96 << 10 // bytes of grep output
 	maxGrepLineChars = 500      // longer lines are cut in content mode
-	grepBatch        = 64       // files searched in parallel before checking limits
 )
 
 // Grep searches file contents with a regular expression.
@@ -46,34 +43,37 @@ type grepArgs struct {
 func (Grep) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name:        "grep",
-		Description: "Search file contents with a Go RE2 regular expression, respecting .gitignore. output_mode: files_with_matches (default, newest first), content (matching lines, with optional context) or count.",
+		Description: "Search file contents with a Go RE2 regex, .gitignore respected. Modes: files_with_matches (default, newest first), content (lines; -A/-B/-C context), count.",
 		Parameters: schema(map[string]any{
-			"pattern": prop("string", "Regular expression (RE2 syntax)"),
-			"path":    prop("string", "File or directory to search (default: workspace root)"),
-			"glob":    prop("string", "Only search files matching this glob, e.g. *.go or src/**/*.{ts,tsx}"),
+			"pattern": prop("string", "RE2 regex"),
+			"path":    prop("string", "File or directory (default: root)"),
+			"glob":    prop("string", "File filter, e.g. *.go, **/*.{ts,tsx}"),
 			"output_mode": map[string]any{
-				"type":        "string",
-				"enum":        []string{"files_with_matches", "content", "count"},
-				"description": "What to show (default files_with_matches)",
+				"type": "string",
+				"enum": []string{"files_with_matches", "content", "count"},
 			},
-			"-i":         prop("boolean", "Case-insensitive search"),
-			"-n":         prop("boolean", "Show line numbers in content mode (default true)"),
-			"-A":         prop("integer", "Lines of context after each match (content mode)"),
-			"-B":         prop("integer", "Lines of context before each match (content mode)"),
-			"-C":         prop("integer", "Lines of context before and after each match (content mode)"),
-			"head_limit": prop("integer", "Maximum entries to show (default 250)"),
-			"multiline":  prop("boolean", "Let patterns span lines; . also matches newline"),
+			"-i":         typed("boolean"),
+			"-n":         prop("boolean", "Line numbers (default true)"),
+			"-A":         typed("integer"),
+			"-B":         typed("integer"),
+			"-C":         typed("integer"),
+			"head_limit": prop("integer", "Max entries (default 250)"),
+			"multiline":  prop("boolean", "Match across lines; . matches newline"),
 		}, "pattern"),
 	}
 }
 
 func (Grep) ReadOnly() bool { return true }
 
+// typed is a parameter whose name says all: -i, -A.
+func typed(typ string) map[string]any { return map[string]any{"type": typ} }
+
 // grepOpts is a parsed grep call.
 type grepOpts struct {
 	mode          string
 	lineRe        *regexp.Regexp // matches one line (line mode)
 	bufRe         *regexp.Regexp // matches the whole buffer: the pattern in multiline mode, else a prefilter (may be nil)
+	lits          *litFilter     // literal prefilter (may be nil)
 	multiline     bool
 	lineNumbers   bool
 	before, after int
@@ -140,6 +140,7 @@ func (Grep) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if err != nil {
 		return errorf("invalid regular expression: %v. The syntax is Go's RE2: no lookaround or backreferences; escape ( [ { . * + ? with a backslash to match them literally.", err)
 	}
+	o.lits = newLitFilter(a.Pattern, a.I.B)
 
 	target := strings.TrimSpace(a.Path)
 	if target == "" {
@@ -200,48 +201,27 @@ func (Grep) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	}
 	// Content and count list files by path and may stop early;
 	// files_with_matches needs every file to sort by time.
-	order := make([]int, len(rels))
-	for i := range order {
-		order[i] = i
+	if !slices.IsSorted(rels) {
+		order := make([]int, len(rels))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(i, j int) int { return strings.Compare(rels[i], rels[j]) })
+		sr, sa := make([]string, len(rels)), make([]string, len(rels))
+		for k, i := range order {
+			sr[k], sa[k] = rels[i], abss[i]
+		}
+		rels, abss = sr, sa
 	}
-	sort.Slice(order, func(i, j int) bool { return rels[order[i]] < rels[order[j]] })
-
-	var hits []fileHit
-	entries, large := 0, 0
-	capped := false
-	for start := 0; start < len(order) && !capped; start += grepBatch {
-		if err := ctx.Err(); err != nil {
-			return errorf("grep canceled")
-		}
-		end := min(start+grepBatch, len(order))
-		batch := make([]fileHit, end-start)
-		parallel(end-start, func(k int) {
-			i := order[start+k]
-			batch[k] = grepFile(rp.Root, rels[i], abss[i], &o, limit+1)
-		})
-		for _, h := range batch {
-			if h.skip == "large" {
-				large++
-			}
-			if h.count == 0 {
-				continue
-			}
-			hits = append(hits, h)
-			if o.mode == "content" {
-				entries += len(h.lines)
-			} else {
-				entries++
-			}
-		}
-		if o.mode != "files_with_matches" && entries > limit {
-			capped = true
-		}
+	hits, capped, large := searchFiles(ctx, rp.Root, rels, abss, &o, limit, outputCapped(ctx))
+	if err := ctx.Err(); err != nil {
+		return errorf("grep canceled")
 	}
-	return grepResult(hits, &o, limit, capped, large)
+	return grepResult(hits, &o, limit, capped, large, outputCapped(ctx))
 }
 
 // grepResult renders what grep found.
-func grepResult(hits []fileHit, o *grepOpts, limit int, capped bool, large int) Result {
+func grepResult(hits []fileHit, o *grepOpts, limit int, capped bool, large int, byteCap bool) Result {
 	var notes []string
 	if large > 0 {
 		notes = append(notes, fmt.Sprintf("%d %s larger than %s skipped.", large, plural(large, "file", "files"), humanSize(maxGrepFileSize)))
@@ -256,7 +236,7 @@ func grepResult(hits []fileHit, o *grepOpts, limit int, capped bool, large int) 
 	var b strings.Builder
 	shown := 0
 	add := func(s string) bool {
-		if shown >= limit || b.Len()+len(s) > maxGrepOutput {
+		if shown >= limit || (byteCap && b.Len()+len(s) > maxGrepOutput) {
 			capped = true
 			return false
 		}
@@ -329,153 +309,4 @@ func grepResult(hits []fileHit, o *grepOpts, limit int, capped bool, large int) 
 		out += "\n\n[" + strings.Join(notes, " ") + "]"
 	}
 	return Result{Output: out, Data: data}
-}
-
-// grepFile searches one file. maxLines bounds the content lines kept.
-func grepFile(root, rel, abs string, o *grepOpts, maxLines int) fileHit {
-	h := fileHit{rel: rel}
-	fi, ok := statFile(root, abs)
-	if !ok {
-		return h
-	}
-	h.mtime = fi.ModTime()
-	if fi.Size() > maxGrepFileSize {
-		h.skip = "large"
-		return h
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil || bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0 {
-		return h
-	}
-	var matched []int // 0-based line numbers, increasing
-	if o.multiline {
-		n := -1
-		if o.mode == "files_with_matches" {
-			n = 1
-		}
-		line, pos := 0, 0
-		for _, m := range o.bufRe.FindAllIndex(data, n) {
-			line += bytes.Count(data[pos:m[0]], []byte{'\n'})
-			endLine := line + bytes.Count(data[m[0]:max(m[0], m[1]-1)], []byte{'\n'})
-			pos = m[0]
-			h.count++
-			for l := line; l <= endLine; l++ {
-				if len(matched) == 0 || matched[len(matched)-1] < l {
-					matched = append(matched, l)
-				}
-			}
-		}
-	} else {
-		// The prefilter finds where the first matching line can be. It
-		// sees lines with their '\r', so it is not used on CRLF files.
-		start := 0
-		if o.bufRe != nil && bytes.IndexByte(data, '\r') < 0 {
-			loc := o.bufRe.FindIndex(data)
-			if loc == nil {
-				return h
-			}
-			start = bytes.LastIndexByte(data[:loc[0]], '\n') + 1
-		}
-		line := bytes.Count(data[:start], []byte{'\n'})
-		for rest := data[start:]; len(rest) > 0; line++ {
-			l := rest
-			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-				l, rest = rest[:i], rest[i+1:]
-			} else {
-				rest = nil
-			}
-			if o.lineRe.Match(bytes.TrimSuffix(l, []byte{'\r'})) {
-				h.count++
-				matched = append(matched, line)
-				if o.mode == "files_with_matches" || (o.mode == "content" && len(matched) >= maxLines) {
-					break
-				}
-			}
-		}
-	}
-	if o.mode == "content" && len(matched) > 0 {
-		h.lines = contentLines(rel, data, matched, o, maxLines)
-	}
-	return h
-}
-
-// contentLines renders matched lines with their context, ripgrep style:
-// "path:N:text" for matches, "path-N-text" for context, "--" between
-// groups that do not touch.
-func contentLines(rel string, data []byte, matched []int, o *grepOpts, maxLines int) []string {
-	lines := strings.Split(string(data), "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	isMatch := make(map[int]bool, len(matched))
-	for _, m := range matched {
-		isMatch[m] = true
-	}
-	var out []string
-	prevEnd := -1 // last line written
-	kept := 0
-	for _, m := range matched {
-		from, to := max(0, m-o.before), min(len(lines)-1, m+o.after)
-		if from <= prevEnd {
-			from = prevEnd + 1
-		} else if prevEnd >= 0 {
-			out = append(out, "--")
-		}
-		for l := from; l <= to; l++ {
-			text, cut := truncateRunes(strings.TrimSuffix(lines[l], "\r"), maxGrepLineChars)
-			if cut {
-				text += " …[line truncated]"
-			}
-			sep := "-"
-			if isMatch[l] {
-				sep = ":"
-			}
-			if o.lineNumbers {
-				out = append(out, fmt.Sprintf("%s%s%d%s%s", rel, sep, l+1, sep, text))
-			} else {
-				out = append(out, rel+sep+text)
-			}
-			kept++
-		}
-		prevEnd = max(prevEnd, to)
-		if kept >= maxLines {
-			break
-		}
-	}
-	if o.before == 0 && o.after == 0 {
-		// No context: separators would only be noise.
-		kept := out[:0]
-		for _, l := range out {
-			if l != "--" {
-				kept = append(kept, l)
-			}
-		}
-		out = kept
-	}
-	return out
-}
-
-// parallel runs work(0..n-1) on up to GOMAXPROCS goroutines.
-func parallel(n int, work func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			work(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Go(func() {
-			for i := range next {
-				work(i)
-			}
-		})
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }

@@ -19,6 +19,58 @@ type globPattern struct {
 type globAlt struct {
 	segs     []string
 	basename bool // the alternative has no '/': match the base name only
+	// Compiled segments: m[i] matches segs[i]. lastOnly: the alternative
+	// is "**/X", which matches exactly when X matches the base name.
+	m        []segMatcher
+	lastOnly bool
+}
+
+// segMatcher matches one path segment against one pattern segment,
+// without path.Match for the common shapes: literal, *, *suffix,
+// prefix*, prefix*suffix.
+type segMatcher struct {
+	kind           segKind
+	prefix, suffix string
+	pat            string
+}
+
+type segKind uint8
+
+const (
+	segGeneric segKind = iota // path.Match
+	segLiteral                // == prefix
+	segStar                   // prefix*suffix (either may be empty)
+	segAnyDirs                // **
+)
+
+func compileSeg(s string) segMatcher {
+	if s == "**" {
+		return segMatcher{kind: segAnyDirs}
+	}
+	if strings.ContainsAny(s, "?[\\") {
+		return segMatcher{kind: segGeneric, pat: s}
+	}
+	switch strings.Count(s, "*") {
+	case 0:
+		return segMatcher{kind: segLiteral, prefix: s}
+	case 1:
+		pre, suf, _ := strings.Cut(s, "*")
+		return segMatcher{kind: segStar, prefix: pre, suffix: suf}
+	}
+	return segMatcher{kind: segGeneric, pat: s}
+}
+
+func (m *segMatcher) match(seg string) bool {
+	switch m.kind {
+	case segLiteral:
+		return seg == m.prefix
+	case segStar:
+		return len(seg) >= len(m.prefix)+len(m.suffix) && strings.HasPrefix(seg, m.prefix) && strings.HasSuffix(seg, m.suffix)
+	case segAnyDirs:
+		return true
+	}
+	ok, _ := path.Match(m.pat, seg)
+	return ok
 }
 
 const maxBraceAlternatives = 1024
@@ -58,7 +110,12 @@ func compileGlob(pattern string, basenameIfNoSlash bool) (*globPattern, error) {
 		if len(segs) == 0 {
 			continue
 		}
-		g.alts = append(g.alts, globAlt{segs: segs, basename: basenameIfNoSlash && !strings.Contains(alt, "/")})
+		a := globAlt{segs: segs, basename: basenameIfNoSlash && !strings.Contains(alt, "/")}
+		for _, s := range segs {
+			a.m = append(a.m, compileSeg(s))
+		}
+		a.lastOnly = len(segs) == 2 && segs[0] == "**" && segs[1] != "**"
+		g.alts = append(g.alts, a)
 	}
 	if len(g.alts) == 0 {
 		return nil, fmt.Errorf("pattern %q matches nothing", pattern)
@@ -76,44 +133,62 @@ func normalizeGlob(p string) string {
 
 // Match reports whether the slash-separated relative path rel matches.
 func (g *globPattern) Match(rel string) bool {
-	segs := strings.Split(rel, "/")
-	for _, a := range g.alts {
+	base := rel[strings.LastIndexByte(rel, '/')+1:]
+	for i := range g.alts {
+		a := &g.alts[i]
 		if a.basename {
-			if ok, _ := path.Match(a.segs[0], segs[len(segs)-1]); ok || a.segs[0] == "**" {
+			if a.segs[0] == "**" || a.m[0].match(base) {
 				return true
 			}
 			continue
 		}
-		if matchSegments(a.segs, segs) {
+		if a.lastOnly {
+			if a.m[1].match(base) {
+				return true
+			}
+			continue
+		}
+		if matchSegments(a.m, rel) {
 			return true
 		}
 	}
 	return false
 }
 
-func matchSegments(p, s []string) bool {
+// matchSegments matches the pattern segments p against the path s, whose
+// segments are separated by '/' ("" when none are left).
+func matchSegments(p []segMatcher, s string) bool {
 	for len(p) > 0 {
-		if p[0] == "**" {
+		if p[0].kind == segAnyDirs {
 			p = p[1:]
 			if len(p) == 0 {
 				return true
 			}
-			for i := 0; i < len(s); i++ {
-				if matchSegments(p, s[i:]) {
+			for s != "" {
+				if matchSegments(p, s) {
 					return true
 				}
+				i := strings.IndexByte(s, '/')
+				if i < 0 {
+					return false
+				}
+				s = s[i+1:]
 			}
 			return false
 		}
-		if len(s) == 0 {
+		if s == "" {
 			return false
 		}
-		if ok, _ := path.Match(p[0], s[0]); !ok {
+		seg, rest := s, ""
+		if i := strings.IndexByte(s, '/'); i >= 0 {
+			seg, rest = s[:i], s[i+1:]
+		}
+		if !p[0].match(seg) {
 			return false
 		}
-		p, s = p[1:], s[1:]
+		p, s = p[1:], rest
 	}
-	return len(s) == 0
+	return s == ""
 }
 
 // negateClasses turns the shell's negated class "[!...]" into path.Match's

@@ -40,11 +40,11 @@ type readArgs struct {
 func (Read) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name:        "read",
-		Description: "Read a text file; the output has line numbers (cat -n style). For large files use offset and limit (default 2000 lines). A directory path lists its entries.",
+		Description: "Read a text file with line numbers (2000 lines unless offset/limit), or list a directory.",
 		Parameters: schema(map[string]any{
-			"file_path": prop("string", "Path relative to the workspace root, or absolute inside it"),
-			"offset":    prop("integer", "1-based line to start at"),
-			"limit":     prop("integer", "Maximum number of lines to show"),
+			"file_path": prop("string", "Path in the workspace"),
+			"offset":    prop("integer", "First line, 1-based"),
+			"limit":     prop("integer", "Max lines"),
 		}, "file_path"),
 	}
 }

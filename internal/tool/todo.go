@@ -183,21 +183,21 @@ func (Todo) Spec() llm.ToolSpec {
 	item := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
-			"content": prop("string", "What to do"),
+			"content": prop("string", "Task"),
 			"status": map[string]any{
 				"type": "string",
 				"enum": []string{"pending", "in_progress", "completed"},
 			},
-			"id": prop("string", "Optional stable id"),
+			"id": prop("string", "Stable id (optional)"),
 		},
 		"required":             []string{"content", "status"},
 		"additionalProperties": false,
 	}
 	return llm.ToolSpec{
 		Name:        "todo",
-		Description: "Replace the run's todo list with the full list given. Use it to plan and track multi-step work; keep at most one item in_progress and mark items completed as soon as they are done.",
+		Description: "Replace the run's todo list with the full new list, to track multi-step work. At most one item in_progress; mark items completed when done.",
 		Parameters: schema(map[string]any{
-			"todos": map[string]any{"type": "array", "items": item, "description": "The complete new list"},
+			"todos": map[string]any{"type": "array", "items": item},
 		}, "todos"),
 	}
 }

@@ -24,10 +24,10 @@ type writeArgs struct {
 func (Write) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name:        "write",
-		Description: "Write a file, creating parent directories. An existing file must have been read first and is replaced entirely; prefer edit for changes to existing files.",
+		Description: "Create or replace a whole file. Read an existing file first; prefer edit to change one.",
 		Parameters: schema(map[string]any{
-			"file_path": prop("string", "Path relative to the workspace root, or absolute inside it"),
-			"content":   prop("string", "The complete new content of the file"),
+			"file_path": prop("string", "Path in the workspace"),
+			"content":   prop("string", "Full content"),
 		}, "file_path", "content"),
 	}
 }
