@@ -133,12 +133,14 @@ func (o Options) measure(ctx context.Context, runDir, workdir string, deps []str
 		return measurement{}, err
 	}
 	defer cleanup()
+	// Before the tests run: they can write their checkout.
+	fakes := fakesOf(req.Dir)
 	req.Rerun = true
 	res, err := o.Verifier.Verify(ctx, req)
 	if err != nil {
 		return measurement{}, err
 	}
-	m := measurement{Result: res, Fakes: fakesOf(req.Dir)}
+	m := measurement{Result: res, Fakes: fakes}
 	o.remember(key, cachedRun{Tree: tree, Run: run, From: who, Time: o.Now(), Sandbox: o.sandboxStatus().Summary(), Fakes: m.Fakes, Result: res})
 	return m, nil
 }

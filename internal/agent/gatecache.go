@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/verify"
 )
@@ -219,13 +220,18 @@ func (o Options) remember(key string, c cachedRun) {
 
 // cacheable says whether a result is the tests' own answer, which running
 // them again would repeat: not one cut short by a timeout or cancellation,
-// nor one whose runner could not start, nor a selection.
+// nor one whose runner could not start or ran nothing, nor a selection;
+// and none with errors (tests that could not run, modules that could not
+// be collected) or failures for want of resources, which the machine at
+// that moment may have caused (a full disk, memory, processes) as well as
+// the tree: those are measured again each time.
 func cacheable(res *verify.Result) bool {
-	if res == nil || res.Selected || len(res.Commands) == 0 {
+	if res == nil || res.Selected || len(res.Commands) == 0 || res.Errors > 0 || len(gate.ResourceFailures(res.Tests)) > 0 {
 		return false
 	}
 	for _, c := range res.Commands {
-		if c.TimedOut || c.NotFound || c.Selected {
+		ran := c.Passed + c.Failed + c.Errors + c.Skipped
+		if c.TimedOut || c.NotFound || c.Selected || c.Errors > 0 || (c.ExitCode != 0 && ran == 0) {
 			return false
 		}
 	}

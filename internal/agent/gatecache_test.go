@@ -13,6 +13,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/sandbox"
 	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/verify/report"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
@@ -182,4 +183,33 @@ type verifierFunc func(context.Context, verify.Request) (*verify.Result, error)
 
 func (f verifierFunc) Verify(ctx context.Context, req verify.Request) (*verify.Result, error) {
 	return f(ctx, req)
+}
+
+// Only the tests' own answers are kept: nothing the machine may have
+// caused (errors, collection failures, resources, a runner that ran
+// nothing, a timeout) and no selection.
+func TestCacheable(t *testing.T) {
+	run := func(c verify.CommandResult, tests ...report.Case) *verify.Result {
+		r := &verify.Result{Commands: []verify.CommandResult{c}, Tests: tests, Errors: c.Errors}
+		return r
+	}
+	pass := report.Case{Name: "TestA", Status: report.Passed}
+	for _, tc := range []struct {
+		name string
+		res  *verify.Result
+		want bool
+	}{
+		{"passing", run(verify.CommandResult{Passed: 1}, pass), true},
+		{"failing test", run(verify.CommandResult{ExitCode: 1, Passed: 1, Failed: 1}, pass, report.Case{Name: "TestB", Status: report.Failed}), true},
+		{"collection error", run(verify.CommandResult{ExitCode: 1, Passed: 1, Errors: 1}, pass, report.Case{Name: "pkg", Status: report.Error, Kind: report.KindCollection}), false},
+		{"out of disk", run(verify.CommandResult{ExitCode: 1, Passed: 1, Failed: 1}, pass, report.Case{Name: "TestB", Status: report.Failed, Message: "write: no space left on device"}), false},
+		{"ran nothing", run(verify.CommandResult{ExitCode: 4}), false},
+		{"timed out", run(verify.CommandResult{TimedOut: true, Passed: 1}, pass), false},
+		{"runner missing", run(verify.CommandResult{ExitCode: 127, NotFound: true}), false},
+		{"selection", run(verify.CommandResult{Passed: 1, Selected: true}, pass), false},
+	} {
+		if got := cacheable(tc.res); got != tc.want {
+			t.Errorf("%s: cacheable = %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }

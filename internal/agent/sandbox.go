@@ -166,7 +166,7 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 		return req, cleanup, nil
 	}
 	l := sandbox.Layout{
-		Work: dest, Hide: hiddenPaths(o.StateRoot),
+		Work: dest, Hide: append(hiddenPaths(o.StateRoot), gateHiddenGit(ctx, workdir)...),
 		Home: filepath.Join(runDir, "sandbox", "gate-home"), Tmp: filepath.Join(runDir, "sandbox", "gate-tmp"),
 		NoUnixSockets: !o.GateUnixSockets,
 	}
@@ -207,6 +207,17 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 	}
 	req.Sandbox = sb
 	return req, cleanup, nil
+}
+
+// gateHiddenGit is the repository's git directory, hidden from the tests
+// the gate runs: they judge an exported tree and have no use for it, and
+// the run's worktree admin directory in it is writable to the model's
+// commands (what the tests see must be the tree, not the model's notes).
+func gateHiddenGit(ctx context.Context, workdir string) []string {
+	if d, err := workspace.GitCommonDir(ctx, workdir); err == nil && d != "" {
+		return []string{d}
+	}
+	return nil
 }
 
 // goTestExec lets the go command of a Go project's own test run (not a

@@ -7,6 +7,7 @@ package gate
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -382,6 +383,11 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 	if len(ev.Commands) > 0 && c.Executed == 0 && len(fail) == 0 {
 		notEval = append(notEval, "zero tests executed")
 	}
+	if rf := ResourceFailures(ev.Tests); len(rf) > 0 {
+		// Not the tree's doing, and nothing proven about it: never a
+		// pass, and not the model's to fix.
+		notEval = append(notEval, fmt.Sprintf("the tests ran out of resources (%s): nothing is proven about the tree", clipList(rf, 3)))
+	}
 	if b := in.Baseline; b != nil && len(b.Sources) > 0 && len(ev.Commands) > 0 && !ev.Focused {
 		if now := sources(ev); !slices.Equal(now, b.Sources) {
 			notEval = append(notEval, fmt.Sprintf("the test command changed during the run (was: %s; now: %s)",
@@ -598,6 +604,12 @@ func NewBaseline(tree string, ev Evidence) Baseline {
 	d := Judge(Input{Evidence: ev})
 	b := Baseline{Tree: tree, Sources: sources(ev), Executed: d.Counts.Executed, Skipped: d.Counts.Skipped,
 		Failed: d.Counts.Failed, Errors: d.Counts.Errors, Fakes: fakes}
+	// A measurement the machine cut short proves nothing about the tree:
+	// none of its tests, failures or collection errors are compared with.
+	if why := unfinished(ev); why != "" {
+		b.Reason = why
+		return b
+	}
 	for _, c := range report.CollectionErrors(ev.Tests) {
 		b.Collection = append(b.Collection, c.Name)
 	}
@@ -619,6 +631,41 @@ func NewBaseline(tree string, ev Evidence) Baseline {
 		b.Tests[t.Name] = t.Status
 	}
 	return b
+}
+
+// resourceRE matches what a test, a build or a runner says when the machine
+// ran out of something (disk, memory, processes, files) or killed it: a
+// failure of the environment, not of the tree.
+var resourceRE = regexp.MustCompile(`(?i)no space left on device|disk quota exceeded|cannot allocate memory|out of memory|resource temporarily unavailable|too many open files|fork/exec [^:]*: (?:resource|cannot)|signal: killed`)
+
+// ResourceFailures are the tests that failed or errored because the
+// machine ran out of a resource (resourceRE), as "name: what".
+func ResourceFailures(tests []report.Case) []string {
+	var out []string
+	for _, t := range tests {
+		if t.Status != report.Failed && t.Status != report.Error {
+			continue
+		}
+		if m := resourceRE.FindString(t.Message); m != "" {
+			out = append(out, t.Name+": "+m)
+		}
+	}
+	return out
+}
+
+// unfinished says why a measurement was cut short by the machine rather
+// than decided by the tests ("" when it was not): a timeout, or tests that
+// failed for want of resources.
+func unfinished(ev Evidence) string {
+	for _, c := range ev.Commands {
+		if c.TimedOut {
+			return fmt.Sprintf("`%s` timed out: a measurement cut short proves nothing", c.Command)
+		}
+	}
+	if rf := ResourceFailures(ev.Tests); len(rf) > 0 {
+		return "the tests ran out of resources (" + clipList(rf, 3) + "): a measurement the machine cut short proves nothing"
+	}
+	return ""
 }
 
 // erroredNames are the names of fails whose test has Status Error.

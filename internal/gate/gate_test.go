@@ -303,3 +303,33 @@ func TestApplyProtected(t *testing.T) {
 		t.Fatalf("waived: %v %s", w.Valid("t"), w.Outcome())
 	}
 }
+
+// A measurement the machine cut short (a full disk, memory, a timeout)
+// proves nothing: a baseline made of one records no failures or
+// collection errors that a later verification could be excused by, and a
+// verification that ran out of resources is never a pass.
+func TestResourceFailures(t *testing.T) {
+	enospc := report.Case{Name: "example.com/calc/calc", Status: report.Error, Kind: report.KindCollection,
+		Message: "/usr/local/go/pkg/tool/linux_amd64/link: mapping output file failed: no space left on device"}
+	ok := report.Case{Name: "example.com/calc/strs.TestUpper", Status: report.Passed}
+	b := NewBaseline("t0", Evidence{Commands: []Command{cmdF(1, 0)}, Tests: []report.Case{enospc, ok}})
+	if b.Evaluated || len(b.Collection) != 0 || len(b.Tests) != 0 || !strings.Contains(b.Reason, "no space left on device") {
+		t.Fatalf("baseline of a run out of disk: %+v", b)
+	}
+	timedOut := Command{Command: "go test -json ./...", ExitCode: -1, TimedOut: true, HasTests: true}
+	b = NewBaseline("t0", Evidence{Commands: []Command{timedOut}, Tests: []report.Case{ok}})
+	if b.Evaluated || len(b.Tests) != 0 || !strings.Contains(b.Reason, "timed out") {
+		t.Fatalf("baseline of a timed-out run: %+v", b)
+	}
+	// Later, the tree's own breakage of that package fails.
+	broken := report.Case{Name: "example.com/calc/calc", Status: report.Error, Kind: report.KindCollection, Message: "calc.go:5:1: syntax error: unexpected }"}
+	d := Judge(Input{Evidence: Evidence{Commands: []Command{cmdF(1, 0)}, Tests: []report.Case{broken, ok}}, Baseline: &b})
+	if d.Status != Fail {
+		t.Fatalf("broken package after an unfinished baseline: %s %v", d.Status, d.Reasons)
+	}
+	// A verification that ran out of resources is not a pass, whatever else.
+	d = Judge(Input{Evidence: Evidence{Commands: []Command{cmd(0)}, Tests: []report.Case{ok, {Name: "t.TestTmp", Status: report.Failed, Message: "write /tmp/x: no space left on device"}}}})
+	if d.Status.Advances() || !strings.Contains(strings.Join(d.Reasons, "; "), "ran out of resources") {
+		t.Fatalf("out of disk: %s %v", d.Status, d.Reasons)
+	}
+}
