@@ -216,3 +216,57 @@ func TestGitInTheSandbox(t *testing.T) {
 		t.Fatalf("the branch holds:\n%s", log)
 	}
 }
+
+// The tests the gate runs see the tree, not the repository's git
+// directory, where the run's worktree admin directory is writable to the
+// model's commands: what the model leaves there cannot steer them. (The
+// repository is outside /tmp, which the gate replaces.)
+func TestGateTestsDoNotSeeTheGitDirectory(t *testing.T) {
+	t.Parallel()
+	base, err := os.MkdirTemp("/var/tmp", "ultra-e2e-")
+	if err != nil {
+		t.Skip("no /var/tmp to put a repository outside /tmp: ", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	files := map[string]string{}
+	for k, v := range calcProject {
+		files[k] = v
+	}
+	files["calc/probe_test.go"] = "package calc\n\nimport (\n\t\"os\"\n\t\"path/filepath\"\n\t\"testing\"\n)\n\n" +
+		"func TestProbe(t *testing.T) {\n\tdir, _ := os.Getwd()\n\tfor ; dir != \"/\"; dir = filepath.Dir(dir) {\n" +
+		"\t\tif found, _ := filepath.Glob(filepath.Join(dir, \".git\", \"worktrees\", \"*\", \"payload\")); len(found) > 0 {\n" +
+		"\t\t\tb, _ := os.ReadFile(found[0])\n\t\t\tt.Fatalf(\"read %s: %s\", found[0], b)\n\t\t}\n\t}\n}\n"
+	dir := filepath.Join(base, "repo")
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "initial")
+	steps := append([]step{
+		calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
+		calls(call("bash", map[string]any{"command": `echo written-by-the-model > "$(git rev-parse --absolute-git-dir)/payload" && cat "$(git rev-parse --absolute-git-dir)/payload"`})),
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+	}, fixSteps()[2:]...) // edit, verifying, verify
+	m := newModel(t, steps...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	evs := res.events(t)
+	planted := false
+	for _, e := range ofType(evs, "tool_result") {
+		if out, _ := data(e)["output"].(string); strings.Contains(out, "written-by-the-model") {
+			planted = true
+		}
+	}
+	if !planted {
+		t.Skip("the model's bash could not write its worktree admin directory here; nothing to check")
+	}
+	if res.code != 0 {
+		t.Fatalf("exit %d: the gate's tests saw what the model wrote in the git directory?\n%s", res.code, res.stdout)
+	}
+	d := gateFile(t, dir, runID(t, evs), 1)
+	if d["gate_status"] != "PASS" {
+		t.Fatalf("gate %v %v", d["gate_status"], d["reasons"])
+	}
+}
