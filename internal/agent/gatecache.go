@@ -17,6 +17,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // The gate cache: a full verification of a tree is kept in the
@@ -47,14 +48,7 @@ type cachedRun struct {
 }
 
 func (c cachedRun) String() string {
-	return fmt.Sprintf("tree %s already tested (%s of run %s, %s)", shortHash(c.Tree), c.From, c.Run, c.Time.Format(time.RFC3339))
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
+	return fmt.Sprintf("tree %s already tested (%s of run %s, %s)", workspace.Short(c.Tree), c.From, c.Run, c.Time.Format(time.RFC3339))
 }
 
 // cacheProgs are the programs whose installation, when it changes, may
@@ -204,8 +198,11 @@ func (o Options) cached(key string) *cachedRun {
 	if err != nil || !ok || c.Schema != cacheSchema || c.Key != key || c.Result == nil {
 		return nil
 	}
-	now := time.Now()
-	_ = os.Chtimes(gatefile.CachePath(gatefile.CacheDir(o.StateRoot), key), now, now) // used: ultra gc keeps it
+	// What the key cannot see (a system library upgraded, the kernel)
+	// drifts: a measurement counts for GateCacheMaxAge, then is made again.
+	if age := o.Now().Sub(c.Time); age > GateCacheMaxAge || age < -time.Hour {
+		return nil
+	}
 	return &c
 }
 
@@ -238,12 +235,12 @@ func cacheable(res *verify.Result) bool {
 	return true
 }
 
-// GateCacheMaxAge is how long ultra gc keeps a gate cache record that no
-// verification has used.
+// GateCacheMaxAge is how long a gate cache record counts after its
+// measurement; ultra gc removes older ones.
 const GateCacheMaxAge = 30 * 24 * time.Hour
 
-// PruneGateCache removes the records of the repository's gate cache that
-// no verification has used for maxAge (for ultra gc); it returns how many
+// PruneGateCache removes the records of the repository's gate cache
+// written more than maxAge before now (for ultra gc); it returns how many
 // it removed (or would remove, with dryRun).
 func PruneGateCache(stateRoot string, maxAge time.Duration, now time.Time, dryRun bool) int {
 	dir := gatefile.CacheDir(stateRoot)

@@ -213,3 +213,44 @@ func TestCacheable(t *testing.T) {
 		}
 	}
 }
+
+// A measurement counts for GateCacheMaxAge after it was made, however
+// often it is used; ultra gc removes older records.
+func TestGateCacheAge(t *testing.T) {
+	o, dir, v := cacheSetup(t)
+	judgeOnce(t, o, dir, "run-1", nil)
+	now := time.Now()
+	if n := PruneGateCache(o.StateRoot, GateCacheMaxAge, now, false); n != 0 {
+		t.Fatalf("a fresh record was pruned (%d)", n)
+	}
+	later := now.Add(GateCacheMaxAge + time.Hour)
+	if n := PruneGateCache(o.StateRoot, GateCacheMaxAge, later, true); n != 1 {
+		t.Fatalf("dry run: %d records, want 1", n)
+	}
+	key := o.cacheKey(dir, nil, mustTree(t, dir), verify.Request{})
+	if o.cached(key) == nil {
+		t.Fatal("a dry run removed the record")
+	}
+	// Used often, it still expires: an old measurement is made again.
+	old := o
+	old.Now = func() time.Time { return o.Now().Add(GateCacheMaxAge + time.Hour) }
+	judgeOnce(t, old, dir, "run-2", nil)
+	if v.runs.Load() != 2 {
+		t.Fatalf("a measurement older than %s was reused (%d runs)", GateCacheMaxAge, v.runs.Load())
+	}
+	if n := PruneGateCache(o.StateRoot, GateCacheMaxAge, later, false); n != 1 {
+		t.Fatalf("%d records pruned, want 1", n)
+	}
+	if o.cached(key) != nil {
+		t.Fatal("the pruned record is still found")
+	}
+}
+
+func mustTree(t *testing.T, dir string) string {
+	t.Helper()
+	tree, err := workspace.TreeHash(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
