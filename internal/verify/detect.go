@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -113,30 +115,42 @@ func isDir(path string) bool {
 	return err == nil && st.IsDir()
 }
 
-// readSmall reads a file of at most 1 MiB; ok is false when it is missing.
+// maxConfig bounds what is read of a configuration file.
+const maxConfig = 1 << 20
+
+// readSmall reads at most maxConfig bytes of the regular file at path, in
+// the tree of its own directory (readIn); ok is false when there is none.
+// The error is kept for callers' shape: reading never fails otherwise.
 func readSmall(path string) (string, bool, error) {
-	ok, err := isFile(path)
-	if err != nil || !ok {
-		return "", false, err
-	}
-	// Not through a symlink: the tree is the model's, and ultra reads it
-	// outside the sandbox (a link to a file the tests cannot read would
-	// put that file's content into what the model is shown).
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	text, ok := readIn(filepath.Dir(path), filepath.Base(path), maxConfig)
+	return text, ok, nil
+}
+
+// readIn reads at most max bytes of the regular file rel in the tree at
+// dir. ok is false when it is missing or unreadable, not a regular file (a
+// FIFO or a device, opened without blocking and not read), or resolves
+// outside dir: a symlink, or a symlinked directory on the way, that leads
+// out of the tree is not followed (the tree is the model's, and ultra
+// reads it outside the sandbox).
+func readIn(dir, rel string, max int64) (string, bool) {
+	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return "", false, fmt.Errorf("%s: %w (configuration files that are symlinks are not followed)", filepath.Base(path), err)
+		return "", false
+	}
+	defer root.Close()
+	f, err := root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", false
 	}
 	defer f.Close()
-	buf := make([]byte, 1<<20)
-	n, _ := f.Read(buf)
-	for n < len(buf) {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err != nil || m == 0 {
-			break
-		}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "", false
 	}
-	return string(buf[:n]), true, nil
+	buf, err := io.ReadAll(io.LimitReader(f, max))
+	if err != nil {
+		return "", false
+	}
+	return string(buf), true
 }
 
 // installed reports whether a program is on PATH (a variable, for tests).
@@ -161,8 +175,10 @@ const goCommand = "go test -json ./..."
 
 var goModuleRE = regexp.MustCompile(`(?m)^\s*module\s+"?([^\s"]+)"?`)
 
-func goModulePath(dir string) string {
-	text, _, _ := readSmall(filepath.Join(dir, "go.mod"))
+// goModulePath is the module path of the go.mod in directory rel of the
+// tree at root.
+func goModulePath(root, rel string) string {
+	text, _ := readIn(root, path.Join(rel, "go.mod"), maxConfig)
 	if m := goModuleRE.FindStringSubmatch(text); m != nil {
 		return m[1]
 	}
@@ -172,7 +188,7 @@ func goModulePath(dir string) string {
 func goDetected(root, rel, reason string) Detected {
 	return Detected{
 		Kind: "go", Runner: "go", Command: goCommand, Dir: rel, Reason: reason, Format: "go-json",
-		sel: selector{how: "go", pre: goCommand, mod: goModulePath(filepath.Join(root, rel))},
+		sel: selector{how: "go", pre: goCommand, mod: goModulePath(root, rel)},
 	}
 }
 

@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -13,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -281,7 +279,7 @@ func requirementFile(dir, rel string, depth int, seen map[string]bool) string {
 		return ""
 	}
 	seen[rel] = true
-	text, ok, _ := readSmall(filepath.Join(dir, rel))
+	text, ok := readIn(dir, rel, maxConfig)
 	if !ok {
 		return ""
 	}
@@ -377,7 +375,7 @@ func walkPytest(dir string) string {
 		if i == maxTestFilesRead {
 			break
 		}
-		if text := readTreeHead(filepath.Join(dir, rel), maxTestFileRead); pytestImportRE.MatchString(text) {
+		if text, _ := readIn(dir, rel, maxTestFileRead); pytestImportRE.MatchString(text) {
 			return rel + " imports pytest"
 		}
 	}
@@ -408,21 +406,6 @@ func pythonRoot(dir string) bool {
 		}
 	}
 	return false
-}
-
-// readTreeHead reads at most n bytes of a regular file, not through a
-// symlink; "" when it cannot.
-func readTreeHead(path string, n int) string {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return ""
-	}
-	buf, _ := io.ReadAll(io.LimitReader(f, int64(n)))
-	return string(buf)
 }
 
 // pytestMissing is the pytest command when no python has pytest: it says
@@ -499,17 +482,20 @@ var (
 )
 
 // commandWorks reports whether program (on PATH, or a path outside the
-// project) runs args successfully within a few seconds. It runs from /, so
-// that nothing of the project dir is imported or read (it is the model's,
-// and this runs outside the sandbox), except that pyenv's shims pick the
-// python version dir's .python-version names. The answer is cached per
-// program, version file and environment. A variable, for tests.
+// project) runs args successfully within a few seconds. Nothing of the
+// project dir runs or is read (it is the model's, and this runs outside
+// the sandbox): a program that resolves inside dir (a virtualenv's bin on
+// PATH) is not run, PATH entries inside dir are dropped, and the probe runs
+// from /. pyenv's shims get the version dir's .python-version names, as
+// PYENV_VERSION, only when it is a plain version name (never a path). The
+// answer is cached per program, version and environment. A variable, for
+// tests.
 var commandWorks = func(dir, program string, args ...string) bool {
 	path, err := exec.LookPath(program)
-	if err != nil {
+	if err != nil || inTree(dir, path) {
 		return false
 	}
-	pyVersion, _, _ := readSmall(filepath.Join(dir, ".python-version"))
+	pyVersion := pythonVersionIn(dir)
 	key := strings.Join(append([]string{path}, args...), "\x00") + "\x00" + os.Getenv("PATH") + "\x00" +
 		os.Getenv("PYTHONPATH") + "\x00" + os.Getenv("VIRTUAL_ENV") + "\x00" + os.Getenv("PYENV_VERSION") + "\x00" + pyVersion
 	probeMu.Lock()
@@ -521,15 +507,69 @@ var commandWorks = func(dir, program string, args ...string) bool {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = "/"
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	cmd.Env = append(outsideTree(dir, os.Environ()), "PYTHONDONTWRITEBYTECODE=1")
 	if pyVersion != "" {
-		cmd.Env = append(cmd.Env, "PYENV_DIR="+dir)
+		cmd.Env = append(cmd.Env, "PYENV_VERSION="+pyVersion)
 	}
 	ok := cmd.Run() == nil
 	if ctx.Err() == nil {
 		probeCache[key] = ok // a timeout may be the machine's load: asked again next time
 	}
 	return ok
+}
+
+// pyVersionRE is a plain python version name, as pyenv's versions are.
+var pyVersionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+
+// pythonVersionIn is the first version .python-version in dir names, ""
+// when there is none or it is not a plain version name ("../../x" would
+// make an old pyenv run a python of the tree's).
+func pythonVersionIn(dir string) string {
+	text, _, _ := readSmall(filepath.Join(dir, ".python-version"))
+	v, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if v = strings.TrimSpace(v); !pyVersionRE.MatchString(v) || strings.Contains(v, "..") {
+		return ""
+	}
+	return v
+}
+
+// inTree reports whether path resolves inside dir.
+func inTree(dir, path string) bool {
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return true // unknown: nothing is run
+	}
+	p, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		p = filepath.Clean(path) // missing: where it would be
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// outsideTree is env without PATH entries inside dir, and without
+// VIRTUAL_ENV, PYTHONPATH or PYTHONHOME when one of their entries is there.
+func outsideTree(dir string, env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PATH":
+			var keep []string
+			for _, e := range filepath.SplitList(v) {
+				if filepath.IsAbs(e) && !inTree(dir, e) {
+					keep = append(keep, e)
+				}
+			}
+			kv = "PATH=" + strings.Join(keep, string(filepath.ListSeparator))
+		case "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME":
+			if slices.ContainsFunc(filepath.SplitList(v), func(e string) bool { return e != "" && inTree(dir, e) }) {
+				continue
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 func detectPytest(dir string) ([]Detected, string, error) {
