@@ -128,8 +128,12 @@ type Baseline struct {
 	Failed    int    `json:"failed"` // failed tests (baselines before Errors existed: errors included)
 	// Errors: tests that could not run and modules that could not be
 	// collected, apart from Failed.
-	Errors int                      `json:"errors,omitempty"`
-	Tests  map[string]report.Status `json:"tests,omitempty"`
+	Errors int `json:"errors,omitempty"`
+	// Unfinished: the machine cut the measurement short (a timeout, a
+	// full disk, memory): nothing of it is compared with, and no
+	// verification of the run passes.
+	Unfinished bool                     `json:"unfinished,omitempty"`
+	Tests      map[string]report.Status `json:"tests,omitempty"`
 	// Collection names the test files, modules or packages that could not
 	// be collected at the start (report.KindCollection): their failing to
 	// collect later is not the run's doing.
@@ -347,7 +351,9 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 	allFlaky := flakyFailed+flakyErrored > 0 && realFails == 0
 	// The tests that ran (or tried to), collection errors apart.
 	executed := c.Executed - len(coll)
-	bad := len(fails) > 0 || c.Failed+c.Errors > 0
+	// The failures of the per-test results, which are one command's own
+	// only when there is one command.
+	ownBad := len(ev.Commands) == 1 && (len(fails) > 0 || c.Failed+c.Errors > 0)
 	for _, cmd := range ev.Commands {
 		switch {
 		case cmd.NotFound:
@@ -365,8 +371,10 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 			} else {
 				notEval = append(notEval, fmt.Sprintf("`%s` exited %d without running any test (the runner could not start, or stopped on its configuration or arguments: see its log)", cmd.Command, cmd.ExitCode))
 			}
-		case cmd.ExitCode != 0 && cmd.Failed+cmd.Errors == 0 && !(cmd.HasTests && bad):
-			// (With per-test results, its failures are among them.)
+		case cmd.ExitCode != 0 && cmd.Failed+cmd.Errors == 0 && !(ownBad && cmd.HasTests):
+			// Judged on its own: another command's failures never
+			// explain this one's exit (the per-test results are its
+			// own only when it is the one command).
 			fail = append(fail, fmt.Sprintf("`%s` exited %d although none of its tests failed", cmd.Command, cmd.ExitCode))
 		case cmd.ExitCode != 0 && allFlaky && !cmd.RerunPassed:
 			fail = append(fail, fmt.Sprintf("`%s` exited %d, and the re-run of its failed tests did not pass", cmd.Command, cmd.ExitCode))
@@ -382,6 +390,11 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 	}
 	if len(ev.Commands) > 0 && c.Executed == 0 && len(fail) == 0 {
 		notEval = append(notEval, "zero tests executed")
+	}
+	if b := in.Baseline; b != nil && b.Unfinished && !ev.Focused {
+		// Cut short while the model was already at work: what the run
+		// must be compared with is unknown, so nothing passes on it.
+		notEval = append(notEval, "the baseline was cut short by the machine ("+b.Reason+"); a person must look before this run can pass")
 	}
 	if rf := ResourceFailures(ev.Tests); len(rf) > 0 {
 		// Not the tree's doing, and nothing proven about it: never a
@@ -607,7 +620,7 @@ func NewBaseline(tree string, ev Evidence) Baseline {
 	// A measurement the machine cut short proves nothing about the tree:
 	// none of its tests, failures or collection errors are compared with.
 	if why := unfinished(ev); why != "" {
-		b.Reason = why
+		b.Reason, b.Unfinished = why, true
 		return b
 	}
 	for _, c := range report.CollectionErrors(ev.Tests) {
@@ -638,12 +651,15 @@ func NewBaseline(tree string, ev Evidence) Baseline {
 // failure of the environment, not of the tree.
 var resourceRE = regexp.MustCompile(`(?i)no space left on device|disk quota exceeded|cannot allocate memory|out of memory|resource temporarily unavailable|too many open files|fork/exec [^:]*: (?:resource|cannot)|signal: killed`)
 
-// ResourceFailures are the tests that failed or errored because the
-// machine ran out of a resource (resourceRE), as "name: what".
+// ResourceFailures are the tests, packages or modules that could not run
+// (status error: a build, a collection, a crash) because the machine ran
+// out of a resource (resourceRE), as "name: what". A failing test's own
+// message is not read: its text is the test's to choose, and a test that
+// failed counts as failing whatever the reason.
 func ResourceFailures(tests []report.Case) []string {
 	var out []string
 	for _, t := range tests {
-		if t.Status != report.Failed && t.Status != report.Error {
+		if t.Status != report.Error {
 			continue
 		}
 		if m := resourceRE.FindString(t.Message); m != "" {
@@ -698,13 +714,11 @@ func collectionRules(b *Baseline, coll []report.Case, executed int, fail, notEva
 	known := b != nil && len(b.Tests) > 0
 	before := map[string]bool{}
 	if b != nil {
+		// Only what the baseline recorded as not collected: a test that
+		// errored (a package that panicked in init) is not excused when
+		// the run breaks its build.
 		for _, n := range b.Collection {
 			before[n] = true
-		}
-		for n, st := range b.Tests {
-			if st == report.Error {
-				before[n] = true // baselines before Collection existed
-			}
 		}
 	}
 	var broken, old []report.Case

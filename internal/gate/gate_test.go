@@ -328,8 +328,47 @@ func TestResourceFailures(t *testing.T) {
 		t.Fatalf("broken package after an unfinished baseline: %s %v", d.Status, d.Reasons)
 	}
 	// A verification that ran out of resources is not a pass, whatever else.
-	d = Judge(Input{Evidence: Evidence{Commands: []Command{cmd(0)}, Tests: []report.Case{ok, {Name: "t.TestTmp", Status: report.Failed, Message: "write /tmp/x: no space left on device"}}}})
+	d = Judge(Input{Evidence: Evidence{Commands: []Command{cmd(0)}, Tests: []report.Case{ok, enospc}}})
 	if d.Status.Advances() || !strings.Contains(strings.Join(d.Reasons, "; "), "ran out of resources") {
 		t.Fatalf("out of disk: %s %v", d.Status, d.Reasons)
+	}
+	// A failing test's own message is the test's to choose: it fails, and
+	// says nothing about the machine.
+	d = Judge(Input{Evidence: Evidence{Commands: []Command{cmd(1)}, Tests: []report.Case{ok, {Name: "t.TestTmp", Status: report.Failed, Message: "got: out of memory"}}}})
+	if d.Status != Fail || strings.Contains(strings.Join(d.Reasons, "; "), "ran out of resources") {
+		t.Fatalf("a test's message read as the machine's: %s %v", d.Status, d.Reasons)
+	}
+	if b := NewBaseline("t0", Evidence{Commands: []Command{cmd(1)}, Tests: []report.Case{ok, {Name: "t.TestTmp", Status: report.Failed, Message: "signal: killed"}}}); !b.Evaluated || b.Unfinished {
+		t.Fatalf("a baseline discarded on a test's message: %+v", b)
+	}
+	// While the baseline is unfinished, nothing the run does passes: what
+	// it must be compared with (how many tests, which failed) is unknown.
+	b = NewBaseline("t0", Evidence{Commands: []Command{cmdF(1, 0)}, Tests: []report.Case{enospc, ok}})
+	d = Judge(Input{Evidence: Evidence{Commands: []Command{cmd(0)}, Tests: []report.Case{ok}}, Baseline: &b})
+	if d.Status != NotEvaluated || !strings.Contains(strings.Join(d.Reasons, "; "), "baseline was cut short") {
+		t.Fatalf("a pass against an unfinished baseline: %s %v", d.Status, d.Reasons)
+	}
+}
+
+// Only what the baseline recorded as not collected is excused: a package
+// that errored at the start (it panicked in init) and that the run then
+// breaks fails; and one command's failures never explain another's exit.
+func TestErrorsAreNotExcuses(t *testing.T) {
+	panicked := report.Case{Name: "ex/p", Status: report.Error, Message: "panic: boom [recovered]"}
+	ok := report.Case{Name: "ex/q.TestQ", Status: report.Passed}
+	b := NewBaseline("t0", Evidence{Commands: []Command{cmd(1)}, Tests: []report.Case{panicked, ok}})
+	broken := report.Case{Name: "ex/p", Status: report.Error, Kind: report.KindCollection, Message: "p.go:3:1: syntax error"}
+	d := Judge(Input{Evidence: Evidence{Commands: []Command{cmdF(1, 0)}, Tests: []report.Case{broken, ok}}, Baseline: &b})
+	if d.Status != Fail {
+		t.Fatalf("a package that errored at the start, broken by the run: %s %v", d.Status, d.Reasons)
+	}
+
+	goCmd := Command{Command: "go test -json ./...", ExitCode: 1, Parsed: true, HasTests: true, Passed: 1}
+	py := Command{Command: "python3 -m pytest -q", ExitCode: 2, Parsed: true, HasTests: true, Errors: 1}
+	coll := report.Case{Name: "tests/test_b.py", Status: report.Error, Kind: report.KindCollection, Message: "ImportError: x"}
+	base := NewBaseline("t0", Evidence{Commands: []Command{cmd(0), py}, Tests: []report.Case{ok, coll}})
+	d = Judge(Input{Evidence: Evidence{Commands: []Command{goCmd, py}, Tests: []report.Case{ok, coll}}, Baseline: &base})
+	if d.Status != Fail || !strings.Contains(strings.Join(d.Reasons, "; "), "exited 1 although none of its tests failed") {
+		t.Fatalf("go test's exit 1 excused by pytest's old import error: %s %v", d.Status, d.Reasons)
 	}
 }
