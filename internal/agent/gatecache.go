@@ -17,6 +17,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/verify/report"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
@@ -223,8 +224,14 @@ func (o Options) remember(key string, c cachedRun) {
 // that moment may have caused (a full disk, memory, processes) as well as
 // the tree: those are measured again each time.
 func cacheable(res *verify.Result) bool {
-	if res == nil || res.Selected || len(res.Commands) == 0 || res.Errors > 0 || len(gate.ResourceFailures(res.Tests)) > 0 {
+	if res == nil || res.Selected || len(res.Commands) == 0 || res.Errors > 0 {
 		return false
+	}
+	for _, t := range res.Tests {
+		// Even a failing test's own word for it: kept out, measured again.
+		if t.Status != report.Passed && t.Status != report.Skipped && gate.RanOutOf(t.Message) {
+			return false
+		}
 	}
 	for _, c := range res.Commands {
 		ran := c.Passed + c.Failed + c.Errors + c.Skipped

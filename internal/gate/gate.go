@@ -651,6 +651,10 @@ func NewBaseline(tree string, ev Evidence) Baseline {
 // failure of the environment, not of the tree.
 var resourceRE = regexp.MustCompile(`(?i)no space left on device|disk quota exceeded|cannot allocate memory|out of memory|resource temporarily unavailable|too many open files|fork/exec [^:]*: (?:resource|cannot)|signal: killed`)
 
+// RanOutOf reports whether msg says the machine ran out of a resource or
+// killed what ran (resourceRE).
+func RanOutOf(msg string) bool { return resourceRE.MatchString(msg) }
+
 // ResourceFailures are the tests, packages or modules that could not run
 // (status error: a build, a collection, a crash) because the machine ran
 // out of a resource (resourceRE), as "name: what". A failing test's own
