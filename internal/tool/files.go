@@ -123,22 +123,22 @@ func walkFiles(ctx context.Context, dir string) ([]string, error) {
 }
 
 // statFile returns the info of a listed file when it is a regular file
-// (symlinks followed) that stays inside root.
-func statFile(root, abs string) (fs.FileInfo, bool) {
-	fi, err := os.Lstat(abs)
+// reached without leaving root (symlinks followed only inside it, also
+// those of directories on the way: openBeneath); rootFD is root's
+// (openRoot).
+func statFile(rootFD int, root, abs string) (fs.FileInfo, bool) {
+	rel, err := filepath.Rel(root, abs)
 	if err != nil {
 		return nil, false
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		real, err := filepath.EvalSymlinks(abs)
-		if err != nil || !within(root, real) {
-			return nil, false
-		}
-		if fi, err = os.Stat(real); err != nil {
-			return nil, false
-		}
+	fd, err := openBeneath(rootFD, root, rel, true)
+	if err != nil {
+		return nil, false
 	}
-	if !fi.Mode().IsRegular() {
+	f := os.NewFile(uintptr(fd), abs)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil, false
 	}
 	return fi, true

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ultra-dev/ultra/internal/llm"
 )
 
@@ -130,13 +132,18 @@ func globFiles(ctx context.Context, base resolved, g *globPattern) ([]foundFile,
 	if err != nil {
 		return nil, err
 	}
+	rootFD, err := openRoot(base.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(rootFD)
 	var found []foundFile
 	for _, f := range files {
 		if !g.Match(f) {
 			continue
 		}
 		abs := filepath.Join(base.Abs, filepath.FromSlash(f))
-		fi, ok := statFile(base.Root, abs)
+		fi, ok := statFile(rootFD, base.Root, abs)
 		if !ok {
 			continue
 		}

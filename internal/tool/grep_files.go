@@ -33,6 +33,8 @@ var bigReads = make(chan struct{}, 1)
 
 // grepWorker is one worker's reusable state.
 type grepWorker struct {
+	root    string // the directory rootFD is open on
+	rootFD  int
 	buf     []byte
 	big     bool // buf holds a big file: release bigReads when done
 	scan    litScanner
@@ -54,25 +56,26 @@ const (
 	readLarge
 )
 
-// read reads the listed file abs, as statFile allows: a regular file, or
-// a symlink to one inside root. The data is valid until the next read or
-// release.
+// read reads the listed file abs, as statFile allows: a regular file
+// reached without leaving root (openBeneath). The data is valid until the
+// next read or release.
 func (w *grepWorker) read(root, abs string) ([]byte, time.Time, readStatus) {
 	w.release()
-	// The file is opened without following a symlink (the common case:
-	// one open, no separate stat); O_NONBLOCK keeps a FIFO from blocking
-	// the open, O_NOCTTY a terminal from becoming ultra's, and anything
-	// but a regular file is closed unread.
-	fd, err := openNoFollow(abs)
-	if errors.Is(err, unix.ELOOP) {
-		// A symlink: followed, as statFile does, only to a file inside
-		// root, which is opened by its real path.
-		real, rerr := filepath.EvalSymlinks(abs)
-		if rerr != nil || !within(root, real) {
+	if w.root != root {
+		w.closeRoot()
+		fd, err := openRoot(root)
+		if err != nil {
 			return nil, time.Time{}, readSkip
 		}
-		fd, err = openNoFollow(real)
+		w.root, w.rootFD = root, fd
 	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return nil, time.Time{}, readSkip
+	}
+	// One open, no separate stat; anything but a regular file is closed
+	// unread.
+	fd, err := openBeneath(w.rootFD, root, rel, false)
 	if err != nil {
 		return nil, time.Time{}, readSkip
 	}
@@ -117,12 +120,23 @@ func (w *grepWorker) read(root, abs string) ([]byte, time.Time, readStatus) {
 	return buf[:n], mtime, readOK
 }
 
-func openNoFollow(p string) (int, error) {
-	for {
-		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
-		if !errors.Is(err, unix.EINTR) {
-			return fd, err
-		}
+// fileLines bounds the content lines one file keeps: past head_limit, or
+// (byteCap) past what maxGrepOutput bytes can show, each shown line being
+// at least "rel:N:" and a newline, they are never shown, and keeping them
+// would make memory grow with head_limit.
+func fileLines(rel string, limit int, byteCap bool) int {
+	n := limit + 1
+	if byteCap {
+		n = min(n, maxGrepOutput/(len(rel)+4)+2)
+	}
+	return n
+}
+
+// closeRoot closes the worker's root directory.
+func (w *grepWorker) closeRoot() {
+	if w.root != "" {
+		unix.Close(w.rootFD)
+		w.root = ""
 	}
 }
 
@@ -349,6 +363,7 @@ func searchFiles(ctx context.Context, root string, rels, abss []string, o *grepO
 	for range workers {
 		stop.Go(func() {
 			w := &grepWorker{}
+			defer w.closeRoot()
 			defer w.release()
 			for c := range jobs {
 				select {
@@ -356,7 +371,7 @@ func searchFiles(ctx context.Context, root string, rels, abss []string, o *grepO
 				default:
 					if ctx.Err() == nil {
 						for i := c * grepChunk; i < min(n, (c+1)*grepChunk); i++ {
-							results[i] = w.grepFile(root, rels[i], abss[i], o, limit+1)
+							results[i] = w.grepFile(root, rels[i], abss[i], o, fileLines(rels[i], limit, byteCap))
 						}
 					}
 				}

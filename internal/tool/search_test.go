@@ -342,3 +342,42 @@ func TestGrepBigFiles(t *testing.T) {
 		runtime.GOMAXPROCS(old)
 	}
 }
+
+// A listed path through a symlinked directory (an index entry
+// link/secret.txt the model added, with link -> a directory outside) is
+// not read or listed: ultra's grep and glob open every file beneath the
+// workspace root, whatever lies on the way.
+func TestSearchDoesNotLeaveTheRootThroughALinkedDirectory(t *testing.T) {
+	env := newTestEnv(t)
+	gitInit(t, env.Root)
+	outside := t.TempDir()
+	writeFile(t, outside, "secret.txt", "TOPSECRET=hunter2\n")
+	writeFile(t, env.Root, "in.txt", "TOPSECRET inside\n")
+	if err := os.Symlink(outside, filepath.Join(env.Root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	blob := strings.TrimSpace(gitOut(t, env.Root, "hash-object", "-w", "in.txt"))
+	gitOut(t, env.Root, "update-index", "--add", "--cacheinfo", "100644,"+blob+",link/secret.txt")
+	if !strings.Contains(gitOut(t, env.Root, "ls-files"), "link/secret.txt") {
+		t.Skip("git would not list a path beneath a symlink here; nothing to check")
+	}
+	for _, mode := range []string{"content", "files_with_matches", "count"} {
+		r := mustOK(t, call(t, Grep{}, env, obj{"pattern": "TOPSECRET", "output_mode": mode}))
+		if strings.Contains(r.Output, "hunter2") || strings.Contains(r.Output, "link/") {
+			t.Fatalf("%s: read through a linked directory: %q", mode, r.Output)
+		}
+	}
+	if r := mustOK(t, call(t, Glob{}, env, obj{"pattern": "**/*.txt"})); strings.Contains(r.Output, "link/") {
+		t.Fatalf("glob listed a file through a linked directory: %q", r.Output)
+	}
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
