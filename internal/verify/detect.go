@@ -22,22 +22,25 @@ import (
 type detector struct {
 	lookingFor string // for "no test command found" reasons
 	detect     func(dir string) (found []Detected, note string, err error)
+	// after names the detector (its lookingFor) that decided this one's
+	// question already: this one runs only when that one found nothing.
+	after string
 }
 
 // detectors is the detection table, in order of preference (see the
 // package documentation). To support a new kind of project, add a row.
 var detectors = []detector{
-	{"go.work", detectGoWork},
-	{"go.mod", detectGoMod},
-	{"package.json with a scripts.test", detectPackageJSON},
-	{"pytest configuration", detectPytest},
-	{"Cargo.toml", detectCargo},
-	{"pom.xml", detectMaven},
-	{"build.gradle", detectGradle},
-	{"CMakeLists.txt with tests and a build/ directory", detectCMake},
-	{"Makefile with a test or check target", detectMakefile},
-	{"a Python project (unittest)", detectUnittest},
-	{"go.mod in subdirectories", detectNestedGo},
+	{lookingFor: "go.work", detect: detectGoWork},
+	{lookingFor: "go.mod", detect: detectGoMod},
+	{lookingFor: "package.json with a scripts.test", detect: detectPackageJSON},
+	{lookingFor: "pytest configuration", detect: detectPytest},
+	{lookingFor: "Cargo.toml", detect: detectCargo},
+	{lookingFor: "pom.xml", detect: detectMaven},
+	{lookingFor: "build.gradle", detect: detectGradle},
+	{lookingFor: "CMakeLists.txt with tests and a build/ directory", detect: detectCMake},
+	{lookingFor: "Makefile with a test or check target", detect: detectMakefile},
+	{lookingFor: "a Python project (unittest)", detect: detectUnittest, after: "pytest configuration"},
+	{lookingFor: "go.mod in subdirectories", detect: detectNestedGo},
 }
 
 // Detect finds the test commands of the project whose root is dir, in
@@ -54,7 +57,11 @@ func Detect(dir string) ([]Detected, error) {
 func detect(dir string) ([]Detected, []string, error) {
 	found := []Detected{}
 	var notes []string
+	matched := map[string]bool{}
 	for i, d := range detectors {
+		if d.after != "" && matched[d.after] {
+			continue
+		}
 		got, note, err := d.detect(dir)
 		if err != nil {
 			return nil, nil, err
@@ -62,6 +69,7 @@ func detect(dir string) ([]Detected, []string, error) {
 		if note != "" {
 			notes = append(notes, note)
 		}
+		matched[d.lookingFor] = len(got) > 0
 		for _, g := range got {
 			g.Reason = fmt.Sprintf("%s (detection rule %d of %d: %s)", g.Reason, i+1, len(detectors), d.lookingFor)
 			found = append(found, g)

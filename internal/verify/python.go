@@ -609,9 +609,8 @@ func detectUnittest(dir string) ([]Detected, string, error) {
 	if why == "" {
 		return nil, "", nil
 	}
-	if signal, err := pytestSignal(dir); err != nil || signal != "" {
-		return nil, "", err // the pytest rule's
-	}
+	// Runs only when the pytest rule found nothing (detector.after): no
+	// pytest signal, and no need to look for one again.
 	prefix, pwhy := pythonRunner(dir, "unittest")
 	cmd := prefix + " discover -v"
 	// discover only enters packages; a tests/ directory without
