@@ -61,12 +61,14 @@ func gitListFiles(ctx context.Context, root, dir string) ([]string, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, err
 	}
-	rel, err := filepath.Rel(root, dir)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	if !within(root, dir) {
 		return nil, fmt.Errorf("%s is outside the workspace", dir)
 	}
+	rel, _ := filepath.Rel(root, dir)
 	cmd := workspace.Command(ctx, root, "ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", filepath.ToSlash(rel))
-	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_CEILING_DIRECTORIES="+filepath.Dir(root))
+	// The directory is a path, not a pattern: a name with * or [ or a
+	// leading : lists itself only.
+	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_LITERAL_PATHSPECS=1", "GIT_CEILING_DIRECTORIES="+filepath.Dir(root))
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package tool
 import (
 	"bytes"
 	"encoding/binary"
+	"maps"
 	"math/bits"
 	"regexp/syntax"
 	"slices"
@@ -87,7 +88,7 @@ func newLitFilter(pattern string, ignoreCase bool) *litFilter {
 			}
 		}
 	}
-	for _, s := range slices.Sorted(mapsKeys(specials)) {
+	for _, s := range slices.Sorted(maps.Keys(specials)) {
 		f.special = append(f.special, []byte(s))
 	}
 	// Exact when the pattern is a literal or an alternation of them.
@@ -107,16 +108,6 @@ func newLitFilter(pattern string, ignoreCase bool) *litFilter {
 		}
 	}
 	return f
-}
-
-func mapsKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // hasFoldCase reports whether any part of re matches case-insensitively.

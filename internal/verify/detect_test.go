@@ -780,3 +780,8 @@ func FuzzAnalyseScripts(f *testing.F) {
 		}
 	})
 }
+
+// analyseScript analyses a test script that calls no other script.
+func analyseScript(script string) nodeScript {
+	return analyseScripts(map[string]string{"test": script}, "test")
+}

@@ -209,11 +209,6 @@ var (
 // test script and 5 levels of scripts it calls).
 const maxScriptDepth = 6
 
-// analyseScript analyses a test script that calls no other script.
-func analyseScript(script string) nodeScript {
-	return analyseScripts(map[string]string{"test": script}, "test")
-}
-
 // analyseScripts analyses scripts[name], following the scripts it calls.
 // The runner found at the end of the script is the script's runner only
 // when no other command of the script (or of the scripts it calls, or of
