@@ -532,7 +532,9 @@ func (p *junitParser) finishCase() {
 	}
 	switch {
 	case p.producer == prodPytest && c.errored && c.collection:
-		// "ERROR collecting tests/test_a.py": the module did not import.
+		// "ERROR collecting tests/test_a.py": the module did not import
+		// (an error, whatever else the case holds).
+		out.Status = Error
 		out.Kind = KindCollection
 	case (p.producer == prodVitest || isPathLike(c.classname)) && strings.TrimSpace(c.name) == strings.TrimSpace(c.classname) &&
 		(c.failure || c.errored):
