@@ -1,0 +1,350 @@
+// Package goal holds a run's goals and their success criteria: the
+// versioned shape of .ultra/goals.json, the planner's proposal and its
+// validation, the steering kinds that may change an accepted plan, and the
+// per-goal caps. It is pure: no I/O, no clock (times are passed in).
+//
+// The model proposes goals through the goals tool; code validates them;
+// acceptance freezes them (their digest goes into the ledger). From then
+// on only ultra's code changes goals.json: a criterion passes only when
+// ultra ran its check and captured the evidence itself.
+package goal
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+)
+
+// SchemaVersion is the version of goals.json this code writes and reads.
+const SchemaVersion = 1
+
+// Paths of the repo-native artifacts, relative to the repository root.
+const (
+	BriefPath  = ".ultra/brief.md"
+	GoalsPath  = ".ultra/goals.json"
+	LedgerPath = ".ultra/ledger.jsonl"
+)
+
+// Status is where a goal stands.
+type Status string
+
+const (
+	Pending           Status = "pending"
+	InProgress        Status = "in_progress"
+	Complete          Status = "complete"
+	Failed            Status = "failed"
+	Blocked           Status = "blocked"
+	NeedsUserDecision Status = "needs_user_decision"
+)
+
+// Done reports that nothing more happens to a goal with this status
+// unless a person acts.
+func (s Status) Done() bool {
+	return s == Complete || s == Failed || s == Blocked || s == NeedsUserDecision
+}
+
+// CriterionStatus is the last result of a criterion's check.
+type CriterionStatus string
+
+const (
+	CriterionPending CriterionStatus = "pending"
+	CriterionPass    CriterionStatus = "pass"
+	CriterionFail    CriterionStatus = "fail"
+	CriterionBlocked CriterionStatus = "blocked"
+)
+
+// UserModel is whose point of view a criterion takes.
+type UserModel string
+
+const (
+	Happy       UserModel = "happy"
+	Edge        UserModel = "edge"
+	Regression  UserModel = "regression"
+	Adversarial UserModel = "adversarial"
+)
+
+// UserModels lists every user model.
+var UserModels = []UserModel{Happy, Edge, Regression, Adversarial}
+
+// Channel is how ultra runs a criterion's scenario.
+type Channel string
+
+const (
+	ChannelCommand Channel = "command"
+	ChannelHTTP    Channel = "http"
+	ChannelTmux    Channel = "tmux"
+	ChannelBrowser Channel = "browser"
+)
+
+// Channels lists every channel.
+var Channels = []Channel{ChannelCommand, ChannelHTTP, ChannelTmux, ChannelBrowser}
+
+// Check is what ultra runs for a criterion; which fields apply depends on
+// the channel. Every expect_* text field is a regular expression (Go
+// syntax, unanchored).
+//
+//	command: run, expect_exit, expect_stdout, expect_stderr
+//	http:    start, port, method, path, headers, body, expect_status, expect_body, expect_json
+//	tmux:    start, steps [{keys, expect}], width, height
+//	browser: start, url, steps [{click} | {type: {selector, text}} | {wait_text}], expect_text, expect_selector
+type Check struct {
+	// command
+	Run          string `json:"run,omitempty"`
+	ExpectExit   *int   `json:"expect_exit,omitempty"`
+	ExpectStdout string `json:"expect_stdout,omitempty"`
+	ExpectStderr string `json:"expect_stderr,omitempty"`
+
+	// http, tmux, browser: the command that starts the program under test
+	// (a server for http and browser, the program in the pane for tmux).
+	Start string `json:"start,omitempty"`
+
+	// http
+	Port         int               `json:"port,omitempty"`
+	Method       string            `json:"method,omitempty"`
+	Path         string            `json:"path,omitempty"`
+	Headers      map[string]string `json:"headers,omitempty"`
+	Body         string            `json:"body,omitempty"`
+	ExpectStatus int               `json:"expect_status,omitempty"`
+	ExpectBody   string            `json:"expect_body,omitempty"`
+	// ExpectJSON asserts values in a JSON answer: a dotted path (a.b.0.c)
+	// to a pattern its value (as JSON text, strings unquoted) must match.
+	ExpectJSON map[string]string `json:"expect_json,omitempty"`
+
+	// tmux and browser
+	Steps []Step `json:"steps,omitempty"`
+	// tmux: the pane's size (default 120×40).
+	Width  int `json:"width,omitempty"`
+	Height int `json:"height,omitempty"`
+
+	// browser
+	URL            string `json:"url,omitempty"`
+	ExpectText     string `json:"expect_text,omitempty"`
+	ExpectSelector string `json:"expect_selector,omitempty"`
+
+	// TimeoutSeconds bounds the whole check (default 60).
+	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
+}
+
+// Step is one step of a tmux or browser check: exactly one action.
+type Step struct {
+	// tmux: keys to send (tmux send-keys syntax: "ls Enter", "C-c"), then
+	// text the pane must show.
+	Keys   string `json:"keys,omitempty"`
+	Expect string `json:"expect,omitempty"`
+	// browser
+	Click    string    `json:"click,omitempty"` // a CSS selector
+	Type     *TypeStep `json:"type,omitempty"`
+	WaitText string    `json:"wait_text,omitempty"` // a pattern the page's text must come to match
+}
+
+// TypeStep types text into the element a CSS selector names.
+type TypeStep struct {
+	Selector string `json:"selector"`
+	Text     string `json:"text"`
+}
+
+// Evidence is what ultra captured when it ran a criterion's check.
+type Evidence struct {
+	Summary string         `json:"summary"`           // short; what the model is told
+	Files   []EvidenceFile `json:"files,omitempty"`   // full artifacts, on disk
+	Receipt string         `json:"receipt,omitempty"` // what the check started and stopped
+	Tree    string         `json:"tree,omitempty"`    // the tree the check ran on
+	Ledger  int            `json:"ledger,omitempty"`  // the ledger entry that records it
+}
+
+// EvidenceFile is one artifact, relative to the repository root.
+type EvidenceFile struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// Criterion is one success criterion of a goal, as goals.json holds it.
+type Criterion struct {
+	ID               string    `json:"id"` // G001-C1
+	Scenario         string    `json:"scenario"`
+	UserModel        UserModel `json:"userModel"`
+	Channel          Channel   `json:"channel"`
+	Check            Check     `json:"check"`
+	ExpectedEvidence string    `json:"expectedEvidence"`
+	Essential        bool      `json:"essential"`
+	// StopCondition says when to stop trying: after MaxSameFailures
+	// identical failures the goal fails with a diagnosis.
+	StopCondition    string          `json:"stopCondition,omitempty"`
+	Status           CriterionStatus `json:"status"`
+	CapturedEvidence *Evidence       `json:"capturedEvidence,omitempty"`
+	CapturedAt       *time.Time      `json:"capturedAt,omitempty"`
+	// LastFailure is the signature of the last failure and how many times
+	// in a row it was the same.
+	LastFailure  string `json:"lastFailure,omitempty"`
+	SameFailures int    `json:"sameFailures,omitempty"`
+	// Superseded: steering marked it blocked or superseded; it no longer
+	// decides its goal.
+	Superseded string `json:"superseded,omitempty"`
+}
+
+// Goal is one goal of a brief.
+type Goal struct {
+	ID              string      `json:"id"` // G001-slug
+	Title           string      `json:"title"`
+	Objective       string      `json:"objective"`
+	Status          Status      `json:"status"`
+	Attempt         int         `json:"attempt"` // build/verify cycles used
+	CreatedAt       time.Time   `json:"createdAt"`
+	StartedAt       *time.Time  `json:"startedAt,omitempty"`
+	UpdatedAt       time.Time   `json:"updatedAt"`
+	CompletedAt     *time.Time  `json:"completedAt,omitempty"`
+	Commit          string      `json:"commit,omitempty"`
+	Reason          string      `json:"reason,omitempty"` // why it failed, is blocked or waits for a person
+	SuccessCriteria []Criterion `json:"successCriteria"`
+}
+
+// Acceptance records who froze the plan and its digest.
+type Acceptance struct {
+	By     string    `json:"by"` // "person" or "autonomous run control"
+	At     time.Time `json:"at"`
+	Digest string    `json:"digest"` // PlanDigest of the accepted goals
+	Ledger int       `json:"ledger"` // the plan_accepted entry
+}
+
+// File is .ultra/goals.json.
+type File struct {
+	Version  int         `json:"version"`
+	Run      string      `json:"run"`
+	Brief    string      `json:"brief,omitempty"` // BriefPath when the run has one
+	Accepted *Acceptance `json:"accepted,omitempty"`
+	Goals    []Goal      `json:"goals"`
+	// Review is the final review's state: rounds used and the last verdict.
+	Review *Review `json:"review,omitempty"`
+}
+
+// Review is the state of the final review.
+type Review struct {
+	Rounds   int       `json:"rounds"`
+	Verdict  string    `json:"verdict,omitempty"` // APPROVE | REQUEST_CHANGES
+	Blockers []Blocker `json:"blockers,omitempty"`
+}
+
+// Blocker is one finding that keeps a reviewer from approving.
+type Blocker struct {
+	File   string `json:"file"`
+	Line   int    `json:"line,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Goal returns the goal with id, or nil.
+func (f *File) Goal(id string) *Goal {
+	for i := range f.Goals {
+		if f.Goals[i].ID == id {
+			return &f.Goals[i]
+		}
+	}
+	return nil
+}
+
+// Current is the goal being worked on: the first in progress, else the
+// first pending; nil when none is left.
+func (f *File) Current() *Goal {
+	for i := range f.Goals {
+		if f.Goals[i].Status == InProgress {
+			return &f.Goals[i]
+		}
+	}
+	for i := range f.Goals {
+		if f.Goals[i].Status == Pending {
+			return &f.Goals[i]
+		}
+	}
+	return nil
+}
+
+// Criterion returns the criterion with id of goal g, or nil.
+func (g *Goal) Criterion(id string) *Criterion {
+	for i := range g.SuccessCriteria {
+		if g.SuccessCriteria[i].ID == id {
+			return &g.SuccessCriteria[i]
+		}
+	}
+	return nil
+}
+
+// Encode is goals.json's bytes: indented, stable, ending in a newline.
+func (f *File) Encode() []byte {
+	b, _ := json.MarshalIndent(f, "", "  ")
+	return append(b, '\n')
+}
+
+// Digest is the sha256 of b, hex.
+func Digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// PlanDigest is the digest of what acceptance freezes: each goal's id,
+// title, objective and criteria definitions (not their statuses or
+// evidence).
+func PlanDigest(goals []Goal) string {
+	type crit struct {
+		ID, Scenario     string
+		UserModel        UserModel
+		Channel          Channel
+		Check            Check
+		ExpectedEvidence string
+		Essential        bool
+		Superseded       string
+	}
+	type g struct {
+		ID, Title, Objective string
+		Criteria             []crit
+	}
+	var out []g
+	for _, x := range goals {
+		e := g{ID: x.ID, Title: x.Title, Objective: x.Objective}
+		for _, c := range x.SuccessCriteria {
+			e.Criteria = append(e.Criteria, crit{c.ID, c.Scenario, c.UserModel, c.Channel, c.Check, c.ExpectedEvidence, c.Essential, c.Superseded})
+		}
+		out = append(out, e)
+	}
+	b, _ := json.Marshal(out)
+	return Digest(b)
+}
+
+// Proposal is the planner's goals{...} call: the interface scripts and
+// other tools rely on (fields may be added; these stay).
+type Proposal struct {
+	Goals []ProposedGoal `json:"goals"`
+}
+
+// ProposedGoal is one goal of a proposal.
+type ProposedGoal struct {
+	Title     string              `json:"title"`
+	Objective string              `json:"objective"`
+	Criteria  []ProposedCriterion `json:"criteria"`
+}
+
+// ProposedCriterion is one criterion of a proposed goal.
+type ProposedCriterion struct {
+	Scenario         string    `json:"scenario"`
+	UserModel        UserModel `json:"user_model"`
+	Channel          Channel   `json:"channel"`
+	Check            Check     `json:"check"`
+	ExpectedEvidence string    `json:"expected_evidence"`
+	// Essential defaults to true: a goal completes only when every
+	// essential criterion passes.
+	Essential     *bool  `json:"essential,omitempty"`
+	StopCondition string `json:"stop_condition,omitempty"`
+}
+
+// Caps counted in code.
+const (
+	// MaxCycles is how many build/verify cycles a goal may use.
+	MaxCycles = 5
+	// MaxSameFailures is how many identical failures of one criterion in
+	// a row fail its goal.
+	MaxSameFailures = 3
+	// MaxReviewRounds is how often the final review may send the run back
+	// before it escalates.
+	MaxReviewRounds = 2
+)
