@@ -19,13 +19,16 @@ const (
 	Building  Phase = "building"
 	Verifying Phase = "verifying"
 	Iterating Phase = "iterating"
+	// Reviewing: the final review of a run with goals, by a reviewer in a
+	// fresh context with read-only tools.
+	Reviewing Phase = "reviewing"
 	Complete  Phase = "complete"
 	Escalated Phase = "escalated"
 	Cancelled Phase = "cancelled"
 )
 
 // All lists every phase in flow order.
-var All = []Phase{Planning, Building, Verifying, Iterating, Complete, Escalated, Cancelled}
+var All = []Phase{Planning, Building, Verifying, Iterating, Reviewing, Complete, Escalated, Cancelled}
 
 // Parse turns a name into a Phase.
 func Parse(s string) (Phase, error) {
@@ -49,6 +52,8 @@ const (
 	ByGate   Actor = "gate"   // the result of verify
 	ByBudget Actor = "budget" // a budget or the retry limit ran out
 	ByPerson Actor = "person" // resume, approve, cancel
+	// ByReviewer: the final review's verdict (the review tool).
+	ByReviewer Actor = "reviewer"
 	BySystem Actor = "system" // ultra itself: a run that cannot go on
 )
 
@@ -69,17 +74,19 @@ type spec struct {
 
 var (
 	readOnly  = []string{"read", "glob", "grep"}
-	buildSet  = []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "phase"}
-	planSet   = []string{"read", "glob", "grep", "bash", "todo", "phase"}
+	buildSet  = []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase"}
+	planSet   = []string{"read", "glob", "grep", "bash", "todo", "goals", "phase"}
 	verifySet = []string{"read", "glob", "grep", "verify"}
+	reviewSet = []string{"read", "glob", "grep", "review"}
 )
 
 // table is the phase table of DESIGN.md: tools per phase.
 var table = map[Phase]spec{
-	Planning:  {tools: planSet, readOnlyShell: true, purpose: "read the code and write a plan; nothing may change. Leave with phase{to:\"building\", plan:\"...\"}."},
+	Planning:  {tools: planSet, readOnlyShell: true, purpose: "read the code and propose the goals, each with success criteria that ultra will run itself; nothing may change. Leave with goals{goals:[...]}."},
 	Building:  {tools: buildSet, purpose: "make the change. When it is ready, call phase{to:\"verifying\"}."},
 	Verifying: {tools: verifySet, purpose: "call verify: ultra runs the tests itself and its result decides what happens next."},
 	Iterating: {tools: buildSet, purpose: "fix what the last verification found, then call phase{to:\"verifying\"}."},
+	Reviewing: {tools: reviewSet, purpose: "review the change against the brief, the goals and the evidence; answer with review{verdict, blockers}."},
 	Complete:  {tools: []string{"read"}, purpose: "the run is complete."},
 	Escalated: {tools: []string{"read"}, purpose: "the run waits for a person."},
 	Cancelled: {tools: []string{"read"}, purpose: "the run was cancelled."},
@@ -94,6 +101,11 @@ var edges = []edge{
 	{Verifying, Complete, []Actor{ByGate}},
 	{Verifying, Iterating, []Actor{ByGate}},
 	{Verifying, Escalated, []Actor{ByGate}},
+	{Verifying, Building, []Actor{ByGate}},  // a goal completed: the next one
+	{Verifying, Reviewing, []Actor{ByGate}}, // the final gate passed
+	{Reviewing, Complete, []Actor{ByReviewer}},
+	{Reviewing, Iterating, []Actor{ByReviewer}},
+	{Escalated, Reviewing, []Actor{ByPerson}},
 	{Escalated, Planning, []Actor{ByPerson}},
 	{Escalated, Building, []Actor{ByPerson}},
 	{Escalated, Iterating, []Actor{ByPerson}},

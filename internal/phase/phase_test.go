@@ -14,10 +14,11 @@ func TestToolTable(t *testing.T) {
 		tools []string
 		roSh  bool
 	}{
-		{Planning, []string{"read", "glob", "grep", "bash", "todo", "phase"}, true},
-		{Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "phase"}, false},
+		{Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase"}, true},
+		{Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase"}, false},
 		{Verifying, []string{"read", "glob", "grep", "verify"}, false},
-		{Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "phase"}, false},
+		{Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase"}, false},
+		{Reviewing, []string{"read", "glob", "grep", "review"}, false},
 		{Complete, []string{"read"}, false},
 		{Escalated, []string{"read"}, false},
 		{Cancelled, []string{"read"}, false},
@@ -29,7 +30,7 @@ func TestToolTable(t *testing.T) {
 		if got := ShellReadOnly(c.p); got != c.roSh {
 			t.Errorf("ShellReadOnly(%s) = %v", c.p, got)
 		}
-		for _, name := range []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "phase", "verify"} {
+		for _, name := range []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "phase", "verify", "goals", "review", "steer"} {
 			if Allows(c.p, name) != slices.Contains(c.tools, name) {
 				t.Errorf("Allows(%s, %s) disagrees with Tools", c.p, name)
 			}
@@ -39,6 +40,9 @@ func TestToolTable(t *testing.T) {
 	for _, p := range All {
 		if Allows(p, "verify") != (p == Verifying) {
 			t.Errorf("verify offered in %s", p)
+		}
+		if Allows(p, "goals") != (p == Planning) || Allows(p, "review") != (p == Reviewing) {
+			t.Errorf("goals or review offered in %s", p)
 		}
 	}
 }
@@ -80,6 +84,20 @@ func TestTransitions(t *testing.T) {
 		{Complete, Escalated, ByBudget, false},
 		{Cancelled, Building, ByPerson, false},
 		{Building, Complete, ByGate, false},
+		{Verifying, Building, ByGate, true},
+		{Verifying, Building, ByModel, false},
+		{Verifying, Reviewing, ByGate, true},
+		{Verifying, Reviewing, ByModel, false},
+		{Building, Reviewing, ByModel, false},
+		{Iterating, Reviewing, ByModel, false},
+		{Reviewing, Complete, ByReviewer, true},
+		{Reviewing, Complete, ByModel, false},
+		{Reviewing, Complete, ByGate, false},
+		{Reviewing, Iterating, ByReviewer, true},
+		{Reviewing, Iterating, ByModel, false},
+		{Reviewing, Escalated, BySystem, true},
+		{Escalated, Reviewing, ByPerson, true},
+		{Escalated, Reviewing, ByModel, false},
 	}
 	for _, c := range cases {
 		s := State{Phase: c.from, Plan: "p", Budgets: DefaultBudgets}
@@ -227,5 +245,74 @@ func TestResumeGrantsFromNow(t *testing.T) {
 	}
 	if s.Budgets.MaxTurns != 10 {
 		t.Fatal("Resume changed its receiver")
+	}
+}
+
+func TestAfterGoalVerify(t *testing.T) {
+	cases := []struct {
+		name   string
+		o      Outcome
+		g      GoalResult
+		failed int // failed verifications before
+		want   Phase
+		fails  int // failed verifications after
+		reason string
+	}{
+		{"goal done, more left", Pass, GoalResult{Goal: "G001-a", Complete: true, More: true, Reason: "3 of 3"}, 0, Building, 0, "goal G001-a complete"},
+		{"last goal done without final gate", Pass, GoalResult{Goal: "G001-a", Complete: true}, 0, Complete, 0, "goal G001-a complete"},
+		{"final gate passed", Concerns, GoalResult{Complete: true, Final: true, Reason: "9 of 9"}, 0, Reviewing, 0, "final gate passed"},
+		{"tests pass, criterion fails", Pass, GoalResult{Goal: "G001-a", Reason: "C2 failed"}, 0, Iterating, 1, "C2 failed"},
+		{"tests fail", Fail, GoalResult{Goal: "G001-a"}, 0, Iterating, 1, "1 failed"},
+		{"tests and criterion fail", Fail, GoalResult{Goal: "G001-a", Reason: "C1 failed"}, 0, Iterating, 1, "1 failed; C1 failed"},
+		{"goal caps", Pass, GoalResult{Goal: "G001-a", Failed: true, Reason: "C1 failed 3 times"}, 0, Escalated, 1, "goal G001-a failed: C1 failed 3 times"},
+		{"retries run out", Fail, GoalResult{Goal: "G001-a"}, 9, Escalated, 10, "retry limit"},
+		{"proved nothing", NotEvaluated, GoalResult{Goal: "G001-a", Complete: true}, 0, Escalated, 0, "proved nothing"},
+		{"needs a person", NeedsPerson, GoalResult{Goal: "G001-a", Complete: true}, 0, Escalated, 0, "waiver"},
+		{"final gate fails", Pass, GoalResult{Final: true, Reason: "G001-a C1 failed"}, 0, Iterating, 1, "G001-a C1 failed"},
+	}
+	for _, c := range cases {
+		s := New(Budgets{})
+		s.Phase = Verifying
+		s.Used.FailedVerifies = c.failed
+		got, tr, err := s.AfterGoalVerify(c.o, c.g, "1 failed")
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got.Phase != c.want || got.Used.FailedVerifies != c.fails || !strings.Contains(tr.Reason, c.reason) {
+			t.Errorf("%s: got %s (%d failed), reason %q; want %s (%d failed), reason with %q", c.name, got.Phase, got.Used.FailedVerifies, tr.Reason, c.want, c.fails, c.reason)
+		}
+		if got.Used.Verifies != 1 {
+			t.Errorf("%s: verifies = %d, want 1", c.name, got.Used.Verifies)
+		}
+	}
+	if _, _, err := New(Budgets{}).AfterGoalVerify(Pass, GoalResult{Complete: true}, ""); err == nil {
+		t.Error("a verification outside verifying must be refused")
+	}
+}
+
+func TestAfterReview(t *testing.T) {
+	s := New(Budgets{})
+	s.Phase = Reviewing
+	cases := []struct {
+		approved bool
+		round    int
+		want     Phase
+		by       Actor
+	}{
+		{true, 1, Complete, ByReviewer},
+		{false, 1, Iterating, ByReviewer},
+		{false, 2, Iterating, ByReviewer},
+		{false, 3, Escalated, BySystem},
+		{true, 3, Complete, ByReviewer},
+	}
+	for _, c := range cases {
+		got, tr, err := s.AfterReview(c.approved, c.round, 2, "why")
+		if err != nil || got.Phase != c.want || tr.By != c.by {
+			t.Errorf("approved=%v round %d: %s by %s (%v), want %s by %s", c.approved, c.round, got.Phase, tr.By, err, c.want, c.by)
+		}
+	}
+	if _, _, err := New(Budgets{}).AfterReview(true, 1, 2, ""); err == nil {
+		t.Error("a verdict outside reviewing must be refused")
 	}
 }

@@ -246,3 +246,76 @@ func join(ps []Phase) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// GoalResult is what a verification found for the run's goals, beside
+// the gate's verdict on the tests.
+type GoalResult struct {
+	Goal string // the goal verified ("" in the final gate)
+	// Complete: every essential criterion of the goal (in the final gate:
+	// of every goal) passed on the tree the gate judged.
+	Complete bool
+	// Failed: the goal used up its caps (cycles, identical failures).
+	Failed bool
+	More   bool // another goal is left after this one
+	Final  bool // this was the final gate
+	Reason string
+}
+
+// AfterGoalVerify applies a verification of a run with goals. The gate
+// decides first: a verification that proved nothing or needs a person
+// escalates as AfterVerify does. A gate that advanced with the goal
+// complete moves to the next goal (building) or, after the final gate,
+// to reviewing. Anything else is a failed attempt: iterating while
+// retries remain, escalated when they or the goal's caps run out.
+func (s State) AfterGoalVerify(o Outcome, g GoalResult, reason string) (State, Transition, error) {
+	if s.Phase != Verifying {
+		return s, Transition{}, &RefusedError{From: s.Phase, To: s.Phase, By: ByGate,
+			Why: "verify runs only in verifying"}
+	}
+	switch o {
+	case Pass, Concerns:
+	case Fail:
+	default:
+		return s.AfterVerify(o, reason)
+	}
+	advanced := o != Fail
+	if advanced && g.Complete {
+		s.Used.Verifies++
+		switch {
+		case g.Final:
+			return s.Transition(Reviewing, ByGate, "final gate passed: "+g.Reason, "")
+		case g.More:
+			return s.Transition(Building, ByGate, fmt.Sprintf("goal %s complete: %s", g.Goal, g.Reason), "")
+		}
+		return s.Transition(Complete, ByGate, fmt.Sprintf("goal %s complete: %s", g.Goal, g.Reason), "")
+	}
+	why := reason
+	if advanced {
+		why = g.Reason
+	} else if g.Reason != "" {
+		why = reason + "; " + g.Reason
+	}
+	if g.Failed {
+		s.Used.Verifies++
+		s.Used.FailedVerifies++
+		return s.Transition(Escalated, ByGate, fmt.Sprintf("goal %s failed: %s", g.Goal, why), "")
+	}
+	return s.AfterVerify(Fail, why)
+}
+
+// AfterReview applies the final review's verdict: an approval completes
+// the run; blockers send it back to iterating, at most maxRounds times
+// (round counts this one), then it escalates.
+func (s State) AfterReview(approved bool, round, maxRounds int, reason string) (State, Transition, error) {
+	if s.Phase != Reviewing {
+		return s, Transition{}, &RefusedError{From: s.Phase, To: s.Phase, By: ByReviewer,
+			Why: "a review verdict is given only in reviewing"}
+	}
+	switch {
+	case approved:
+		return s.Transition(Complete, ByReviewer, "the final review approved: "+reason, "")
+	case round > maxRounds:
+		return s.Transition(Escalated, BySystem, fmt.Sprintf("the final review still has blockers after %d rounds (limit %d): %s", round-1, maxRounds, reason), "")
+	}
+	return s.Transition(Iterating, ByReviewer, fmt.Sprintf("the final review found blockers (round %d of %d): %s", round, maxRounds, reason), "")
+}
