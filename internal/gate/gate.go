@@ -565,6 +565,18 @@ func FromCache(src Decision, n int, at time.Time) Decision {
 	return d
 }
 
+// WithArtifacts makes decision n for tree: the tree src let through with
+// only ultra's own goal artifacts (goals.json, the ledger, the brief)
+// written since, which the caller has checked. It counts as src does:
+// the tests and criteria judged the same code.
+func WithArtifacts(src Decision, n int, tree string, at time.Time, paths []string) Decision {
+	d := src
+	d.N, d.Time, d.Tree, d.CachedFrom = n, at, tree, src.N
+	d.Reasons = append([]string{fmt.Sprintf("tree %s is decision %d's tree %s with ultra's own records written since (%s)",
+		short(tree), src.N, short(src.Tree), strings.Join(paths, ", "))}, src.Reasons...)
+	return d
+}
+
 // Waive makes decision n: a person's waiver of the latest decision, for
 // the given tree.
 func Waive(latest *Decision, run, tree string, n int, w Waiver) Decision {
