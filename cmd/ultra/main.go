@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/sandbox"
 )
 
@@ -17,6 +18,9 @@ import (
 var version = "dev"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == check.SupervisorArg {
+		os.Exit(check.Supervise())
+	}
 	if filepath.Base(os.Args[0]) == sandbox.ExecName {
 		// go test's -exec wrapper inside the gate's sandbox.
 		os.Exit(sandbox.RunExec(os.Args[1:]))

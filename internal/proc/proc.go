@@ -94,7 +94,7 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 	if opts.MaxCapture <= 0 {
 		opts.MaxCapture = 64 << 10
 	}
-	capture := newCapture(opts.MaxCapture)
+	capture := &Capture{Max: opts.MaxCapture}
 	var sink io.Writer = capture
 	var logFile *os.File
 	if opts.LogPath != "" {
@@ -172,7 +172,7 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 	}
 	res.Duration = time.Since(start)
 	res.ExitCode = exitCode(cmd, waitErr)
-	res.Output, res.Truncated, res.TotalBytes = capture.result()
+	res.Output, res.Truncated, res.TotalBytes = capture.Result()
 	if logFile != nil {
 		res.LogPath = opts.LogPath
 	}
@@ -209,19 +209,30 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// capture keeps the first and last halves of a stream.
-type capture struct {
-	max   int
+// Capture keeps the first and last halves of a stream, at most Max bytes
+// (0: 64 KiB) with a marker where bytes were left out. It is safe for
+// concurrent writers.
+type Capture struct {
+	Max   int
+	mu    sync.Mutex
 	head  []byte
-	tail  []byte // ring buffer contents in order once full
+	tail  []byte // the last bytes, in order
 	total int64
 }
 
-func newCapture(max int) *capture { return &capture{max: max} }
+func (c *Capture) limit() int {
+	if c.Max <= 0 {
+		return 64 << 10
+	}
+	return c.Max
+}
 
-func (c *capture) Write(p []byte) (int, error) {
+func (c *Capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.total += int64(len(p))
-	half := c.max / 2
+	max := c.limit()
+	half := max / 2
 	rest := p
 	if len(c.head) < half {
 		n := min(half-len(c.head), len(rest))
@@ -230,18 +241,35 @@ func (c *capture) Write(p []byte) (int, error) {
 	}
 	if len(rest) > 0 {
 		c.tail = append(c.tail, rest...)
-		if len(c.tail) > c.max-half {
-			c.tail = append(c.tail[:0:0], c.tail[len(c.tail)-(c.max-half):]...)
+		if len(c.tail) > max-half {
+			c.tail = append(c.tail[:0:0], c.tail[len(c.tail)-(max-half):]...)
 		}
 	}
 	return len(p), nil
 }
 
-func (c *capture) result() (string, bool, int64) {
+// Result is what was kept, whether bytes were left out, and how many
+// were written.
+func (c *Capture) Result() (string, bool, int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	kept := int64(len(c.head) + len(c.tail))
 	if kept >= c.total {
 		return string(c.head) + string(c.tail), false, c.total
 	}
 	omitted := c.total - kept
 	return fmt.Sprintf("%s\n… [%d bytes omitted] …\n%s", c.head, omitted, c.tail), true, c.total
+}
+
+// String is what was kept.
+func (c *Capture) String() string {
+	s, _, _ := c.Result()
+	return s
+}
+
+// Len is how many bytes were written.
+func (c *Capture) Len() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total
 }

@@ -1,0 +1,199 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// stepTimeout bounds one tmux or browser step (within the check's own
+// timeout).
+const stepTimeout = 5 * time.Second
+
+// tmuxSession is the name of the check's session on its private server.
+const tmuxSession = "check"
+
+// tmux runs check.start in a pane of a private tmux server (its own
+// socket, no configuration file), sends each step's keys and polls the
+// pane's text (scrollback included) until the step's expect matches or
+// the step's time is up.
+func (s *sup) tmux(ctx context.Context) {
+	c := s.in.Check
+	bin := s.in.Tmux
+	if bin == "" {
+		bin, _ = exec.LookPath("tmux")
+	}
+	if bin == "" {
+		s.block("tmux not found: apt-get install tmux (or your system's tmux package)", "")
+		return
+	}
+	dir, err := s.tempDir("ultra-check-tmux-")
+	if err != nil {
+		s.block("creating tmux's directory", err.Error())
+		return
+	}
+	sock := filepath.Join(dir, "tmux.sock")
+	tm := func(args ...string) (string, error) {
+		cctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(cctx, bin, append([]string{"-S", sock, "-f", "/dev/null"}, args...)...)
+		cmd.Env = s.env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.WaitDelay = time.Second
+		err := cmd.Run()
+		if err != nil {
+			return stdout.String(), fmt.Errorf("tmux %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		}
+		return stdout.String(), nil
+	}
+	w, h := c.Width, c.Height
+	if w == 0 {
+		w = 120
+	}
+	if h == 0 {
+		h = 40
+	}
+	var tr strings.Builder
+	s.render = append(s.render, func() {
+		s.rep.Artifacts = append(s.rep.Artifacts, artifact{Name: "tmux.txt", Data: []byte(tr.String())})
+	})
+	fmt.Fprintf(&tr, "$ tmux new-session -x %d -y %d -- %s -c %s\n", w, h, s.shell, strconv.Quote(c.Start))
+	// remain-on-exit keeps the pane (and what it showed) when the program
+	// ends; without the status line the pane has the whole size.
+	_, err = tm("set-option", "-g", "remain-on-exit", "on", ";", "set-option", "-g", "status", "off", ";",
+		"new-session", "-d", "-s", tmuxSession, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "--", s.shell, "-c", c.Start)
+	serverPid := 0
+	s.cleanups = append(s.cleanups, func() { s.stopTmux(tm, &serverPid) })
+	if err != nil {
+		s.block("tmux did not start the session", err.Error())
+		return
+	}
+	if out, err := tm("display-message", "-p", "-t", tmuxSession, "#{pid} #{pane_pid}"); err == nil {
+		f := strings.Fields(out)
+		if len(f) == 2 {
+			serverPid, _ = strconv.Atoi(f[0])
+			s.rep.Started = append(s.rep.Started, fmt.Sprintf("tmux server pid %d (private socket), pane pid %s, %dx%d", serverPid, f[1], w, h))
+		}
+	}
+	began := time.Now()
+	ran := 0
+	for i, st := range c.Steps {
+		fmt.Fprintf(&tr, "\n=== step %d\n", i+1)
+		if st.Keys != "" {
+			words, _ := splitKeys(st.Keys)
+			fmt.Fprintf(&tr, "keys: %s → send-keys %s\n", strconv.Quote(st.Keys), quoteWords(words))
+			if _, err := tm(append([]string{"send-keys", "-t", tmuxSession, "--"}, words...)...); err != nil {
+				s.block(fmt.Sprintf("step %d: tmux send-keys failed", i+1), err.Error())
+				return
+			}
+		}
+		ran++
+		if st.Expect == "" {
+			continue
+		}
+		re := regexp.MustCompile(st.Expect) // validated
+		name := fmt.Sprintf("step %d expect", i+1)
+		stepEnd := time.Now().Add(stepTimeout)
+		last, n := "", 0
+		for {
+			pane, err := tm("capture-pane", "-p", "-J", "-S", "-", "-t", tmuxSession)
+			if err != nil {
+				s.block(fmt.Sprintf("step %d: tmux capture-pane failed", i+1), err.Error())
+				return
+			}
+			pane = trimPane(pane)
+			if pane != last || n == 0 {
+				n++
+				fmt.Fprintf(&tr, "--- capture %d (+%s)\n%s", n, time.Since(began).Round(time.Millisecond), withNewline(pane))
+				last = pane
+			}
+			if loc := re.FindStringIndex(pane); loc != nil {
+				fmt.Fprintf(&tr, "expect %s: matched %s\n", strconv.Quote(st.Expect), strconv.Quote(excerpt(pane[loc[0]:loc[1]], 80)))
+				s.rep.Assertions = append(s.rep.Assertions, assertion{Name: name, Want: strconv.Quote(st.Expect), Got: excerpt(pane[loc[0]:loc[1]], 80), OK: true})
+				break
+			}
+			if ctx.Err() != nil {
+				fmt.Fprintf(&tr, "expect %s: the check's time ran out\n", strconv.Quote(st.Expect))
+				s.timedOut(fmt.Sprintf("at step %d waiting for the pane to show %s", i+1, strconv.Quote(st.Expect)), "")
+				return
+			}
+			if time.Now().After(stepEnd) {
+				fmt.Fprintf(&tr, "expect %s: not shown within %s\n", strconv.Quote(st.Expect), stepTimeout)
+				s.rep.Assertions = append(s.rep.Assertions, assertion{Name: name, Want: strconv.Quote(st.Expect), Got: excerpt(lastLines(pane, 4), 160)})
+				for j := i + 1; j < len(c.Steps); j++ {
+					fmt.Fprintf(&tr, "\n=== step %d: not run\n", j+1)
+				}
+				s.rep.Observed = fmt.Sprintf("tmux %dx%d: %d of %d steps run", w, h, ran, len(c.Steps))
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	s.rep.Observed = fmt.Sprintf("tmux %dx%d: %d of %d steps run", w, h, ran, len(c.Steps))
+}
+
+// stopTmux kills the private server and checks that the session is gone
+// and the server process with it.
+func (s *sup) stopTmux(tm func(...string) (string, error), serverPid *int) {
+	_, killErr := tm("kill-server")
+	if _, err := tm("has-session", "-t", tmuxSession); err == nil {
+		s.leftover(leftover{What: "tmux session still present after kill-server"})
+	}
+	if *serverPid != 0 {
+		pid := *serverPid
+		if !waitFor(termGrace, func() bool { return !alive(pid) }) {
+			s.leftover(leftover{What: "tmux server still running after kill-server; killed", Pid: pid, Comm: "tmux"})
+		}
+	}
+	if killErr != nil {
+		s.rep.Stopped = append(s.rep.Stopped, "tmux server (kill-server failed: "+oneLine(killErr.Error())+")")
+		return
+	}
+	s.rep.Stopped = append(s.rep.Stopped, "tmux session and server (kill-server; has-session fails)")
+}
+
+// alive reports whether pid is a process that is not a zombie.
+func alive(pid int) bool {
+	for _, q := range readProcs() {
+		if q.Pid == pid {
+			return q.State != 'Z'
+		}
+	}
+	return false
+}
+
+// trimPane drops the pane's trailing empty lines.
+func trimPane(s string) string {
+	return strings.TrimRight(s, " \n")
+}
+
+// lastLines is the last n non-empty lines of s, without tmux's note of
+// an ended pane (it holds the time).
+func lastLines(s string, n int) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "Pane is dead") {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	if len(keep) > n {
+		keep = keep[len(keep)-n:]
+	}
+	return strings.Join(keep, " ⏎ ")
+}
+
+func quoteWords(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = strconv.Quote(w)
+	}
+	return strings.Join(q, " ")
+}
