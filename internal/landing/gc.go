@@ -133,6 +133,14 @@ func collectRun(ctx context.Context, o Options, row *store.Run, force, dryRun bo
 	if workspace.Exists(ctx, ws.Worktree) {
 		changed, err := workspace.Changed(ctx, ws.Worktree)
 		switch {
+		case !finished && !force:
+			// Uncommitted files of a run that can go on are its work in
+			// progress (and ultra's records of it): resume keeps them.
+			c.Detail = fmt.Sprintf("the run is %s and can be resumed (ultra resume %s); --force removes it", row.Status, row.ID)
+			if len(changed) > 0 {
+				c.Detail += fmt.Sprintf(", with %d uncommitted file(s)", len(changed))
+			}
+			return c
 		case err != nil && !force:
 			c.Detail = "the worktree cannot be read (" + err.Error() + "); --force removes it"
 			return c
@@ -141,10 +149,6 @@ func collectRun(ctx context.Context, o Options, row *store.Run, force, dryRun bo
 			return c
 		case len(changed) > 0:
 			dropped = append(dropped, fmt.Sprintf("%d uncommitted file(s)", len(changed)))
-		}
-		if !finished && !force {
-			c.Detail = fmt.Sprintf("the run is %s and can be resumed (ultra resume %s); --force removes it", row.Status, row.ID)
-			return c
 		}
 	} else if _, err := os.Stat(ws.Worktree); err == nil && !force {
 		c.Detail = "the worktree is there but git cannot read it; --force removes it"

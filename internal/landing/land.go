@@ -105,7 +105,9 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 // through; otherwise the worktree is put back as it was.
 func mergeBase(ctx context.Context, o Options, row *store.Run, tip, baseTip string, uncommitted []string) (string, *gate.Decision, error) {
 	ws := row.Workspace
-	tree, conflicts, err := workspace.MergeTrees(ctx, o.Repo, tip, baseTip)
+	// ultra's records (goals.json, the ledger, the brief) are the run's:
+	// those of a run landed before it give way.
+	tree, conflicts, err := workspace.MergeTreesKeeping(ctx, o.Repo, tip, baseTip, agent.GoalArtifacts())
 	if err != nil {
 		return "", nil, err
 	}

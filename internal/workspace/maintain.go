@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -97,6 +98,63 @@ func MergeTrees(ctx context.Context, repo, ours, theirs string) (tree string, co
 		return "", lines[1:], nil // conflicts
 	}
 	return "", nil, fmt.Errorf("git merge-tree %s %s: %v %s", ours, theirs, err, strings.TrimSpace(string(stderrOf(err))))
+}
+
+// MergeTreesKeeping is MergeTrees, except that the given paths are
+// ours whatever theirs holds: a conflict in them is no conflict (ultra's
+// own records of a run, which every run writes at the same place).
+func MergeTreesKeeping(ctx context.Context, repo, ours, theirs string, keep []string) (string, []string, error) {
+	cmd := Command(ctx, repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs)
+	raw, err := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	var ee *exec.ExitError
+	var conflicts []string
+	switch {
+	case err == nil:
+	case errors.As(err, &ee) && ee.ExitCode() == 1 && len(lines) > 1:
+		for _, c := range lines[1:] {
+			if !slices.Contains(keep, c) {
+				conflicts = append(conflicts, c)
+			}
+		}
+		if len(conflicts) > 0 {
+			return "", conflicts, nil
+		}
+	default:
+		return "", nil, fmt.Errorf("git merge-tree %s %s: %v %s", ours, theirs, err, strings.TrimSpace(string(stderrOf(err))))
+	}
+	tmp, err := os.CreateTemp("", "ultra-index-*")
+	if err != nil {
+		return "", nil, err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
+	if _, err := gitOut(ctx, repo, env, "read-tree", lines[0]); err != nil {
+		return "", nil, err
+	}
+	for _, p := range keep {
+		entry, err := gitOut(ctx, repo, nil, "ls-tree", ours, "--", p)
+		if err != nil {
+			return "", nil, err
+		}
+		if entry == "" {
+			if _, err := gitOut(ctx, repo, env, "rm", "--cached", "-q", "--ignore-unmatch", "--", p); err != nil {
+				return "", nil, err
+			}
+			continue
+		}
+		// "<mode> blob <oid>\t<path>"
+		f := strings.Fields(strings.SplitN(entry, "\t", 2)[0])
+		if len(f) != 3 {
+			return "", nil, fmt.Errorf("git ls-tree %s %s: unexpected %q", ours, p, entry)
+		}
+		if _, err := gitOut(ctx, repo, env, "update-index", "--add", "--cacheinfo", f[0]+","+f[2]+","+p); err != nil {
+			return "", nil, err
+		}
+	}
+	tree, err := gitOut(ctx, repo, env, "write-tree")
+	return tree, nil, err
 }
 
 func stderrOf(err error) []byte {

@@ -260,3 +260,27 @@ func RestoreInTree(ctx context.Context, dir, tree, base string, restore, remove 
 	}
 	return gitOut(ctx, dir, env, "write-tree")
 }
+
+// WithoutPaths is tree with the given files (repository paths) left out:
+// tree itself when it has none of them. dir is any directory of the
+// repository; the repository's index is not touched.
+func WithoutPaths(ctx context.Context, dir, tree string, paths []string) (string, error) {
+	out, err := gitOut(ctx, dir, nil, append([]string{"ls-tree", "--name-only", tree, "--"}, paths...)...)
+	if err != nil || out == "" {
+		return tree, err
+	}
+	tmp, err := os.CreateTemp("", "ultra-index-*")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
+	if _, err := gitOut(ctx, dir, env, "read-tree", tree); err != nil {
+		return "", err
+	}
+	if _, err := gitOut(ctx, dir, env, append([]string{"rm", "--cached", "-q", "--ignore-unmatch", "--"}, paths...)...); err != nil {
+		return "", err
+	}
+	return gitOut(ctx, dir, env, "write-tree")
+}
