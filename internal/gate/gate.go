@@ -217,6 +217,10 @@ type Decision struct {
 	// TestChangesAllowed: a person started the run allowing it to change
 	// tests (--allow-test-changes).
 	TestChangesAllowed bool `json:"test_changes_allowed,omitempty"`
+	// Records are the paths of ultra's own records (goals.json, the
+	// ledger) by which this decision's tree differs from the one decision
+	// CachedFrom judged (WithArtifacts); nothing was run for it.
+	Records []string `json:"records,omitempty"`
 	// Sandbox says what contained the test run ("bubblewrap 0.8.0 …"),
 	// or "none: why" when the tests ran with the person's full powers.
 	Sandbox string `json:"sandbox,omitempty"`
@@ -518,7 +522,7 @@ func regressions(in Input, c Counts, newColl bool) []string {
 	var missing, skipped []string
 	for name := range failedBefore {
 		switch {
-		case !present[name]:
+		case !present[name] && !hasChildren(name, in.Evidence.Tests):
 			missing = append(missing, name)
 		case status[name] == report.Skipped:
 			skipped = append(skipped, name)
@@ -533,6 +537,18 @@ func regressions(in Input, c Counts, newColl bool) []string {
 		out = append(out, fmt.Sprintf("%d previously failing tests are missing: %s", len(missing), clipList(missing, 10)))
 	}
 	return out
+}
+
+// hasChildren reports that tests inside name ran (name.Test, name/sub):
+// a package or file that failed as a whole before (a build failure, a
+// runner that exited early) and whose tests run now is not missing.
+func hasChildren(name string, tests []report.Case) bool {
+	for _, t := range tests {
+		if rest, ok := strings.CutPrefix(t.Name, name); ok && rest != "" && (rest[0] == '.' || rest[0] == '/' || rest[0] == ':') {
+			return true
+		}
+	}
+	return false
 }
 
 // CachedPass returns the latest decision that passed (or a person waived)
@@ -571,7 +587,7 @@ func FromCache(src Decision, n int, at time.Time) Decision {
 // the tests and criteria judged the same code.
 func WithArtifacts(src Decision, n int, tree string, at time.Time, paths []string) Decision {
 	d := src
-	d.N, d.Time, d.Tree, d.CachedFrom = n, at, tree, src.N
+	d.N, d.Time, d.Tree, d.CachedFrom, d.Records = n, at, tree, src.N, paths
 	d.Reasons = append([]string{fmt.Sprintf("tree %s is decision %d's tree %s with ultra's own records written since (%s)",
 		short(tree), src.N, short(src.Tree), strings.Join(paths, ", "))}, src.Reasons...)
 	return d
