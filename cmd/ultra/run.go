@@ -16,6 +16,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/config"
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/surface/headless"
@@ -270,21 +271,53 @@ func ultraProgram() string {
 	return exe
 }
 
-func newRunCmd() *cobra.Command {
+func newRunCmd() *cobra.Command { return newStartCmd(false) }
+
+// newPlanCmd is ultra plan: a run that proposes its goals and criteria
+// and stops at the acceptance point (ultra approve RUN goes on).
+func newPlanCmd() *cobra.Command { return newStartCmd(true) }
+
+// readBrief reads a brief file and refuses one whose definition of done
+// is undecided, before anything is made.
+func readBrief(path string) (goal.Brief, string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return goal.Brief{}, "", usageErr("--brief-file: %v", err)
+	}
+	text := strings.TrimSpace(string(b))
+	brief := goal.ParseBrief(text)
+	if und := brief.Undecided(); len(und) > 0 {
+		return brief, "", usageErr("the brief %s leaves its definition of done undecided; decide these first:\n  - %s", path, strings.Join(und, "\n  - "))
+	}
+	return brief, text, nil
+}
+
+func newStartCmd(planOnly bool) *cobra.Command {
 	var f runFlags
 	var a axes.Axes = axes.Default
-	var base string
+	var base, briefFile string
 	var includeUncommitted, allowTestChanges bool
 	cmd := &cobra.Command{
-		Use:   "run [flags] TASK",
-		Short: "Run a task to a verified finish with nobody watching",
+		Use:   "run [flags] TASK | --brief-file BRIEF.md",
+		Short: "Run a task or a brief to a verified finish with nobody watching",
 		Example: `  ultra run "make the failing test in pkg/calc pass"
+  ultra run --brief-file BRIEF.md
   ultra run --output jsonl --base-url http://127.0.0.1:11434/v1 --model qwen3-coder "fix the parser"`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			task := strings.TrimSpace(strings.Join(args, " "))
+			briefText := ""
+			if briefFile != "" {
+				if task != "" {
+					return usageErr("give the task as arguments or the brief with --brief-file, not both")
+				}
+				brief, text, err := readBrief(briefFile)
+				if err != nil {
+					return err
+				}
+				task, briefText = firstLine(brief.Title, text), text
+			}
 			if task == "" {
-				return usageErr("the task is empty")
+				return usageErr("the task is empty: give it as arguments, or a brief with --brief-file")
 			}
 			a, err := a.Normalize()
 			if err != nil {
@@ -314,7 +347,8 @@ func newRunCmd() *cobra.Command {
 			o.Store = st
 			ctx, stop := interruptible()
 			defer stop()
-			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: allowTestChanges}
+			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: allowTestChanges,
+				Brief: briefText, PlanOnly: planOnly}
 			dir, err := p.worktreeDir()
 			if err != nil {
 				return usageErr("%v", err)
@@ -328,8 +362,16 @@ func newRunCmd() *cobra.Command {
 			return finished(out, err)
 		},
 	}
+	if planOnly {
+		cmd.Use = "plan [flags] TASK | --brief-file BRIEF.md"
+		cmd.Short = "Plan only: propose goals and success criteria, then stop for a person to accept them (ultra approve RUN)"
+		cmd.Example = `  ultra plan --brief-file BRIEF.md
+  ultra goals RUN            # read the proposal
+  ultra approve RUN          # accept it: the run goes on to build`
+	}
 	f.register(cmd)
 	fl := cmd.Flags()
+	fl.StringVar(&briefFile, "brief-file", "", "a brief (markdown) with the goals, constraints and definition of done; written to .ultra/brief.md")
 	fl.StringVar(&a.Mode, "mode", a.Mode, "work mode: "+strings.Join(axes.Values[axes.Mode], ", "))
 	fl.StringVar(&a.Control, "control", a.Control, "run control: "+strings.Join(axes.Values[axes.Control], ", ")+" (non-autonomous runs wait for a person to approve the plan)")
 	fl.StringVar(&a.Permission, "permission-profile", a.Permission, "permission profile: "+strings.Join(axes.Values[axes.Permission], ", "))
@@ -338,6 +380,19 @@ func newRunCmd() *cobra.Command {
 	fl.BoolVar(&includeUncommitted, "include-uncommitted", false, "start the run from the checkout's uncommitted changes (snapshotted into the run's first commit; the checkout is not touched)")
 	fl.StringVar(&a.ModelMode, "model-mode", a.ModelMode, "model mode: "+strings.Join(axes.Values[axes.ModelMode], ", "))
 	return cmd
+}
+
+// firstLine is title, or else the first non-empty line of text.
+func firstLine(title, text string) string {
+	if t := strings.TrimSpace(title); t != "" {
+		return t
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(strings.TrimLeft(l, "# ")); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // finished turns an outcome into the process's exit.

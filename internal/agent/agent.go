@@ -11,13 +11,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/goal"
+	"github.com/ultra-dev/ultra/internal/goal/ledger"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/sandbox"
@@ -73,6 +77,9 @@ type Options struct {
 	// NoGateCache: every verification runs the tests, even of a tree the
 	// repository's gate cache has (verify.cache = false).
 	NoGateCache bool
+	// Checker runs one criterion's check (nil: check.Runner, ultra's own
+	// program supervising the check in the sandbox). Tests inject one.
+	Checker func(ctx context.Context, r check.Runner, c goal.Criterion) check.Result
 	// Secrets are values the model must never read (the provider key,
 	// header values): a tool result that contains one, by whatever route,
 	// has it replaced before the model, the events or the store see it.
@@ -91,6 +98,12 @@ type Spec struct {
 	// AllowTestChanges lets the run change the project's existing tests
 	// without a person's waiver at the gate (the decision records it).
 	AllowTestChanges bool
+	// Brief is the brief's text (ultra run --brief-file): written to
+	// .ultra/brief.md in the run's worktree and given to the planner.
+	Brief string
+	// PlanOnly stops the run at the acceptance point of its goals, whatever
+	// its run control (ultra plan).
+	PlanOnly bool
 	// Worktree, when set, gives the run its own git worktree and branch
 	// (ultra/<run-id>) cut from Repo's base: Workdir and Cwd are then
 	// mapped into it.
@@ -157,7 +170,25 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	}
 	deps, _ := workspace.IgnoredDirs(ctx, spec.Workdir, depDirs...)
 	st := runState{Phase: phase.New(spec.Budgets), VerifyCommands: o.VerifyCommands, AllowTestChanges: spec.AllowTestChanges, DepDirs: deps,
-		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models}
+		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models,
+		Goals: &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly}}
+	// The run's .ultra/ exists before anything of the model's runs (the
+	// sandbox shows it read-only), with the brief in it.
+	if _, err := ultraDir(spec.Workdir); err != nil {
+		return nil, fmt.Errorf("the run's .ultra directory: %w", err)
+	}
+	// The records of a run landed before this one are in the base's
+	// history; this run keeps its own at the same places.
+	for _, p := range goalArtifacts {
+		if err := os.Remove(goalsPath(spec.Workdir, p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("clearing the last run's %s: %w", p, err)
+		}
+	}
+	if st.Goals.Brief != "" {
+		if err := writeArtifact(spec.Workdir, filepath.Base(goal.BriefPath), []byte(st.Goals.Brief+"\n")); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", goal.BriefPath, err)
+		}
+	}
 	stateJSON, _ := json.Marshal(st)
 	row := &store.Run{
 		ID: id, Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir,
@@ -182,7 +213,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	for _, c := range axes.Diff(axes.Axes{}, spec.Axes) {
 		r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "axis", Axis: c.Axis, From: c.From, To: c.To, By: "person", Reason: "run started", At: now})
 	}
-	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: taskMessage(spec.Task)})
+	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: taskMessage(spec.Task, st.Goals.Brief)})
 	r.startBaseline(ctx)
 	return r.loop(ctx)
 }
@@ -220,6 +251,13 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	}
 	if err := o.checkContainment(row.Axes.Permission); err != nil {
 		return nil, err
+	}
+	if st.Goals != nil {
+		// Resume reads goals.json and the ledger, checked against the head
+		// ultra last recorded: a hand edit stops the run until repaired.
+		if err := CheckGoals(row.Workdir, st.Goals.LedgerSeq, st.Goals.LedgerHash); err != nil {
+			return nil, fmt.Errorf("run %s cannot resume: its goal records do not check out: %w (a person must repair them; ultra goals ledger --verify says where)", row.ID, err)
+		}
 	}
 	switch {
 	case st.Phase.Phase == phase.Complete:
@@ -261,6 +299,9 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 		return nil, err
 	}
 	r.emit(event.RunResumed, event.RunResumedData{Guidance: ro.Guidance, From: from})
+	if r.goals != nil && r.goals.ledger.Len() > 0 {
+		r.recordGoal(ledger.Entry{Kind: ledger.KindResumed, Text: "resumed by a person from " + from})
+	}
 	r.warnUncontained()
 	if row.Workspace.Worktree != "" {
 		// The run was the only user of its worktree's index; a lock left by
@@ -279,7 +320,7 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	if escalated {
 		back := st.EscalatedFrom
 		switch {
-		case back == phase.Planning:
+		case back == phase.Planning, back == phase.Reviewing:
 		case back == phase.Building && st.Phase.Used.FailedVerifies == 0:
 		default:
 			back = phase.Iterating
@@ -318,7 +359,10 @@ func (o Options) withDefaults() Options {
 // RunDir is where a run keeps its files under the state root.
 func RunDir(stateRoot, id string) string { return filepath.Join(stateRoot, "runs", id) }
 
-func taskMessage(task string) string {
+func taskMessage(task, brief string) string {
+	if brief != "" {
+		return "Brief (also in " + goal.BriefPath + "):\n" + brief
+	}
 	return "Task:\n" + task
 }
 

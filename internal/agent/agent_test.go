@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
@@ -54,6 +56,24 @@ func (v stubVerifier) Verify(context.Context, verify.Request) (*verify.Result, e
 	return &verify.Result{Status: v.status, Reason: "stub", Passed: c.Passed, Failed: c.Failed, Commands: []verify.CommandResult{c}}, nil
 }
 
+// goalsJSON is a proposal of one goal with three criteria (the tests'
+// Checker passes them).
+const goalsJSON = `{"goals":[{"title":"do it","objective":"do it well","criteria":[` +
+	`{"scenario":"s1","user_model":"happy","channel":"command","check":{"run":"ls","expect_stdout":"a"},"expected_evidence":"e"},` +
+	`{"scenario":"s2","user_model":"edge","channel":"command","check":{"run":"ls","expect_stdout":"b"},"expected_evidence":"e"},` +
+	`{"scenario":"s3","user_model":"regression","channel":"command","check":{"run":"ls -a","expect_stdout":"txt"},"expected_evidence":"e"}]}]}`
+
+// approval is the final reviewer's answer.
+func approval() *llm.Response { return callsOf(tc("review", `{"verdict":"APPROVE"}`)) }
+
+// reviewing reports that req is the final reviewer's.
+func reviewing(req llm.Request) bool { return req.System == reviewPrompt }
+
+// passCheck is a Checker that passes every criterion.
+func passCheck(_ context.Context, _ check.Runner, c goal.Criterion) check.Result {
+	return check.Result{Status: goal.CriterionPass, Summary: "stub: " + c.Scenario}
+}
+
 func callsOf(cs ...llm.ToolCall) *llm.Response {
 	return &llm.Response{ToolCalls: cs, Usage: llm.Usage{InputTokens: 100, OutputTokens: 10}}
 }
@@ -80,7 +100,7 @@ func setup(t testing.TB, p llm.Provider, v verify.Verifier, sinks ...event.Sink)
 	}
 	t.Cleanup(func() { st.Close() })
 	return Options{Provider: p, ProviderName: "stub", Model: "m", Store: st, StateRoot: filepath.Join(dir, ".ultra", "state"),
-		Verifier: v, Sinks: sinks}, dir
+		Verifier: v, Sinks: sinks, Checker: passCheck}, dir
 }
 
 func collect() (*[]event.Event, event.Sink) {
@@ -93,10 +113,11 @@ func TestLoopCompletesOnlyThroughVerify(t *testing.T) {
 	script := []*llm.Response{
 		{Text: "All tests pass, I am done."}, // a claim, not a completion
 		callsOf(tc("phase", `{"to":"complete"}`)),
-		callsOf(tc("phase", `{"to":"building","plan":"1. do it"}`)),
+		callsOf(tc("goals", goalsJSON)),
 		callsOf(tc("write", `{"file_path":"c.txt","content":"gamma\n"}`)),
 		callsOf(tc("phase", `{"to":"verifying"}`)),
 		callsOf(tc("verify", `{}`)),
+		approval(),
 	}
 	p := &stubProvider{keep: true, next: func(n int, _ llm.Request) *llm.Response { return script[n-1] }}
 	evs, sink := collect()
@@ -105,7 +126,7 @@ func TestLoopCompletesOnlyThroughVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != StatusComplete || out.ExitCode != 0 || p.n != 6 {
+	if out.Status != StatusComplete || out.ExitCode != 0 || p.n != 7 {
 		t.Fatalf("outcome %+v after %d requests", out, p.n)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "c.txt")); string(b) != "gamma\n" {
@@ -132,7 +153,7 @@ func TestLoopCompletesOnlyThroughVerify(t *testing.T) {
 		if !strings.Contains(last, "<ultra-reminder>") {
 			t.Fatalf("request %d has no reminder", i)
 		}
-		if r.System != p.reqs[0].System {
+		if r.System != p.reqs[0].System && !reviewing(r) {
 			t.Fatal("system prompt changed between requests")
 		}
 	}
@@ -215,7 +236,7 @@ func TestInterruptedRunIsResumable(t *testing.T) {
 			cancel()
 			return callsOf(tc("bash", `{"command":"sleep 5"}`))
 		}
-		return callsOf(tc("phase", `{"to":"building","plan":"p"}`))
+		return callsOf(tc("goals", goalsJSON))
 	}}
 	o, dir := setup(t, p, stubVerifier{verify.StatusPass})
 	start := time.Now()
@@ -231,7 +252,7 @@ func TestInterruptedRunIsResumable(t *testing.T) {
 		t.Fatalf("row %+v", row)
 	}
 	p.next = func(n int, _ llm.Request) *llm.Response {
-		return map[int]*llm.Response{3: callsOf(tc("phase", `{"to":"verifying"}`)), 4: callsOf(tc("verify", `{}`))}[n]
+		return map[int]*llm.Response{3: callsOf(tc("phase", `{"to":"verifying"}`)), 4: callsOf(tc("verify", `{}`)), 5: approval()}[n]
 	}
 	out, err = Resume(context.Background(), o, out.RunID, ResumeOptions{})
 	if err != nil || out.Status != StatusComplete {
@@ -257,7 +278,7 @@ func TestInterruptedRunIsResumable(t *testing.T) {
 func BenchmarkStep(b *testing.B) {
 	p := &stubProvider{next: func(n int, _ llm.Request) *llm.Response {
 		if n == 1 {
-			return callsOf(tc("phase", `{"to":"building","plan":"p"}`))
+			return callsOf(tc("goals", goalsJSON))
 		}
 		return callsOf(tc("read", fmt.Sprintf(`{"file_path":"a.txt","offset":%d}`, 1)))
 	}}
@@ -277,7 +298,7 @@ func BenchmarkStep(b *testing.B) {
 func BenchmarkPromptOverhead(b *testing.B) {
 	p := &stubProvider{keep: true, next: func(n int, _ llm.Request) *llm.Response {
 		if n == 1 {
-			return callsOf(tc("phase", `{"to":"building","plan":"p"}`))
+			return callsOf(tc("goals", goalsJSON))
 		}
 		return &llm.Response{Text: "x"}
 	}}
@@ -317,6 +338,9 @@ func TestCompactionKeepsARunGoing(t *testing.T) {
 	t.Setenv("BIG", big)
 	step := 0
 	p.next = func(n int, req llm.Request) *llm.Response {
+		if reviewing(req) {
+			return approval()
+		}
 		if strings.HasPrefix(req.System, "You summarise") {
 			summaryAsked = true
 			return &llm.Response{Text: "Goal: fix. Decisions: none.", Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}}
@@ -324,7 +348,7 @@ func TestCompactionKeepsARunGoing(t *testing.T) {
 		step++
 		switch {
 		case step == 1:
-			return callsOf(tc("phase", `{"to":"building","plan":"1. look"}`))
+			return callsOf(tc("goals", goalsJSON))
 		case step <= 7:
 			return callsOf(tc("bash", fmt.Sprintf(`{"command":"printf '%%s' \"$BIG\"; echo %d"}`, step)))
 		case step == 8:
@@ -367,6 +391,9 @@ func TestCompactionSummarisesWhenPruningIsNotEnough(t *testing.T) {
 	asked := 0
 	p := &stubProvider{keep: true}
 	p.next = func(n int, req llm.Request) *llm.Response {
+		if reviewing(req) {
+			return approval()
+		}
 		if strings.HasPrefix(req.System, "You summarise") {
 			asked++
 			return &llm.Response{Text: "Goal: t. Decisions: read a.txt.", Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}}
@@ -375,7 +402,7 @@ func TestCompactionSummarisesWhenPruningIsNotEnough(t *testing.T) {
 		r := &llm.Response{Text: talk, Usage: llm.Usage{InputTokens: 100, OutputTokens: 10}}
 		switch {
 		case step == 1:
-			r.ToolCalls = []llm.ToolCall{tc("phase", `{"to":"building","plan":"1. read"}`)}
+			r.ToolCalls = []llm.ToolCall{tc("goals", goalsJSON)}
 		case step <= 8:
 			r.ToolCalls = []llm.ToolCall{tc("read", fmt.Sprintf(`{"file_path":"a.txt","offset":%d}`, step%2+1))}
 		case step == 9:
@@ -404,8 +431,8 @@ func TestCompactionSummarisesWhenPruningIsNotEnough(t *testing.T) {
 	if summaries == 0 || asked != summaries {
 		t.Fatalf("%d summaries, %d asked", summaries, asked)
 	}
-	last := p.reqs[len(p.reqs)-1]
-	if !strings.Contains(last.Messages[0].Content, "<ultra-summary>") || !strings.Contains(last.Messages[0].Content, "1. read") {
+	last := p.reqs[len(p.reqs)-2] // the last of the run's own context, before the review
+	if !strings.Contains(last.Messages[0].Content, "<ultra-summary>") || !strings.Contains(last.Messages[0].Content, "G001-do-it: do it") {
 		t.Fatalf("first message %q", last.Messages[0].Content[:min(200, len(last.Messages[0].Content))])
 	}
 }
@@ -419,7 +446,7 @@ func TestThinkingInDeepModeIsPassedBack(t *testing.T) {
 			r.Thinking = []llm.Thinking{{Text: "look first", Signature: "sig1"}}
 			return r
 		case 2:
-			return callsOf(tc("phase", `{"to":"building","plan":"p"}`))
+			return callsOf(tc("goals", goalsJSON))
 		}
 		return &llm.Response{Text: "idle"}
 	}}
@@ -442,7 +469,7 @@ func TestThinkingInDeepModeIsPassedBack(t *testing.T) {
 func TestCredentialsAreRedactedFromToolResults(t *testing.T) {
 	t.Setenv("EXAMPLE_API_KEY", "env-secret-4711")
 	script := []*llm.Response{
-		callsOf(tc("phase", `{"to":"building","plan":"1. x"}`)),
+		callsOf(tc("goals", goalsJSON)),
 		callsOf(tc("bash", `{"command":"echo env-secret-4711; echo header-secret-0815"}`)),
 		{Text: "done"},
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/goal"
+	"github.com/ultra-dev/ultra/internal/goal/ledger"
 	"github.com/ultra-dev/ultra/internal/phase"
 )
 
@@ -54,6 +56,15 @@ func Cancel(ctx context.Context, o Options, id, reason string) (*Outcome, error)
 		return nil, err
 	}
 	r.finish(StatusCancelled, reason)
+	if r.goals != nil && r.goals.file != nil {
+		// In-progress goals are released; the run never resumes.
+		for i := range r.goals.file.Goals {
+			if g := &r.goals.file.Goals[i]; g.Status == goal.InProgress {
+				g.Status, g.Reason = goal.Pending, "released: the run was cancelled"
+			}
+		}
+		r.recordGoal(ledger.Entry{Kind: ledger.KindCancelled, Text: reason})
+	}
 	if err := r.save(); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -73,10 +74,17 @@ func (o Options) cacheKey(workdir string, deps []string, tree string, req verify
 	if o.NoGateCache || o.StateRoot == "" || tree == "" || len(req.Only) > 0 {
 		return ""
 	}
+	// ultra's own records of a run (goals.json, the ledger, the brief)
+	// change with every step of every run and decide nothing about the
+	// tests: the key is the tree without them.
+	code, err := workspace.WithoutPaths(context.Background(), workdir, tree, goalArtifacts)
+	if err != nil {
+		return ""
+	}
 	h := sha256.New()
 	line := func(format string, a ...any) { fmt.Fprintf(h, format+"\n", a...) }
 	line("schema %d", cacheSchema)
-	line("tree %s", tree)
+	line("tree %s", code)
 	cmds, _ := json.Marshal(req.Commands)
 	line("commands %s", cmds)
 	st := o.sandboxStatus()

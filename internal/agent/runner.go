@@ -44,6 +44,15 @@ type runner struct {
 	baselineStamp atomic.Value  // string: statStamp of the baseline.json ultra wrote
 	askedWith     []string      // the tools the current request offered
 	callID        string        // the call running now (serial calls only)
+
+	goals       *goalRecorder // goals.json and the ledger (runs with goals)
+	goalsBroken error         // ultra could not write its goal records
+	// inReview: the current step belongs to the final reviewer, whose
+	// messages go to its own context (runState.Goals.Review).
+	inReview bool
+	// pendingMain are messages for the run's own history that arise in
+	// the reviewer's step (its blockers), added after the step.
+	pendingMain []llm.Message
 }
 
 func newRunner(ctx context.Context, o Options, row *store.Run, st runState, history []llm.Message) (*runner, error) {
@@ -62,7 +71,14 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 	env.Files.Restore(st.Files)
 	env.Todos.Set(st.Todos)
 	r := &runner{o: o, row: row, st: st, history: history, env: env, tools: map[string]tool.Tool{}, mark: o.Now(), secrets: secretValues(o.Secrets)}
-	for _, t := range append(tool.Builtins(), r.phaseTool(), r.verifyTool()) {
+	if st.Goals != nil {
+		// A run whose records cannot be opened stops at its next step (and
+		// can still be cancelled).
+		if r.goals, err = openRecorder(row.Workdir, row.ID); err != nil {
+			r.goals, r.goalsBroken = nil, err
+		}
+	}
+	for _, t := range append(tool.Builtins(), r.phaseTool(), r.verifyTool(), r.goalsTool(), r.reviewTool(), r.steerTool()) {
 		name := t.Spec().Name
 		r.tools[name] = t
 		r.order = append(r.order, name)
@@ -93,6 +109,10 @@ func (r *runner) emit(t event.Type, data any) {
 }
 
 func (r *runner) appendMessage(m llm.Message) {
+	if r.inReview && r.st.Goals != nil {
+		r.st.Goals.Review = append(r.st.Goals.Review, m)
+		return
+	}
 	r.history = append(r.history, m)
 	r.pendingMsgs = append(r.pendingMsgs, m)
 }
@@ -173,8 +193,17 @@ func (r *runner) save() error {
 // loop runs steps until the run stops.
 func (r *runner) loop(ctx context.Context) (*Outcome, error) {
 	for r.stop == nil {
+		r.inReview = r.st.Phase.Phase == phase.Reviewing && r.hasGoals()
 		if err := r.step(ctx); err != nil {
 			return nil, err
+		}
+		r.inReview = false
+		for _, m := range r.pendingMain {
+			r.appendMessage(m)
+		}
+		r.pendingMain = nil
+		if r.goalsBroken != nil && r.stop == nil {
+			r.escalate(phase.BySystem, StatusEscalated, "ultra could not write the run's goal records: "+r.goalsBroken.Error())
 		}
 		if err := r.save(); err != nil {
 			return nil, err
@@ -306,14 +335,22 @@ func (r *runner) request() llm.Request {
 	for _, name := range r.offered() {
 		specs = append(specs, r.tools[name].Spec())
 	}
-	msgs := make([]llm.Message, 0, len(r.history)+1)
-	msgs = append(msgs, r.history...)
-	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "<ultra-reminder>\n" + r.st.Phase.ReminderWith(r.offered(), r.sandboxNote()) + "\n</ultra-reminder>"})
+	history, system := r.history, systemPrompt(r.row.Workdir, r.st.Instructions)
+	if r.inReview {
+		history, system = r.st.Goals.Review, reviewPrompt
+	}
+	msgs := make([]llm.Message, 0, len(history)+1)
+	msgs = append(msgs, history...)
+	where := r.sandboxNote()
+	if g := r.goalReminder(); g != "" && !r.inReview {
+		where = strings.TrimSpace(where + "\n" + g)
+	}
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "<ultra-reminder>\n" + r.st.Phase.ReminderWith(r.offered(), where) + "\n</ultra-reminder>"})
 	budget := 0
 	if ModeFor(r.row.Axes.ModelMode, r.st.Phase.Phase) == "deep" {
 		budget = r.o.ThinkingBudget
 	}
-	return llm.Request{ThinkingBudget: budget, Model: r.modelFor(), System: systemPrompt(r.row.Workdir, r.st.Instructions), Messages: msgs, Tools: specs, MaxTokens: r.o.MaxTokens}
+	return llm.Request{ThinkingBudget: budget, Model: r.modelFor(), System: system, Messages: msgs, Tools: specs, MaxTokens: r.o.MaxTokens}
 }
 
 // offered lists the tools offered now: the registry ∩ the phase table ∩ the
@@ -444,7 +481,9 @@ func (r *runner) execute(ctx context.Context, c llm.ToolCall) tool.Result {
 	t := r.tools[c.Name]
 	// In planning, bash runs only commands proven read-only (and the
 	// baseline may be writing its file meanwhile).
-	if t.ReadOnly() || c.Name == "phase" || c.Name == "verify" || phase.ShellReadOnly(r.st.Phase.Phase) {
+	// ultra's own tools (phase, verify, goals, review) write ultra's records
+	// and commit; they run no code of the model's.
+	if _, own := t.(funcTool); own || t.ReadOnly() || phase.ShellReadOnly(r.st.Phase.Phase) {
 		return t.Run(ctx, r.env, json.RawMessage(c.Arguments))
 	}
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
@@ -560,6 +599,9 @@ func estimateUsage(req llm.Request, resp *llm.Response) llm.Usage {
 // ModeFor is the model mode a phase uses: with the default mode (smart),
 // planning thinks harder (deep); fast and deep apply to every phase.
 func ModeFor(mode string, p phase.Phase) string {
+	if p == phase.Reviewing {
+		return "deep" // the final review: the deep model mode chooses the reviewer
+	}
 	if mode == "smart" && p == phase.Planning {
 		return "deep"
 	}

@@ -78,6 +78,9 @@ type runState struct {
 	Refusals      int                      `json:"refusals,omitempty"`
 	LastFailure   failureStreak            `json:"last_failure,omitempty"`
 	Usage         usageTotals              `json:"usage"`
+	// Goals is set for a run that works through goals (every run started
+	// since goals exist); runs from before have none.
+	Goals *goalState `json:"goals,omitempty"`
 }
 
 type usageTotals struct {

@@ -60,6 +60,9 @@ func (r *runner) runPhase(_ context.Context, args json.RawMessage) tool.Result {
 	if to == phase.Complete {
 		return r.refuseTransition("complete", "only a passing verification completes a run: call phase{to:\"verifying\"}, then verify")
 	}
+	if from == phase.Planning && to == phase.Building && r.hasGoals() {
+		return r.refuseTransition(a.To, "this run works through goals: propose them with goals{goals:[...]} (each with success criteria ultra runs itself); accepting them leaves planning")
+	}
 	if from == phase.Planning && to == phase.Building {
 		plan := strings.TrimSpace(a.Plan)
 		if plan == "" {
@@ -92,6 +95,9 @@ func (r *runner) acceptPlan(by phase.Actor, reason string) {
 	who := string(by)
 	if by == phase.ByModel {
 		who = "autonomous run control"
+	}
+	if r.hasGoals() {
+		r.acceptGoals(who)
 	}
 	r.emit(event.PlanProposed, event.PlanProposedData{Plan: plan, Accepted: true, By: who})
 }
@@ -128,6 +134,9 @@ func (r *runner) runVerify(ctx context.Context, _ json.RawMessage) tool.Result {
 	ev := verifyEvent(d, path)
 	ev.Duration = r.o.Now().Sub(start).Round(time.Millisecond).String()
 	r.emit(event.VerifyResult, ev)
+	if r.hasGoals() && r.goals.file != nil && r.goals.file.Accepted != nil {
+		return r.afterGoalVerify(ctx, d, res, path, ev)
+	}
 
 	next, tr, terr := r.st.Phase.AfterVerify(d.Outcome(), ev.Reason)
 	if terr != nil {

@@ -36,6 +36,12 @@ const (
 	Warning       Type = "warning"
 	Compaction    Type = "compaction"
 	Commit        Type = "commit"
+	// Ledger: ultra appended an entry to the run's goal ledger.
+	Ledger Type = "ledger"
+	// Criterion: ultra ran a success criterion's check.
+	Criterion Type = "criterion"
+	// Review: the final review's verdict.
+	Review Type = "review"
 )
 
 // Event is one thing that happened. Data is the typed payload of Type.
@@ -66,6 +72,32 @@ type (
 		// a sandbox; Sandbox names it, or why there is none.
 		Contained bool   `json:"contained"`
 		Sandbox   string `json:"sandbox"`
+	}
+	// LedgerData is one ledger entry, in short.
+	LedgerData struct {
+		Seq       int    `json:"seq"`
+		Kind      string `json:"kind"`
+		Goal      string `json:"goal,omitempty"`
+		Criterion string `json:"criterion,omitempty"`
+		Text      string `json:"text,omitempty"`
+	}
+	// CriterionData is the result of a criterion's check, as ultra ran it.
+	CriterionData struct {
+		Goal      string   `json:"goal"`
+		Criterion string   `json:"criterion"`
+		Channel   string   `json:"channel"`
+		Status    string   `json:"status"` // pass, fail, blocked
+		Summary   string   `json:"summary"`
+		Reason    string   `json:"reason,omitempty"`
+		Receipt   string   `json:"receipt,omitempty"`
+		Evidence  []string `json:"evidence,omitempty"` // paths of the artifacts
+		Duration  string   `json:"duration,omitempty"`
+	}
+	// ReviewData is the final review's verdict.
+	ReviewData struct {
+		Round    int      `json:"round"`
+		Verdict  string   `json:"verdict"`
+		Blockers []string `json:"blockers,omitempty"`
 	}
 	// CommitData is ultra's commit of a tree its gate let through.
 	CommitData struct {

@@ -54,7 +54,7 @@ const (
 	ByPerson Actor = "person" // resume, approve, cancel
 	// ByReviewer: the final review's verdict (the review tool).
 	ByReviewer Actor = "reviewer"
-	BySystem Actor = "system" // ultra itself: a run that cannot go on
+	BySystem   Actor = "system" // ultra itself: a run that cannot go on
 )
 
 // edge is one legal transition and who may take it.

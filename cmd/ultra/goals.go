@@ -1,0 +1,343 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/goal"
+	"github.com/ultra-dev/ultra/internal/goal/ledger"
+	"github.com/ultra-dev/ultra/internal/store"
+)
+
+func newGoalsCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "goals [RUN]",
+		Short: "Show a run's goals, criteria, statuses, attempts and last evidence (default: the latest run)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			row, f, err := loadGoals(cmd, args)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), f)
+			}
+			printGoals(cmd.OutOrStdout(), row, f)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print goals.json as it is")
+	cmd.AddCommand(newGoalsCriteriaCmd(), newGoalsLedgerCmd(), newGoalsSteerCmd())
+	return cmd
+}
+
+// latestRun is the id of the project's newest run.
+func latestRun(cmd *cobra.Command, st *store.Store) (string, error) {
+	runs, err := st.ListRuns(cmd.Context(), 1)
+	if err != nil {
+		return "", err
+	}
+	if len(runs) == 0 {
+		return "", usageErr("there are no runs here yet (ultra run --brief-file BRIEF.md starts one)")
+	}
+	return runs[0].ID, nil
+}
+
+// goalsRun finds the run named by args (or the latest) and the worktree
+// that holds its records.
+func goalsRun(cmd *cobra.Command, id string) (*project, *store.Run, error) {
+	p, st, err := openProject(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer st.Close()
+	if id == "" {
+		if id, err = latestRun(cmd, st); err != nil {
+			return nil, nil, err
+		}
+	}
+	row, err := getRun(cmd, st, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Stat(row.Workdir); err != nil {
+		return nil, nil, fmt.Errorf("run %s's worktree %s is gone; its records are committed on its branch: git show %s:%s",
+			row.ID, row.Workdir, orDash(row.Workspace.Branch), goal.GoalsPath)
+	}
+	return p, row, nil
+}
+
+func loadGoals(cmd *cobra.Command, args []string) (*store.Run, *goal.File, error) {
+	id := ""
+	if len(args) > 0 {
+		id = args[0]
+	}
+	_, row, err := goalsRun(cmd, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := agent.ReadGoals(row.Workdir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f == nil {
+		return nil, nil, fmt.Errorf("run %s has no goals yet (they are proposed in planning)", row.ID)
+	}
+	return row, f, nil
+}
+
+func printGoals(w io.Writer, row *store.Run, f *goal.File) {
+	acc := "proposed, not accepted (ultra approve " + row.ID + ")"
+	if a := f.Accepted; a != nil {
+		acc = fmt.Sprintf("accepted by %s at %s (ledger entry %d, digest %s)", a.By, a.At.Format("2006-01-02 15:04:05"), a.Ledger, short(a.Digest))
+	}
+	fmt.Fprintf(w, "run %s: %s\nplan %s\n", row.ID, clip(row.Task, 120), acc)
+	for _, g := range f.Goals {
+		fmt.Fprintf(w, "\n%s  %s  (%s, cycle %d of %d)\n  %s\n", g.ID, g.Title, g.Status, g.Attempt, goal.MaxCycles, clip(g.Objective, 200))
+		if g.Commit != "" {
+			fmt.Fprintf(w, "  commit %s\n", short(g.Commit))
+		}
+		if g.Reason != "" {
+			fmt.Fprintf(w, "  why: %s\n", g.Reason)
+		}
+		for _, c := range g.SuccessCriteria {
+			printCriterionLine(w, c)
+		}
+	}
+	if r := f.Review; r != nil {
+		fmt.Fprintf(w, "\nfinal review: round %d, %s\n", r.Rounds, r.Verdict)
+		for _, b := range r.Blockers {
+			fmt.Fprintf(w, "  - %s:%d: %s\n", b.File, b.Line, b.Reason)
+		}
+	}
+}
+
+func printCriterionLine(w io.Writer, c goal.Criterion) {
+	mark := map[goal.CriterionStatus]string{goal.CriterionPass: "✓", goal.CriterionFail: "✗", goal.CriterionBlocked: "!", goal.CriterionPending: "·"}[c.Status]
+	ess := ""
+	if !c.Essential {
+		ess = ", not essential"
+	}
+	if c.Superseded != "" {
+		ess += ", superseded: " + c.Superseded
+	}
+	fmt.Fprintf(w, "  %s %s [%s, %s%s] %s: %s\n", mark, c.ID, c.UserModel, c.Channel, ess, c.Status, clip(c.Scenario, 100))
+	if e := c.CapturedEvidence; e != nil {
+		fmt.Fprintf(w, "      %s\n", clip(e.Summary, 160))
+	}
+}
+
+func newGoalsCriteriaCmd() *cobra.Command {
+	var asJSON bool
+	var runID string
+	cmd := &cobra.Command{
+		Use:   "criteria GOAL",
+		Short: "Show one goal's criteria: scenario, check, status and the evidence ultra captured",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var ids []string
+			if runID != "" {
+				ids = []string{runID}
+			}
+			_, f, err := loadGoals(cmd, ids)
+			if err != nil {
+				return err
+			}
+			g := findGoal(f, args[0])
+			if g == nil {
+				var known []string
+				for _, x := range f.Goals {
+					known = append(known, x.ID)
+				}
+				return usageErr("no goal %q in this run (goals: %s)", args[0], strings.Join(known, ", "))
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), g.SuccessCriteria)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%s  %s (%s)\n", g.ID, g.Title, g.Status)
+			for _, c := range g.SuccessCriteria {
+				fmt.Fprintln(w)
+				printCriterionLine(w, c)
+				chk, _ := json.Marshal(c.Check)
+				fmt.Fprintf(w, "      check: %s\n      expected evidence: %s\n", chk, c.ExpectedEvidence)
+				if c.SameFailures > 0 {
+					fmt.Fprintf(w, "      same failure %d times in a row (limit %d)\n", c.SameFailures, goal.MaxSameFailures)
+				}
+				if e := c.CapturedEvidence; e != nil {
+					if e.Receipt != "" {
+						fmt.Fprintf(w, "      receipt: %s\n", e.Receipt)
+					}
+					for _, ef := range e.Files {
+						fmt.Fprintf(w, "      evidence: %s (sha256 %s, %d bytes)\n", ef.Path, short(ef.SHA256), ef.Bytes)
+					}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&runID, "run", "", "the run (default: the latest)")
+	return cmd
+}
+
+// findGoal finds a goal by its id or its number prefix (G001).
+func findGoal(f *goal.File, id string) *goal.Goal {
+	for i := range f.Goals {
+		if f.Goals[i].ID == id || strings.HasPrefix(f.Goals[i].ID, id+"-") {
+			return &f.Goals[i]
+		}
+	}
+	return nil
+}
+
+func newGoalsLedgerCmd() *cobra.Command {
+	var asJSON, verify bool
+	var runID string
+	cmd := &cobra.Command{
+		Use:   "ledger",
+		Short: "Print a run's ledger; --verify checks its hash chain and says where it breaks (exit 1)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, row, err := goalsRun(cmd, runID)
+			if err != nil {
+				return err
+			}
+			path := filepath.Join(row.Workdir, filepath.FromSlash(goal.LedgerPath))
+			w := cmd.OutOrStdout()
+			if verify {
+				rep := ledger.Verify(path)
+				problem := rep.Problem
+				if problem == nil {
+					problem = agent.CheckRecorded(cmd.Context(), p.StateRoot, row)
+				}
+				if asJSON {
+					out := map[string]any{"ledger": path, "entries": rep.Entries, "head": rep.Head, "head_seq": rep.HeadSeq, "intact": problem == nil}
+					if problem != nil {
+						out["problem"] = problem.Error()
+					}
+					if err := writeJSON(w, out); err != nil {
+						return err
+					}
+				} else if problem == nil {
+					fmt.Fprintf(w, "%s: %s; goals.json matches the ledger\n", goal.LedgerPath, rep)
+				}
+				if problem != nil {
+					return &exitError{code: 1, err: fmt.Errorf("%s: %v", path, problem)}
+				}
+				return nil
+			}
+			entries, err := ledger.Read(path)
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			if asJSON {
+				return writeJSON(w, entries)
+			}
+			if len(entries) == 0 {
+				fmt.Fprintf(w, "run %s has an empty ledger\n", row.ID)
+			}
+			for _, e := range entries {
+				ids := strings.Trim(e.Goal+" "+e.Criterion, " ")
+				fmt.Fprintf(w, "%4d  %s  %-18s %-14s %s\n", e.Seq, e.Time.Local().Format("15:04:05"), e.Kind, ids, clip(e.Text, 140))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&verify, "verify", false, "check the hash chain, the head ultra recorded and goals.json's digest")
+	cmd.Flags().StringVar(&runID, "run", "", "the run (default: the latest)")
+	return cmd
+}
+
+func newGoalsSteerCmd() *cobra.Command {
+	var s goal.Steer
+	var order, checkJSON, criteriaJSON, goalsJSON string
+	var essential string
+	cmd := &cobra.Command{
+		Use:   "steer RUN --kind KIND --evidence TEXT --rationale TEXT [...]",
+		Short: "A person's structured change to a run's accepted goals, recorded in the ledger",
+		Long: `Kinds: ` + strings.Join(goal.SteerKinds, ", ") + `.
+Every change needs --evidence (what was observed) and --rationale (why the change).
+Only a person may weaken or remove an accepted essential criterion.`,
+		Example: `  ultra goals steer RUN --kind add_subgoal --title "Export as CSV" --objective "..." --criteria @criteria.json --evidence "users asked" --rationale "in scope"
+  ultra goals steer RUN --kind revise_criterion --goal G002 --criterion G002-C3 --check '{"run":"make e2e","expect_exit":0}' --evidence "..." --rationale "..."
+  ultra goals steer RUN --kind mark_blocked_superseded --goal G003 --note "needs the vendor's API" --evidence "..." --rationale "..."`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if order != "" {
+				s.Order = strings.Split(order, ",")
+			}
+			for _, x := range []struct {
+				flag, text string
+				into       any
+			}{{"--check", checkJSON, &s.Check}, {"--criteria", criteriaJSON, &s.Criteria}, {"--split", goalsJSON, &s.Split}} {
+				if x.text == "" {
+					continue
+				}
+				text := x.text
+				if strings.HasPrefix(text, "@") {
+					b, err := os.ReadFile(text[1:])
+					if err != nil {
+						return usageErr("%s: %v", x.flag, err)
+					}
+					text = string(b)
+				}
+				if err := json.Unmarshal([]byte(text), x.into); err != nil {
+					return usageErr("%s: not valid JSON: %v", x.flag, err)
+				}
+			}
+			switch essential {
+			case "":
+			case "true", "false":
+				v := essential == "true"
+				s.Essential = &v
+			default:
+				return usageErr("--essential must be true or false")
+			}
+			p, st, row, err := openRun(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if s.Goal != "" {
+				if f, _ := agent.ReadGoals(row.Workdir); f != nil {
+					if g := findGoal(f, s.Goal); g != nil {
+						s.Goal = g.ID
+					}
+				}
+			}
+			f, err := agent.SteerGoals(cmd.Context(), p.agentOptions(st), row.ID, s)
+			if err != nil {
+				return &exitError{code: 1, err: fmt.Errorf("steering refused (recorded in the ledger): %w", err)}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "steering accepted: %s (recorded in %s)\n", s.Kind, goal.LedgerPath)
+			printGoals(cmd.OutOrStdout(), row, f)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&s.Kind, "kind", "", "one of: "+strings.Join(goal.SteerKinds, ", "))
+	fl.StringVar(&s.Goal, "goal", "", "the goal (id or G001)")
+	fl.StringVar(&s.Criterion, "criterion", "", "the criterion (e.g. G001-C2)")
+	fl.StringVar(&s.Title, "title", "", "a goal's title (add_subgoal, revise_pending_wording)")
+	fl.StringVar(&s.Objective, "objective", "", "a goal's objective")
+	fl.StringVar(&s.Scenario, "scenario", "", "a criterion's scenario (revise_pending_wording)")
+	fl.StringVar(&order, "order", "", "reorder_pending: the pending goals' ids, comma-separated, in the new order")
+	fl.StringVar(&checkJSON, "check", "", "revise_criterion: the new check, JSON (or @file)")
+	fl.StringVar(&criteriaJSON, "criteria", "", "add_subgoal: the new goal's criteria, JSON array as in the goals tool (or @file)")
+	fl.StringVar(&goalsJSON, "split", "", "split_subgoal: the goals that replace it, JSON array as in the goals tool (or @file)")
+	fl.StringVar(&essential, "essential", "", "revise_criterion: true or false")
+	fl.StringVar(&s.Note, "note", "", "annotate_ledger, mark_blocked_superseded: the note")
+	fl.StringVar(&s.Evidence, "evidence", "", "what was observed that calls for the change (required)")
+	fl.StringVar(&s.Rationale, "rationale", "", "why the change (required)")
+	return cmd
+}

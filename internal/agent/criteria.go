@@ -1,0 +1,341 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/check"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/gate"
+	"github.com/ultra-dev/ultra/internal/gate/gatefile"
+	"github.com/ultra-dev/ultra/internal/goal"
+	"github.com/ultra-dev/ultra/internal/goal/ledger"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/proc"
+	"github.com/ultra-dev/ultra/internal/sandbox"
+	"github.com/ultra-dev/ultra/internal/workspace"
+)
+
+// target is one criterion a verification runs.
+type target struct {
+	g *goal.Goal
+	c *goal.Criterion
+}
+
+// judgeGoals runs the criteria this verification decides on, on the tree
+// the gate judged (only when the gate let it through: a red suite decides
+// already), records every result and says what it means for the goal.
+// The text is what the model reads.
+func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalResult, string) {
+	f := r.goals.file
+	advanced := d.Status.Advances()
+	if r.st.Goals.Final {
+		r.st.Goals.FinalAttempts++
+		return r.finalGate(ctx, d, nil, fmt.Sprintf("final-%d", r.st.Goals.FinalAttempts))
+	}
+	g := f.Current()
+	if g == nil {
+		return phase.GoalResult{Final: true, Reason: "no goal is left"}, ""
+	}
+	g.Attempt++
+	g.UpdatedAt = r.o.Now().UTC()
+	var b strings.Builder
+	if advanced {
+		var ts []target
+		for i := range g.SuccessCriteria {
+			if g.SuccessCriteria[i].Superseded == "" {
+				ts = append(ts, target{g, &g.SuccessCriteria[i]})
+			}
+		}
+		fmt.Fprintf(&b, "criteria of %s (cycle %d of %d), run by ultra on tree %s:\n", g.ID, g.Attempt, goal.MaxCycles, workspace.Short(d.Tree))
+		b.WriteString(r.runCriteria(ctx, d.Tree, ts, fmt.Sprintf("cycle-%d", g.Attempt)))
+	} else {
+		fmt.Fprintf(&b, "criteria of %s not run: the tests must pass first (cycle %d of %d)\n", g.ID, g.Attempt, goal.MaxCycles)
+	}
+	v := g.Judge(advanced)
+	res := phase.GoalResult{Goal: g.ID, Complete: v.Complete, Failed: v.Failed, Reason: v.Reason}
+	if v.Complete {
+		res.Reason = fmt.Sprintf("every essential criterion passed (%d)", essentialCount(g))
+		res.More = r.nextGoal(g) != nil
+		if !res.More {
+			// The last goal: the final gate runs now, on this same tree.
+			b.WriteString(fmt.Sprintf("%s is the last goal: the final gate runs every criterion of every goal on this tree.\n", g.ID))
+			fin, text := r.finalGate(ctx, d, g, "final-1")
+			r.st.Goals.FinalAttempts = 1
+			fin.Goal = g.ID
+			b.WriteString(text)
+			return fin, b.String()
+		}
+	}
+	return res, b.String()
+}
+
+// finalGate runs every criterion of every goal on the tree d judged
+// (those of skip, just run on it, are not run again) and says whether the
+// run may go to its review.
+func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal, label string) (phase.GoalResult, string) {
+	f := r.goals.file
+	res := phase.GoalResult{Final: true}
+	if !d.Status.Advances() {
+		res.Reason = "the tests must pass first"
+		if r.st.Goals.FinalAttempts >= goal.MaxCycles {
+			res.Failed, res.Reason = true, fmt.Sprintf("the final gate did not pass in %d verifications", r.st.Goals.FinalAttempts)
+		}
+		return res, "final gate: criteria not run: the tests must pass first\n"
+	}
+	var ts []target
+	for gi := range f.Goals {
+		g := &f.Goals[gi]
+		if g == skip || g.Status == goal.Blocked {
+			continue
+		}
+		for ci := range g.SuccessCriteria {
+			if g.SuccessCriteria[ci].Superseded == "" {
+				ts = append(ts, target{g, &g.SuccessCriteria[ci]})
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "final gate on tree %s: every criterion of every goal:\n", workspace.Short(d.Tree))
+	b.WriteString(r.runCriteria(ctx, d.Tree, ts, label))
+	var missing []string
+	for gi := range f.Goals {
+		g := &f.Goals[gi]
+		if g.Status == goal.Blocked {
+			continue
+		}
+		if v := g.Judge(true); !v.Complete {
+			missing = append(missing, g.ID+": "+v.Reason)
+		}
+	}
+	if len(missing) == 0 {
+		res.Complete = true
+		res.Reason = fmt.Sprintf("the tests and every essential criterion of %d goals pass on tree %s", len(f.Goals), workspace.Short(d.Tree))
+		r.recordGoal(ledger.Entry{Kind: ledger.KindFinalGate, Text: "pass: " + res.Reason, Data: jsonData(map[string]any{"tree": d.Tree, "gate": d.N})})
+		return res, b.String()
+	}
+	res.Reason = "the final gate found criteria failing on the final tree (a later change broke them): " + strings.Join(missing, "; ")
+	if r.st.Goals.FinalAttempts >= goal.MaxCycles {
+		res.Failed = true
+		res.Reason = fmt.Sprintf("the final gate failed %d times: %s", r.st.Goals.FinalAttempts, strings.Join(missing, "; "))
+	}
+	r.recordGoal(ledger.Entry{Kind: ledger.KindFinalGate, Text: "fail: " + strings.Join(missing, "; "), Data: jsonData(map[string]any{"tree": d.Tree, "gate": d.N})})
+	return res, b.String()
+}
+
+func essentialCount(g *goal.Goal) int {
+	n := 0
+	for _, c := range g.SuccessCriteria {
+		if c.Essential && c.Superseded == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// nextGoal is the first pending goal after g, or nil.
+func (r *runner) nextGoal(g *goal.Goal) *goal.Goal {
+	f := r.goals.file
+	seen := false
+	for i := range f.Goals {
+		if seen && f.Goals[i].Status == goal.Pending {
+			return &f.Goals[i]
+		}
+		if f.Goals[i].ID == g.ID {
+			seen = true
+		}
+	}
+	return nil
+}
+
+// runCriteria runs each target's check on tree and records the results;
+// it returns one line per criterion for the model.
+func (r *runner) runCriteria(ctx context.Context, tree string, ts []target, label string) string {
+	var b strings.Builder
+	for _, t := range ts {
+		if ctx.Err() != nil {
+			break
+		}
+		res := r.runCriterion(ctx, tree, t, label)
+		now := r.o.Now().UTC()
+		ev := &goal.Evidence{Summary: res.Summary, Files: res.Files, Receipt: res.Receipt, Tree: tree, Ledger: r.goals.ledger.Len() + 1}
+		sig := ""
+		if res.Status != goal.CriterionPass {
+			sig = goal.FailureSignature(res.Status, firstNonEmpty(res.Signature, res.Reason))
+		}
+		t.g.Record(t.c.ID, res.Status, sig, ev, now)
+		var paths []string
+		for _, f := range res.Files {
+			paths = append(paths, f.Path)
+		}
+		r.recordGoal(ledger.Entry{Kind: ledger.KindEvidenceCaptured, Goal: t.g.ID, Criterion: t.c.ID, Digest: evidenceDigest(res),
+			Evidence: res.Files, Text: string(res.Status) + ": " + oneLine(res.Summary, 200)})
+		switch res.Status {
+		case goal.CriterionFail:
+			r.recordGoal(ledger.Entry{Kind: ledger.KindCriterionFailed, Goal: t.g.ID, Criterion: t.c.ID, Digest: sig, Text: oneLine(res.Reason, 300)})
+		case goal.CriterionBlocked:
+			r.recordGoal(ledger.Entry{Kind: ledger.KindCriterionBlocked, Goal: t.g.ID, Criterion: t.c.ID, Digest: sig, Text: oneLine(res.Reason, 300)})
+		}
+		r.emit(event.Criterion, event.CriterionData{Goal: t.g.ID, Criterion: t.c.ID, Channel: string(t.c.Channel), Status: string(res.Status),
+			Summary: res.Summary, Reason: res.Reason, Receipt: res.Receipt, Evidence: paths, Duration: res.Duration.Round(time.Millisecond).String()})
+		fmt.Fprintf(&b, "- %s [%s, %s] %s: %s\n", t.c.ID, t.c.UserModel, t.c.Channel, strings.ToUpper(string(res.Status)), oneLine(res.Summary, 600))
+		if res.Status != goal.CriterionPass && res.Reason != "" {
+			fmt.Fprintf(&b, "    why: %s\n", oneLine(res.Reason, 400))
+		}
+		if c := t.g.Criterion(t.c.ID); c != nil && c.SameFailures > 1 {
+			fmt.Fprintf(&b, "    the same failure %d times in a row (limit %d)\n", c.SameFailures, goal.MaxSameFailures)
+		}
+	}
+	return b.String()
+}
+
+// runCriterion runs one check on a fresh checkout of tree, contained like
+// the gate's tests: the programs it starts are the model's.
+func (r *runner) runCriterion(ctx context.Context, tree string, t target, label string) check.Result {
+	runDir := RunDir(r.o.StateRoot, r.row.ID)
+	evDir := filepath.Join(r.o.StateRoot, "evidence", r.row.ID, t.g.ID, t.c.ID, label)
+	rel, err := filepath.Rel(r.row.Repo, evDir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = evDir
+	}
+	_ = removeAll(evDir) // a killed attempt's files
+	blocked := func(why string) check.Result {
+		return check.Result{Status: goal.CriterionBlocked, Summary: "not run: " + why, Reason: why, Signature: why}
+	}
+	if r.o.Ultra == "" && r.o.Checker == nil {
+		return blocked("ultra's own program is unknown, so it cannot supervise the check")
+	}
+	dest := filepath.Join(runDir, "sandbox", "check", "tree")
+	_ = removeAll(dest)
+	if err := workspace.ExportTree(ctx, r.row.Workdir, tree, dest); err != nil {
+		return blocked("checking out the tree: " + err.Error())
+	}
+	defer removeAll(dest)
+	for _, d := range r.st.DepDirs {
+		p := filepath.Join(dest, filepath.FromSlash(d))
+		if _, err := os.Lstat(p); os.IsNotExist(err) {
+			_ = os.MkdirAll(filepath.Dir(p), 0o755)
+			_ = os.Symlink(filepath.Join(r.row.Workdir, filepath.FromSlash(d)), p)
+		}
+	}
+	run := check.Runner{Dir: dest, Program: []string{r.o.Ultra, check.SupervisorArg}, EvidenceDir: evDir, EvidenceRel: filepath.ToSlash(rel),
+		Sandbox: func(ch goal.Channel) (*proc.Sandbox, error) { return r.checkSandbox(ctx, dest, ch) }}
+	if r.o.Checker != nil {
+		return r.o.Checker(ctx, run, *t.c)
+	}
+	return run.Run(ctx, *t.c)
+}
+
+// checkSandbox contains a check's programs as the gate contains the
+// tests: the checkout writable, a fresh home and /tmp, ultra's state and
+// the person's secrets hidden, no network beyond the sandbox's own
+// loopback. tmux and browser checks may create Unix sockets (tmux and chromium need them).
+func (r *runner) checkSandbox(ctx context.Context, dest string, ch goal.Channel) (*proc.Sandbox, error) {
+	st := r.o.sandboxStatus()
+	if !st.Available {
+		return nil, nil
+	}
+	runDir := RunDir(r.o.StateRoot, r.row.ID)
+	l := sandbox.Layout{
+		Work: dest, Hide: append(hiddenPaths(r.o.StateRoot), gateHiddenGit(ctx, r.row.Workdir)...),
+		Home: filepath.Join(runDir, "sandbox", "check-home"), Tmp: filepath.Join(runDir, "sandbox", "check-tmp"),
+		NoUnixSockets: ch != goal.ChannelTmux && ch != goal.ChannelBrowser,
+	}
+	for _, p := range depPaths(r.row.Workdir, r.st.DepDirs) {
+		l.Deps = append(l.Deps, sandbox.Bind{Src: p, Path: p})
+	}
+	// ultra's own program supervises the check inside (wherever it lies,
+	// /tmp included).
+	l.Deps = append(l.Deps, sandbox.Bind{Src: r.o.Ultra, Path: r.o.Ultra})
+	for _, d := range []string{l.Home, l.Tmp} {
+		if err := removeAll(d); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	return contained(st, l), nil
+}
+
+// evidenceDigest is one digest of a check's artifacts.
+func evidenceDigest(res check.Result) string {
+	var parts []string
+	for _, f := range res.Files {
+		parts = append(parts, f.Name+":"+f.SHA256)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, res.Summary)
+	}
+	return goal.Digest([]byte(strings.Join(parts, "\n")))
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return event.Truncate(s, n)
+}
+
+// commitGoal commits the tree the gate and the criteria let through, with
+// ultra's records of it (goals.json, the ledger), on the run's branch.
+// Nothing but those records may differ from the tree the gate judged.
+func (r *runner) commitGoal(ctx context.Context, d gate.Decision, subject, body string, trailers []string) string {
+	ws := r.row.Workspace
+	if ws.Branch == "" || d.Tree == "" {
+		return ""
+	}
+	tree, err := workspace.TreeHash(ctx, r.row.Workdir)
+	if err != nil {
+		return r.commitFailed(err)
+	}
+	runDir := RunDir(r.o.StateRoot, r.row.ID)
+	if tree != d.Tree {
+		changes, err := workspace.DiffTrees(ctx, r.row.Workdir, d.Tree, tree)
+		if err != nil {
+			return r.commitFailed(err)
+		}
+		var paths []string
+		for _, c := range changes {
+			if !slices.Contains(goalArtifacts, c.Path) {
+				return r.commitFailed(fmt.Errorf("the worktree changed beyond ultra's records since the gate judged it (%s)", c.Path))
+			}
+			paths = append(paths, c.Path)
+		}
+		prev, err := gatefile.Read(runDir)
+		if err != nil {
+			return r.commitFailed(err)
+		}
+		if _, err := gatefile.Write(runDir, gate.WithArtifacts(d, gatefile.Next(prev), tree, r.o.Now().UTC(), paths)); err != nil {
+			return r.commitFailed(err)
+		}
+	}
+	var m strings.Builder
+	fmt.Fprintf(&m, "ultra: %s\n\n", subject)
+	if body != "" {
+		m.WriteString(strings.TrimSpace(body) + "\n")
+	}
+	fmt.Fprintf(&m, "Gate decision %d: %s (%d passed, %d failed, %d skipped).\n\n", d.N, d.Status, d.Counts.Passed, d.Counts.Failed+d.Counts.Errors, d.Counts.Skipped)
+	fmt.Fprintf(&m, "Ultra-Run: %s\n", r.row.ID)
+	for _, t := range trailers {
+		m.WriteString(t + "\n")
+	}
+	fmt.Fprintf(&m, "Ultra-Gate: %d %s\n", d.N, d.Status)
+	commit, err := workspace.CommitTree(ctx, r.row.Workdir, ws.Branch, tree, m.String(), r.o.Git.Identity, r.o.Git.protected())
+	if err != nil {
+		return r.commitFailed(err)
+	}
+	if commit == "" {
+		return ""
+	}
+	r.emit(event.Commit, event.CommitData{Commit: commit, Branch: ws.Branch, Tree: tree, Gate: d.N, Status: string(d.Status)})
+	return commit
+}
+
+func (r *runner) commitFailed(err error) string {
+	r.emit(event.Warning, event.WarningData{Message: "ultra could not commit the goal: " + err.Error()})
+	return ""
+}

@@ -1,0 +1,422 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/goal"
+	"github.com/ultra-dev/ultra/internal/goal/ledger"
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/tool"
+)
+
+// goalState is what a run with goals keeps in the store beside
+// goals.json and the ledger, which live in its worktree.
+type goalState struct {
+	// Brief is the brief's text when the run was started with one.
+	Brief string `json:"brief,omitempty"`
+	// PlanOnly: the run stops at the acceptance point whatever its run
+	// control (ultra plan).
+	PlanOnly bool `json:"plan_only,omitempty"`
+	// Final: the last goal completed; every verification now is the final
+	// gate (every criterion of every goal).
+	Final bool `json:"final,omitempty"`
+	// FinalAttempts counts the final gate's verifications.
+	FinalAttempts int `json:"final_attempts,omitempty"`
+	// LedgerSeq and LedgerHash are the ledger's head as ultra last wrote
+	// it: a chain recomputed after a hand edit no longer holds them.
+	LedgerSeq  int    `json:"ledger_seq,omitempty"`
+	LedgerHash string `json:"ledger_hash,omitempty"`
+	// ReviewRound is the final review's round (1 for the first).
+	ReviewRound int `json:"review_round,omitempty"`
+	// Review is the reviewer's own conversation: a fresh context, apart
+	// from the run's history.
+	Review []llm.Message `json:"review,omitempty"`
+}
+
+// goalArtifacts are the files of .ultra/ that ultra writes for goals.
+var goalArtifacts = []string{goal.BriefPath, goal.GoalsPath, goal.LedgerPath}
+
+// GoalArtifacts are the repository paths of ultra's records of a run.
+func GoalArtifacts() []string { return slices.Clone(goalArtifacts) }
+
+// ultraDir is the worktree's .ultra, made when missing. It must be a
+// real directory: ultra never writes through a link.
+func ultraDir(workdir string) (string, error) {
+	dir := filepath.Join(workdir, ".ultra")
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return dir, os.Mkdir(dir, 0o755)
+	case err != nil:
+		return "", err
+	case !fi.IsDir():
+		return "", fmt.Errorf("%s is not a directory (a link or a file): ultra does not write its records through it", dir)
+	}
+	return dir, nil
+}
+
+// writeArtifact writes one file of .ultra/ (name relative to it) as a
+// whole: a temporary file renamed over it, never through a link.
+func writeArtifact(workdir, name string, data []byte) error {
+	dir, err := ultraDir(workdir)
+	if err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	tmp := name + ".next"
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return root.Rename(tmp, name)
+}
+
+// goalsPath is the path of a goal artifact in workdir.
+func goalsPath(workdir, rel string) string { return filepath.Join(workdir, filepath.FromSlash(rel)) }
+
+// ReadGoals reads the goals.json of a worktree; nil when there is none.
+func ReadGoals(workdir string) (*goal.File, error) {
+	b, err := os.ReadFile(goalsPath(workdir, goal.GoalsPath))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var f goal.File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", goal.GoalsPath, err)
+	}
+	if f.Version != goal.SchemaVersion {
+		return nil, fmt.Errorf("%s: version %d, this ultra reads version %d", goal.GoalsPath, f.Version, goal.SchemaVersion)
+	}
+	return &f, nil
+}
+
+// goalsRecordedDigest is the goals.json digest the ledger's last entry
+// recorded ("" when none did).
+func goalsRecordedDigest(entries []ledger.Entry) string {
+	for i := len(entries) - 1; i >= 0; i-- {
+		var d struct {
+			Goals string `json:"goals"`
+		}
+		if json.Unmarshal(entries[i].Data, &d) == nil && d.Goals != "" {
+			return d.Goals
+		}
+	}
+	return ""
+}
+
+// CheckGoals checks a worktree's goal records: the ledger's chain is
+// whole, still holds the head ultra last wrote (seq, hash; 0 for none
+// known) and goals.json is the one the ledger last recorded. A change
+// ultra recorded in the ledger but had not yet put in place when it was
+// stopped is completed; one it had not recorded is dropped.
+func CheckGoals(workdir string, seq int, hash string) error {
+	return checkGoals(workdir, seq, hash, true)
+}
+
+// CheckRecorded checks a stored run's goal records as CheckGoals does,
+// changing nothing (ultra goals ledger --verify).
+func CheckRecorded(_ context.Context, _ string, row *store.Run) error {
+	st, err := decodeState(row)
+	if err != nil {
+		return err
+	}
+	if st.Goals == nil {
+		return nil
+	}
+	return checkGoals(row.Workdir, st.Goals.LedgerSeq, st.Goals.LedgerHash, false)
+}
+
+func checkGoals(workdir string, seq int, hash string, repair bool) error {
+	path := goalsPath(workdir, goal.LedgerPath)
+	l, err := ledger.Open(path)
+	if err != nil {
+		return err
+	}
+	if seq > 0 {
+		if err := ledger.VerifyHead(path, seq, hash); err != nil {
+			return err
+		}
+	}
+	want := goalsRecordedDigest(l.Entries())
+	next := goalsPath(workdir, goal.GoalsPath) + ".next"
+	if b, err := os.ReadFile(next); err == nil && repair {
+		if want != "" && goal.Digest(b) == want {
+			if err := os.Rename(next, goalsPath(workdir, goal.GoalsPath)); err != nil {
+				return err
+			}
+		} else {
+			_ = os.Remove(next)
+		}
+	}
+	b, err := os.ReadFile(goalsPath(workdir, goal.GoalsPath))
+	if errors.Is(err, fs.ErrNotExist) {
+		if want != "" {
+			return fmt.Errorf("%s is missing, but the ledger records it (digest %s): restore it from the run's branch", goal.GoalsPath, short(want))
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if got := goal.Digest(b); want != "" && got != want {
+		return fmt.Errorf("%s was changed outside ultra: its digest is %s, the ledger's last entry records %s (restore it from the run's branch, e.g. git checkout -- %s)",
+			goal.GoalsPath, short(got), short(want), goal.GoalsPath)
+	}
+	return nil
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// goalRecorder writes a run's goals.json and ledger, in that order of
+// intent: the new goals.json is staged beside the old one, the ledger
+// entry that records its digest is appended, then it is put in place (see
+// CheckGoals for what a crash in between leaves).
+type goalRecorder struct {
+	workdir string
+	run     string
+	file    *goal.File
+	ledger  *ledger.Ledger
+}
+
+func openRecorder(workdir, run string) (*goalRecorder, error) {
+	if _, err := ultraDir(workdir); err != nil {
+		return nil, err
+	}
+	l, err := ledger.Open(goalsPath(workdir, goal.LedgerPath))
+	if err != nil {
+		return nil, err
+	}
+	f, err := ReadGoals(workdir)
+	if err != nil {
+		return nil, err
+	}
+	return &goalRecorder{workdir: workdir, run: run, file: f, ledger: l}, nil
+}
+
+// record appends e to the ledger with the digest of goals.json as it
+// stands now (written first when it changed).
+func (g *goalRecorder) record(e ledger.Entry) (ledger.Entry, error) {
+	e.Run = g.run
+	data := map[string]any{}
+	if len(e.Data) > 0 {
+		_ = json.Unmarshal(e.Data, &data)
+	}
+	var staged []byte
+	if g.file != nil {
+		staged = g.file.Encode()
+		data["goals"] = goal.Digest(staged)
+		if err := writeArtifact(g.workdir, filepath.Base(goal.GoalsPath)+".next", staged); err != nil {
+			return e, fmt.Errorf("writing goals.json: %w", err)
+		}
+	}
+	e.Data, _ = json.Marshal(data)
+	out, err := g.ledger.Append(e)
+	if err != nil {
+		return out, fmt.Errorf("appending to the ledger: %w", err)
+	}
+	if staged != nil {
+		dir := filepath.Join(g.workdir, ".ultra")
+		if err := os.Rename(filepath.Join(dir, filepath.Base(goal.GoalsPath)+".next"), filepath.Join(dir, filepath.Base(goal.GoalsPath))); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// recordGoal appends a ledger entry for the run and keeps its head.
+func (r *runner) recordGoal(e ledger.Entry) ledger.Entry {
+	if r.goals == nil {
+		return e
+	}
+	out, err := r.goals.record(e)
+	if err != nil {
+		r.emit(event.Warning, event.WarningData{Message: "goal records: " + err.Error()})
+		r.goalsBroken = err
+		return out
+	}
+	r.st.Goals.LedgerSeq, r.st.Goals.LedgerHash = r.goals.ledger.Head()
+	r.emit(event.Ledger, event.LedgerData{Seq: out.Seq, Kind: out.Kind, Goal: out.Goal, Criterion: out.Criterion, Text: out.Text})
+	return out
+}
+
+// hasGoals reports that the run works through goals.
+func (r *runner) hasGoals() bool { return r.st.Goals != nil && r.goals != nil }
+
+// goalsSchema is the goals tool's input; the full shape is documented in
+// docs/goals.md and docs/goals.schema.json.
+var goalsSchema = json.RawMessage(`{"type":"object","properties":{"goals":{"type":"array","items":{"type":"object","properties":{` +
+	`"title":{"type":"string"},"objective":{"type":"string"},"criteria":{"type":"array","items":{"type":"object","properties":{` +
+	`"scenario":{"type":"string"},"user_model":{"type":"string","enum":["happy","edge","regression","adversarial"]},` +
+	`"channel":{"type":"string","enum":["command","http","tmux","browser"]},` +
+	`"check":{"type":"object","description":"command: {run, expect_exit, expect_stdout, expect_stderr}; http: {start, port, method, path, headers, body, expect_status, expect_body, expect_json}; tmux: {start, steps:[{keys, expect}]}; browser: {start, url, steps:[{click}|{type:{selector,text}}|{wait_text}], expect_text, expect_selector}. expect_* are regular expressions."},` +
+	`"expected_evidence":{"type":"string"},"essential":{"type":"boolean"}},"required":["scenario","user_model","channel","check","expected_evidence"]}}},` +
+	`"required":["title","objective","criteria"]}}},"required":["goals"],"additionalProperties":false}`)
+
+func (r *runner) goalsTool() tool.Tool {
+	return funcTool{
+		spec: llm.ToolSpec{Name: "goals", Parameters: goalsSchema,
+			Description: "Propose the goals and their success criteria (leaves planning once accepted). Each goal needs at least 3 criteria: a happy path, an edge and a regression or adversarial case; ultra runs every check itself (command, http, tmux, browser) and only what it observes counts."},
+		run: r.runGoals,
+	}
+}
+
+func (r *runner) runGoals(_ context.Context, args json.RawMessage) tool.Result {
+	if r.st.Phase.Phase != phase.Planning {
+		return r.refuse(llm.ToolCall{ID: r.callID, Name: "goals"}, &refusal{layer: LayerPhaseGuard,
+			reason: "goals are proposed only in planning; after acceptance they change only through steering"})
+	}
+	p, err := goal.DecodeProposal(args)
+	if err != nil {
+		return tool.Result{IsError: true, Malformed: true, Output: "invalid arguments for goals: " + err.Error()}
+	}
+	if probs := p.Validate(); len(probs) > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "The proposal was refused; fix these and call goals again:\n")
+		for _, pr := range probs {
+			fmt.Fprintf(&b, "- %s\n", pr)
+		}
+		return tool.Result{IsError: true, Output: strings.TrimSpace(b.String())}
+	}
+	now := r.o.Now().UTC()
+	r.goals.file = &goal.File{Version: goal.SchemaVersion, Run: r.row.ID, Goals: p.ToGoals(now)}
+	if r.st.Goals.Brief != "" {
+		r.goals.file.Brief = goal.BriefPath
+	}
+	digest := goal.PlanDigest(r.goals.file.Goals)
+	r.recordGoal(ledger.Entry{Kind: ledger.KindPlanCreated, Digest: digest, Text: planCounts(r.goals.file)})
+	if r.goalsBroken != nil {
+		return tool.Result{IsError: true, Output: "ultra could not record the goals: " + r.goalsBroken.Error()}
+	}
+	r.st.PendingPlan = planSummary(r.goals.file)
+	if !r.row.Axes.AcceptsPlanWithoutPerson() || r.st.Goals.planOnly() {
+		r.emit(event.PlanProposed, event.PlanProposedData{Plan: r.st.PendingPlan, Accepted: false, By: r.row.Axes.Control})
+		return tool.Result{Output: fmt.Sprintf("Goals recorded (%s). A person must accept them (ultra approve %s). The run pauses until then.",
+			planCounts(r.goals.file), r.row.ID)}
+	}
+	r.acceptPlan(phase.ByModel, "goals accepted by code validation (autonomous)")
+	g := r.goals.file.Current()
+	return tool.Result{Output: fmt.Sprintf("Goals accepted and frozen (%s). Phase is now building, goal %s: %s.\n%s\nWhen it is ready, call phase{to:\"verifying\"}: ultra runs the tests and this goal's criteria.",
+		planCounts(r.goals.file), g.ID, g.Title, criteriaList(g))}
+}
+
+func (s *goalState) planOnly() bool { return s.PlanOnly }
+
+// planCounts is "3 goals, 10 criteria".
+func planCounts(f *goal.File) string {
+	n := 0
+	for _, g := range f.Goals {
+		n += len(g.SuccessCriteria)
+	}
+	return fmt.Sprintf("%d goals, %d criteria", len(f.Goals), n)
+}
+
+// planSummary is the plan as a person reads it when approving.
+func planSummary(f *goal.File) string {
+	var b strings.Builder
+	for _, g := range f.Goals {
+		fmt.Fprintf(&b, "%s: %s\n  %s\n", g.ID, g.Title, g.Objective)
+		for _, c := range g.SuccessCriteria {
+			ess := ""
+			if !c.Essential {
+				ess = " (not essential)"
+			}
+			fmt.Fprintf(&b, "  - %s [%s, %s]%s %s\n", c.ID, c.UserModel, c.Channel, ess, c.Scenario)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// criteriaList is a goal's criteria with their last results.
+func criteriaList(g *goal.Goal) string {
+	var b strings.Builder
+	for _, c := range g.SuccessCriteria {
+		if c.Superseded != "" {
+			continue
+		}
+		fmt.Fprintf(&b, "  - %s [%s, %s] %s: %s\n", c.ID, c.UserModel, c.Channel, c.Status, c.Scenario)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// acceptGoals freezes the proposed goals and starts the first one.
+func (r *runner) acceptGoals(by string) {
+	f := r.goals.file
+	if f == nil || f.Accepted != nil {
+		return
+	}
+	now := r.o.Now().UTC()
+	digest := goal.PlanDigest(f.Goals)
+	f.Accepted = &goal.Acceptance{By: by, At: now, Digest: digest, Ledger: r.goals.ledger.Len() + 1}
+	e := r.recordGoal(ledger.Entry{Kind: ledger.KindPlanAccepted, Digest: digest, Text: "accepted by " + by + ": " + planCounts(f)})
+	f.Accepted.Ledger = e.Seq
+	r.startGoal()
+}
+
+// startGoal marks the next pending goal in progress.
+func (r *runner) startGoal() *goal.Goal {
+	g := r.goals.file.Current()
+	if g == nil || g.Status == goal.InProgress {
+		return g
+	}
+	now := r.o.Now().UTC()
+	g.Status, g.StartedAt, g.UpdatedAt = goal.InProgress, &now, now
+	r.recordGoal(ledger.Entry{Kind: ledger.KindGoalStarted, Goal: g.ID, Text: g.Title})
+	return g
+}
+
+// goalReminder is the reminder's line about the goal in hand.
+func (r *runner) goalReminder() string {
+	if !r.hasGoals() || r.goals == nil || r.goals.file == nil || r.goals.file.Accepted == nil {
+		return ""
+	}
+	f := r.goals.file
+	if r.st.Goals.Final {
+		return "goals: all complete; the final gate runs the tests and every criterion of every goal on the final tree"
+	}
+	g := f.Current()
+	if g == nil {
+		return ""
+	}
+	n := 0
+	for i := range f.Goals {
+		if f.Goals[i].ID == g.ID {
+			n = i + 1
+		}
+	}
+	return fmt.Sprintf("goal %d of %d: %s (%s), cycle %d of %d; criteria:\n%s", n, len(f.Goals), g.ID, g.Title,
+		min(g.Attempt+1, goal.MaxCycles), goal.MaxCycles, criteriaList(g))
+}

@@ -1,0 +1,234 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/gate"
+	"github.com/ultra-dev/ultra/internal/gate/gatefile"
+	"github.com/ultra-dev/ultra/internal/goal"
+	"github.com/ultra-dev/ultra/internal/goal/ledger"
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/tool"
+	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/workspace"
+)
+
+func jsonData(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// afterGoalVerify applies a verification of a run with goals: the gate's
+// decision d, then the criteria (judgeGoals), then the phase machine.
+func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *verify.Result, path string, ev event.VerifyResultData) tool.Result {
+	cur := r.goals.file.Current()
+	gr, text := r.judgeGoals(ctx, d)
+	next, tr, err := r.st.Phase.AfterGoalVerify(d.Outcome(), gr, ev.Reason)
+	if err != nil {
+		return tool.Result{IsError: true, Output: err.Error()}
+	}
+	r.applyTransition(next, tr)
+	out := gateSummary(d, res, path) + "\n\n" + text + "\n"
+	complete := func(g *goal.Goal) string {
+		now := r.o.Now().UTC()
+		g.Status, g.CompletedAt, g.UpdatedAt = goal.Complete, &now, now
+		e := r.recordGoal(ledger.Entry{Kind: ledger.KindGoalCompleted, Goal: g.ID, Text: gr.Reason, Data: jsonData(map[string]any{"tree": d.Tree, "gate": d.N})})
+		commit := r.commitGoal(ctx, d, g.ID+" "+g.Title, g.Objective, []string{"Ultra-Goal: " + g.ID, fmt.Sprintf("Ultra-Ledger: %d", e.Seq)})
+		if commit == "" {
+			return ""
+		}
+		g.Commit = commit
+		r.recordGoal(ledger.Entry{Kind: ledger.KindCheckpoint, Goal: g.ID, Text: "committed " + workspace.Short(commit) + " on " + r.row.Workspace.Branch,
+			Data: jsonData(map[string]any{"commit": commit})})
+		return fmt.Sprintf(" ultra committed it as %s on %s.", workspace.Short(commit), r.row.Workspace.Branch)
+	}
+	switch next.Phase {
+	case phase.Building:
+		out += fmt.Sprintf("Goal %s is complete.%s", cur.ID, complete(cur))
+		g := r.startGoal()
+		out += fmt.Sprintf("\nNext goal %s: %s\n%s\n%s\nPhase is now building: make the change, then call phase{to:\"verifying\"}.", g.ID, g.Title, g.Objective, criteriaList(g))
+	case phase.Reviewing:
+		if cur != nil && cur.Status == goal.InProgress {
+			out += fmt.Sprintf("Goal %s is complete.%s\n", cur.ID, complete(cur))
+		} else if c := r.commitGoal(ctx, d, "final gate passed", gr.Reason, []string{"Ultra-Final: gate"}); c != "" {
+			out += fmt.Sprintf("ultra committed the final tree as %s.\n", workspace.Short(c))
+		}
+		r.st.Goals.Final = true
+		r.startReview(ctx, d)
+		out += "The final gate passed. A reviewer now reviews the change in a fresh context; its verdict decides whether the run completes."
+	case phase.Complete:
+		if d.Status == gate.Concerns {
+			r.st.Deferred = append(r.st.Deferred, d.Reasons[1:]...)
+		}
+		r.finish(StatusComplete, tr.Reason)
+		out += "The run is complete."
+	case phase.Iterating:
+		if gr.Final {
+			r.st.Goals.Final = true
+		}
+		out += fmt.Sprintf("Phase is now iterating (%d retries left): fix what failed, then call phase{to:\"verifying\"}.", next.RetriesLeft())
+	case phase.Escalated:
+		if gr.Failed {
+			if g := r.goals.file.Goal(gr.Goal); g != nil && !gr.Final {
+				g.Status, g.Reason, g.UpdatedAt = goal.Failed, gr.Reason, r.o.Now().UTC()
+				r.recordGoal(ledger.Entry{Kind: ledger.KindGoalFailed, Goal: g.ID, Text: gr.Reason})
+			}
+		}
+		r.finish(StatusEscalated, tr.Reason)
+		out += "The run is escalated to a person: " + tr.Reason
+	}
+	return tool.Result{Output: out, IsError: next.Phase != phase.Building && next.Phase != phase.Reviewing && next.Phase != phase.Complete,
+		Data: map[string]any{"gate_status": string(d.Status), "gate_file": path}}
+}
+
+// reviewPrompt is the reviewer's system prompt.
+const reviewPrompt = `You are the final reviewer of ultra, an autonomous coding agent. Another agent made the change below; ultra's gate already ran the project's tests and every success criterion on the final tree. You review in a fresh context, with read-only tools (read, glob, grep), the brief, the goals with their evidence, and the diff against the base.
+Look for what the gate cannot see: requirements of the brief the change does not meet, wrong behaviour, regressions, security problems, tests or checks that prove less than they claim, and missing evidence.
+Answer with exactly one call: review{verdict:"APPROVE"} when nothing blocks, or review{verdict:"REQUEST_CHANGES", blockers:[{file, line, reason}]} with every blocker; a blocker names a file and says what must change. Do not ask questions and do not edit anything.`
+
+// startReview gives the reviewer its fresh context.
+func (r *runner) startReview(ctx context.Context, d gate.Decision) {
+	r.st.Goals.ReviewRound++
+	var b strings.Builder
+	if r.st.Goals.Brief != "" {
+		fmt.Fprintf(&b, "## Brief\n%s\n\n", r.st.Goals.Brief)
+	} else {
+		fmt.Fprintf(&b, "## Task\n%s\n\n", r.row.Task)
+	}
+	b.WriteString("## Goals and the evidence ultra captured\n")
+	for _, g := range r.goals.file.Goals {
+		fmt.Fprintf(&b, "%s (%s): %s\n  %s\n", g.ID, g.Status, g.Title, g.Objective)
+		for _, c := range g.SuccessCriteria {
+			sum := ""
+			if c.CapturedEvidence != nil {
+				sum = oneLine(c.CapturedEvidence.Summary, 300)
+			}
+			fmt.Fprintf(&b, "  - %s [%s, %s, %s] %s\n    evidence: %s\n", c.ID, c.UserModel, c.Channel, c.Status, c.Scenario, sum)
+		}
+	}
+	fmt.Fprintf(&b, "\n## Tests\ngate decision %d: %s (%d passed, %d failed, %d skipped)\n", d.N, d.Status, d.Counts.Passed, d.Counts.Failed+d.Counts.Errors, d.Counts.Skipped)
+	base := r.row.Workspace.StartCommit
+	diff := ""
+	if base != "" {
+		if baseTree, err := workspace.TreeOf(ctx, r.row.Workdir, base); err == nil {
+			diff, _ = workspace.Git(ctx, r.row.Workdir, "diff", "--stat", "-p", baseTree, d.Tree, "--", ".", ":(exclude).ultra")
+		}
+	}
+	const maxDiff = 60 << 10
+	if len(diff) > maxDiff {
+		diff = diff[:maxDiff] + "\n[diff cut at 60 KiB: read the files for the rest]"
+	}
+	if diff == "" {
+		diff = "(no diff available: read the files)"
+	}
+	fmt.Fprintf(&b, "\n## Diff against the run's start\n%s\n", diff)
+	if r.st.Goals.ReviewRound > 1 {
+		fmt.Fprintf(&b, "\nThis is review round %d of %d: the change was revised after earlier blockers.\n", r.st.Goals.ReviewRound, goal.MaxReviewRounds+1)
+	}
+	r.st.Goals.Review = []llm.Message{{Role: llm.RoleUser, Content: b.String()}}
+	r.emit(event.Warning, event.WarningData{Message: fmt.Sprintf("final review round %d started", r.st.Goals.ReviewRound)})
+}
+
+var reviewSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"verdict":{"type":"string","enum":["APPROVE","REQUEST_CHANGES"]},` +
+	`"blockers":{"type":"array","items":{"type":"object","properties":{"file":{"type":"string"},"line":{"type":"integer"},"reason":{"type":"string"}},"required":["file","reason"]}}},` +
+	`"required":["verdict"],"additionalProperties":false}`)
+
+func (r *runner) reviewTool() tool.Tool {
+	return funcTool{
+		spec: llm.ToolSpec{Name: "review", Parameters: reviewSchema,
+			Description: "Give the final review's verdict: APPROVE, or REQUEST_CHANGES with blockers (file, line, reason)."},
+		run: r.runReview,
+	}
+}
+
+func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Result {
+	if r.st.Phase.Phase != phase.Reviewing || !r.hasGoals() {
+		return r.refuse(llm.ToolCall{ID: r.callID, Name: "review"}, &refusal{layer: LayerPhaseGuard,
+			reason: fmt.Sprintf("review is the final reviewer's verdict, given only in reviewing; the run is in %s", r.st.Phase.Phase)})
+	}
+	var a struct {
+		Verdict  string         `json:"verdict"`
+		Blockers []goal.Blocker `json:"blockers"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return tool.Result{IsError: true, Malformed: true, Output: "invalid arguments for review: " + err.Error()}
+	}
+	switch a.Verdict {
+	case "APPROVE":
+		if len(a.Blockers) > 0 {
+			return tool.Result{IsError: true, Output: "an APPROVE has no blockers: send REQUEST_CHANGES with them, or APPROVE without"}
+		}
+	case "REQUEST_CHANGES":
+		if len(a.Blockers) == 0 {
+			return tool.Result{IsError: true, Output: "REQUEST_CHANGES needs at least one blocker {file, line, reason}"}
+		}
+		for i, bl := range a.Blockers {
+			if strings.TrimSpace(bl.File) == "" || strings.TrimSpace(bl.Reason) == "" {
+				return tool.Result{IsError: true, Output: fmt.Sprintf("blockers[%d]: a blocker needs a file and a reason", i)}
+			}
+		}
+	default:
+		return tool.Result{IsError: true, Malformed: true, Output: fmt.Sprintf("verdict must be APPROVE or REQUEST_CHANGES, not %q", a.Verdict)}
+	}
+	round := r.st.Goals.ReviewRound
+	var lines []string
+	for _, bl := range a.Blockers {
+		lines = append(lines, blockerLine(bl))
+	}
+	r.goals.file.Review = &goal.Review{Rounds: round, Verdict: a.Verdict, Blockers: a.Blockers}
+	r.recordGoal(ledger.Entry{Kind: ledger.KindReviewVerdict, Text: fmt.Sprintf("round %d: %s %s", round, a.Verdict, strings.Join(lines, "; ")),
+		Data: jsonData(map[string]any{"round": round, "verdict": a.Verdict, "blockers": a.Blockers})})
+	r.emit(event.Review, event.ReviewData{Round: round, Verdict: a.Verdict, Blockers: lines})
+	next, tr, err := r.st.Phase.AfterReview(a.Verdict == "APPROVE", round, goal.MaxReviewRounds, strings.Join(lines, "; "))
+	if err != nil {
+		return tool.Result{IsError: true, Output: err.Error()}
+	}
+	r.applyTransition(next, tr)
+	r.st.Goals.Review = nil
+	switch next.Phase {
+	case phase.Complete:
+		r.finish(StatusComplete, tr.Reason)
+		out := "Verdict recorded: APPROVE. The run is complete."
+		if c := r.commitRecords(ctx, "final review approved", fmt.Sprintf("The final review approved in round %d.", round)); c != "" {
+			out += fmt.Sprintf(" ultra committed its records as %s.", workspace.Short(c))
+		}
+		return tool.Result{Output: out}
+	case phase.Iterating:
+		r.pendingMain = append(r.pendingMain, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf(
+			"The final review (round %d of %d) found blockers. Fix them, then call phase{to:\"verifying\"}: the final gate runs again, then a new review.\n- %s",
+			round, goal.MaxReviewRounds, strings.Join(lines, "\n- "))})
+	default:
+		r.finish(StatusEscalated, tr.Reason)
+	}
+	return tool.Result{Output: "Verdict recorded: " + a.Verdict + ". " + tr.Reason}
+}
+
+// commitRecords commits ultra's latest records (goals.json, the ledger)
+// on top of the tree the gate last let through, when they changed since.
+func (r *runner) commitRecords(ctx context.Context, subject, body string) string {
+	ds, err := gatefile.Read(RunDir(r.o.StateRoot, r.row.ID))
+	if err != nil {
+		return r.commitFailed(err)
+	}
+	for i := len(ds) - 1; i >= 0; i-- {
+		if ds[i].Status.Advances() && ds[i].Tree != "" {
+			return r.commitGoal(ctx, ds[i], subject, body, []string{fmt.Sprintf("Ultra-Ledger: %d", r.goals.ledger.Len())})
+		}
+	}
+	return ""
+}
+
+func blockerLine(b goal.Blocker) string {
+	if b.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", b.File, b.Line, b.Reason)
+	}
+	return b.File + ": " + b.Reason
+}

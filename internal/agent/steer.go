@@ -1,0 +1,125 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ultra-dev/ultra/internal/goal"
+	"github.com/ultra-dev/ultra/internal/goal/ledger"
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/tool"
+)
+
+// steer applies one structured change to the run's accepted goals and
+// records it in the ledger, accepted or rejected.
+func (r *runner) steer(s goal.Steer) error {
+	if r.goals == nil || r.goals.file == nil {
+		return errors.New("the run has no goals yet: they are proposed in planning")
+	}
+	data := jsonData(s)
+	next, err := goal.Apply(*r.goals.file, s, r.o.Now().UTC())
+	if err != nil {
+		r.recordGoal(ledger.Entry{Kind: ledger.KindSteeringRejected, Goal: s.Goal, Criterion: s.Criterion, Text: s.Kind + " by " + s.By + ": " + err.Error(), Data: data})
+		return err
+	}
+	r.goals.file = &next
+	e := r.recordGoal(ledger.Entry{Kind: ledger.KindSteeringAccepted, Goal: s.Goal, Criterion: s.Criterion, Digest: goal.PlanDigest(next.Goals),
+		Text: s.Kind + " by " + s.By + ": " + oneLine(s.Rationale, 200), Data: data})
+	if r.goalsBroken != nil {
+		return r.goalsBroken
+	}
+	_ = e
+	return nil
+}
+
+// SteerGoals applies a person's structured change to the accepted goals
+// of a run no process is driving (ultra goals steer). A refused change is
+// recorded in the ledger too, and returned.
+func SteerGoals(ctx context.Context, o Options, id string, s goal.Steer) (*goal.File, error) {
+	o = o.withDefaults()
+	row, err := o.Store.GetRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if Live(row) {
+		return nil, fmt.Errorf("%w: run %s (pid %d); steer it when it stops (a live run picks up steering with ultra steer, to come)", ErrBusy, row.ID, row.PID)
+	}
+	unlock, err := LockRun(o.StateRoot, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	st, err := decodeState(row)
+	if err != nil {
+		return nil, err
+	}
+	if st.Goals == nil {
+		return nil, fmt.Errorf("run %s has no goals (it was started before goals existed)", row.ID)
+	}
+	if why := worktreeGone(ctx, row); why != "" {
+		return nil, fmt.Errorf("%s; its goals can no longer change", why)
+	}
+	if err := CheckGoals(row.Workdir, st.Goals.LedgerSeq, st.Goals.LedgerHash); err != nil {
+		return nil, fmt.Errorf("run %s's goal records do not check out: %w", row.ID, err)
+	}
+	r, err := newRunner(ctx, o, row, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	if r.goalsBroken != nil {
+		return nil, r.goalsBroken
+	}
+	s.By = "person"
+	serr := r.steer(s)
+	if err := r.save(); err != nil {
+		return nil, err
+	}
+	if serr != nil {
+		return nil, serr
+	}
+	return r.goals.file, nil
+}
+
+var steerSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"kind":{"type":"string","enum":["add_subgoal","split_subgoal","reorder_pending","revise_pending_wording","revise_criterion","annotate_ledger","mark_blocked_superseded"]},` +
+	`"goal":{"type":"string"},"criterion":{"type":"string"},"title":{"type":"string"},"objective":{"type":"string"},"scenario":{"type":"string"},` +
+	`"criteria":{"type":"array","items":{"type":"object"},"description":"add_subgoal: the new goal's criteria, shaped as in goals"},` +
+	`"split":{"type":"array","items":{"type":"object"},"description":"split_subgoal: the goals that replace it, shaped as in goals"},` +
+	`"order":{"type":"array","items":{"type":"string"}},"check":{"type":"object"},"essential":{"type":"boolean"},"note":{"type":"string"},` +
+	`"evidence":{"type":"string","description":"what you observed that calls for the change"},"rationale":{"type":"string"}},` +
+	`"required":["kind","evidence","rationale"],"additionalProperties":false}`)
+
+func (r *runner) steerTool() tool.Tool {
+	return funcTool{
+		spec: llm.ToolSpec{Name: "steer", Parameters: steerSchema,
+			Description: "Change the accepted goals in a structured way, with evidence and rationale (recorded in the ledger). Weakening or removing an essential criterion needs a person: asking for it escalates the run."},
+		run: r.runSteer,
+	}
+}
+
+func (r *runner) runSteer(_ context.Context, args json.RawMessage) tool.Result {
+	var s goal.Steer
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return tool.Result{IsError: true, Malformed: true, Output: "invalid arguments for steer: " + err.Error()}
+	}
+	s.By = "model"
+	err := r.steer(s)
+	switch {
+	case errors.Is(err, goal.ErrNeedsPerson):
+		r.escalate(phase.BySystem, StatusEscalated, "the model asked to weaken or remove an accepted essential criterion, which needs a person: "+err.Error())
+		return tool.Result{IsError: true, Output: "Refused: " + err.Error() + ". Only a person may weaken an accepted essential criterion; the run is escalated to one."}
+	case err != nil:
+		return tool.Result{IsError: true, Output: "Steering refused: " + err.Error()}
+	}
+	out := fmt.Sprintf("Steering accepted (%s) and recorded in the ledger.", s.Kind)
+	if g := r.goals.file.Current(); g != nil {
+		out += fmt.Sprintf("\nGoal in hand: %s: %s\n%s", g.ID, g.Title, criteriaList(g))
+	}
+	return tool.Result{Output: out}
+}
