@@ -494,6 +494,7 @@ func honestTail() []step {
 		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"})),
 		calls(call("phase", map[string]any{"to": "verifying"})),
 		calls(call("verify", map[string]any{})),
+		approve(),
 	}
 }
 
@@ -529,7 +530,7 @@ func playScenario(t *testing.T, sc advScenario) (*advWorld, *advOutcome, []advFi
 		add(mv)
 	}
 	if !sc.noPlan {
-		steps = append(steps, w.expand(calls(call("phase", map[string]any{"to": "building", "reason": "plan ready", "plan": "1. fix Add\n2. verify"})), extra).(map[string]any))
+		steps = append(steps, w.expand(planGoals("1. fix Add\n2. verify"), extra).(map[string]any))
 	}
 	for _, s := range sc.prep {
 		steps = append(steps, w.expand(s, extra).(map[string]any))
@@ -1015,9 +1016,12 @@ func (w *advWorld) judgeState(o *advOutcome) []advFinding {
 				add("baseline.json does not verify: %v", err)
 			}
 		case strings.HasPrefix(n, "gate-") && strings.HasSuffix(n, ".json"):
-			gates++
-			if err := w.verifyMAC(p, &gate.Decision{}); err != nil {
+			var d gate.Decision
+			if err := w.verifyMAC(p, &d); err != nil {
 				add("%s does not verify: %v", n, err)
+			}
+			if len(d.Records) == 0 {
+				gates++ // not the decision of a commit of ultra's records
 			}
 		case n == "hooks" || n == "sandbox" || n == "verify" || n == "outputs" || n == "state.json" || n == "plan.md":
 		default:

@@ -51,7 +51,7 @@ func TestDevFakemodelCommand(t *testing.T) {
 		Tools []string `json:"tools"`
 	}
 	json.Unmarshal([]byte(lines[0]), &first)
-	if strings.Join(first.Tools, ",") != "read,glob,grep,bash,todo,phase" {
+	if strings.Join(first.Tools, ",") != "read,glob,grep,bash,todo,goals,phase" {
 		t.Fatalf("first request offered %v", first.Tools)
 	}
 

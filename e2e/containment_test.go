@@ -52,7 +52,7 @@ func TestProfilesAreSandboxPolicies(t *testing.T) {
 		t.Parallel()
 		dir := repo(t, calcProject)
 		m := newModel(t,
-			calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
+			planGoals("p"),
 			calls(call("bash", map[string]any{"command": "echo x > made.txt; sed -i s/a-b/a+b/ calc/calc.go; echo done"})),
 			calls(call("write", map[string]any{"file_path": "w.txt", "content": "x"})),
 			text("stop"), text("stop"), text("stop"), text("stop"), text("stop"))
@@ -146,7 +146,7 @@ func TestDestructiveActionsNeedAPerson(t *testing.T) {
 			t.Parallel()
 			dir := repo(t, calcProject)
 			m := newModel(t,
-				calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
+				planGoals("p"),
 				calls(call("bash", map[string]any{"command": cmd}), call("bash", map[string]any{"command": "touch after.txt"})))
 			res := ultra(t, dir, runArgs(m, "--permission-profile", "unrestricted", "fix calc")...)
 			if res.code != 3 {
@@ -190,7 +190,7 @@ func TestGitInTheSandbox(t *testing.T) {
 		calls(call("bash", map[string]any{"command": "echo junk >> calc/calc.go && git restore calc/calc.go && git checkout -- calc/calc.go && git status --short && echo RESTORED"})),
 		calls(call("bash", map[string]any{"command": "admin=$(git rev-parse --git-dir); echo x > $admin/commondir; echo '[core]' >> $admin/config.worktree; git add calc/calc.go; git commit -qm x; echo DONE"})),
 		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"})),
-		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))...)
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})), approve())...)
 	res := ultra(t, dir, runArgs(m, "fix calc")...)
 	var outs []string
 	for _, e := range ofType(res.events(t), "tool_result") {
@@ -212,7 +212,7 @@ func TestGitInTheSandbox(t *testing.T) {
 		t.Fatal("config.worktree was written")
 	}
 	id := runID(t, res.events(t))
-	if log := git(t, dir, "log", "--format=%an %s", "main..ultra/"+id); strings.Count(log, "\n") != 1 || !strings.HasPrefix(log, "ultra ") {
+	if log := git(t, dir, "log", "--format=%an %s", "main..ultra/"+id); strings.Count(log, "\n") != 2 || strings.Count(log, "ultra ultra: ") != 2 {
 		t.Fatalf("the branch holds:\n%s", log)
 	}
 }
@@ -246,7 +246,7 @@ func TestGateTestsDoNotSeeTheGitDirectory(t *testing.T) {
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "initial")
 	steps := append([]step{
-		calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
+		planGoals("p"),
 		calls(call("bash", map[string]any{"command": `echo written-by-the-model > "$(git rev-parse --absolute-git-dir)/payload" && cat "$(git rev-parse --absolute-git-dir)/payload"`})),
 		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
 	}, fixSteps()[2:]...) // edit, verifying, verify

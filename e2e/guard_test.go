@@ -70,11 +70,12 @@ func TestOnlyOfferedToolsRun(t *testing.T) {
 	dir := repo(t, calcProject)
 	m := newModel(t,
 		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
-		calls(call("phase", map[string]any{"to": "building", "plan": "p"}),
+		calls(planGoalsCall("p"),
 			call("write", map[string]any{"file_path": "new.txt", "content": "x"})),
 		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "a - b", "new_string": "a + b"}),
 			call("phase", map[string]any{"to": "verifying"}), call("verify", map[string]any{})),
 		calls(call("verify", map[string]any{})),
+		approve(),
 	)
 	res := ultra(t, dir, runArgs(m, "--control", "Autonomous", "fix calc")...)
 	if res.code != 0 {
@@ -122,7 +123,7 @@ func TestStateFilesTamperingEscalates(t *testing.T) {
 		t.Parallel()
 		dir := repo(t, files)
 		m := newModel(t,
-			calls(call("phase", map[string]any{"to": "building", "plan": "p"})),
+			planGoals("p"),
 			tamper,
 			text("x"),
 		)

@@ -235,16 +235,52 @@ var calcProject = map[string]string{
 	"calc/calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf(\"Add(2, 3) = %d, want 5\", got)\n\t}\n}\n\nfunc TestAddZero(t *testing.T) {\n\tif Add(0, 0) != 0 {\n\t\tt.Fatal(\"zero\")\n\t}\n}\n",
 }
 
-// fixSteps is the scripted work of a model that fixes calcProject.
+// fixSteps is the scripted work of a model that fixes calcProject: the
+// goal with its criteria, the edit, the verification and the final
+// review's approval.
 func fixSteps() []step {
 	return []step{
 		calls(call("read", map[string]any{"file_path": "calc/calc.go"}), call("glob", map[string]any{"pattern": "**/*_test.go"})),
-		calls(call("phase", map[string]any{"to": "building", "reason": "plan ready", "plan": "1. make Add add\n2. verify"})),
+		calls(call("goals", calcGoals())),
 		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"})),
 		calls(call("phase", map[string]any{"to": "verifying"})),
 		calls(call("verify", map[string]any{})),
+		approve(),
 	}
 }
+
+// crit is one proposed criterion.
+func crit(model, channel, scenario string, check map[string]any) map[string]any {
+	return map[string]any{"scenario": scenario, "user_model": model, "channel": channel, "check": check, "expected_evidence": "what the check prints"}
+}
+
+// goalsOf is a goals{...} proposal of one goal.
+func goalsOf(title string, criteria ...map[string]any) map[string]any {
+	return map[string]any{"goals": []any{map[string]any{"title": title, "objective": title + ", shown by its criteria", "criteria": criteria}}}
+}
+
+// calcGoals is the goal of fixing calcProject, with criteria ultra runs.
+func calcGoals() map[string]any {
+	return goalsOf("Add adds",
+		crit("happy", "command", "Add's body adds its arguments", map[string]any{"run": "grep -c 'return a + b' calc/calc.go", "expect_stdout": "^1\\s*$"}),
+		crit("edge", "command", "no subtraction is left in Add", map[string]any{"run": "grep -q 'return a - b' calc/calc.go", "expect_exit": 1}),
+		crit("regression", "command", "both tests are still there", map[string]any{"run": "grep -c '^func Test' calc/calc_test.go", "expect_stdout": "^2\\s*$"}))
+}
+
+// planGoals is a planning step that proposes one goal whose criteria any
+// repository with files passes: for tests about something else.
+func planGoals(plan string) step { return calls(planGoalsCall(plan)) }
+
+// planGoalsCall is planGoals' call, for answers with more calls.
+func planGoalsCall(plan string) map[string]any {
+	return call("goals", goalsOf(plan,
+		crit("happy", "command", "the tree has files", map[string]any{"run": "ls -A", "expect_stdout": "\\S"}),
+		crit("edge", "command", "the tree has regular files at its top", map[string]any{"run": "find . -maxdepth 1 -type f", "expect_stdout": "\\S"}),
+		crit("regression", "command", "the tree still lists", map[string]any{"run": "ls", "expect_exit": 0, "expect_stdout": "\\S"})))
+}
+
+// approve is the final reviewer's approval.
+func approve() step { return calls(call("review", map[string]any{"verdict": "APPROVE"})) }
 
 func execCmd(dir string, env []string, name string, args ...string) *exec.Cmd {
 	c := exec.Command(name, args...)
@@ -260,4 +296,22 @@ func mustScript(t *testing.T, steps []step) *scripted.Script {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// withoutRecords is tree without ultra's records of a run (goals.json,
+// the ledger, the brief): the code the gate judged.
+func withoutRecords(t testing.TB, dir, tree string) string {
+	t.Helper()
+	idx := filepath.Join(t.TempDir(), "index")
+	env := append(os.Environ(), "GIT_INDEX_FILE="+idx)
+	for _, args := range [][]string{{"read-tree", tree}, {"rm", "--cached", "-q", "--ignore-unmatch", "--", ".ultra/goals.json", ".ultra/ledger.jsonl", ".ultra/brief.md"}} {
+		if out, err := execCmd(dir, env, "git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	out, err := execCmd(dir, env, "git", "write-tree").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }

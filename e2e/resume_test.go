@@ -53,14 +53,14 @@ func TestKill9ThenResume(t *testing.T) {
 	if evs[0]["type"] != "run_resumed" || data(evs[0])["from"] != "running" {
 		t.Fatalf("first event after resume %v", evs[0])
 	}
-	if len(ofType(evs, "commit")) != 1 {
+	if len(ofType(evs, "commit")) != 2 {
 		t.Fatal("the resumed run did not commit its green tree (stale index lock?)")
 	}
 	// The resumed history is the persisted one: the request after resume
 	// carries the plan-acceptance step, then a note for the lost step.
 	reqs := m.srv.Requests()
 	last := string(reqs[len(reqs)-3].Body)
-	if !strings.Contains(last, "Plan accepted") {
+	if !strings.Contains(last, "Goals accepted") {
 		t.Fatal("resumed request lacks the persisted history")
 	}
 	checkWire(t, m)
@@ -116,18 +116,20 @@ func TestConcurrentRunsDoNotInterfere(t *testing.T) {
 
 	// Run A fails verification twice before fixing; run B fixes at once.
 	stepsA := []step{
-		calls(call("phase", map[string]any{"to": "building", "plan": "fix a"})),
+		planGoals("fix a"),
 		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
 		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
 		calls(call("read", map[string]any{"file_path": "a/a.go"})),
 		calls(call("edit", map[string]any{"file_path": "a/a.go", "old_string": "return 0", "new_string": "return 1"})),
 		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
+		approve(),
 	}
 	stepsB := []step{
 		calls(call("read", map[string]any{"file_path": "b/b.go"})),
-		calls(call("phase", map[string]any{"to": "building", "plan": "fix b"})),
+		planGoals("fix b"),
 		calls(call("edit", map[string]any{"file_path": "b/b.go", "old_string": "return 0", "new_string": "return 2"})),
 		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
+		approve(),
 	}
 	ma, mb, mc := newModel(t, stepsA...), newModel(t, stepsB...), newModel(t, fixSteps()...)
 
@@ -163,7 +165,7 @@ func TestConcurrentRunsDoNotInterfere(t *testing.T) {
 	if sa["retries"].(map[string]any)["used"].(float64) != 2 || sb["retries"].(map[string]any)["used"].(float64) != 0 {
 		t.Fatalf("retries leaked between runs: a=%v b=%v", sa["retries"], sb["retries"])
 	}
-	if sa["used"].(map[string]any)["turns"].(float64) != 9 || sb["used"].(map[string]any)["turns"].(float64) != 5 {
+	if sa["used"].(map[string]any)["turns"].(float64) != 10 || sb["used"].(map[string]any)["turns"].(float64) != 6 {
 		t.Fatalf("turns: a=%v b=%v", sa["used"], sb["used"])
 	}
 	if !strings.Contains(sa["plan"].(string), "fix a") || !strings.Contains(sb["plan"].(string), "fix b") {

@@ -57,8 +57,34 @@ func TestFullCycleToComplete(t *testing.T) {
 	for _, e := range ofType(evs, "phase_changed") {
 		path = append(path, data(e)["to"].(string))
 	}
-	if want := []string{"building", "verifying", "complete"}; !slices.Equal(path, want) {
+	if want := []string{"building", "verifying", "reviewing", "complete"}; !slices.Equal(path, want) {
 		t.Fatalf("phases %v, want %v", path, want)
+	}
+	// ultra ran the goal's three criteria itself, all passed, and the
+	// goal's commit carries goals.json and the ledger.
+	cr := ofType(evs, "criterion")
+	if len(cr) != 3 {
+		t.Fatalf("criterion events %v", cr)
+	}
+	for _, e := range cr {
+		if data(e)["status"] != "pass" {
+			t.Fatalf("criterion %v", data(e))
+		}
+	}
+	// Two commits: the goal's, then ultra's records of the final gate
+	// and the review.
+	msg := git(t, wt, "log", "-1", "--format=%B", "HEAD~1")
+	if !strings.Contains(msg, "Ultra-Goal: G001-add-adds") || !strings.Contains(msg, "Ultra-Ledger: ") {
+		t.Fatalf("goal commit message:\n%s", msg)
+	}
+	if files := git(t, wt, "show", "--name-only", "--format=", "HEAD~1"); !strings.Contains(files, ".ultra/goals.json") || !strings.Contains(files, ".ultra/ledger.jsonl") || !strings.Contains(files, "calc/calc.go") {
+		t.Fatalf("goal commit files:\n%s", files)
+	}
+	if files := git(t, wt, "show", "--name-only", "--format=", "HEAD"); strings.TrimSpace(files) != ".ultra/goals.json\n.ultra/ledger.jsonl" {
+		t.Fatalf("the records commit may hold only ultra's records:\n%s", files)
+	}
+	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", runID(t, evs)); v.code != 0 || !strings.Contains(v.stdout, "intact") {
+		t.Fatalf("ledger --verify: %d %s %s", v.code, v.stdout, v.stderr)
 	}
 	v := ofType(evs, "verify_result")
 	if len(v) != 1 || data(v[0])["status"] != "PASS" || data(v[0])["passed"].(float64) != 2 {
@@ -80,7 +106,7 @@ func TestFullCycleToComplete(t *testing.T) {
 	if err := json.Unmarshal([]byte(st.stdout), &s); err != nil || st.code != 0 {
 		t.Fatalf("status: %v %d %s %s", err, st.code, st.stdout, st.stderr)
 	}
-	if s["phase"] != "complete" || s["status"] != "complete" || !strings.Contains(s["plan"].(string), "make Add add") {
+	if s["phase"] != "complete" || s["status"] != "complete" || !strings.Contains(s["plan"].(string), "G001-add-adds: Add adds") {
 		t.Fatalf("status %v", s)
 	}
 	if s["axes"].(map[string]any)["control"] != "autonomous" {
@@ -157,7 +183,7 @@ func TestPlanningIsReadOnly(t *testing.T) {
 	// The refusal text reaches the model and names phase, layer and allowed tools.
 	reqs := m.srv.Requests()
 	body := string(reqs[1].Body)
-	for _, want := range []string{"phase-guard", "not allowed in phase planning", "Allowed now: read, glob, grep, bash, todo, phase"} {
+	for _, want := range []string{"phase-guard", "not allowed in phase planning", "Allowed now: read, glob, grep, bash, todo, goals, phase"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("second request lacks %q", want)
 		}
@@ -183,7 +209,7 @@ func TestVerifyRefusedOutsideVerifying(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
 	m := newModel(t,
-		calls(call("phase", map[string]any{"to": "building", "plan": "fix"})),
+		planGoals("fix"),
 		calls(call("verify", map[string]any{})),
 		text("ok"), text("ok"), text("ok"), text("ok"), text("ok"),
 	)
@@ -202,7 +228,7 @@ func TestFailingVerifiesEscalate(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
 	steps := []step{
-		calls(call("phase", map[string]any{"to": "building", "plan": "try"})),
+		planGoals("try"),
 		calls(call("phase", map[string]any{"to": "verifying"})),
 		calls(call("verify", map[string]any{})),
 	}
@@ -210,14 +236,16 @@ func TestFailingVerifiesEscalate(t *testing.T) {
 		steps = append(steps, calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))
 	}
 	m := newModel(t, steps...)
-	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	// A goal's five cycles would stop it first: one run of the retry limit
+	// over several goals is what this is about.
+	res := ultra(t, dir, runArgs(m, "fix calc", "--max-retries", "4")...)
 	if res.code != 3 {
 		t.Fatalf("exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
 	evs := res.events(t)
 	vr := ofType(evs, "verify_result")
-	if len(vr) != 10 {
-		t.Fatalf("%d verifications, want 10", len(vr))
+	if len(vr) != 4 {
+		t.Fatalf("%d verifications, want 4", len(vr))
 	}
 	for _, v := range vr {
 		d := data(v)
@@ -227,7 +255,7 @@ func TestFailingVerifiesEscalate(t *testing.T) {
 	}
 	pc := ofType(evs, "phase_changed")
 	last := data(pc[len(pc)-1])
-	if last["to"] != "escalated" || last["by"] != "gate" || !strings.Contains(last["reason"].(string), "10 times") {
+	if last["to"] != "escalated" || last["by"] != "gate" || !strings.Contains(last["reason"].(string), "4 times") {
 		t.Fatalf("last transition %v", last)
 	}
 	checkWire(t, m)
@@ -235,7 +263,7 @@ func TestFailingVerifiesEscalate(t *testing.T) {
 	var s map[string]any
 	json.Unmarshal([]byte(st.stdout), &s)
 	r := s["retries"].(map[string]any)
-	if s["phase"] != "escalated" || r["used"].(float64) != 10 || r["left"].(float64) != 0 {
+	if s["phase"] != "escalated" || r["used"].(float64) != 4 || r["left"].(float64) != 0 {
 		t.Fatalf("status %v", s)
 	}
 }
@@ -291,7 +319,7 @@ func TestBudgetExhaustedExits4(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
 	// An escalated run resumes in iterating, so the model moves to verifying again.
-	m := newModel(t, append(fixSteps(), calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))...)
+	m := newModel(t, append(fixSteps(), calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})), approve())...)
 	res := ultra(t, dir, runArgs(m, "--max-turns", "2", "fix calc")...)
 	if res.code != 4 {
 		t.Fatalf("exit %d, want 4\n%s", res.code, res.stderr)
@@ -346,7 +374,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--bogus", "x"}, "unknown flag"},
-		{[]string{"run"}, "requires at least 1 arg"},
+		{[]string{"run"}, "the task is empty"},
 		{[]string{"run", "--mode", "ship", "x"}, `invalid mode "ship"`},
 		{[]string{"run", "--output", "xml", "--base-url", "http://127.0.0.1:1/v1", "x"}, `unknown --output "xml"`},
 		{[]string{"run", "--provider", "acme", "x"}, `unknown provider "acme"`},
@@ -426,9 +454,13 @@ func TestFullCycleWithAnthropic(t *testing.T) {
 		t.Fatal("requests carry no cache breakpoints")
 	}
 	// The stable prefix: the system prompt is byte-identical in every
-	// request of a run, and the tool definitions within a phase.
+	// request of a run (but the final reviewer's, a fresh context), and
+	// the tool definitions within a phase.
 	tools := map[string]string{}
 	for i, r := range reqs {
+		if (i+1)%len(fixSteps()) == 0 {
+			continue // the reviewer
+		}
 		if first := reqs[i/len(fixSteps())*len(fixSteps())]; r.System != first.System {
 			t.Fatalf("request %d changed the system prompt", i+1)
 		}
@@ -464,7 +496,8 @@ func TestModelModesRoute(t *testing.T) {
 	for _, e := range ofType(res.events(t), "model_request") {
 		got = append(got, e["phase"].(string)+":"+data(e)["model"].(string))
 	}
-	want := "planning:m-deep,planning:m-deep,building:m-smart,building:m-smart,verifying:m-smart"
+	// The final reviewer uses the deep model.
+	want := "planning:m-deep,planning:m-deep,building:m-smart,building:m-smart,verifying:m-smart,reviewing:m-deep"
 	if strings.Join(got, ",") != want {
 		t.Fatalf("models %v, want %s", got, want)
 	}
@@ -479,10 +512,15 @@ func TestModelModesRoute(t *testing.T) {
 	if len(fast.srv.Requests()) == 0 {
 		t.Fatal("no requests in fast mode")
 	}
-	for _, r := range fast.srv.Requests() {
+	// Every request but the final review's (the deep model's) is fast.
+	reqs := fast.srv.Requests()
+	for _, r := range reqs[:len(reqs)-1] {
 		if r.Model != "m-fast" {
 			t.Fatalf("fast mode asked for %s", r.Model)
 		}
+	}
+	if r := reqs[len(reqs)-1]; r.Model != "m-deep" {
+		t.Fatalf("the final review asked for %s, want the deep model", r.Model)
 	}
 }
 

@@ -21,10 +21,11 @@ var greenProject = map[string]string{
 // addFileSteps is a model that adds one file and verifies.
 func addFileSteps(name, body string) []step {
 	return []step{
-		calls(call("phase", map[string]any{"to": "building", "plan": "1. add " + name})),
+		planGoals("1. add " + name),
 		calls(call("write", map[string]any{"file_path": name, "content": body})),
 		calls(call("phase", map[string]any{"to": "verifying"})),
 		calls(call("verify", map[string]any{})),
+		approve(),
 	}
 }
 
@@ -69,20 +70,24 @@ func TestRunWorksInItsOwnWorktree(t *testing.T) {
 	if !strings.Contains(readFile(t, filepath.Join(wt, "calc/calc.go")), "return a + b") {
 		t.Fatal("the worktree does not hold the fix")
 	}
-	// One commit on the run's branch, by ultra, of the tree the gate passed.
+	// Two commits on the run's branch, by ultra: the goal's, of the tree
+	// the gate passed, then its records of the final gate and review.
 	log := strings.Fields(git(t, dir, "rev-list", "main..ultra/"+id))
-	if len(log) != 1 {
+	if len(log) != 2 {
 		t.Fatalf("commits on the run's branch: %v", log)
 	}
 	commits := ofType(evs, "commit")
-	if len(commits) != 1 || data(commits[0])["commit"] != log[0] || data(commits[0])["status"] != "PASS" {
+	if len(commits) != 2 || data(commits[1])["commit"] != log[0] || data(commits[0])["commit"] != log[1] || data(commits[0])["status"] != "PASS" {
 		t.Fatalf("commit events %v", commits)
 	}
-	if tree := head(t, dir, log[0]+"^{tree}"); tree != data(ofType(evs, "verify_result")[0])["tree"] {
-		t.Fatalf("committed tree %s is not the verified one", tree)
+	verified := withoutRecords(t, dir, data(ofType(evs, "verify_result")[0])["tree"].(string))
+	for _, c := range log {
+		if tree := head(t, dir, c+"^{tree}"); withoutRecords(t, dir, tree) != verified {
+			t.Fatalf("committed tree %s is not the verified one (beside ultra's records)", tree)
+		}
 	}
-	msg := git(t, dir, "log", "-1", "--format=%an%n%B", log[0])
-	for _, want := range []string{"ultra\n", "ultra: make the failing test in calc pass", "Ultra-Run: " + id, "Ultra-Gate: 1 PASS"} {
+	msg := git(t, dir, "log", "-1", "--format=%an%n%B", log[1])
+	for _, want := range []string{"ultra\n", "ultra: G001-add-adds Add adds", "Ultra-Run: " + id, "Ultra-Goal: G001-add-adds", "Ultra-Gate: 1 PASS"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("commit message lacks %q:\n%s", want, msg)
 		}
@@ -122,9 +127,10 @@ func TestPreflightRefusesUntrustworthyStarts(t *testing.T) {
 	// With --include-uncommitted the run starts from them; the checkout stays as it was.
 	steps := []step{
 		calls(call("read", map[string]any{"file_path": "NOTES.md"})),
-		calls(call("phase", map[string]any{"to": "building", "plan": "1. nothing to change"})),
+		planGoals("1. nothing to change"),
 		calls(call("phase", map[string]any{"to": "verifying"})),
 		calls(call("verify", map[string]any{})),
+		approve(),
 	}
 	m = newModel(t, steps...)
 	res = ultra(t, dir, runArgs(m, "check", "--include-uncommitted")...)
@@ -220,8 +226,8 @@ func TestCommitGuardAtTheWire(t *testing.T) {
 	if head(t, dir, "main") != base {
 		t.Fatal("main moved")
 	}
-	if log := strings.Fields(git(t, dir, "rev-list", "main..ultra/"+id)); len(log) != 1 {
-		t.Fatalf("the run's branch has %d commits, want ultra's one", len(log))
+	if log := strings.Fields(git(t, dir, "rev-list", "main..ultra/"+id)); len(log) != 2 {
+		t.Fatalf("the run's branch has %d commits, want ultra's two (the goal, its records)", len(log))
 	}
 	if out := git(t, dir, "status", "--porcelain"); strings.TrimSpace(out) != "" {
 		t.Fatalf("the checkout changed:\n%s", out)
@@ -272,7 +278,7 @@ func TestParallelRunsLandTheirOwnBranches(t *testing.T) {
 		t.Fatal(e)
 	}
 	for i, id := range ids {
-		files := git(t, dir, "diff", "--name-only", "main", "ultra/"+id)
+		files := git(t, dir, "diff", "--name-only", "main", "ultra/"+id, "--", ".", ":(exclude).ultra")
 		if strings.TrimSpace(files) != "notes/"+names[i]+".txt" {
 			t.Fatalf("run %s changed %q", id, files)
 		}
@@ -315,7 +321,7 @@ func TestLandRefusesWhatIsNotGreen(t *testing.T) {
 	t.Parallel()
 	// A run that never passed has nothing to land.
 	dir := repo(t, calcProject)
-	steps := []step{calls(call("phase", map[string]any{"to": "building", "plan": "1. give up"}))}
+	steps := []step{planGoals("1. give up")}
 	for i := 0; i < 5; i++ {
 		steps = append(steps, text("I cannot."))
 	}
@@ -397,7 +403,7 @@ func TestUndo(t *testing.T) {
 
 	// undo drops the run's branch and worktree, saying which commits.
 	u = ultra(t, dir, "undo", id)
-	if u.code != 0 || !strings.Contains(u.stdout, "dropped 1 commit(s)") || !strings.Contains(u.stdout, green[:12]) {
+	if u.code != 0 || !strings.Contains(u.stdout, "dropped 2 commit(s)") || !strings.Contains(u.stdout, green[:12]) {
 		t.Fatalf("undo: %d\n%s%s", u.code, u.stdout, u.stderr)
 	}
 	if _, err := os.Stat(wt); err == nil {
@@ -559,7 +565,7 @@ func TestCommitAroundTheGuardEscalates(t *testing.T) {
 			t.Fatalf("exit %d\n%s", res.code, res.stderr)
 		}
 		id := runID(t, res.events(t))
-		if log := git(t, dir, "log", "--format=%s", "main..ultra/"+id); strings.Contains(log, "sneaky") || strings.Count(log, "\n") != 1 {
+		if log := git(t, dir, "log", "--format=%s", "main..ultra/"+id); strings.Contains(log, "sneaky") || strings.Count(log, "\n") != 2 {
 			t.Fatalf("the run's branch holds:\n%s", log)
 		}
 	})

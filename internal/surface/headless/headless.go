@@ -121,7 +121,7 @@ func (l *Log) format(e event.Event) string {
 		return fmt.Sprintf("%s %s", b, l.paint(dim, oneLine(d.Text, 160)))
 	case event.ToolCallData:
 		switch d.Tool {
-		case "phase", "verify": // their own events say what happened
+		case "phase", "verify", "review": // their own events say what happened
 			if !l.Verbose {
 				return ""
 			}
@@ -184,6 +184,42 @@ func (l *Log) format(e event.Event) string {
 			d.Executed, d.Failed, errs, d.Skipped, strings.Join(d.Sources, ", "), took)
 	case event.CompactionData:
 		return fmt.Sprintf("%s %s %s: %s (%d → %d of %d tokens)", b, l.paint(yellow, "compacted"), d.Kind, d.Detail, d.Before, d.After, d.Window)
+	case event.CriterionData:
+		c, mark := red, "✗"
+		switch d.Status {
+		case "pass":
+			c, mark = green, "✓"
+		case "blocked":
+			c, mark = yellow, "!"
+		}
+		s := fmt.Sprintf("%s   %s %s %s [%s] %s (%s)", b, l.paint(c, mark), l.paint(bold, d.Criterion), d.Status, d.Channel, oneLine(d.Summary, 160), d.Duration)
+		if d.Status != "pass" && d.Reason != "" {
+			s += fmt.Sprintf("\n%s     %s", b, oneLine(d.Reason, 200))
+		}
+		if len(d.Evidence) > 0 && (l.Verbose || d.Status != "pass") {
+			s += fmt.Sprintf("\n%s     %s", b, l.paint(dim, "evidence: "+strings.Join(d.Evidence, ", ")))
+		}
+		return s
+	case event.LedgerData:
+		switch d.Kind {
+		case "plan_accepted", "goal_started", "goal_completed", "goal_failed", "final_gate", "steering_accepted", "steering_rejected", "cancelled":
+		default:
+			if !l.Verbose {
+				return ""
+			}
+		}
+		ids := strings.TrimSpace(d.Goal + " " + d.Criterion)
+		return fmt.Sprintf("%s %s %s %s %s", b, l.paint(bold, "ledger"), l.paint(dim, fmt.Sprintf("#%d", d.Seq)), d.Kind, strings.TrimSpace(ids+" "+oneLine(d.Text, 160)))
+	case event.ReviewData:
+		c := red
+		if d.Verdict == "APPROVE" {
+			c = green
+		}
+		s := fmt.Sprintf("%s %s round %d: %s", b, l.paint(bold, "review"), d.Round, l.paint(c, d.Verdict))
+		for _, bl := range d.Blockers {
+			s += fmt.Sprintf("\n%s   ✗ %s", b, oneLine(bl, 200))
+		}
+		return s
 	case event.CommitData:
 		return fmt.Sprintf("%s %s %s on %s (gate %d %s)", b, l.paint(green, "committed"), short(d.Commit), d.Branch, d.Gate, d.Status)
 	case event.WarningData:
@@ -204,6 +240,12 @@ func argSummary(raw json.RawMessage) string {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return oneLine(string(raw), 120)
+	}
+	if g, ok := m["goals"].([]any); ok {
+		return fmt.Sprintf("%d goals proposed", len(g))
+	}
+	if k, ok := m["kind"].(string); ok {
+		return k + " " + oneLine(fmt.Sprint(m["goal"], " ", m["criterion"]), 80)
 	}
 	for _, k := range []string{"command", "file_path", "pattern", "to"} {
 		if v, ok := m[k]; ok {

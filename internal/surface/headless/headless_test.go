@@ -20,9 +20,23 @@ func TestLog(t *testing.T) {
 	emit("planning", event.RefusalData{Tool: "edit", Layer: "phase-guard", Reason: "not allowed in planning"})
 	emit("building", event.PhaseChangedData{From: "planning", To: "building", By: "model", Reason: "plan accepted"})
 	emit("iterating", event.VerifyResultData{Status: "FAIL", Reason: "1 of 2 tests failed", Passed: 1, Failed: 1, Failing: []string{"pkg.TestA"}})
+	emit("planning", event.ToolCallData{Tool: "goals", Args: json.RawMessage(`{"goals":[{"title":"a"},{"title":"b"}]}`)})
+	emit("verifying", event.CriterionData{Goal: "G001-a", Criterion: "G001-C1", Channel: "http", Status: "fail", Summary: "http GET / → 500",
+		Reason: "expect_status 200 ✗ got 500", Evidence: []string{".ultra/state/evidence/r1/G001-a/G001-C1/cycle-1/http.txt"}, Duration: "40ms"})
+	emit("verifying", event.CriterionData{Goal: "G001-a", Criterion: "G001-C2", Channel: "command", Status: "pass", Summary: "command ls → exit 0",
+		Evidence: []string{"hidden-unless-verbose.txt"}})
+	emit("verifying", event.LedgerData{Seq: 7, Kind: "goal_completed", Goal: "G001-a", Text: "every essential criterion passed"})
+	emit("verifying", event.LedgerData{Seq: 8, Kind: "evidence_captured", Goal: "G001-a", Criterion: "G001-C1"})
+	emit("iterating", event.ReviewData{Round: 1, Verdict: "REQUEST_CHANGES", Blockers: []string{"a.go:3: wrong"}})
 	emit("complete", event.RunFinishedData{Status: "complete", Reason: "verification passed", Turns: 5})
 	out := buf.String()
+	if strings.Contains(out, "hidden-unless-verbose") || strings.Contains(out, "evidence_captured") {
+		t.Errorf("a passing criterion's evidence and minor ledger entries are shown only with -v:\n%s", out)
+	}
 	for _, want := range []string{
+		"goals 2 goals proposed", "✗ G001-C1 fail [http] http GET / → 500 (40ms)", "expect_status 200 ✗ got 500",
+		"evidence: .ultra/state/evidence/r1/G001-a/G001-C1/cycle-1/http.txt", "✓ G001-C2 pass [command]",
+		"ledger #7 goal_completed G001-a every essential criterion passed", "review round 1: REQUEST_CHANGES", "✗ a.go:3: wrong",
 		"[planning ] run r1", "build | autonomous | normal | smart | headless", "[planning ] read a.go",
 		"refused [phase-guard]: not allowed in planning", "[building ] phase planning → building (model)",
 		"gate FAIL: 1 of 2 tests failed", "✗ pkg.TestA", "[complete ] ✔ complete — verification passed",
