@@ -696,3 +696,76 @@ func sha(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
+
+// goals.on_failure = continue: a goal that fails its caps does not stop
+// the run; the next goal is built, and the run escalates at the end with
+// the failed goal named.
+func TestFailedGoalContinues(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{".ultra/config": "[goals]\non_failure = \"continue\"\n"}
+	for k, v := range calcProject {
+		files[k] = v
+	}
+	dir := repo(t, files)
+	doomed := map[string]any{"title": "Add is documented", "objective": "the doc says sum", "criteria": []any{
+		crit("happy", "command", "the doc says sum", map[string]any{"run": "grep -c 'the sum' calc/calc.go", "expect_stdout": "^1"}),
+		crit("edge", "command", "the old doc is gone", map[string]any{"run": "grep -q 'a plus b' calc/calc.go", "expect_exit": 1}),
+		crit("regression", "command", "the package still says calc", map[string]any{"run": "grep -c '^package calc' calc/calc.go", "expect_stdout": "^1"}),
+	}}
+	fix := calcGoals()["goals"].([]any)[0]
+	steps := []step{calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		calls(call("goals", map[string]any{"goals": []any{doomed, fix}})),
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"}))}
+	for range 3 {
+		steps = append(steps, calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))
+	}
+	steps = append(steps, calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))
+	res := ultra(t, dir, runArgs(newModel(t, steps...), "document and fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	r := data(ofType(evs, "run_finished")[0])["reason"].(string)
+	if !strings.Contains(r, "goals failed earlier") || !strings.Contains(r, "G001-add-is-documented") {
+		t.Fatalf("reason %q", r)
+	}
+	id := runID(t, evs)
+	g := ultra(t, dir, "goals", id, "--json")
+	var f struct{ Goals []struct{ ID, Status string } }
+	json.Unmarshal([]byte(g.stdout), &f)
+	if len(f.Goals) != 2 || f.Goals[0].Status != "failed" || f.Goals[1].Status != "complete" {
+		t.Fatalf("goals %+v", f.Goals)
+	}
+	if log := git(t, dir, "log", "--format=%s", "main..ultra/"+id); !strings.Contains(log, "G002-add-adds") || strings.Contains(log, "G001") {
+		t.Fatalf("commits:\n%s", log)
+	}
+}
+
+// ultra cancel releases the goal in progress and records it; the run
+// never resumes.
+func TestCancelReleasesTheGoal(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, fixSteps()[:2]...)
+	res := ultra(t, dir, runArgs(m, "--max-turns", "2", "fix calc")...)
+	if res.code != 4 {
+		t.Fatalf("exit %d, want 4\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	if c := ultra(t, dir, "cancel", id, "--reason", "not now"); c.code != 0 {
+		t.Fatalf("cancel: %d\n%s%s", c.code, c.stdout, c.stderr)
+	}
+	g := ultra(t, dir, "goals", id, "--json")
+	if !strings.Contains(g.stdout, `"status": "pending"`) || !strings.Contains(g.stdout, "released: the run was cancelled") {
+		t.Fatalf("goals after cancel:\n%s", g.stdout)
+	}
+	if l := ultra(t, dir, "goals", "ledger", "--run", id); !strings.Contains(l.stdout, "cancelled") {
+		t.Fatalf("ledger:\n%s", l.stdout)
+	}
+	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 0 {
+		t.Fatalf("verify: %s%s", v.stdout, v.stderr)
+	}
+	if r := ultra(t, dir, "resume", id); r.code == 0 || !strings.Contains(r.stderr, "cancelled") {
+		t.Fatalf("resume of a cancelled run: %d %s", r.code, r.stderr)
+	}
+}

@@ -255,6 +255,7 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		Secrets:         pc.secrets,
 		GateUnixSockets: p.Config.Verify.UnixSockets,
 		NoGateCache:     f.noGateCache || p.Config.Verify.CacheOff(),
+		GoalFailure:     p.Config.Goals.OnFailure,
 	}
 }
 

@@ -77,6 +77,10 @@ type Options struct {
 	// NoGateCache: every verification runs the tests, even of a tree the
 	// repository's gate cache has (verify.cache = false).
 	NoGateCache bool
+	// GoalFailure is what a run does when a goal fails its caps:
+	// "continue" moves on to the next goal; anything else escalates
+	// (goals.on_failure).
+	GoalFailure string
 	// Checker runs one criterion's check (nil: check.Runner, ultra's own
 	// program supervising the check in the sandbox). Tests inject one.
 	Checker func(ctx context.Context, r check.Runner, c goal.Criterion) check.Result
@@ -171,7 +175,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	deps, _ := workspace.IgnoredDirs(ctx, spec.Workdir, depDirs...)
 	st := runState{Phase: phase.New(spec.Budgets), VerifyCommands: o.VerifyCommands, AllowTestChanges: spec.AllowTestChanges, DepDirs: deps,
 		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models,
-		Goals: &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly}}
+		Goals: &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly, Continue: o.GoalFailure == "continue"}}
 	// The run's .ultra/ exists before anything of the model's runs (the
 	// sandbox shows it read-only), with the brief in it.
 	if _, err := ultraDir(spec.Workdir); err != nil {

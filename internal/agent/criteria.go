@@ -58,10 +58,17 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 		fmt.Fprintf(&b, "criteria of %s not run: the tests must pass first (cycle %d of %d)\n", g.ID, g.Attempt, goal.MaxCycles)
 	}
 	v := g.Judge(advanced)
-	res := phase.GoalResult{Goal: g.ID, Complete: v.Complete, Failed: v.Failed, Reason: v.Reason}
+	res := phase.GoalResult{Goal: g.ID, Complete: v.Complete, Failed: v.Failed, Reason: v.Reason, Continue: r.st.Goals.Continue,
+		More: r.nextGoal(g) != nil}
 	if v.Complete {
 		res.Reason = fmt.Sprintf("every essential criterion passed (%d)", essentialCount(g))
-		res.More = r.nextGoal(g) != nil
+		if failed := r.failedGoals(); !res.More && len(failed) > 0 {
+			// goals.on_failure = continue: the last goal is done, but not
+			// the brief.
+			res.Failed, res.Final = true, true
+			res.Reason = fmt.Sprintf("%s; but goals failed earlier: %s (a person decides how to go on)", res.Reason, strings.Join(failed, "; "))
+			return res, b.String()
+		}
 		if !res.More {
 			// The last goal: the final gate runs now, on this same tree.
 			b.WriteString(fmt.Sprintf("%s is the last goal: the final gate runs every criterion of every goal on this tree.\n", g.ID))
@@ -126,6 +133,17 @@ func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal
 	}
 	r.recordGoal(ledger.Entry{Kind: ledger.KindFinalGate, Text: "fail: " + strings.Join(missing, "; "), Data: jsonData(map[string]any{"tree": d.Tree, "gate": d.N})})
 	return res, b.String()
+}
+
+// failedGoals lists the goals that failed, with why.
+func (r *runner) failedGoals() []string {
+	var out []string
+	for _, g := range r.goals.file.Goals {
+		if g.Status == goal.Failed {
+			out = append(out, g.ID+": "+g.Reason)
+		}
+	}
+	return out
 }
 
 func essentialCount(g *goal.Goal) int {

@@ -28,6 +28,10 @@ type goalState struct {
 	// PlanOnly: the run stops at the acceptance point whatever its run
 	// control (ultra plan).
 	PlanOnly bool `json:"plan_only,omitempty"`
+	// Continue: a goal that fails its caps does not stop the run, which
+	// moves on to the next goal (goals.on_failure = continue, fixed when
+	// the run started).
+	Continue bool `json:"continue,omitempty"`
 	// Final: the last goal completed; every verification now is the final
 	// gate (every criterion of every goal).
 	Final bool `json:"final,omitempty"`

@@ -49,7 +49,13 @@ func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *veri
 	}
 	switch next.Phase {
 	case phase.Building:
-		out += fmt.Sprintf("Goal %s is complete.%s", cur.ID, complete(cur))
+		if gr.Failed {
+			cur.Status, cur.Reason, cur.UpdatedAt = goal.Failed, gr.Reason, r.o.Now().UTC()
+			r.recordGoal(ledger.Entry{Kind: ledger.KindGoalFailed, Goal: cur.ID, Text: gr.Reason + " (goals.on_failure = continue: the run moves on)"})
+			out += fmt.Sprintf("Goal %s failed: %s. The run moves on to the next goal (goals.on_failure = continue).", cur.ID, gr.Reason)
+		} else {
+			out += fmt.Sprintf("Goal %s is complete.%s", cur.ID, complete(cur))
+		}
 		g := r.startGoal()
 		out += fmt.Sprintf("\nNext goal %s: %s\n%s\n%s\nPhase is now building: make the change, then call phase{to:\"verifying\"}.", g.ID, g.Title, g.Objective, criteriaList(g))
 	case phase.Reviewing:
@@ -73,7 +79,9 @@ func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *veri
 		}
 		out += fmt.Sprintf("Phase is now iterating (%d retries left): fix what failed, then call phase{to:\"verifying\"}.", next.RetriesLeft())
 	case phase.Escalated:
-		if gr.Failed {
+		if gr.Failed && gr.Complete && cur != nil && cur.Status == goal.InProgress {
+			out += fmt.Sprintf("Goal %s is complete.%s\n", cur.ID, complete(cur))
+		} else if gr.Failed {
 			if g := r.goals.file.Goal(gr.Goal); g != nil && !gr.Final {
 				g.Status, g.Reason, g.UpdatedAt = goal.Failed, gr.Reason, r.o.Now().UTC()
 				r.recordGoal(ledger.Entry{Kind: ledger.KindGoalFailed, Goal: g.ID, Text: gr.Reason})

@@ -22,6 +22,8 @@ type Config struct {
 	Verify Verify `toml:"verify"`
 	// Workspace is where and how runs work in git.
 	Workspace Workspace `toml:"workspace"`
+	// Goals says what a run does when a goal fails.
+	Goals Goals `toml:"goals"`
 	// Pricing overrides the built-in pricing table: model → price.
 	Pricing map[string]Price `toml:"pricing"`
 
@@ -70,6 +72,14 @@ type Run struct {
 	MaxWall         Duration `toml:"max_wall"`
 	MaxCost         float64  `toml:"max_cost"`
 	BashTimeout     Duration `toml:"bash_timeout"`
+}
+
+// Goals configures the goal loop.
+type Goals struct {
+	// OnFailure is what a run does when a goal fails its caps: "escalate"
+	// (the default: a person decides) or "continue" (the run moves on to
+	// the next goal; it escalates at the end, listing the failed goals).
+	OnFailure string `toml:"on_failure"`
 }
 
 // Verify overrides test detection.
@@ -229,7 +239,7 @@ func loadFile(path string, c *Config) error {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,api,max_retries,stream,modes,context_window,thinking_budget,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout,unix_sockets,cache}, workspace.{dir,protected,author_name,author_email,setup}, pricing.MODEL.{input,output,cache_read,cache_write})",
+		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,api,max_retries,stream,modes,context_window,thinking_budget,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout,unix_sockets,cache}, goals.{on_failure}, workspace.{dir,protected,author_name,author_email,setup}, pricing.MODEL.{input,output,cache_read,cache_write})",
 			path, keyLine(string(data), k[len(k)-1]), k.String())
 	}
 	return c.validate(path, string(data))
@@ -277,6 +287,9 @@ func (c *Config) validate(path, text string) error {
 	}
 	if (c.Workspace.AuthorName == "") != (c.Workspace.AuthorEmail == "") {
 		return fmt.Errorf("config %s:%d: workspace.author_name and workspace.author_email go together", path, keyLine(text, "author_name"))
+	}
+	if f := c.Goals.OnFailure; f != "" && f != "escalate" && f != "continue" {
+		return fmt.Errorf("config %s:%d: goals.on_failure must be \"escalate\" or \"continue\", not %q", path, keyLine(text, "on_failure"), f)
 	}
 	if c.Verify.Command != nil && len(c.Verify.Command) == 0 {
 		return fmt.Errorf("config %s:%d: verify.command is an empty list: give at least one command, or remove the key to detect one", path, keyLine(text, "command"))

@@ -48,6 +48,7 @@ func TestLoadErrorsNameFileLineKey(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	cases := []struct{ body, want string }{
 		{"[verify]\ncomand = \"x\"\n", ":2: unknown key verify.comand"},
+		{"[goals]\non_failure = \"retry\"\n", `:2: goals.on_failure must be "escalate" or "continue", not "retry"`},
 		{"[run]\nmax_turns = -5\n", ":2: run.max_turns must not be negative"},
 		{"[verify]\ncommand = []\n", "empty list"},
 		{"[run]\nmax_wall = \"soon\"\n", "invalid duration"},

@@ -269,6 +269,9 @@ func TestAfterGoalVerify(t *testing.T) {
 		{"proved nothing", NotEvaluated, GoalResult{Goal: "G001-a", Complete: true}, 0, Escalated, 0, "proved nothing"},
 		{"needs a person", NeedsPerson, GoalResult{Goal: "G001-a", Complete: true}, 0, Escalated, 0, "waiver"},
 		{"final gate fails", Pass, GoalResult{Final: true, Reason: "G001-a C1 failed"}, 0, Iterating, 1, "G001-a C1 failed"},
+		{"failed goal, the run goes on", Pass, GoalResult{Goal: "G001-a", Failed: true, Continue: true, More: true, Reason: "C1 failed 3 times"}, 0, Building, 1, "moves on to the next goal"},
+		{"last goal done, an earlier one failed", Pass, GoalResult{Goal: "G002-b", Complete: true, Failed: true, Final: true, Continue: true, Reason: "G001-a failed"}, 0, Escalated, 1, "G001-a failed"},
+		{"failed last goal escalates even so", Pass, GoalResult{Goal: "G001-a", Failed: true, Continue: true, Reason: "C1 failed 3 times"}, 0, Escalated, 1, "goal G001-a failed"},
 	}
 	for _, c := range cases {
 		s := New(Budgets{})

@@ -258,7 +258,10 @@ type GoalResult struct {
 	Failed bool
 	More   bool // another goal is left after this one
 	Final  bool // this was the final gate
-	Reason string
+	// Continue: a failed goal does not stop the run; it moves on to the
+	// next goal (goals.on_failure = continue).
+	Continue bool
+	Reason   string
 }
 
 // AfterGoalVerify applies a verification of a run with goals. The gate
@@ -279,7 +282,7 @@ func (s State) AfterGoalVerify(o Outcome, g GoalResult, reason string) (State, T
 		return s.AfterVerify(o, reason)
 	}
 	advanced := o != Fail
-	if advanced && g.Complete {
+	if advanced && g.Complete && !g.Failed {
 		s.Used.Verifies++
 		switch {
 		case g.Final:
@@ -298,6 +301,9 @@ func (s State) AfterGoalVerify(o Outcome, g GoalResult, reason string) (State, T
 	if g.Failed {
 		s.Used.Verifies++
 		s.Used.FailedVerifies++
+		if g.Continue && g.More && !g.Final {
+			return s.Transition(Building, ByGate, fmt.Sprintf("goal %s failed: %s; the run moves on to the next goal", g.Goal, why), "")
+		}
 		return s.Transition(Escalated, ByGate, fmt.Sprintf("goal %s failed: %s", g.Goal, why), "")
 	}
 	return s.AfterVerify(Fail, why)
