@@ -214,6 +214,9 @@ func TestThreeGoalBrief(t *testing.T) {
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 0 || !strings.Contains(v.stdout, "intact") {
 		t.Fatalf("ledger --verify: %d %s %s", v.code, v.stdout, v.stderr)
 	}
+	if s := ultra(t, dir, "status", id); strings.Count(s.stdout, "criteria 3/3 passed") != 3 {
+		t.Fatalf("ultra status:\n%s%s", s.stdout, s.stderr)
+	}
 	if g := ultra(t, dir, "goals", id); g.code != 0 || strings.Count(g.stdout, "(complete,") != 3 {
 		t.Fatalf("ultra goals:\n%s%s", g.stdout, g.stderr)
 	}

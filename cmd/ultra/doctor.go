@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/policy"
 	"github.com/ultra-dev/ultra/internal/sandbox"
@@ -23,6 +24,9 @@ type doctorReport struct {
 	Git      string            `json:"git"`
 	GateKey  string            `json:"gate_key"`
 	Tools    map[string]string `json:"tools"` // test runners found (path) or ""
+	// Channels are the programs criteria of the tmux and browser channels
+	// need (path, or "" when missing: such criteria are then BLOCKED).
+	Channels map[string]string `json:"channels"`
 	Problems []string          `json:"problems,omitempty"`
 }
 
@@ -58,7 +62,9 @@ func newDoctorCmd() *cobra.Command {
 }
 
 func diagnose() doctorReport {
-	r := doctorReport{Sandbox: sandbox.Probe(), Landlock: sandbox.LandlockABI(), Profiles: map[string]string{}, Tools: map[string]string{}}
+	r := doctorReport{Sandbox: sandbox.Probe(), Landlock: sandbox.LandlockABI(), Profiles: map[string]string{}, Tools: map[string]string{}, Channels: map[string]string{}}
+	r.Channels["tmux"], _ = exec.LookPath("tmux")
+	r.Channels["browser"] = check.FindChromium("")
 	for name, p := range policy.Profiles {
 		switch {
 		case r.Sandbox.Available:
@@ -118,6 +124,13 @@ func printDoctor(cmd *cobra.Command, r doctorReport) {
 		fmt.Fprintln(w, "git        MISSING: install git")
 	}
 	fmt.Fprintf(w, "gate key   %s\n", r.GateKey)
+	for _, ch := range []struct{ name, what, fix string }{{"tmux", "tmux", "apt-get install tmux"}, {"browser", "chromium", "apt-get install chromium"}} {
+		if p := r.Channels[ch.name]; p != "" {
+			fmt.Fprintf(w, "criteria   %-8s ok: %s\n", ch.name, p)
+		} else {
+			fmt.Fprintf(w, "criteria   %-8s no %s: such criteria are BLOCKED (%s)\n", ch.name, ch.what, ch.fix)
+		}
+	}
 	var found, missing []string
 	for _, t := range doctorRunners {
 		if r.Tools[t] != "" {

@@ -86,7 +86,12 @@ func printStatus(w io.Writer, s *agent.Status) {
 			fmt.Fprintf(w, "         ✗ %s\n", f)
 		}
 	}
-	if s.Plan != "" {
+	if len(s.Goals) > 0 {
+		fmt.Fprintln(w, "goals")
+		for _, g := range s.Goals {
+			fmt.Fprintf(w, "  %-28s %-12s criteria %d/%d passed, cycle %d — %s\n", g.ID, g.Status, g.Passed, g.Criteria, g.Attempt, clip(g.Title, 60))
+		}
+	} else if s.Plan != "" {
 		fmt.Fprintf(w, "plan\n%s\n", indentBlock(s.Plan))
 	}
 	if s.PendingPlan != "" {

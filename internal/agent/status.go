@@ -39,6 +39,7 @@ type Status struct {
 	Refusals    int                `json:"refusals"`
 	Sandbox     string             `json:"sandbox,omitempty"`
 	LastVerify  *VerifyView        `json:"last_verify,omitempty"`
+	Goals       []GoalView         `json:"goals,omitempty"`
 	Deferred    []string           `json:"deferred,omitempty"`
 	Todos       []tool.TodoItem    `json:"todos,omitempty"`
 	Transitions []store.Transition `json:"transitions"`
@@ -46,6 +47,16 @@ type Status struct {
 	PID         int                `json:"pid,omitempty"`
 	CreatedAt   time.Time          `json:"created_at"`
 	UpdatedAt   time.Time          `json:"updated_at"`
+}
+
+// GoalView is one goal as status shows it (ultra goals shows more).
+type GoalView struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Status   string `json:"status"`
+	Attempt  int    `json:"attempt"`
+	Passed   int    `json:"criteria_passed"`
+	Criteria int    `json:"criteria"`
 }
 
 // Retries is the retry counter of a run.
@@ -122,6 +133,20 @@ func Describe(ctx context.Context, st *store.Store, stateRoot string, row *store
 		CacheRead: rs.Usage.CacheReadTokens, CacheWrite: rs.Usage.CacheWriteTokens,
 		Malformed: rs.Malformed, Refusals: rs.Refusals, Sandbox: rs.Sandbox, LastVerify: lastVerification(RunDir(stateRoot, row.ID)), Deferred: rs.Deferred, Todos: rs.Todos,
 		PID: row.PID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
+	}
+	if f, _ := ReadGoals(row.Workdir); f != nil {
+		for _, g := range f.Goals {
+			v := GoalView{ID: g.ID, Title: g.Title, Status: string(g.Status), Attempt: g.Attempt}
+			for _, c := range g.SuccessCriteria {
+				if c.Superseded == "" {
+					v.Criteria++
+					if c.Status == "pass" {
+						v.Passed++
+					}
+				}
+			}
+			s.Goals = append(s.Goals, v)
+		}
 	}
 	if s.Transitions, err = st.Transitions(ctx, row.ID); err != nil {
 		return nil, err
