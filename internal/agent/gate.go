@@ -80,11 +80,16 @@ func (r *runner) measureBaseline(ctx context.Context, tree string) {
 			ev.Fakes = m.Fakes
 			b = gate.NewBaseline(tree, ev)
 		}
-		if err := gatefile.WriteBaseline(runDir, b); err != nil {
+		r.baselineMu.Lock()
+		err = gatefile.WriteBaseline(runDir, b)
+		if err == nil {
+			r.noteBaseline()
+		}
+		r.baselineMu.Unlock()
+		if err != nil {
 			r.emit(event.Warning, event.WarningData{Message: "baseline not recorded: " + err.Error()})
 			return
 		}
-		r.noteBaseline()
 		r.bus.Emit(event.Baseline, "", event.BaselineData{Tree: b.Tree, Evaluated: b.Evaluated, Reason: b.Reason,
 			Executed: b.Executed, Failed: b.Failed, Errors: b.Errors, Skipped: b.Skipped, Sources: b.Sources, Reused: m.reused(),
 			Duration: time.Since(start).Round(time.Millisecond).String()})

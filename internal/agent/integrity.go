@@ -72,6 +72,14 @@ func stateFingerprint(workdir, runDir, ownBaseline string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// fingerprint is stateFingerprint of the run, never between ultra's write
+// of baseline.json and its note of the file's stamp.
+func (r *runner) fingerprint(runDir string) string {
+	r.baselineMu.Lock()
+	defer r.baselineMu.Unlock()
+	return stateFingerprint(r.row.Workdir, runDir, r.ownBaseline())
+}
+
 // statStamp identifies a file by its size, time and mode.
 func statStamp(info fs.FileInfo) string {
 	return fmt.Sprintf("%d\x00%d\x00%v", info.Size(), info.ModTime().UnixNano(), info.Mode())

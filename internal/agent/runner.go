@@ -42,6 +42,9 @@ type runner struct {
 	baselineDone  chan struct{} // closed when the baseline is measured
 	stopBaseline  func()        // cancels the baseline
 	baselineStamp atomic.Value  // string: statStamp of the baseline.json ultra wrote
+	// baselineMu makes writing baseline.json and noting its stamp one
+	// step for stateFingerprint, which takes it too.
+	baselineMu sync.Mutex
 	askedWith     []string      // the tools the current request offered
 	callID        string        // the call running now (serial calls only)
 
@@ -487,13 +490,13 @@ func (r *runner) execute(ctx context.Context, c llm.ToolCall) tool.Result {
 		return t.Run(ctx, r.env, json.RawMessage(c.Arguments))
 	}
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
-	before := stateFingerprint(r.row.Workdir, runDir, r.ownBaseline())
+	before := r.fingerprint(runDir)
 	gitBefore, tipBefore := r.gitFingerprint()
 	res := t.Run(ctx, r.env, json.RawMessage(c.Arguments))
 	reason := ""
 	gitAfter, tipAfter := r.gitFingerprint()
 	switch {
-	case stateFingerprint(r.row.Workdir, runDir, r.ownBaseline()) != before:
+	case r.fingerprint(runDir) != before:
 		reason = fmt.Sprintf("a %s call changed ultra's own files (.ultra/ or the run's gate files and hooks), which only ultra may write", c.Name)
 	case gitAfter != gitBefore:
 		reason = fmt.Sprintf("a %s call moved a protected branch, the run's base branch or its worktree's branch, or changed the worktree's hooks setting, which no run may do", c.Name)
