@@ -697,3 +697,33 @@ func TestGateCacheAcrossRuns(t *testing.T) {
 		t.Fatalf("--no-gate-cache: the decision came from the cache: %v", d["reused"])
 	}
 }
+
+// Test first: the run adds a test beside the existing ones, sees it fail,
+// fixes the code, and the gate passes (the original tests, run without the
+// added test file, are judged against the run's start, where the added
+// test did not exist).
+func TestAddedTestFailsThenPasses(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, greenProject)
+	subTest := "package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {\n\tif Sub(5, 3) != 2 {\n\t\tt.Fatal(\"Sub(5, 3) != 2\")\n\t}\n}\n"
+	goals := goalsOf("Sub subtracts",
+		crit("happy", "command", "Sub exists", map[string]any{"run": "grep -c 'func Sub' calc/sub.go", "expect_stdout": "^1"}),
+		crit("edge", "command", "Sub subtracts", map[string]any{"run": "grep -q 'return a - b' calc/sub.go", "expect_exit": 0}),
+		crit("regression", "command", "its test is there", map[string]any{"run": "grep -c 'func TestSub' calc/sub_test.go", "expect_stdout": "^1"}))
+	m := newModel(t,
+		calls(call("goals", goals)),
+		calls(call("write", map[string]any{"file_path": "calc/sub_test.go", "content": subTest}),
+			call("write", map[string]any{"file_path": "calc/sub.go", "content": "package calc\n\nfunc Sub(a, b int) int {\n\treturn a + b\n}\n"})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
+		calls(call("edit", map[string]any{"file_path": "calc/sub.go", "old_string": "return a + b", "new_string": "return a - b"})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
+		approve())
+	res := ultra(t, dir, runArgs(m, "add Sub, test first")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	vr := ofType(res.events(t), "verify_result")
+	if len(vr) != 2 || data(vr[0])["status"] != "FAIL" || data(vr[1])["status"] != "PASS" {
+		t.Fatalf("verifications %v", vr)
+	}
+}

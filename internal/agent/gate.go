@@ -443,6 +443,10 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 	}
 	pin := in
 	pin.Tree = tree
+	// The original tests are judged against the run's start only: tests
+	// the run added (and saw fail before it fixed the code) are not in
+	// this tree, and their absence is no regression.
+	pin.Previous = nil
 	preq := req
 	// Beside the main run's logs, not inside them: that directory was
 	// writable to the main run's tests, which could have planted reports.
