@@ -207,10 +207,19 @@ func (r Runner) observe(ctx context.Context, c goal.Criterion) *observation {
 		}
 	}
 	o.contained = sb != nil && sb.Wrap != nil
-	marker := "ULTRA_CHECK_RUN=" + randomHex()
+	// Uncontained, what outlives the supervisor is found by a marker in
+	// its environment. Contained, the PID namespace takes everything
+	// along, and the programs under test get no mark that tells them
+	// they are being checked.
+	marker := ""
+	env := append([]string(nil), r.Env...)
+	if !o.contained {
+		marker = "ULTRA_CHECK_RUN=" + randomHex()
+		env = append(env, marker)
+	}
 	// The programs under test get no credentials (proc.Environ drops
 	// them), like every command ultra runs for the model.
-	opts := proc.Options{Dir: r.Dir, Env: proc.Environ(append(append([]string(nil), r.Env...), marker)...)}
+	opts := proc.Options{Dir: r.Dir, Env: proc.Environ(env...)}
 	sb.Apply(&opts)
 	name, args := r.Program[0], r.Program[1:]
 	var extra []*os.File
@@ -293,7 +302,9 @@ func (r Runner) observe(ctx context.Context, c goal.Criterion) *observation {
 	o.output = diag.String()
 	// The sandbox's PID namespace took the rest with it; uncontained,
 	// what outlived the supervisor still carries the check's marker.
-	o.outside = sweepMarker(marker)
+	if marker != "" {
+		o.outside = sweepMarker(marker)
+	}
 	if o.blocked != "" {
 		return o
 	}

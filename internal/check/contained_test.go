@@ -29,6 +29,10 @@ func TestContainedCommand(t *testing.T) {
 	logResult(t, res)
 	wantStatus(t, res, goal.CriterionPass)
 	wantIn(t, "receipt", res.Receipt, "(sandboxed)")
+	// Nothing in the environment tells the program it is being checked.
+	res = containedRunner(t, t.TempDir()).Run(context.Background(), crit(goal.ChannelCommand, goal.Check{Run: "env | grep -c ULTRA_", ExpectStdout: `^0\n$`, ExpectExit: intp(1)}))
+	logResult(t, res)
+	wantStatus(t, res, goal.CriterionPass)
 }
 
 // The server listens inside the sandbox's own network namespace, on a port
