@@ -468,7 +468,17 @@ func weakens(old, revised Criterion) string {
 	if revised.Channel != old.Channel {
 		return fmt.Sprintf("it moves an essential criterion from the %s channel to %s, which cannot be shown to assert as much", old.Channel, revised.Channel)
 	}
-	return weakerCheck(old.Check, revised.Check)
+	if why := weakerCheck(old.Check, revised.Check); why != "" {
+		return why
+	}
+	// What a check runs decides what its assertions mean (another command,
+	// other inputs, another expected value): no code can tell a stricter
+	// check from a weaker one, so any change of an accepted essential
+	// criterion's check is a person's to make.
+	if !checksEqual(old.Check, revised.Check) {
+		return "it changes what an accepted essential criterion's check runs or expects, which code cannot tell from weakening it"
+	}
+	return ""
 }
 
 // weakerCheck says how check b asserts less than check a (same channel),

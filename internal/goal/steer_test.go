@@ -66,6 +66,10 @@ func TestApplyRefusals(t *testing.T) {
 		{"split into one", acceptedFile(), steer(Steer{Kind: SplitSubgoal, Goal: "G002-remove", Split: []ProposedGoal{validGoal("a")}}, ByPerson), "split needs two or more goals to replace G002-remove, got 1", false},
 		{"split invalid part", acceptedFile(), steer(Steer{Kind: SplitSubgoal, Goal: "G002-remove", Split: []ProposedGoal{validGoal("a"), {Title: "b"}}}, ByPerson), "split[1].objective: must not be empty", false},
 		{"split dropping essential", acceptedFile(), steer(Steer{Kind: SplitSubgoal, Goal: "G002-remove", Split: []ProposedGoal{splitPart("a", 0), splitPart("b", 1)}}, ByModel), `G002-remove: needs a person (by "person"): the split drops essential criteria G002-C3`, true},
+		// Any change of what an essential check runs or expects is a
+		// person's: another command with the same assertion, other inputs.
+		{"model changes an essential check's command", acceptedFile(), steer(Steer{Kind: ReviseCriterion, Criterion: "G001-C1", Check: &Check{Run: "./todo list", ExpectExit: intp(0), ExpectStdout: "^1 milk$"}}, ByModel), "which code cannot tell from weakening it", true},
+		{"model makes an essential check 'stronger'", acceptedFile(), steer(Steer{Kind: ReviseCriterion, Criterion: "G001-C1", Check: &Check{Run: "./todo add milk && ./todo list", ExpectExit: intp(0), ExpectStdout: "^1 milk$", ExpectStderr: "^$"}}, ByModel), "needs a person", true},
 		// reorder_pending
 		{"reorder missing", acceptedFile(), steer(Steer{Kind: ReorderPending, Order: []string{"G003-done"}}, ByModel), "order must list every pending goal exactly once; it leaves out G002-remove", false},
 		{"reorder twice", acceptedFile(), steer(Steer{Kind: ReorderPending, Order: []string{"G003-done", "G003-done", "G002-remove"}}, ByModel), "order names G003-done twice", false},
@@ -212,7 +216,7 @@ func TestApplyChanges(t *testing.T) {
 				t.Errorf("criterion = %+v", c)
 			}
 		}},
-		{"revise essential stronger by model", steer(Steer{Kind: ReviseCriterion, Criterion: "G001-C1", Check: &Check{Run: "./todo add milk && ./todo list", ExpectExit: intp(0), ExpectStdout: "^1 milk$", ExpectStderr: "^$"}}, ByModel), func(t *testing.T, f File) {
+		{"revise essential stronger by person", steer(Steer{Kind: ReviseCriterion, Criterion: "G001-C1", Check: &Check{Run: "./todo add milk && ./todo list", ExpectExit: intp(0), ExpectStdout: "^1 milk$", ExpectStderr: "^$"}}, ByPerson), func(t *testing.T, f File) {
 			c := f.Goal("G001-add").Criterion("G001-C1")
 			if c.Check.ExpectStdout != "^1 milk$" || !c.Essential || c.ID != "G001-C1" {
 				t.Errorf("criterion = %+v", c)
@@ -229,7 +233,7 @@ func TestApplyChanges(t *testing.T) {
 				t.Errorf("criterion = %+v", c)
 			}
 		}},
-		{"full replacement", steer(Steer{Kind: ReviseCriterion, Criterion: "G001-C3", Criteria: []ProposedCriterion{cmdCrit(Adversarial, "./todo add \"$(printf 'x%.0s' {1..9999})\"", "too long")}}, ByModel), func(t *testing.T, f File) {
+		{"full replacement", steer(Steer{Kind: ReviseCriterion, Criterion: "G001-C3", Criteria: []ProposedCriterion{cmdCrit(Adversarial, "./todo add \"$(printf 'x%.0s' {1..9999})\"", "too long")}}, ByPerson), func(t *testing.T, f File) {
 			c := f.Goal("G001-add").Criterion("G001-C3")
 			if c.UserModel != Adversarial || c.Check.ExpectStdout != "too long" {
 				t.Errorf("criterion = %+v", c)
