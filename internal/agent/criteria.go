@@ -156,16 +156,13 @@ func essentialCount(g *goal.Goal) int {
 	return n
 }
 
-// nextGoal is the first pending goal after g, or nil.
+// nextGoal is the first pending goal other than g, wherever steering put
+// it, or nil: the final gate starts only when no goal is left pending.
 func (r *runner) nextGoal(g *goal.Goal) *goal.Goal {
 	f := r.goals.file
-	seen := false
 	for i := range f.Goals {
-		if seen && f.Goals[i].Status == goal.Pending {
+		if f.Goals[i].Status == goal.Pending && f.Goals[i].ID != g.ID {
 			return &f.Goals[i]
-		}
-		if f.Goals[i].ID == g.ID {
-			seen = true
 		}
 	}
 	return nil
