@@ -364,6 +364,18 @@ func TestIdenticalFailuresFailTheGoal(t *testing.T) {
 	if l := ultra(t, dir, "goals", "ledger", "--run", runID(t, evs)); !strings.Contains(l.stdout, "goal_failed") {
 		t.Fatalf("ledger:\n%s", l.stdout)
 	}
+	// A person's resume reopens the goal with its caps counted afresh.
+	m := newModel(t,
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "// Add returns a plus b.", "new_string": "// Add returns the sum of a and b."})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
+		approve())
+	r := ultra(t, dir, "resume", runID(t, evs), "--output", "jsonl", "--base-url", m.url, "the doc must say sum")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if l := ultra(t, dir, "goals", "ledger", "--run", runID(t, evs)); !strings.Contains(l.stdout, "reopened by a person's resume") || !strings.Contains(l.stdout, "goal_completed") {
+		t.Fatalf("ledger:\n%s", l.stdout)
+	}
 }
 
 // Five build/verify cycles without completing fail the goal.

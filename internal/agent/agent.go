@@ -324,7 +324,7 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	if escalated {
 		back := st.EscalatedFrom
 		switch {
-		case back == phase.Planning, back == phase.Reviewing:
+		case back == phase.Planning:
 		case back == phase.Building && st.Phase.Used.FailedVerifies == 0:
 		default:
 			back = phase.Iterating
@@ -332,6 +332,9 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 		if err := r.transition(back, phase.ByPerson, "resumed by a person", ""); err != nil {
 			return nil, err
 		}
+	}
+	if r.hasGoals() {
+		r.resumeGoals(escalated)
 	}
 	if ro.Approve {
 		r.acceptPlan(phase.ByPerson, "approved by a person")

@@ -40,7 +40,13 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 	}
 	g := f.Current()
 	if g == nil {
-		return phase.GoalResult{Final: true, Reason: "no goal is left"}, ""
+		// Nothing left to build: the final gate, unless a goal failed.
+		if failed := r.failedGoals(); len(failed) > 0 {
+			return phase.GoalResult{Final: true, Failed: true, Reason: "goals failed: " + strings.Join(failed, "; ") + " (a person decides how to go on)"}, ""
+		}
+		r.st.Goals.Final = true
+		r.st.Goals.FinalAttempts++
+		return r.finalGate(ctx, d, nil, fmt.Sprintf("final-%d", r.st.Goals.FinalAttempts))
 	}
 	g.Attempt++
 	g.UpdatedAt = r.o.Now().UTC()

@@ -402,6 +402,38 @@ func (r *runner) startGoal() *goal.Goal {
 	return g
 }
 
+// resumeGoals puts the goals of a resumed run in order. A person's resume
+// of an escalated run reopens the goals that failed, with their cycles and
+// repeated failures counted again from zero (as the retries are); a goal
+// steering added while the run stood makes the final gate wait for it;
+// the next goal is started if none is in progress.
+func (r *runner) resumeGoals(escalated bool) {
+	f := r.goals.file
+	if f == nil || f.Accepted == nil {
+		return
+	}
+	now := r.o.Now().UTC()
+	for i := range f.Goals {
+		g := &f.Goals[i]
+		if escalated && g.Status == goal.Failed {
+			g.Status, g.Reason, g.Attempt, g.UpdatedAt = goal.Pending, "", 0, now
+			for j := range g.SuccessCriteria {
+				g.SuccessCriteria[j].LastFailure, g.SuccessCriteria[j].SameFailures = "", 0
+			}
+			r.recordGoal(ledger.Entry{Kind: ledger.KindResumed, Goal: g.ID, Text: "reopened by a person's resume: its cycles and repeated failures count from zero"})
+		}
+	}
+	if escalated {
+		// The review's rounds and the final gate's attempts start again
+		// too; a run that stopped in review goes back to iterating.
+		r.st.Goals.FinalAttempts, r.st.Goals.ReviewRound, r.st.Goals.Review = 0, 0, nil
+	}
+	if f.Current() != nil {
+		r.st.Goals.Final = false
+		r.startGoal()
+	}
+}
+
 // goalReminder is the reminder's line about the goal in hand.
 func (r *runner) goalReminder() string {
 	if !r.hasGoals() || r.goals == nil || r.goals.file == nil || r.goals.file.Accepted == nil {

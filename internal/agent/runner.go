@@ -45,8 +45,8 @@ type runner struct {
 	// baselineMu makes writing baseline.json and noting its stamp one
 	// step for stateFingerprint, which takes it too.
 	baselineMu sync.Mutex
-	askedWith     []string      // the tools the current request offered
-	callID        string        // the call running now (serial calls only)
+	askedWith  []string // the tools the current request offered
+	callID     string   // the call running now (serial calls only)
 
 	goals       *goalRecorder // goals.json and the ledger (runs with goals)
 	goalsBroken error         // ultra could not write its goal records
