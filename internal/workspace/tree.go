@@ -279,7 +279,9 @@ func WithoutPaths(ctx context.Context, dir, tree string, paths []string) (string
 	if _, err := gitOut(ctx, dir, env, "read-tree", tree); err != nil {
 		return "", err
 	}
-	if _, err := gitOut(ctx, dir, env, append([]string{"rm", "--cached", "-q", "--ignore-unmatch", "--"}, paths...)...); err != nil {
+	// A private index read from the tree: update-index, not rm, which
+	// compares with the files on disk.
+	if _, err := gitOut(ctx, dir, env, append([]string{"update-index", "--force-remove", "--"}, paths...)...); err != nil {
 		return "", err
 	}
 	return gitOut(ctx, dir, env, "write-tree")

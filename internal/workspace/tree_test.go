@@ -251,3 +251,28 @@ func TestNestedRepositoryConfigDoesNotRun(t *testing.T) {
 		t.Fatal("a nested repository's core.fsmonitor ran in ultra's git")
 	}
 }
+
+// WithoutPaths leaves ultra's records out of a tree, whatever the files on
+// disk and the repository's index hold.
+func TestWithoutPaths(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.go": "package a\n", ".ultra/goals.json": "{}\n", ".ultra/config": "x = 1\n"})
+	// The tree's goals.json is neither HEAD's nor the one on disk.
+	os.WriteFile(filepath.Join(dir, ".ultra", "goals.json"), []byte("{\"v\":2}\n"), 0o644)
+	with, err := TreeHash(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, ".ultra", "goals.json"), []byte("{\"v\":3}\n"), 0o644)
+	got, err := WithoutPaths(ctx, dir, with, []string{".ultra/goals.json", ".ultra/ledger.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := exec.Command("git", "-C", dir, "ls-tree", "-r", "--name-only", got).Output()
+	if string(out) != ".ultra/config\na.go\n" {
+		t.Fatalf("tree without the records holds:\n%s", out)
+	}
+	if same, _ := WithoutPaths(ctx, dir, got, []string{".ultra/goals.json"}); same != got {
+		t.Fatal("a tree without the paths must come back as it is")
+	}
+}
