@@ -103,14 +103,22 @@ func TestDeletedFailingTestFailsTheGate(t *testing.T) {
 	)
 	id := failedGate(t, dir, ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...),
 		"previously failing tests are missing: example.com/calc/calc.TestAdd", "fewer tests than at the start")
-	// A person may still accept the work, on the record.
+	// A person may still accept the work, on the record: the waiver of the
+	// tests, and the goals' criteria and the review as ever, when resumed.
 	w := ultra(t, dir, "gate", "waive", id, "--reason", "TestAdd was obsolete", "--by", "ann")
-	if w.code != 0 || !strings.Contains(w.stdout, "WAIVED") || !strings.Contains(w.stdout, "complete") {
+	if w.code != 0 || !strings.Contains(w.stdout, "WAIVED") || !strings.Contains(w.stdout, "ultra resume "+id) {
 		t.Fatalf("waive: %d\n%s%s", w.code, w.stdout, w.stderr)
 	}
 	d2 := gateFile(t, dir, id, 2)
 	if d2["gate_status"] != "WAIVED" || d2["waiver"].(map[string]any)["by"] != "ann" {
 		t.Fatalf("gate-2 %v", d2)
+	}
+	if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
+		t.Fatal("a waiver of the gate committed a goal whose criteria never ran")
+	}
+	m2 := newModel(t, calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})), approve())
+	if r := ultra(t, dir, "resume", id, "--output", "jsonl", "--base-url", m2.url); r.code != 0 {
+		t.Fatalf("resume after the waiver: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	var s map[string]any
 	json.Unmarshal([]byte(ultra(t, dir, "status", id, "--json").stdout), &s)
@@ -118,15 +126,15 @@ func TestDeletedFailingTestFailsTheGate(t *testing.T) {
 		t.Fatalf("status after waiver %v %v", s["phase"], s["status"])
 	}
 	// What status shows of the last verification is read from the gate's file.
-	if lv, _ := s["last_verify"].(map[string]any); lv["status"] != "WAIVED" || lv["gate"].(float64) != 2 {
+	if lv, _ := s["last_verify"].(map[string]any); lv["status"] != "WAIVED" {
 		t.Fatalf("last_verify after waiver %v", s["last_verify"])
 	}
 	// The waived tree is committed on the run's branch, and says so.
-	msg := git(t, dir, "log", "-1", "--format=%B", "ultra/"+id)
-	if !strings.Contains(msg, "Ultra-Gate: 2 WAIVED") || !strings.Contains(msg, "Waived by ann: TestAdd was obsolete") {
+	msg := git(t, dir, "log", "-1", "--format=%B", "ultra/"+id+"~1")
+	if !strings.Contains(msg, "WAIVED") || !strings.Contains(msg, "Waived by ann: TestAdd was obsolete") || !strings.Contains(msg, "Ultra-Goal: ") {
 		t.Fatalf("waiver commit:\n%s", msg)
 	}
-	if tree := strings.TrimSpace(git(t, dir, "rev-parse", "ultra/"+id+"^{tree}")); tree != d2["tree"] {
+	if tree := strings.TrimSpace(git(t, dir, "rev-parse", "ultra/"+id+"~1^{tree}")); withoutRecords(t, dir, tree) != withoutRecords(t, dir, d2["tree"].(string)) {
 		t.Fatalf("committed tree %s, waived %v", tree, d2["tree"])
 	}
 	if again := ultra(t, dir, "gate", "waive", id, "--reason", "x"); again.code != 2 {
@@ -476,7 +484,11 @@ func TestChangedTestsAreProtected(t *testing.T) {
 		if w := ultra(t, dir, "gate", "waive", id, "--reason", "the comment is fine", "--by", "ann"); w.code != 0 {
 			t.Fatalf("waive: %d\n%s%s", w.code, w.stdout, w.stderr)
 		}
-		if out := git(t, dir, "rev-list", "main..ultra/"+id); len(strings.Fields(out)) != 1 {
+		m2 := newModel(t, calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})), approve())
+		if r := ultra(t, dir, "resume", id, "--output", "jsonl", "--base-url", m2.url); r.code != 0 {
+			t.Fatalf("resume after the waiver: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if out := git(t, dir, "rev-list", "main..ultra/"+id); len(strings.Fields(out)) != 2 {
 			t.Fatalf("after the waiver the branch holds %q", out)
 		}
 	})

@@ -304,7 +304,7 @@ func withoutRecords(t testing.TB, dir, tree string) string {
 	t.Helper()
 	idx := filepath.Join(t.TempDir(), "index")
 	env := append(os.Environ(), "GIT_INDEX_FILE="+idx)
-	for _, args := range [][]string{{"read-tree", tree}, {"rm", "--cached", "-q", "--ignore-unmatch", "--", ".ultra/goals.json", ".ultra/ledger.jsonl", ".ultra/brief.md"}} {
+	for _, args := range [][]string{{"read-tree", tree}, {"update-index", "--force-remove", "--", ".ultra/goals.json", ".ultra/ledger.jsonl", ".ultra/brief.md"}} {
 		if out, err := execCmd(dir, env, "git", args...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}

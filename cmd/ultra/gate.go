@@ -56,7 +56,7 @@ func newGateCmd() *cobra.Command {
 	var reason, by string
 	waive := &cobra.Command{
 		Use:   "waive RUN_ID --reason TEXT",
-		Short: "Record a person's waiver of a run's gate; an escalated run becomes complete",
+		Short: "Record a person's waiver of a run's gate; an escalated run without goals becomes complete, one with goals goes on when resumed",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(reason) == "" {
@@ -78,6 +78,9 @@ func newGateCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "gate decision %d: %s\nrun %s: %s (%s)\n", d.N, d.Summary(), out.RunID, out.Status, out.Phase)
+			if out.Status != agent.StatusComplete && out.Reason != "" {
+				fmt.Fprintln(cmd.OutOrStdout(), out.Reason)
+			}
 			return nil
 		},
 	}

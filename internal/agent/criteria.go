@@ -33,7 +33,10 @@ type target struct {
 // The text is what the model reads.
 func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalResult, string) {
 	f := r.goals.file
-	advanced := d.Status.Advances()
+	// The criteria run when the tests let the tree through by themselves
+	// (a decision that needs a person's waiver does not, yet).
+	o := d.Outcome()
+	advanced := o == phase.Pass || o == phase.Concerns
 	if r.st.Goals.Final {
 		r.st.Goals.FinalAttempts++
 		return r.finalGate(ctx, d, nil, fmt.Sprintf("final-%d", r.st.Goals.FinalAttempts))
@@ -94,7 +97,7 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal, label string) (phase.GoalResult, string) {
 	f := r.goals.file
 	res := phase.GoalResult{Final: true}
-	if !d.Status.Advances() {
+	if o := d.Outcome(); o != phase.Pass && o != phase.Concerns {
 		res.Reason = "the tests must pass first"
 		if r.st.Goals.FinalAttempts >= goal.MaxCycles {
 			res.Failed, res.Reason = true, fmt.Sprintf("the final gate did not pass in %d verifications", r.st.Goals.FinalAttempts)
@@ -339,7 +342,11 @@ func (r *runner) commitGoal(ctx context.Context, d gate.Decision, subject, body 
 	if body != "" {
 		m.WriteString(strings.TrimSpace(body) + "\n")
 	}
-	fmt.Fprintf(&m, "Gate decision %d: %s (%d passed, %d failed, %d skipped).\n\n", d.N, d.Status, d.Counts.Passed, d.Counts.Failed+d.Counts.Errors, d.Counts.Skipped)
+	fmt.Fprintf(&m, "Gate decision %d: %s (%d passed, %d failed, %d skipped).\n", d.N, d.Status, d.Counts.Passed, d.Counts.Failed+d.Counts.Errors, d.Counts.Skipped)
+	if d.Waiver != nil {
+		fmt.Fprintf(&m, "Waived by %s: %s\n", d.Waiver.By, d.Waiver.Reason)
+	}
+	m.WriteString("\n")
 	fmt.Fprintf(&m, "Ultra-Run: %s\n", r.row.ID)
 	for _, t := range trailers {
 		m.WriteString(t + "\n")

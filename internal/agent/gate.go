@@ -216,7 +216,11 @@ func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result,
 	if err != nil {
 		return gate.Decision{}, nil, "", err
 	}
-	if hit := gate.CachedPass(input.Previous, input.Tree); hit != nil {
+	hit := gate.CachedPass(input.Previous, input.Tree)
+	if hit == nil && r.hasGoals() {
+		hit = samCode(ctx, r.row.Workdir, input.Previous, input.Tree)
+	}
+	if hit != nil {
 		d := gate.FromCache(*hit, input.N, r.o.Now())
 		path, err := gatefile.Write(runDir, d)
 		return d, nil, path, err
@@ -229,6 +233,27 @@ func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result,
 	}
 	path, err := gatefile.Write(runDir, d)
 	return d, res, path, err
+}
+
+// samCode is the latest decision that passed (or a person waived) a tree
+// with the same code as tree: the two differ only in ultra's own records
+// of the run (goals.json, the ledger), which every step of a run with
+// goals changes.
+func samCode(ctx context.Context, workdir string, prev []gate.Decision, tree string) *gate.Decision {
+	code, err := workspace.WithoutPaths(ctx, workdir, tree, goalArtifacts)
+	if err != nil {
+		return nil
+	}
+	for i := len(prev) - 1; i >= 0; i-- {
+		d := prev[i]
+		if !d.Status.Advances() || d.Status == gate.Concerns || d.Tree == "" || (d.NeedsWaiver && d.Waiver == nil) {
+			continue
+		}
+		if c, err := workspace.WithoutPaths(ctx, workdir, d.Tree, goalArtifacts); err == nil && c == code {
+			return &prev[i]
+		}
+	}
+	return nil
 }
 
 // judgeTree verifies the tree of input hermetically (see hermetic) and

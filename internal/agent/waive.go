@@ -8,6 +8,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
+	"github.com/ultra-dev/ultra/internal/goal/ledger"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
@@ -61,6 +62,19 @@ func Waive(ctx context.Context, o Options, id, by, reason string) (*Outcome, gat
 		return nil, d, err
 	}
 	r.emit(event.VerifyResult, verifyEvent(d, path))
+	if r.hasGoals() {
+		// A waiver of the gate waives the tests' verdict, not the goals:
+		// their criteria and the final review still decide. The run goes
+		// on when the person resumes it, and the next verification of
+		// this tree uses the waiver.
+		r.recordGoal(ledger.Entry{Kind: ledger.KindCheckpoint, Text: fmt.Sprintf("gate decision %d waived by %s: %s", d.N, by, reason)})
+		r.row.Status = row.Status
+		if err := r.save(); err != nil {
+			return nil, d, err
+		}
+		return &Outcome{RunID: row.ID, Status: row.Status, Phase: r.st.Phase.Phase, ExitCode: ExitCode(row.Status),
+			Reason: "waiver recorded; the goals' criteria and the final review still decide: ultra resume " + row.ID + " goes on"}, d, nil
+	}
 	if r.st.Phase.Phase != phase.Escalated {
 		r.row.Status = row.Status
 		if err := r.save(); err != nil {
