@@ -784,3 +784,43 @@ func TestCancelReleasesTheGoal(t *testing.T) {
 		t.Fatalf("resume of a cancelled run: %d %s", r.code, r.stderr)
 	}
 }
+
+// Criteria that pass without any change of the code complete nothing: a
+// goal needs work, whatever its checks say.
+func TestNoChangeNoGoal(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, greenProject)
+	lazy := goalsOf("Add is fine",
+		crit("happy", "command", "Add adds", map[string]any{"run": "grep -c 'return a + b' calc/calc.go", "expect_stdout": "^1"}),
+		crit("edge", "command", "no subtraction", map[string]any{"run": "grep -q 'return a - b' calc/calc.go", "expect_exit": 1}),
+		crit("regression", "command", "both tests are there", map[string]any{"run": "grep -c '^func Test' calc/calc_test.go", "expect_stdout": "^2"}))
+	records := crit("edge", "command", "the records are not the code", map[string]any{"run": "test -e .ultra/goals.json", "expect_exit": 0})
+	records["essential"] = false
+	g := lazy["goals"].([]any)[0].(map[string]any)
+	g["criteria"] = append(g["criteria"].([]map[string]any), records)
+	steps := []step{calls(call("goals", lazy))}
+	for range 5 {
+		steps = append(steps, calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))
+	}
+	res := ultra(t, dir, runArgs(newModel(t, append(steps, approve())...), "make sure Add adds")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
+	}
+	evs := res.events(t)
+	for _, e := range ofType(evs, "phase_changed") {
+		if to := data(e)["to"]; to == "reviewing" || to == "complete" {
+			t.Fatalf("a goal without a change went on: %v", data(e))
+		}
+	}
+	// The checks judge the code, not ultra's records of the run.
+	for _, e := range ofType(evs, "criterion") {
+		if d := data(e); d["criterion"] == "G001-C4" && d["status"] != "fail" {
+			t.Fatalf("a check saw ultra's records: %v", d)
+		} else if d["criterion"] != "G001-C4" && d["status"] != "pass" {
+			t.Fatalf("a check saw ultra's records: %v", d)
+		}
+	}
+	if r := data(ofType(evs, "run_finished")[0])["reason"].(string); !strings.Contains(r, "nothing in the code changed") {
+		t.Fatalf("reason %q", r)
+	}
+}

@@ -127,7 +127,8 @@ func TestPreflightRefusesUntrustworthyStarts(t *testing.T) {
 	// With --include-uncommitted the run starts from them; the checkout stays as it was.
 	steps := []step{
 		calls(call("read", map[string]any{"file_path": "NOTES.md"})),
-		planGoals("1. nothing to change"),
+		planGoals("1. note what was found"),
+		calls(call("write", map[string]any{"file_path": "FOUND.md", "content": "mine was there\n"})),
 		calls(call("phase", map[string]any{"to": "verifying"})),
 		calls(call("verify", map[string]any{})),
 		approve(),

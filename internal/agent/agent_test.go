@@ -252,7 +252,8 @@ func TestInterruptedRunIsResumable(t *testing.T) {
 		t.Fatalf("row %+v", row)
 	}
 	p.next = func(n int, _ llm.Request) *llm.Response {
-		return map[int]*llm.Response{3: callsOf(tc("phase", `{"to":"verifying"}`)), 4: callsOf(tc("verify", `{}`)), 5: approval()}[n]
+		return map[int]*llm.Response{3: callsOf(tc("write", `{"file_path":"c.txt","content":"gamma\n"}`)), 4: callsOf(tc("phase", `{"to":"verifying"}`)),
+			5: callsOf(tc("verify", `{}`)), 6: approval()}[n]
 	}
 	out, err = Resume(context.Background(), o, out.RunID, ResumeOptions{})
 	if err != nil || out.Status != StatusComplete {
@@ -352,7 +353,7 @@ func TestCompactionKeepsARunGoing(t *testing.T) {
 		case step <= 7:
 			return callsOf(tc("bash", fmt.Sprintf(`{"command":"printf '%%s' \"$BIG\"; echo %d"}`, step)))
 		case step == 8:
-			return callsOf(tc("phase", `{"to":"verifying"}`))
+			return callsOf(tc("write", `{"file_path":"c.txt","content":"gamma\n"}`), tc("phase", `{"to":"verifying"}`))
 		}
 		return callsOf(tc("verify", `{}`))
 	}
@@ -406,7 +407,7 @@ func TestCompactionSummarisesWhenPruningIsNotEnough(t *testing.T) {
 		case step <= 8:
 			r.ToolCalls = []llm.ToolCall{tc("read", fmt.Sprintf(`{"file_path":"a.txt","offset":%d}`, step%2+1))}
 		case step == 9:
-			r.ToolCalls = []llm.ToolCall{tc("phase", `{"to":"verifying"}`)}
+			r.ToolCalls = []llm.ToolCall{tc("write", `{"file_path":"c.txt","content":"gamma\n"}`), tc("phase", `{"to":"verifying"}`)}
 		default:
 			r.ToolCalls = []llm.ToolCall{tc("verify", `{}`)}
 		}

@@ -67,6 +67,15 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 		fmt.Fprintf(&b, "criteria of %s not run: the tests must pass first (cycle %d of %d)\n", g.ID, g.Attempt, goal.MaxCycles)
 	}
 	v := g.Judge(advanced)
+	if start := r.st.Goals.StartCode[g.ID]; v.Complete && start != "" && codeOf(ctx, r.row.Workdir, d.Tree) == start {
+		// Criteria that pass on the very code the goal started from show
+		// nothing about the goal: no work, no completion.
+		v.Complete = false
+		v.Reason = "nothing in the code changed since the goal started, so its criteria passing shows nothing about it: make the change the goal asks for (a goal already met needs a person: ultra goals steer --kind mark_blocked_superseded)"
+		if g.Attempt >= goal.MaxCycles {
+			v.Failed = true
+		}
+	}
 	res := phase.GoalResult{Goal: g.ID, Complete: v.Complete, Failed: v.Failed, Reason: v.Reason, Continue: r.st.Goals.Continue,
 		More: r.nextGoal(g) != nil}
 	if v.Complete {
@@ -236,6 +245,11 @@ func (r *runner) runCriterion(ctx context.Context, tree string, t target, label 
 	}
 	dest := filepath.Join(runDir, "sandbox", "check", "tree")
 	_ = removeAll(dest)
+	// The code, without ultra's records of the run: a check judges what
+	// the run made, never what ultra wrote about it.
+	if code := codeOf(ctx, r.row.Workdir, tree); code != "" {
+		tree = code
+	}
 	if err := workspace.ExportTree(ctx, r.row.Workdir, tree, dest); err != nil {
 		return blocked("checking out the tree: " + err.Error())
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tool"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // goalState is what a run with goals keeps in the store beside
@@ -46,6 +47,9 @@ type goalState struct {
 	// Review is the reviewer's own conversation: a fresh context, apart
 	// from the run's history.
 	Review []llm.Message `json:"review,omitempty"`
+	// StartCode is, for each goal, the code (the tree without ultra's
+	// records) when it started: a goal completes only with a change.
+	StartCode map[string]string `json:"start_code,omitempty"`
 }
 
 // goalArtifacts are the files of .ultra/ that ultra writes for goals.
@@ -398,8 +402,34 @@ func (r *runner) startGoal() *goal.Goal {
 	}
 	now := r.o.Now().UTC()
 	g.Status, g.StartedAt, g.UpdatedAt = goal.InProgress, &now, now
+	if code := r.codeNow(); code != "" {
+		if r.st.Goals.StartCode == nil {
+			r.st.Goals.StartCode = map[string]string{}
+		}
+		r.st.Goals.StartCode[g.ID] = code
+	}
 	r.recordGoal(ledger.Entry{Kind: ledger.KindGoalStarted, Goal: g.ID, Text: g.Title})
 	return g
+}
+
+// codeNow is the worktree's tree without ultra's records ("" when git
+// cannot say).
+func (r *runner) codeNow() string {
+	ctx := context.Background()
+	tree, err := workspace.TreeHash(ctx, r.row.Workdir)
+	if err != nil {
+		return ""
+	}
+	return codeOf(ctx, r.row.Workdir, tree)
+}
+
+// codeOf is tree without ultra's records.
+func codeOf(ctx context.Context, workdir, tree string) string {
+	code, err := workspace.WithoutPaths(ctx, workdir, tree, goalArtifacts)
+	if err != nil {
+		return ""
+	}
+	return code
 }
 
 // resumeGoals puts the goals of a resumed run in order. A person's resume
