@@ -267,12 +267,10 @@ func sortedKeys(m map[string]string) []string {
 //   - '…' and "…" keep spaces inside a word (the quotes are removed; in
 //     "…" a backslash escapes " and \), and a backslash outside quotes
 //     makes the next character literal;
-//   - each word is one send-keys argument: a word that is a tmux key name
-//     (Enter, Escape, Tab, Space, BSpace, Up, C-c, M-x, F1, …) sends that
-//     key, any other word is typed as text;
-//   - like tmux, nothing is typed between words: "hello Enter" types
-//     hello and presses Enter, "'hello world' Enter" types a space too
-//     (or use the key name Space).
+//   - a word that is a tmux key name (Enter, Escape, Tab, Space, BSpace,
+//     Up, C-c, M-x, F1, …) sends that key; the words between key names
+//     are typed as text with one space between them (typeWords): "set
+//     color blue Enter" types "set color blue" and presses Enter.
 func splitKeys(s string) ([]string, error) {
 	var words []string
 	var cur strings.Builder

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/ultra-dev/ultra/internal/goal"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -88,6 +89,7 @@ func (s *sup) tmux(ctx context.Context) {
 		fmt.Fprintf(&tr, "\n=== step %d\n", i+1)
 		if st.Keys != "" {
 			words, _ := splitKeys(st.Keys)
+			words = typeWords(words)
 			fmt.Fprintf(&tr, "keys: %s → send-keys %s\n", strconv.Quote(st.Keys), quoteWords(words))
 			if _, err := tm(append([]string{"send-keys", "-t", tmuxSession, "--"}, words...)...); err != nil {
 				s.block(fmt.Sprintf("step %d: tmux send-keys failed", i+1), err.Error())
@@ -188,6 +190,26 @@ func lastLines(s string, n int) string {
 		keep = keep[len(keep)-n:]
 	}
 	return strings.Join(keep, " ⏎ ")
+}
+
+// typeWords joins the words between key names with spaces: "set color
+// blue Enter" types "set color blue" and presses Enter, as a person (and
+// the plan's validation) reads it.
+func typeWords(ws []string) []string {
+	var out []string
+	text := false // the last word in out is text
+	for _, w := range ws {
+		if goal.TmuxKey(w) {
+			out, text = append(out, w), false
+			continue
+		}
+		if text {
+			out[len(out)-1] += " " + w
+			continue
+		}
+		out, text = append(out, w), true
+	}
+	return out
 }
 
 func quoteWords(ws []string) string {

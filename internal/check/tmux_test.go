@@ -97,4 +97,17 @@ func TestSplitKeys(t *testing.T) {
 			t.Errorf("splitKeys(%q) accepted", bad)
 		}
 	}
+	// What send-keys gets: text between key names, joined with spaces.
+	for in, want := range map[string][]string{
+		"set color blue Enter":  {"set color blue", "Enter"},
+		"hello Enter":           {"hello", "Enter"},
+		"a b C-c c d Space e":   {"a b", "C-c", "c d", "Space", "e"},
+		"Escape :wq Enter":      {"Escape", ":wq", "Enter"},
+		"'two  spaces' x Enter": {"two  spaces x", "Enter"},
+	} {
+		words, _ := splitKeys(in)
+		if got := typeWords(words); !reflect.DeepEqual(got, want) {
+			t.Errorf("typeWords(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -449,6 +449,12 @@ func typedText(keys string) string {
 	return b.String()
 }
 
+// TmuxKey reports that a word of a tmux step's keys names a key (Enter,
+// Space, Escape, C-c, F1 …) rather than text to type.
+func TmuxKey(w string) bool {
+	return w == "Enter" || w == "KPEnter" || w == "Space" || slices.Contains(tmuxKeyNames, w) || isModifiedKey(w) || isFunctionKey(w)
+}
+
 // isModifiedKey reports a key with a modifier: C-c, M-x, S-Up, ^C.
 func isModifiedKey(w string) bool {
 	for _, p := range []string{"C-", "M-", "S-"} {
