@@ -575,12 +575,21 @@ func TestPlanStopsAtAcceptance(t *testing.T) {
 	if !strings.Contains(g.stdout, "proposed, not accepted") || !strings.Contains(g.stdout, "G001-add-adds") {
 		t.Fatalf("goals:\n%s%s", g.stdout, g.stderr)
 	}
+	// A person sends the proposal back with guidance; the planner proposes
+	// again, and the run waits for a person again.
+	back := newModel(t, fixSteps()[1])
+	if r := ultra(t, dir, "resume", id, "--output", "jsonl", "--base-url", back.url, "name the goal after Add"); r.code != 3 || !strings.Contains(r.stderr, "needs_approval") {
+		t.Fatalf("resume with guidance: exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(string(back.srv.Requests()[0].Body), "name the goal after Add") {
+		t.Fatal("the guidance did not reach the planner")
+	}
 	m2 := newModel(t, fixSteps()[2:]...)
 	a := ultra(t, dir, "approve", id, "--output", "jsonl", "--base-url", m2.url)
 	if a.code != 0 {
 		t.Fatalf("approve: %d\n%s\n%s", a.code, a.stdout, a.stderr)
 	}
-	if l := ultra(t, dir, "goals", "ledger", "--run", id); !strings.Contains(l.stdout, "accepted by person") {
+	if l := ultra(t, dir, "goals", "ledger", "--run", id); !strings.Contains(l.stdout, "accepted by person") || !strings.Contains(l.stdout, "sent back by a person") {
 		t.Fatalf("ledger:\n%s", l.stdout)
 	}
 }

@@ -335,6 +335,12 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	}
 	if r.hasGoals() {
 		r.resumeGoals(escalated)
+		if !ro.Approve && strings.TrimSpace(ro.Guidance) != "" && r.st.PendingPlan != "" {
+			// A person sends the proposal back: the planner revises it
+			// with the guidance and proposes again.
+			r.st.PendingPlan = ""
+			r.recordGoal(ledger.Entry{Kind: ledger.KindSteeringRejected, Text: "the proposal was sent back by a person: " + oneLine(ro.Guidance, 300)})
+		}
 	}
 	if ro.Approve {
 		r.acceptPlan(phase.ByPerson, "approved by a person")

@@ -507,3 +507,15 @@ func TestCredentialsAreRedactedFromToolResults(t *testing.T) {
 		}
 	}
 }
+
+// A criterion whose channel's program is missing here could never pass:
+// the proposal is refused with what to do.
+func TestChannelMissingRefused(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	if why := channelMissing(goal.ChannelTmux); !strings.Contains(why, "tmux is not installed") || !strings.Contains(why, "apt-get install tmux") {
+		t.Fatalf("channelMissing(tmux) = %q", why)
+	}
+	if why := channelMissing(goal.ChannelCommand); why != "" {
+		t.Fatalf("channelMissing(command) = %q", why)
+	}
+}

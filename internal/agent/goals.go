@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/goal/ledger"
@@ -311,7 +313,15 @@ func (r *runner) runGoals(_ context.Context, args json.RawMessage) tool.Result {
 	if err != nil {
 		return tool.Result{IsError: true, Malformed: true, Output: "invalid arguments for goals: " + err.Error()}
 	}
-	if probs := p.Validate(); len(probs) > 0 {
+	probs := p.Validate()
+	for gi, g := range p.Goals {
+		for ci, c := range g.Criteria {
+			if why := channelMissing(c.Channel); why != "" {
+				probs = append(probs, goal.Problem{Where: fmt.Sprintf("goals[%d].criteria[%d].channel", gi, ci), What: why})
+			}
+		}
+	}
+	if len(probs) > 0 {
 		var b strings.Builder
 		fmt.Fprintf(&b, "The proposal was refused; fix these and call goals again:\n")
 		for _, pr := range probs {
@@ -342,6 +352,22 @@ func (r *runner) runGoals(_ context.Context, args json.RawMessage) tool.Result {
 }
 
 func (s *goalState) planOnly() bool { return s.PlanOnly }
+
+// channelMissing says why a channel's criteria could never pass on this
+// machine, or "".
+func channelMissing(ch goal.Channel) string {
+	switch ch {
+	case goal.ChannelTmux:
+		if _, err := exec.LookPath("tmux"); err != nil {
+			return "tmux is not installed here, so a tmux criterion could never pass: use another channel (a person can install it: apt-get install tmux)"
+		}
+	case goal.ChannelBrowser:
+		if check.FindChromium("") == "" {
+			return "chromium is not installed here, so a browser criterion could never pass: use another channel (a person can install it: apt-get install chromium)"
+		}
+	}
+	return ""
+}
 
 // planCounts is "3 goals, 10 criteria".
 func planCounts(f *goal.File) string {

@@ -116,7 +116,8 @@ func (r *runner) startReview(ctx context.Context, d gate.Decision) {
 			if c.CapturedEvidence != nil {
 				sum = oneLine(c.CapturedEvidence.Summary, 300)
 			}
-			fmt.Fprintf(&b, "  - %s [%s, %s, %s] %s\n    evidence: %s\n", c.ID, c.UserModel, c.Channel, c.Status, c.Scenario, sum)
+			chk, _ := json.Marshal(c.Check)
+			fmt.Fprintf(&b, "  - %s [%s, %s, %s] %s\n    check: %s\n    evidence: %s\n", c.ID, c.UserModel, c.Channel, c.Status, c.Scenario, event.Truncate(string(chk), 600), sum)
 		}
 	}
 	fmt.Fprintf(&b, "\n## Tests\ngate decision %d: %s (%d passed, %d failed, %d skipped)\n", d.N, d.Status, d.Counts.Passed, d.Counts.Failed+d.Counts.Errors, d.Counts.Skipped)
@@ -132,14 +133,22 @@ func (r *runner) startReview(ctx context.Context, d gate.Decision) {
 		diff = diff[:maxDiff] + "\n[diff cut at 60 KiB: read the files for the rest]"
 	}
 	if diff == "" {
-		diff = "(no diff available: read the files)"
+		diff = "(EMPTY: nothing in the code differs from the run's start; only ultra's records changed. Criteria that pass on an unchanged tree show nothing.)"
+	}
+	var steering []string
+	for _, e := range r.goals.ledger.Entries() {
+		if e.Kind == ledger.KindSteeringAccepted || e.Kind == ledger.KindSteeringRejected {
+			steering = append(steering, fmt.Sprintf("#%d %s %s", e.Seq, e.Kind, oneLine(e.Text, 300)))
+		}
+	}
+	if len(steering) > 0 {
+		fmt.Fprintf(&b, "\n## Steering of the accepted plan (ledger)\n%s\n", strings.Join(steering, "\n"))
 	}
 	fmt.Fprintf(&b, "\n## Diff against the run's start\n%s\n", diff)
 	if r.st.Goals.ReviewRound > 1 {
 		fmt.Fprintf(&b, "\nThis is review round %d of %d: the change was revised after earlier blockers.\n", r.st.Goals.ReviewRound, goal.MaxReviewRounds+1)
 	}
 	r.st.Goals.Review = []llm.Message{{Role: llm.RoleUser, Content: b.String()}}
-	r.emit(event.Warning, event.WarningData{Message: fmt.Sprintf("final review round %d started", r.st.Goals.ReviewRound)})
 }
 
 var reviewSchema = json.RawMessage(`{"type":"object","properties":{` +

@@ -20,6 +20,13 @@ func (r *runner) steer(s goal.Steer) error {
 	if r.goals == nil || r.goals.file == nil {
 		return errors.New("the run has no goals yet: they are proposed in planning")
 	}
+	const maxText = 4 << 10
+	for name, v := range map[string]string{"note": s.Note, "evidence": s.Evidence, "rationale": s.Rationale, "title": s.Title, "objective": s.Objective, "scenario": s.Scenario} {
+		if len(v) > maxText {
+			// The ledger is committed: it takes a short account, not a dump.
+			return fmt.Errorf("%s is %d bytes; at most %d are recorded (summarise it; long material belongs in a file)", name, len(v), maxText)
+		}
+	}
 	data := jsonData(s)
 	next, err := goal.Apply(*r.goals.file, s, r.o.Now().UTC())
 	if err != nil {

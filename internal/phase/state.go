@@ -319,7 +319,7 @@ func (s State) AfterReview(approved bool, round, maxRounds int, reason string) (
 	}
 	switch {
 	case approved:
-		return s.Transition(Complete, ByReviewer, "the final review approved: "+reason, "")
+		return s.Transition(Complete, ByReviewer, strings.TrimSuffix("the final review approved: "+reason, ": "), "")
 	case round > maxRounds:
 		return s.Transition(Escalated, BySystem, fmt.Sprintf("the final review still has blockers after %d rounds (limit %d): %s", round-1, maxRounds, reason), "")
 	}
