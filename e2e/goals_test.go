@@ -551,7 +551,22 @@ func TestHandEditedRecordsDetected(t *testing.T) {
 		t.Fatalf("approve with an edited ledger: %d\n%s", r.code, r.stderr)
 	}
 	os.WriteFile(ledgerPath, []byte(orig), 0o644)
+	// A well-chained line appended after the head ultra recorded, with the
+	// digest of a goals.json rewritten to match: the chain holds, the
+	// signature does not.
 	goalsPath := filepath.Join(wt, ".ultra", "goals.json")
+	forged := strings.Replace(readFile(t, goalsPath), `"essential": true`, `"essential": false`, 1)
+	lines := strings.Split(strings.TrimSuffix(orig, "\n"), "\n")
+	var last map[string]any
+	json.Unmarshal([]byte(lines[len(lines)-1]), &last)
+	entry, _ := json.Marshal(map[string]any{"seq": last["seq"].(float64) + 1, "time": time.Now().UTC(), "kind": "steering_accepted", "run": id,
+		"text": "by person", "data": map[string]any{"goals": sha([]byte(forged))}, "prev": sha([]byte(lines[len(lines)-1]))})
+	os.WriteFile(ledgerPath, []byte(orig+string(entry)+"\n"), 0o644)
+	os.WriteFile(goalsPath, []byte(forged), 0o644)
+	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 1 || !strings.Contains(v.stderr, "signature") {
+		t.Fatalf("verify of a forged, well-chained entry: %d\n%s%s", v.code, v.stdout, v.stderr)
+	}
+	os.WriteFile(ledgerPath, []byte(orig), 0o644)
 	os.WriteFile(goalsPath, []byte(strings.Replace(readFile(t, goalsPath), `"essential": true`, `"essential": false`, 1)), 0o644)
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 1 || !strings.Contains(v.stderr, "changed outside ultra") {
 		t.Fatalf("verify of an edited goals.json: %d\n%s%s", v.code, v.stdout, v.stderr)

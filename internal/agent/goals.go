@@ -14,6 +14,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/goal/ledger"
 	"github.com/ultra-dev/ultra/internal/llm"
@@ -176,6 +177,14 @@ func checkGoals(workdir string, seq int, hash string, repair bool) error {
 			return err
 		}
 	}
+	// Every entry carries a MAC only ultra can make: a line appended or
+	// rewritten outside it, chain recomputed or not, does not.
+	for _, e := range l.Entries() {
+		unsigned, err := ledger.Unsigned(e)
+		if err != nil || !gatefile.ValidMAC(unsigned, e.MAC) {
+			return fmt.Errorf("%s line %d (%s) does not carry ultra's signature: it was written or changed outside ultra", goal.LedgerPath, e.Seq, e.Kind)
+		}
+	}
 	want := goalsRecordedDigest(l.Entries())
 	next := goalsPath(workdir, goal.GoalsPath) + ".next"
 	if b, err := os.ReadFile(next); err == nil && repair {
@@ -230,6 +239,7 @@ func openRecorder(workdir, run string) (*goalRecorder, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.Sign = gatefile.MAC
 	f, err := ReadGoals(workdir)
 	if err != nil {
 		return nil, err

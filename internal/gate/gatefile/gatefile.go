@@ -220,6 +220,23 @@ func mac(v any) ([]byte, error) {
 	return macOf(payload)
 }
 
+// MAC is the hex MAC of payload under the installation's gate key (what
+// signs ultra's other records: the goal ledger's entries).
+func MAC(payload []byte) (string, error) {
+	m, err := macOf(payload)
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(m), nil
+}
+
+// ValidMAC reports whether mac is MAC(payload).
+func ValidMAC(payload []byte, mac string) bool {
+	want, err := macOf(payload)
+	got, derr := hex.DecodeString(mac)
+	return err == nil && derr == nil && hmac.Equal(want, got)
+}
+
 func macOf(payload []byte) ([]byte, error) {
 	key, err := Key()
 	if err != nil {

@@ -80,6 +80,21 @@ type Entry struct {
 	// Prev is the hex sha256 of the previous line's exact bytes without its
 	// newline; "" on the first line.
 	Prev string `json:"prev"`
+	// MAC signs the entry (Unsigned) when the Ledger has a Sign function:
+	// a chain anyone can recompute, an entry only the key's holder can
+	// make.
+	MAC string `json:"mac,omitempty"`
+}
+
+// Unsigned is the entry's line as it was signed: its encoding without the
+// MAC and without the newline.
+func Unsigned(e Entry) ([]byte, error) {
+	e.MAC = ""
+	b, err := encode(e)
+	if err != nil {
+		return nil, err
+	}
+	return b[:len(b)-1], nil
 }
 
 // ErrStale is wrapped by Append's error when the file changed since the
@@ -93,6 +108,8 @@ var ErrStale = errors.New("changed since it was read")
 type Ledger struct {
 	// Now stamps entries appended without a time; Open sets time.Now.
 	Now func() time.Time
+	// Sign, when set, makes each appended entry's MAC from Unsigned(entry).
+	Sign func(unsigned []byte) (string, error)
 
 	mu      sync.Mutex
 	path    string
@@ -197,6 +214,16 @@ func (l *Ledger) Append(e Entry) (Entry, error) {
 		e.Time = now()
 	}
 	e.Time = e.Time.UTC()
+	e.MAC = ""
+	if l.Sign != nil {
+		unsigned, err := Unsigned(e)
+		if err != nil {
+			return Entry{}, fmt.Errorf("ledger %s: cannot encode the %s entry: %w", l.path, e.Kind, err)
+		}
+		if e.MAC, err = l.Sign(unsigned); err != nil {
+			return Entry{}, fmt.Errorf("ledger %s: cannot sign the %s entry: %w", l.path, e.Kind, err)
+		}
+	}
 	line, err := encode(e)
 	if err != nil {
 		return Entry{}, fmt.Errorf("ledger %s: cannot encode the %s entry: %w", l.path, e.Kind, err)

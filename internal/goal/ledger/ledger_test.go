@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -795,5 +796,39 @@ func TestUnknownKindOnDiskAccepted(t *testing.T) {
 	}
 	if w, err := l.Append(ledger.Entry{Kind: ledger.KindCheckpoint, Run: "run-1"}); err != nil || w.Prev != hash(ls[1]) {
 		t.Errorf("Append after it: %+v, %v", w, err)
+	}
+}
+
+// With Sign set, every entry carries a MAC of its unsigned encoding, and
+// what is read back yields the very bytes that were signed.
+func TestSignedEntries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	l := mustOpen(t, path)
+	l.Now = clock()
+	var signed [][]byte
+	l.Sign = func(b []byte) (string, error) {
+		signed = append(signed, append([]byte(nil), b...))
+		return fmt.Sprintf("mac-%d", len(signed)), nil
+	}
+	for _, text := range []string{"one <&> \u2028", "two"} {
+		if _, err := l.Append(ledger.Entry{Kind: ledger.KindCheckpoint, Run: "run-1", Text: text, Data: json.RawMessage(`{"goals": "x"}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := ledger.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range entries {
+		if e.MAC != fmt.Sprintf("mac-%d", i+1) {
+			t.Fatalf("entry %d MAC %q", i+1, e.MAC)
+		}
+		u, err := ledger.Unsigned(e)
+		if err != nil || string(u) != string(signed[i]) {
+			t.Fatalf("entry %d: unsigned %s, signed %s (%v)", i+1, u, signed[i], err)
+		}
+	}
+	if v := ledger.Verify(path); v.Problem != nil {
+		t.Fatal(v.Problem)
 	}
 }
