@@ -742,30 +742,36 @@ func sha(b []byte) string {
 func TestFailedGoalContinues(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{".ultra/config": "[goals]\non_failure = \"continue\"\n"}
-	for k, v := range calcProject {
+	for k, v := range greenProject {
 		files[k] = v
 	}
 	dir := repo(t, files)
-	doomed := map[string]any{"title": "Add is documented", "objective": "the doc says sum", "criteria": []any{
+	doomed := map[string]any{"title": "Sub exists", "objective": "a Sub function", "criteria": []any{
+		crit("happy", "command", "Sub is defined", map[string]any{"run": "grep -c 'func Sub' calc/calc.go", "expect_stdout": "^1"}),
+		crit("edge", "command", "Sub subtracts", map[string]any{"run": "grep -q 'return a - b' calc/calc.go", "expect_exit": 0}),
+		crit("regression", "command", "Add still adds", map[string]any{"run": "grep -c 'return a + b' calc/calc.go", "expect_stdout": "^1"}),
+	}}
+	doc := map[string]any{"title": "Add is documented", "objective": "the doc says sum", "criteria": []any{
 		crit("happy", "command", "the doc says sum", map[string]any{"run": "grep -c 'the sum' calc/calc.go", "expect_stdout": "^1"}),
 		crit("edge", "command", "the old doc is gone", map[string]any{"run": "grep -q 'a plus b' calc/calc.go", "expect_exit": 1}),
 		crit("regression", "command", "the package still says calc", map[string]any{"run": "grep -c '^package calc' calc/calc.go", "expect_stdout": "^1"}),
 	}}
-	fix := calcGoals()["goals"].([]any)[0]
 	steps := []step{calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
-		calls(call("goals", map[string]any{"goals": []any{doomed, fix}})),
-		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"}))}
+		calls(call("goals", map[string]any{"goals": []any{doomed, doc}})),
+		calls(call("write", map[string]any{"file_path": "calc/notes.txt", "content": "Sub is hard\n"}))}
 	for range 3 {
 		steps = append(steps, calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))
 	}
-	steps = append(steps, calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))
-	res := ultra(t, dir, runArgs(newModel(t, steps...), "document and fix calc")...)
+	steps = append(steps,
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "// Add returns a plus b.", "new_string": "// Add returns the sum of a and b."})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))
+	res := ultra(t, dir, runArgs(newModel(t, steps...), "add Sub and document Add")...)
 	if res.code != 3 {
 		t.Fatalf("exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
 	evs := res.events(t)
 	r := data(ofType(evs, "run_finished")[0])["reason"].(string)
-	if !strings.Contains(r, "goals failed earlier") || !strings.Contains(r, "G001-add-is-documented") {
+	if !strings.Contains(r, "goals failed earlier") || !strings.Contains(r, "G001-sub-exists") {
 		t.Fatalf("reason %q", r)
 	}
 	id := runID(t, evs)
@@ -775,7 +781,7 @@ func TestFailedGoalContinues(t *testing.T) {
 	if len(f.Goals) != 2 || f.Goals[0].Status != "failed" || f.Goals[1].Status != "complete" {
 		t.Fatalf("goals %+v", f.Goals)
 	}
-	if log := git(t, dir, "log", "--format=%s", "main..ultra/"+id); !strings.Contains(log, "G002-add-adds") || strings.Contains(log, "G001") {
+	if log := git(t, dir, "log", "--format=%s", "main..ultra/"+id); !strings.Contains(log, "G002-add-is-documented") || strings.Contains(log, "G001") {
 		t.Fatalf("commits:\n%s", log)
 	}
 }
