@@ -30,7 +30,7 @@ func TestContainedCommand(t *testing.T) {
 	wantStatus(t, res, goal.CriterionPass)
 	wantIn(t, "receipt", res.Receipt, "(sandboxed)")
 	// Nothing in the environment tells the program it is being checked.
-	res = containedRunner(t, t.TempDir()).Run(context.Background(), crit(goal.ChannelCommand, goal.Check{Run: "env | grep -c ULTRA_", ExpectStdout: `^0\n$`, ExpectExit: intp(1)}))
+	res = containedRunner(t, t.TempDir()).Run(context.Background(), crit(goal.ChannelCommand, goal.Check{Run: "env | grep -c '^ULTRA_CHECK'", ExpectStdout: `^0\n$`, ExpectExit: intp(1)}))
 	logResult(t, res)
 	wantStatus(t, res, goal.CriterionPass)
 }
