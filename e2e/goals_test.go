@@ -504,9 +504,10 @@ func TestSteering(t *testing.T) {
 	if !strings.Contains(c.stdout, `"essential": true`) {
 		t.Fatalf("the criterion was weakened:\n%s", c.stdout)
 	}
-	// A person: no evidence, refused (and recorded); with it, accepted.
+	// A person: no evidence, refused (a usage error: nothing recorded);
+	// with it, accepted. The model's attempt was recorded, refused.
 	s := ultra(t, dir, "goals", "steer", id, "--kind", "annotate_ledger", "--note", "looked at it", "--rationale", "r")
-	if s.code != 1 || !strings.Contains(s.stderr, "evidence") {
+	if s.code != 2 || !strings.Contains(s.stderr, "--evidence is required") {
 		t.Fatalf("steer without evidence: %d\n%s%s", s.code, s.stdout, s.stderr)
 	}
 	s = ultra(t, dir, "goals", "steer", id, "--kind", "revise_criterion", "--goal", "G001", "--criterion", "G001-C1", "--essential=false",

@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -115,7 +118,11 @@ func printGoals(w io.Writer, row *store.Run, f *goal.File) {
 	if r := f.Review; r != nil {
 		fmt.Fprintf(w, "\nfinal review: round %d, %s\n", r.Rounds, r.Verdict)
 		for _, b := range r.Blockers {
-			fmt.Fprintf(w, "  - %s:%d: %s\n", b.File, b.Line, b.Reason)
+			if b.Line > 0 {
+				fmt.Fprintf(w, "  - %s:%d: %s\n", b.File, b.Line, b.Reason)
+			} else {
+				fmt.Fprintf(w, "  - %s: %s\n", b.File, b.Reason)
+			}
 		}
 	}
 }
@@ -189,11 +196,30 @@ func newGoalsCriteriaCmd() *cobra.Command {
 	return cmd
 }
 
-// findGoal finds a goal by its id or its number prefix (G001).
+// findGoal finds a goal by its id, its number (G001, g1, 1) or the id of
+// one of its criteria (G001-C2).
 func findGoal(f *goal.File, id string) *goal.Goal {
+	num := func(s string) int {
+		s = strings.TrimPrefix(strings.TrimPrefix(s, "G"), "g")
+		if i := strings.IndexAny(s, "-"); i >= 0 {
+			s = s[:i]
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return -1
+		}
+		return n
+	}
 	for i := range f.Goals {
-		if f.Goals[i].ID == id || strings.HasPrefix(f.Goals[i].ID, id+"-") {
+		if f.Goals[i].ID == id || strings.EqualFold(f.Goals[i].ID, id) {
 			return &f.Goals[i]
+		}
+	}
+	if n := num(id); n > 0 {
+		for i := range f.Goals {
+			if num(f.Goals[i].ID) == n {
+				return &f.Goals[i]
+			}
 		}
 	}
 	return nil
@@ -273,6 +299,18 @@ Only a person may weaken or remove an accepted essential criterion.`,
   ultra goals steer RUN --kind mark_blocked_superseded --goal G003 --note "needs the vendor's API" --evidence "..." --rationale "..."`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// A person's typing mistakes are usage errors, not steering the
+			// ledger records.
+			switch {
+			case s.Kind == "":
+				return usageErr("--kind is required: one of %s", strings.Join(goal.SteerKinds, ", "))
+			case !slices.Contains(goal.SteerKinds, s.Kind):
+				return usageErr("unknown --kind %q: one of %s (natural-language steering is not accepted)", s.Kind, strings.Join(goal.SteerKinds, ", "))
+			case strings.TrimSpace(s.Evidence) == "":
+				return usageErr("--evidence is required: what was observed that calls for the change")
+			case strings.TrimSpace(s.Rationale) == "":
+				return usageErr("--rationale is required: why the change")
+			}
 			if order != "" {
 				s.Order = strings.Split(order, ",")
 			}
@@ -316,8 +354,14 @@ Only a person may weaken or remove an accepted essential criterion.`,
 				}
 			}
 			f, err := agent.SteerGoals(cmd.Context(), p.agentOptions(st), row.ID, s)
-			if err != nil {
+			var refused *agent.SteerRefused
+			switch {
+			case errors.As(err, &refused):
 				return &exitError{code: 1, err: fmt.Errorf("steering refused (recorded in the ledger): %w", err)}
+			case errors.Is(err, agent.ErrBusy):
+				return usageErr("%v", err)
+			case err != nil:
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "steering accepted: %s (recorded in %s)\n", s.Kind, goal.LedgerPath)
 			printGoals(cmd.OutOrStdout(), row, f)

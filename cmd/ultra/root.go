@@ -8,9 +8,12 @@ import (
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "ultra",
-		Short:         "An autonomous coding agent whose workflow is enforced by code",
-		Long:          "ultra takes a task from requirement to verified change with nobody watching:\nplanning → building → verifying → (iterating → verifying)* → complete.\nOnly a passing run of the project's own tests, made by ultra itself, completes a run.",
+		Use:   "ultra",
+		Short: "An autonomous coding agent whose workflow is enforced by code",
+		Long: "ultra takes a task or a brief from requirement to verified change with nobody watching:\n" +
+			"planning (goals with success criteria) → per goal: building → verifying → (iterating → verifying)* → commit\n" +
+			"→ final gate → review → complete.\n" +
+			"A goal completes only when ultra itself has run the project's tests and every criterion's scenario and seen them pass.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,

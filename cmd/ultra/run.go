@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -284,6 +286,9 @@ func readBrief(path string) (goal.Brief, string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return goal.Brief{}, "", usageErr("--brief-file: %v", err)
+	}
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+		return goal.Brief{}, "", usageErr("--brief-file %s is not text (a brief is markdown)", path)
 	}
 	text := strings.TrimSpace(string(b))
 	brief := goal.ParseBrief(text)

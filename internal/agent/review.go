@@ -28,6 +28,11 @@ func jsonData(v any) json.RawMessage {
 func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *verify.Result, path string, ev event.VerifyResultData) tool.Result {
 	cur := r.goals.file.Current()
 	gr, text := r.judgeGoals(ctx, d)
+	if ctx.Err() != nil {
+		// Interrupted while the criteria ran: what ran is recorded, but
+		// the verification decides nothing (and counts no retry).
+		return tool.Result{IsError: true, Output: "verification interrupted while the criteria ran"}
+	}
 	next, tr, err := r.st.Phase.AfterGoalVerify(d.Outcome(), gr, ev.Reason)
 	if err != nil {
 		return tool.Result{IsError: true, Output: err.Error()}
@@ -153,7 +158,8 @@ func (r *runner) startReview(ctx context.Context, d gate.Decision) {
 
 var reviewSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"verdict":{"type":"string","enum":["APPROVE","REQUEST_CHANGES"]},` +
-	`"blockers":{"type":"array","items":{"type":"object","properties":{"file":{"type":"string"},"line":{"type":"integer"},"reason":{"type":"string"}},"required":["file","reason"]}}},` +
+	`"blockers":{"type":"array","items":{"type":"object","properties":{"file":{"type":"string"},"line":{"type":"integer"},"reason":{"type":"string"}},"required":["file","reason"]}},` +
+	`"summary":{"type":"string","description":"optional: what you checked, in a few lines"}},` +
 	`"required":["verdict"],"additionalProperties":false}`)
 
 func (r *runner) reviewTool() tool.Tool {
@@ -172,6 +178,7 @@ func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Resul
 	var a struct {
 		Verdict  string         `json:"verdict"`
 		Blockers []goal.Blocker `json:"blockers"`
+		Summary  string         `json:"summary"`
 	}
 	dec := json.NewDecoder(strings.NewReader(string(args)))
 	dec.DisallowUnknownFields()
@@ -202,7 +209,7 @@ func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Resul
 	}
 	r.goals.file.Review = &goal.Review{Rounds: round, Verdict: a.Verdict, Blockers: a.Blockers}
 	r.recordGoal(ledger.Entry{Kind: ledger.KindReviewVerdict, Text: fmt.Sprintf("round %d: %s %s", round, a.Verdict, strings.Join(lines, "; ")),
-		Data: jsonData(map[string]any{"round": round, "verdict": a.Verdict, "blockers": a.Blockers})})
+		Data: jsonData(map[string]any{"round": round, "verdict": a.Verdict, "blockers": a.Blockers, "summary": event.Truncate(a.Summary, 2000)})})
 	r.emit(event.Review, event.ReviewData{Round: round, Verdict: a.Verdict, Blockers: lines})
 	next, tr, err := r.st.Phase.AfterReview(a.Verdict == "APPROVE", round, goal.MaxReviewRounds, strings.Join(lines, "; "))
 	if err != nil {

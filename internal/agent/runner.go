@@ -447,7 +447,11 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 		if ctx.Err() != nil {
 			results[i] = tool.Result{IsError: true, Output: "interrupted before this call ran"}
 		} else if r.stop != nil {
-			results[i] = tool.Result{IsError: true, Output: "not run: the run stopped for a person before this call (" + r.stop.Reason + ")"}
+			why := "the run stopped for a person before this call"
+			if r.stop.Status == StatusComplete {
+				why = "the run completed before this call"
+			}
+			results[i] = tool.Result{IsError: true, Output: "not run: " + why + " (" + r.stop.Reason + ")"}
 		} else if ref := r.check(calls[i]); ref != nil {
 			results[i] = r.refuse(calls[i], ref)
 			if ref.layer == LayerSafety {

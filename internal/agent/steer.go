@@ -53,7 +53,7 @@ func SteerGoals(ctx context.Context, o Options, id string, s goal.Steer) (*goal.
 		return nil, err
 	}
 	if Live(row) {
-		return nil, fmt.Errorf("%w: run %s (pid %d); steer it when it stops (a live run picks up steering with ultra steer, to come)", ErrBusy, row.ID, row.PID)
+		return nil, fmt.Errorf("%w: run %s (pid %d); steer it when it stops", ErrBusy, row.ID, row.PID)
 	}
 	unlock, err := LockRun(o.StateRoot, row.ID)
 	if err != nil {
@@ -86,10 +86,17 @@ func SteerGoals(ctx context.Context, o Options, id string, s goal.Steer) (*goal.
 		return nil, err
 	}
 	if serr != nil {
-		return nil, serr
+		return nil, &SteerRefused{Err: serr}
 	}
 	return r.goals.file, nil
 }
+
+// SteerRefused is a steering change the goal rules refused (and the
+// ledger recorded).
+type SteerRefused struct{ Err error }
+
+func (e *SteerRefused) Error() string { return e.Err.Error() }
+func (e *SteerRefused) Unwrap() error { return e.Err }
 
 var steerSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"kind":{"type":"string","enum":["add_subgoal","split_subgoal","reorder_pending","revise_pending_wording","revise_criterion","annotate_ledger","mark_blocked_superseded"]},` +

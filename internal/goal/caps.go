@@ -145,6 +145,10 @@ func (g Goal) Judge(gatePassed bool) Verdict {
 		v.Reason = fmt.Sprintf("used %d of %d build/verify cycles and still not complete: %s", g.Attempt, MaxCycles, strings.Join(v.Missing, "; "))
 		return v
 	}
+	if !gatePassed {
+		v.Reason = fmt.Sprintf("the tests must pass before the criteria run; cycle %d of %d: iterate", g.Attempt, MaxCycles)
+		return v
+	}
 	v.Reason = fmt.Sprintf("%d of %d essential criteria pass; cycle %d of %d: iterate", essential-countCriteria(v.Missing), essential, g.Attempt, MaxCycles)
 	return v
 }

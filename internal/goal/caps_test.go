@@ -147,10 +147,10 @@ func TestJudge(t *testing.T) {
 		missingNone bool
 	}{
 		{"all pending", func(g *Goal) {}, false, false, false,
-			[]string{"0 of 2 essential criteria pass; cycle 0 of 5: iterate"},
+			[]string{"the tests must pass before the criteria run; cycle 0 of 5: iterate"},
 			[]string{"criterion G001-C1 (happy): not run yet", "criterion G001-C3 (regression): not run yet", "the gate did not pass"}, false},
 		{"essential pass, gate fails", func(g *Goal) { pass(g, "G001-C1"); pass(g, "G001-C3") }, false, false, false,
-			[]string{"2 of 2 essential criteria pass"}, []string{"the gate did not pass"}, false},
+			[]string{"the tests must pass before the criteria run"}, []string{"the gate did not pass"}, false},
 		{"complete without the non-essential", func(g *Goal) { pass(g, "G001-C1"); pass(g, "G001-C3"); fail(g, "G001-C2", "x", 5) }, true, true, false,
 			[]string{"the gate passed and all 2 essential criteria passed"}, nil, true},
 		{"superseded does not decide", func(g *Goal) { pass(g, "G001-C1"); g.SuccessCriteria[2].Superseded = "wrong" }, true, true, false, nil, nil, true},
