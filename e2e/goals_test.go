@@ -214,6 +214,27 @@ func TestThreeGoalBrief(t *testing.T) {
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 0 || !strings.Contains(v.stdout, "intact") {
 		t.Fatalf("ledger --verify: %d %s %s", v.code, v.stdout, v.stderr)
 	}
+	// Evidence changed after ultra captured it, or another brief, is found.
+	var png string
+	filepath.WalkDir(filepath.Join(dir, ".ultra", "state", "evidence", id), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "browser.png" {
+			png = p
+		}
+		return nil
+	})
+	orig, _ := os.ReadFile(png)
+	os.WriteFile(png, append(orig, 0), 0o644)
+	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 1 || !strings.Contains(v.stderr, "changed after ultra captured it") {
+		t.Fatalf("ledger --verify of changed evidence: %d %s %s", v.code, v.stdout, v.stderr)
+	}
+	os.WriteFile(png, orig, 0o644)
+	briefPath := filepath.Join(wt, ".ultra", "brief.md")
+	origBrief := readFile(t, briefPath)
+	os.WriteFile(briefPath, []byte(origBrief+"- and a pony\n"), 0o644)
+	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 1 || !strings.Contains(v.stderr, "not the brief the plan was made from") {
+		t.Fatalf("ledger --verify of another brief: %d %s %s", v.code, v.stdout, v.stderr)
+	}
+	os.WriteFile(briefPath, []byte(origBrief), 0o644)
 	if s := ultra(t, dir, "status", id); strings.Count(s.stdout, "criteria 3/3 passed") != 3 {
 		t.Fatalf("ultra status:\n%s%s", s.stdout, s.stderr)
 	}

@@ -196,6 +196,16 @@ func newGoalsCriteriaCmd() *cobra.Command {
 	return cmd
 }
 
+// evidenceCount is how many evidence files a ledger names.
+func evidenceCount(path string) int {
+	entries, _ := ledger.Read(path)
+	n := 0
+	for _, e := range entries {
+		n += len(e.Evidence)
+	}
+	return n
+}
+
 // findGoal finds a goal by its id, its number (G001, g1, 1) or the id of
 // one of its criteria (G001-C2).
 func findGoal(f *goal.File, id string) *goal.Goal {
@@ -254,7 +264,7 @@ func newGoalsLedgerCmd() *cobra.Command {
 						return err
 					}
 				} else if problem == nil {
-					fmt.Fprintf(w, "%s: %s; goals.json matches the ledger\n", goal.LedgerPath, rep)
+					fmt.Fprintf(w, "%s: %s; goals.json, the brief and %d evidence files match it\n", path, rep, evidenceCount(path))
 				}
 				if problem != nil {
 					return &exitError{code: 1, err: fmt.Errorf("%s: %v", path, problem)}

@@ -163,7 +163,46 @@ func CheckRecorded(_ context.Context, _ string, row *store.Run) error {
 	if st.Goals == nil {
 		return nil
 	}
-	return checkGoals(row.Workdir, st.Goals.LedgerSeq, st.Goals.LedgerHash, false)
+	if err := checkGoals(row.Workdir, st.Goals.LedgerSeq, st.Goals.LedgerHash, false); err != nil {
+		return err
+	}
+	return checkArtifacts(row)
+}
+
+// checkArtifacts checks what the ledger names beside goals.json: each
+// evidence file (under the repository's state) has the sha256 the ledger
+// recorded, and the brief is the one the plan was made from.
+func checkArtifacts(row *store.Run) error {
+	entries, err := ledger.Read(goalsPath(row.Workdir, goal.LedgerPath))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		for _, f := range e.Evidence {
+			b, err := os.ReadFile(filepath.Join(row.Repo, filepath.FromSlash(f.Path)))
+			switch {
+			case err != nil:
+				return fmt.Errorf("evidence %s named in %s line %d: %w", f.Path, goal.LedgerPath, e.Seq, err)
+			case goal.Digest(b) != f.SHA256:
+				return fmt.Errorf("evidence %s was changed after ultra captured it (%s line %d records sha256 %s, the file has %s)",
+					f.Path, goal.LedgerPath, e.Seq, short(f.SHA256), short(goal.Digest(b)))
+			}
+		}
+		var d struct {
+			Brief *string `json:"brief"`
+		}
+		if e.Kind == ledger.KindPlanCreated && json.Unmarshal(e.Data, &d) == nil && d.Brief != nil {
+			b, err := os.ReadFile(goalsPath(row.Workdir, goal.BriefPath))
+			got := ""
+			if err == nil {
+				got = goal.Digest(b)
+			}
+			if got != *d.Brief {
+				return fmt.Errorf("%s is not the brief the plan was made from (%s line %d)", goal.BriefPath, goal.LedgerPath, e.Seq)
+			}
+		}
+	}
+	return nil
 }
 
 func checkGoals(workdir string, seq int, hash string, repair bool) error {
@@ -345,7 +384,11 @@ func (r *runner) runGoals(_ context.Context, args json.RawMessage) tool.Result {
 		r.goals.file.Brief = goal.BriefPath
 	}
 	digest := goal.PlanDigest(r.goals.file.Goals)
-	r.recordGoal(ledger.Entry{Kind: ledger.KindPlanCreated, Digest: digest, Text: planCounts(r.goals.file)})
+	brief := ""
+	if b, err := os.ReadFile(goalsPath(r.row.Workdir, goal.BriefPath)); err == nil {
+		brief = goal.Digest(b)
+	}
+	r.recordGoal(ledger.Entry{Kind: ledger.KindPlanCreated, Digest: digest, Text: planCounts(r.goals.file), Data: jsonData(map[string]any{"brief": brief})})
 	if r.goalsBroken != nil {
 		return tool.Result{IsError: true, Output: "ultra could not record the goals: " + r.goalsBroken.Error()}
 	}
