@@ -15,6 +15,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/ultra-dev/ultra/internal/proc"
@@ -168,7 +171,7 @@ func (s *sup) browser(ctx context.Context) {
 	text := func(d time.Duration) (string, error) {
 		sctx, cancel := context.WithTimeout(bctx, d)
 		defer cancel()
-		return chromedp.Run(sctx, chromedp.Evaluate[string](innerText))
+		return chromedp.Run(sctx, isolated[string](innerText))
 	}
 
 	began := time.Now()
@@ -241,7 +244,7 @@ func (s *sup) browser(ctx context.Context) {
 	if c.ExpectSelector != "" {
 		q, _ := json.Marshal(c.ExpectSelector)
 		sctx, cancel := context.WithTimeout(bctx, stepTimeout)
-		found, err := chromedp.Run(sctx, chromedp.Evaluate[bool](fmt.Sprintf("document.querySelector(%s) !== null", q)))
+		found, err := chromedp.Run(sctx, isolated[bool](fmt.Sprintf("document.querySelector(%s) !== null", q)))
 		cancel()
 		a := assertion{Name: "expect_selector", Want: strconv.Quote(c.ExpectSelector), OK: err == nil && found, Got: "present"}
 		switch {
@@ -271,7 +274,7 @@ func (s *sup) browser(ctx context.Context) {
 // waitText polls the page's text until pattern matches or the step's
 // time is up.
 func (s *sup) waitText(ctx context.Context, text func(time.Duration) (string, error), name, pattern string) assertion {
-	re := regexp.MustCompile(pattern) // validated
+	re := regexp.MustCompile("(?m)" + pattern) // validated; multi-line as matches
 	end := time.Now().Add(stepTimeout)
 	var last string
 	var lastErr error
@@ -324,4 +327,26 @@ func (s *sup) stopBrowser(pid int, profile string) {
 		how += "; profile removed"
 	}
 	s.rep.Stopped = append(s.rep.Stopped, how)
+}
+
+// isolated evaluates expression in an isolated world of the page's main
+// frame: the page's own script shares its DOM but not its JavaScript
+// objects, so a page that overrides innerText or querySelector for its
+// own script cannot tell the check a text it does not show.
+func isolated[T any](expression string) chromedp.Action[T] {
+	return func(ctx context.Context, t *chromedp.Target) (T, error) {
+		var zero T
+		tree, err := cdp.Call(ctx, t, page.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			return zero, err
+		}
+		if tree.FrameTree == nil || tree.FrameTree.Frame == nil {
+			return zero, errors.New("the page has no main frame")
+		}
+		world, err := cdp.Call(ctx, t, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.Frame.ID, WorldName: "ultra-check"})
+		if err != nil {
+			return zero, err
+		}
+		return chromedp.Evaluate[T](expression, func(p *runtime.EvaluateParams) { p.ContextID = world.ExecutionContextID })(ctx, t)
+	}
 }

@@ -140,3 +140,23 @@ func TestBrowserURLMustBeLocal(t *testing.T) {
 	wantStatus(t, res, goal.CriterionBlocked)
 	wantIn(t, "reason", res.Reason, "chromium not found: apt-get install chromium")
 }
+
+// A page whose own script lies about its text (innerText and
+// querySelector overridden) cannot pass the check: ultra reads the page
+// in a world of its own.
+func TestBrowserPageCannotLieAboutItsText(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	page := `<!doctype html><html><body><p id="out">hi</p><script>
+Object.defineProperty(HTMLElement.prototype, "innerText", {get() { return "calc result: 6" }});
+Document.prototype.querySelector = function () { return document.body };
+</script></body></html>`
+	os.WriteFile(filepath.Join(dir, "index.html"), []byte(page), 0o644)
+	for _, want := range []goal.Check{{ExpectText: "calc result: 6"}, {ExpectSelector: "#missing"}} {
+		c := pageCheck(t, freePort(t), "liar")
+		c.ExpectText, c.ExpectSelector = want.ExpectText, want.ExpectSelector
+		res := newRunner(t, dir).Run(context.Background(), crit(goal.ChannelBrowser, c))
+		logResult(t, res)
+		wantStatus(t, res, goal.CriterionFail)
+	}
+}

@@ -37,6 +37,25 @@ func TestCommandPass(t *testing.T) {
 	wantIn(t, "receipt", res.Receipt, "uncontained", "command pgid", "command (ended by itself: exit 0)", "supervisor exit 0", "leftovers: none")
 }
 
+// Patterns are multi-line: ^ and $ match at each line, as people write
+// them for a program's output ("^2$" for a line that is 2).
+func TestPatternsMatchLines(t *testing.T) {
+	for _, c := range []struct {
+		run, pattern string
+		want         goal.CriterionStatus
+	}{
+		{"printf 'a\\n2\\n'", "^2$", goal.CriterionPass},
+		{"echo 2", "^2$", goal.CriterionPass},
+		{"echo 22", "^2$", goal.CriterionFail},
+		{"printf 'x2\\n'", "^2$", goal.CriterionFail},
+	} {
+		res := newRunner(t, t.TempDir()).Run(context.Background(), crit(goal.ChannelCommand, goal.Check{Run: c.run, ExpectStdout: c.pattern}))
+		if res.Status != c.want {
+			t.Errorf("%s against %q: %s, want %s (%s)", c.pattern, c.run, res.Status, c.want, res.Summary)
+		}
+	}
+}
+
 func TestCommandWrongExit(t *testing.T) {
 	r := newRunner(t, t.TempDir())
 	res := r.Run(context.Background(), crit(goal.ChannelCommand, goal.Check{Run: "echo fine; exit 3"}))

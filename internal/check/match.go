@@ -162,7 +162,9 @@ func equal(name, want, got string) assertion {
 // the match, or an excerpt of text when there is none.
 func matches(name, pattern, text string) assertion {
 	a := assertion{Name: name, Want: strconv.Quote(pattern)}
-	re, err := regexp.Compile(pattern)
+	// Multi-line: ^ and $ match at the start and end of every line, so
+	// "^ok$" matches a program that prints "ok\n".
+	re, err := regexp.Compile("(?m)" + pattern)
 	if err != nil {
 		a.Got = "invalid pattern: " + err.Error()
 		return a

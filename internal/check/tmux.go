@@ -100,7 +100,7 @@ func (s *sup) tmux(ctx context.Context) {
 		if st.Expect == "" {
 			continue
 		}
-		re := regexp.MustCompile(st.Expect) // validated
+		re := regexp.MustCompile("(?m)" + st.Expect) // validated; multi-line as matches
 		name := fmt.Sprintf("step %d expect", i+1)
 		stepEnd := time.Now().Add(stepTimeout)
 		last, n := "", 0

@@ -82,7 +82,8 @@ var Channels = []Channel{ChannelCommand, ChannelHTTP, ChannelTmux, ChannelBrowse
 
 // Check is what ultra runs for a criterion; which fields apply depends on
 // the channel. Every expect_* text field is a regular expression (Go
-// syntax, unanchored).
+// syntax, unanchored, multi-line: ^ and $ match at each line's start and
+// end).
 //
 //	command: run, expect_exit, expect_stdout, expect_stderr
 //	http:    start, port, method, path, headers, body, expect_status, expect_body, expect_json
