@@ -876,3 +876,42 @@ func TestNoChangeNoGoal(t *testing.T) {
 		t.Fatalf("reason %q", r)
 	}
 }
+
+// Landing a run whose base moved verifies the merge with the run's goals
+// as well as the tests: a change landed meanwhile that breaks one of its
+// criteria keeps it from landing.
+func TestLandChecksTheGoalsOnTheMerge(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, greenProject)
+	doc := goalsOf("Add says sum",
+		crit("happy", "command", "the doc says sum", map[string]any{"run": "grep -c 'the sum' calc/calc.go", "expect_stdout": "^1$"}),
+		crit("edge", "command", "the old doc is gone", map[string]any{"run": "grep -q 'a plus b' calc/calc.go", "expect_exit": 1}),
+		crit("regression", "command", "Add still adds", map[string]any{"run": "grep -c 'return a + b' calc/calc.go", "expect_stdout": "^1$"}))
+	runA := newModel(t, calls(call("read", map[string]any{"file_path": "calc/calc.go"})), calls(call("goals", doc)),
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "// Add returns a plus b.", "new_string": "// Add returns the sum of a and b."})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})), approve())
+	notes := goalsOf("A note on Add",
+		crit("happy", "command", "the note is there", map[string]any{"run": "cat NOTES.md", "expect_stdout": "^Add: a plus b$"}),
+		crit("edge", "command", "the note names Add", map[string]any{"run": "grep -c 'Add' NOTES.md", "expect_stdout": "^1$"}),
+		crit("regression", "command", "the note agrees with the code's doc", map[string]any{"run": "grep -c 'Add returns a plus b' calc/calc.go", "expect_stdout": "^1$"}))
+	runB := newModel(t, calls(call("goals", notes)),
+		calls(call("write", map[string]any{"file_path": "NOTES.md", "content": "Add: a plus b\n"})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})), approve())
+	a := ultra(t, dir, runArgs(runA, "document Add")...)
+	b := ultra(t, dir, runArgs(runB, "note Add")...)
+	if a.code != 0 || b.code != 0 {
+		t.Fatalf("runs: %d %d\n%s\n%s", a.code, b.code, a.stderr, b.stderr)
+	}
+	idA, idB := runID(t, a.events(t)), runID(t, b.events(t))
+	if l := ultra(t, dir, "land", idA); l.code != 0 {
+		t.Fatalf("land A: %d\n%s%s", l.code, l.stdout, l.stderr)
+	}
+	base := head(t, dir, "main")
+	l := ultra(t, dir, "land", idB)
+	if l.code != 3 || !strings.Contains(l.stderr, "the run's goals do not") || !strings.Contains(l.stderr, "G001-C3") {
+		t.Fatalf("land B: %d\n%s%s", l.code, l.stdout, l.stderr)
+	}
+	if head(t, dir, "main") != base {
+		t.Fatal("main moved although the merge broke a goal")
+	}
+}

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/ultra-dev/ultra/internal/goal"
+	"github.com/ultra-dev/ultra/internal/workspace"
 	"path/filepath"
 
 	"github.com/ultra-dev/ultra/internal/gate"
@@ -33,4 +35,48 @@ func VerifyTree(ctx context.Context, o Options, row *store.Run) (gate.Decision, 
 	}
 	path, err := gatefile.Write(runDir, d)
 	return d, res, path, err
+}
+
+// CriteriaOn runs every criterion of every goal of a run on tree (the
+// merge that landing made) and says which essential ones do not pass:
+// landing a run whose base moved must keep what its goals proved. The
+// results are not recorded in the run's ledger (the run is finished);
+// their evidence goes under evidence/RUN/…/land-TREE.
+func CriteriaOn(ctx context.Context, o Options, row *store.Run, tree string) (failed []string, err error) {
+	o = o.withDefaults()
+	st, err := decodeState(row)
+	if err != nil || st.Goals == nil {
+		return nil, err
+	}
+	r, err := newRunner(ctx, o, row, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	if r.goalsBroken != nil {
+		return nil, r.goalsBroken
+	}
+	if r.goals == nil || r.goals.file == nil {
+		return nil, nil
+	}
+	label := "land-" + workspace.Short(tree)
+	for gi := range r.goals.file.Goals {
+		g := &r.goals.file.Goals[gi]
+		if g.Status == goal.Blocked {
+			continue
+		}
+		for ci := range g.SuccessCriteria {
+			c := &g.SuccessCriteria[ci]
+			if c.Superseded != "" || !c.Essential {
+				continue
+			}
+			if ctx.Err() != nil {
+				return failed, ctx.Err()
+			}
+			res := r.runCriterion(ctx, tree, target{g, c}, label)
+			if res.Status != goal.CriterionPass {
+				failed = append(failed, fmt.Sprintf("%s %s: %s", c.ID, res.Status, oneLine(firstNonEmpty(res.Reason, res.Summary), 200)))
+			}
+		}
+	}
+	return failed, nil
 }

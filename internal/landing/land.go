@@ -143,6 +143,16 @@ func mergeBase(ctx context.Context, o Options, row *store.Run, tip, baseTip stri
 		return "", &d, refused("%s moved since run %s started; the merge of it into %s did not pass the gate (decision %d, %s: %s; %s). Nothing was landed",
 			ws.Base, row.ID, ws.Branch, d.N, d.Status, why, path)
 	}
+	// The goals' criteria too: the merge must keep what they proved.
+	if failed, err := agent.CriteriaOn(ctx, o.Agent, row, tree); err != nil || len(failed) > 0 {
+		restore()
+		why := strings.Join(failed, "; ")
+		if err != nil {
+			why = "the criteria could not be run: " + err.Error()
+		}
+		return "", &d, refused("%s moved since run %s started; on the merge of it into %s the tests pass but the run's goals do not: %s. Nothing was landed; resume the run with guidance, or merge by hand",
+			ws.Base, row.ID, ws.Branch, why)
+	}
 	msg := fmt.Sprintf("ultra: merge %s into %s\n\nGate decision %d: %s (%d passed, %d failed, %d skipped).\n\nUltra-Run: %s\nUltra-Gate: %d %s\n",
 		ws.Base, ws.Branch, d.N, d.Status, d.Counts.Passed, d.Counts.Failed+d.Counts.Errors, d.Counts.Skipped, row.ID, d.N, d.Status)
 	commit, err := workspace.GitAs(ctx, ws.Worktree, o.Agent.Git.Identity, "commit-tree", tree, "-p", tip, "-p", baseTip, "-m", msg)
