@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -913,5 +914,32 @@ func TestLandChecksTheGoalsOnTheMerge(t *testing.T) {
 	}
 	if head(t, dir, "main") != base {
 		t.Fatal("main moved although the merge broke a goal")
+	}
+}
+
+// A goal the model adds after the final gate began is worked on like any
+// other: it starts, needs its own change, and the run cannot complete
+// while it is pending.
+func TestGoalAddedDuringReviewIsWorkedOn(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	extra := map[string]any{"kind": "add_subgoal", "title": "Docs", "objective": "Add is documented", "evidence": "the reviewer asked", "rationale": "in scope",
+		"criteria": calcGoals()["goals"].([]any)[0].(map[string]any)["criteria"]}
+	steps := append(fixSteps()[:5:5],
+		calls(call("review", map[string]any{"verdict": "REQUEST_CHANGES", "blockers": []any{map[string]any{"file": "calc/calc.go", "reason": "docs missing"}}})),
+		calls(call("steer", extra)))
+	for range 5 {
+		steps = append(steps, calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))
+	}
+	res := ultra(t, dir, runArgs(newModel(t, append(steps, approve())...), "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	if r := data(ofType(evs, "run_finished")[0])["reason"].(string); !strings.Contains(r, "G002-docs failed") || !strings.Contains(r, "nothing in the code changed") {
+		t.Fatalf("reason %q", r)
+	}
+	if l := ultra(t, dir, "goals", "ledger", "--run", runID(t, evs)); !regexp.MustCompile(`goal_started\s+G002-docs`).MatchString(l.stdout) {
+		t.Fatalf("ledger:\n%s", l.stdout)
 	}
 }

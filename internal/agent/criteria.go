@@ -134,6 +134,12 @@ func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal
 		if g.Status == goal.Blocked {
 			continue
 		}
+		if g != skip && (g.Status == goal.Pending || g.Status == goal.InProgress) {
+			// Not worked through the goal loop: its criteria passing on
+			// this tree says nothing of a change made for it.
+			missing = append(missing, g.ID+": not worked on yet ("+string(g.Status)+")")
+			continue
+		}
 		if v := g.Judge(true); !v.Complete {
 			missing = append(missing, g.ID+": "+v.Reason)
 		}

@@ -34,12 +34,18 @@ func (r *runner) steer(s goal.Steer) error {
 		return err
 	}
 	r.goals.file = &next
-	e := r.recordGoal(ledger.Entry{Kind: ledger.KindSteeringAccepted, Goal: s.Goal, Criterion: s.Criterion, Digest: goal.PlanDigest(next.Goals),
+	r.recordGoal(ledger.Entry{Kind: ledger.KindSteeringAccepted, Goal: s.Goal, Criterion: s.Criterion, Digest: goal.PlanDigest(next.Goals),
 		Text: s.Kind + " by " + s.By + ": " + oneLine(s.Rationale, 200), Data: data})
 	if r.goalsBroken != nil {
 		return r.goalsBroken
 	}
-	_ = e
+	// A goal added (or split off) after the last one was done is worked
+	// on like any other: the final gate waits for it, and it starts now
+	// (its change counted from here).
+	if next.Current() != nil {
+		r.st.Goals.Final = false
+		r.startGoal()
+	}
 	return nil
 }
 
