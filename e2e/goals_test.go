@@ -229,6 +229,22 @@ func TestThreeGoalBrief(t *testing.T) {
 		t.Fatalf("ledger --verify of changed evidence: %d %s %s", v.code, v.stdout, v.stderr)
 	}
 	os.WriteFile(png, orig, 0o644)
+	// Nor may the evidence or the records be reached through a link.
+	os.Rename(png, png+".moved")
+	os.Symlink(png+".moved", png)
+	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 1 || !strings.Contains(v.stderr, "through a link") {
+		t.Fatalf("ledger --verify of linked evidence: %d %s %s", v.code, v.stdout, v.stderr)
+	}
+	os.Remove(png)
+	os.Rename(png+".moved", png)
+	ultraDir := filepath.Join(wt, ".ultra")
+	os.Rename(ultraDir, ultraDir+".moved")
+	os.Symlink(ultraDir+".moved", ultraDir)
+	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 1 || !strings.Contains(v.stderr, "not a directory") {
+		t.Fatalf("ledger --verify of a linked .ultra: %d %s %s", v.code, v.stdout, v.stderr)
+	}
+	os.Remove(ultraDir)
+	os.Rename(ultraDir+".moved", ultraDir)
 	briefPath := filepath.Join(wt, ".ultra", "brief.md")
 	origBrief := readFile(t, briefPath)
 	os.WriteFile(briefPath, []byte(origBrief+"- and a pony\n"), 0o644)

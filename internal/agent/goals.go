@@ -177,9 +177,17 @@ func checkArtifacts(row *store.Run) error {
 	if err != nil {
 		return err
 	}
+	root := row.Repo
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r // links above the repository are the person's, not the records'
+	}
 	for _, e := range entries {
 		for _, f := range e.Evidence {
-			b, err := os.ReadFile(filepath.Join(row.Repo, filepath.FromSlash(f.Path)))
+			p := filepath.Join(root, filepath.FromSlash(f.Path))
+			if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+				return fmt.Errorf("evidence %s named in %s line %d is reached through a link (%s): not the file ultra wrote", f.Path, goal.LedgerPath, e.Seq, real)
+			}
+			b, err := os.ReadFile(p)
 			switch {
 			case err != nil:
 				return fmt.Errorf("evidence %s named in %s line %d: %w", f.Path, goal.LedgerPath, e.Seq, err)
@@ -206,6 +214,9 @@ func checkArtifacts(row *store.Run) error {
 }
 
 func checkGoals(workdir string, seq int, hash string, repair bool) error {
+	if fi, err := os.Lstat(filepath.Join(workdir, ".ultra")); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory (a link or a file): ultra's records are not where ultra wrote them", filepath.Join(workdir, ".ultra"))
+	}
 	path := goalsPath(workdir, goal.LedgerPath)
 	l, err := ledger.Open(path)
 	if err != nil {
