@@ -28,8 +28,26 @@ const (
 	browserStart = 30 * time.Second
 	// browserClose bounds closing the browser gracefully.
 	browserClose = 5 * time.Second
-	// innerText is the page's visible text.
-	innerText = `document.body ? document.body.innerText : ""`
+	// innerText is the text a person sees on the page: the text of
+	// elements that are rendered, not transparent or invisible, with a
+	// size, and inside the page (not moved off it), one line each.
+	innerText = `(() => {
+  if (!document.body) return "";
+  const W = Math.max(document.documentElement.scrollWidth, innerWidth), H = Math.max(document.documentElement.scrollHeight, innerHeight);
+  const out = [], walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n; (n = walk.nextNode());) {
+    const t = n.textContent.trim();
+    if (t && ` + "ultraSeen" + `(n.parentElement, W, H)) out.push(t);
+  }
+  return out.join("\n");
+})()`
+	// seenJS defines ultraSeen(element, W, H): the element is shown.
+	seenJS = `function ultraSeen(e, W, H) {
+  if (!e || (e.checkVisibility && !e.checkVisibility({opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true}))) return false;
+  for (let a = e; a; a = a.parentElement) { if (parseFloat(getComputedStyle(a).opacity) === 0) return false; }
+  const r = e.getBoundingClientRect(), x = r.left + scrollX, y = r.top + scrollY;
+  return r.width >= 1 && r.height >= 1 && x + r.width > 0 && y + r.height > 0 && x < W && y < H;
+}`
 )
 
 // browser starts the server, waits for the url's port, and drives a
@@ -244,14 +262,15 @@ func (s *sup) browser(ctx context.Context) {
 	if c.ExpectSelector != "" {
 		q, _ := json.Marshal(c.ExpectSelector)
 		sctx, cancel := context.WithTimeout(bctx, stepTimeout)
-		found, err := chromedp.Run(sctx, isolated[bool](fmt.Sprintf("document.querySelector(%s) !== null", q)))
+		found, err := chromedp.Run(sctx, isolated[bool](fmt.Sprintf(
+			"[...document.querySelectorAll(%s)].some(e => ultraSeen(e, Math.max(document.documentElement.scrollWidth, innerWidth), Math.max(document.documentElement.scrollHeight, innerHeight)))", q)))
 		cancel()
-		a := assertion{Name: "expect_selector", Want: strconv.Quote(c.ExpectSelector), OK: err == nil && found, Got: "present"}
+		a := assertion{Name: "expect_selector", Want: strconv.Quote(c.ExpectSelector), OK: err == nil && found, Got: "shown"}
 		switch {
 		case err != nil:
 			a.Got = "error: " + excerpt(err.Error(), 120)
 		case !found:
-			a.Got = "no element matches"
+			a.Got = "no shown element matches (none, or only hidden ones)"
 		}
 		s.rep.Assertions = append(s.rep.Assertions, a)
 		fmt.Fprintf(&log, "%s\n", renderAssertion(a))
@@ -347,6 +366,6 @@ func isolated[T any](expression string) chromedp.Action[T] {
 		if err != nil {
 			return zero, err
 		}
-		return chromedp.Evaluate[T](expression, func(p *runtime.EvaluateParams) { p.ContextID = world.ExecutionContextID })(ctx, t)
+		return chromedp.Evaluate[T](seenJS+";\n"+expression, func(p *runtime.EvaluateParams) { p.ContextID = world.ExecutionContextID })(ctx, t)
 	}
 }

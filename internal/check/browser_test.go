@@ -108,7 +108,7 @@ func TestBrowserFail(t *testing.T) {
 	res := r.Run(context.Background(), crit(goal.ChannelBrowser, c))
 	logResult(t, res)
 	wantStatus(t, res, goal.CriterionFail)
-	wantIn(t, "summary", res.Summary, `expect_text "Saved" ✗ got Clicked!`, `expect_selector "#missing" ✗ got no element matches`)
+	wantIn(t, "summary", res.Summary, `expect_text "Saved" ✗ got Clicked!`, `expect_selector "#missing" ✗ got no shown element matches`)
 	evidence(t, r, res, "browser.png")
 	noneLeft(t, m)
 	noneLeft(t, "ultra-check-chromium-")
@@ -158,5 +158,32 @@ Document.prototype.querySelector = function () { return document.body };
 		res := newRunner(t, dir).Run(context.Background(), crit(goal.ChannelBrowser, c))
 		logResult(t, res)
 		wantStatus(t, res, goal.CriterionFail)
+	}
+}
+
+// Text and elements a person cannot see do not count: hidden by opacity,
+// moved off the page, display:none.
+func TestBrowserHiddenDoesNotCount(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	page := `<!doctype html><html><body><p>calc result: WRONG</p>
+<span style="opacity:0">sum is 5</span>
+<div style="position:absolute;left:-9999px">moved away</div>
+<div id="ok" style="display:none">ok</div><p id="seen">seen</p></body></html>`
+	os.WriteFile(filepath.Join(dir, "index.html"), []byte(page), 0o644)
+	for _, tc := range []struct {
+		check goal.Check
+		want  goal.CriterionStatus
+	}{
+		{goal.Check{ExpectText: "sum is 5"}, goal.CriterionFail},
+		{goal.Check{ExpectText: "moved away"}, goal.CriterionFail},
+		{goal.Check{ExpectSelector: "#ok"}, goal.CriterionFail},
+		{goal.Check{ExpectText: "calc result: WRONG", ExpectSelector: "#seen"}, goal.CriterionPass},
+	} {
+		c := pageCheck(t, freePort(t), "hidden")
+		c.ExpectText, c.ExpectSelector = tc.check.ExpectText, tc.check.ExpectSelector
+		res := newRunner(t, dir).Run(context.Background(), crit(goal.ChannelBrowser, c))
+		logResult(t, res)
+		wantStatus(t, res, tc.want)
 	}
 }
