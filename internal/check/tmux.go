@@ -139,6 +139,83 @@ func (s *sup) tmux(ctx context.Context) {
 		}
 	}
 	s.rep.Observed = fmt.Sprintf("tmux %dx%d: %d of %d steps run", w, h, ran, len(c.Steps))
+	// The same keys against a program that does nothing: what the pane
+	// shows then is the terminal's echo of the keys alone. Expectations it
+	// meets prove nothing about the program.
+	if echo, err := s.echoOnly(bin, w, h); err != nil {
+		fmt.Fprintf(&tr, "\n=== control: %v\n", err)
+		s.block("the control run (the same keys against a program that does nothing) failed", err.Error())
+	} else {
+		fmt.Fprintf(&tr, "\n=== control: the same keys against `sleep`, each pane after %s\n%s", echoWait, echo.log)
+		if echo.all {
+			s.rep.Assertions = append(s.rep.Assertions, assertion{Name: "control (the same keys to a program that does nothing)", Want: "meets no expect",
+				Got: "every expect is met by the terminal's echo of the keys alone"})
+		}
+	}
+}
+
+// echoWait is how long the control run lets the terminal echo each step.
+const echoWait = 300 * time.Millisecond
+
+type echoResult struct {
+	all bool // every step's expect matched
+	log string
+}
+
+// echoOnly sends the check's keys to a program that reads nothing and
+// prints nothing, on a private tmux server of its own, and says whether
+// every expect matched what the pane showed.
+func (s *sup) echoOnly(bin string, w, h int) (echoResult, error) {
+	var res echoResult
+	dir, err := s.tempDir("ultra-check-tmux-control-")
+	if err != nil {
+		return res, err
+	}
+	sock := filepath.Join(dir, "tmux.sock")
+	tm := func(args ...string) (string, error) {
+		cctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(cctx, bin, append([]string{"-S", sock, "-f", "/dev/null"}, args...)...)
+		cmd.Env = s.env
+		out, err := cmd.Output()
+		return string(out), err
+	}
+	defer func() {
+		_, _ = tm("kill-server")
+		if _, err := tm("has-session", "-t", tmuxSession); err == nil {
+			s.leftover(leftover{What: "the control tmux session still present after kill-server"})
+		}
+	}()
+	if _, err := tm("set-option", "-g", "status", "off", ";", "new-session", "-d", "-s", tmuxSession,
+		"-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "--", "sleep", "3600"); err != nil {
+		return res, fmt.Errorf("tmux did not start the control session: %w", err)
+	}
+	var b strings.Builder
+	expects := 0
+	res.all = true
+	for i, st := range s.in.Check.Steps {
+		if st.Keys != "" {
+			words, _ := splitKeys(st.Keys)
+			if _, err := tm(append([]string{"send-keys", "-t", tmuxSession, "--"}, typeWords(words)...)...); err != nil {
+				return res, fmt.Errorf("send-keys: %w", err)
+			}
+		}
+		if st.Expect == "" {
+			continue
+		}
+		expects++
+		time.Sleep(echoWait)
+		pane, err := tm("capture-pane", "-p", "-J", "-S", "-", "-t", tmuxSession)
+		if err != nil {
+			return res, fmt.Errorf("capture-pane: %w", err)
+		}
+		matched := regexp.MustCompile("(?m)" + st.Expect).MatchString(trimPane(pane))
+		res.all = res.all && matched
+		fmt.Fprintf(&b, "step %d: expect %s %s\n%s", i+1, strconv.Quote(st.Expect), map[bool]string{true: "MATCHES (echo only)", false: "does not match"}[matched], withNewline(trimPane(pane)))
+	}
+	res.all = res.all && expects > 0
+	res.log = b.String()
+	return res, nil
 }
 
 // stopTmux kills the private server and checks that the session is gone

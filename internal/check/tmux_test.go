@@ -40,6 +40,23 @@ func TestTmuxPass(t *testing.T) {
 	noneLeft(t, "ultra-check-tmux-") // the private server (its socket's directory is on its command line)
 }
 
+// Expectations the terminal's echo alone meets (keys edited on the line:
+// "resulx BSpace t" shows "result") fail, whatever the program does: the
+// same keys sent to a program that does nothing meet them too.
+func TestTmuxEchoOnlyFails(t *testing.T) {
+	needTmux(t)
+	r := newRunner(t, t.TempDir())
+	res := r.Run(context.Background(), crit(goal.ChannelTmux, goal.Check{
+		Start: "sleep 30",
+		Steps: []goal.Step{{Keys: "resulx BSpace t", Expect: "result"}},
+	}))
+	logResult(t, res)
+	wantStatus(t, res, goal.CriterionFail)
+	wantIn(t, "summary", res.Summary, "control (the same keys to a program that does nothing) meets no expect ✗ got every expect is met by the terminal's echo")
+	wantIn(t, "tmux.txt", string(evidence(t, r, res, "tmux.txt")), "=== control", "MATCHES (echo only)")
+	noneLeft(t, "ultra-check-tmux-control-")
+}
+
 func TestTmuxWrongExpect(t *testing.T) {
 	needTmux(t)
 	m := marker(t)
