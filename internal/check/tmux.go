@@ -39,21 +39,7 @@ func (s *sup) tmux(ctx context.Context) {
 		s.block("creating tmux's directory", err.Error())
 		return
 	}
-	sock := filepath.Join(dir, "tmux.sock")
-	tm := func(args ...string) (string, error) {
-		cctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
-		defer cancel()
-		cmd := exec.CommandContext(cctx, bin, append([]string{"-S", sock, "-f", "/dev/null"}, args...)...)
-		cmd.Env = s.env
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		cmd.WaitDelay = time.Second
-		err := cmd.Run()
-		if err != nil {
-			return stdout.String(), fmt.Errorf("tmux %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
-		}
-		return stdout.String(), nil
-	}
+	tm := s.tmuxClient(bin, filepath.Join(dir, "tmux.sock"))
 	w, h := c.Width, c.Height
 	if w == 0 {
 		w = 120
@@ -154,6 +140,24 @@ func (s *sup) tmux(ctx context.Context) {
 	}
 }
 
+// tmuxClient runs tmux commands against the private server at sock,
+// each within a step's time.
+func (s *sup) tmuxClient(bin, sock string) func(args ...string) (string, error) {
+	return func(args ...string) (string, error) {
+		cctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(cctx, bin, append([]string{"-S", sock, "-f", "/dev/null"}, args...)...)
+		cmd.Env = s.env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.WaitDelay = time.Second
+		if err := cmd.Run(); err != nil {
+			return stdout.String(), fmt.Errorf("tmux %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		}
+		return stdout.String(), nil
+	}
+}
+
 // echoWait is how long the control run lets the terminal echo each step.
 const echoWait = 300 * time.Millisecond
 
@@ -171,15 +175,7 @@ func (s *sup) echoOnly(bin string, w, h int) (echoResult, error) {
 	if err != nil {
 		return res, err
 	}
-	sock := filepath.Join(dir, "tmux.sock")
-	tm := func(args ...string) (string, error) {
-		cctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
-		defer cancel()
-		cmd := exec.CommandContext(cctx, bin, append([]string{"-S", sock, "-f", "/dev/null"}, args...)...)
-		cmd.Env = s.env
-		out, err := cmd.Output()
-		return string(out), err
-	}
+	tm := s.tmuxClient(bin, filepath.Join(dir, "tmux.sock"))
 	defer func() {
 		_, _ = tm("kill-server")
 		if _, err := tm("has-session", "-t", tmuxSession); err == nil {
