@@ -81,6 +81,11 @@ func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *veri
 	case phase.Iterating:
 		if gr.Final {
 			r.st.Goals.Final = true
+			if gr.Goal != "" && cur != nil && cur.ID == gr.Goal && cur.Status == goal.InProgress {
+				// The last goal met its own criteria; the final gate found
+				// another goal's broken: the last goal is done all the same.
+				out += fmt.Sprintf("Goal %s is complete.%s\n", cur.ID, complete(cur))
+			}
 		}
 		out += fmt.Sprintf("Phase is now iterating (%d retries left): fix what failed, then call phase{to:\"verifying\"}.", next.RetriesLeft())
 	case phase.Escalated:
