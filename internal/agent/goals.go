@@ -193,7 +193,7 @@ func checkArtifacts(row *store.Run) error {
 				return fmt.Errorf("evidence %s named in %s line %d: %w", f.Path, goal.LedgerPath, e.Seq, err)
 			case goal.Digest(b) != f.SHA256:
 				return fmt.Errorf("evidence %s was changed after ultra captured it (%s line %d records sha256 %s, the file has %s)",
-					f.Path, goal.LedgerPath, e.Seq, short(f.SHA256), short(goal.Digest(b)))
+					f.Path, goal.LedgerPath, e.Seq, workspace.Short(f.SHA256), workspace.Short(goal.Digest(b)))
 			}
 		}
 		var d struct {
@@ -249,7 +249,7 @@ func checkGoals(workdir string, seq int, hash string, repair bool) error {
 	b, err := os.ReadFile(goalsPath(workdir, goal.GoalsPath))
 	if errors.Is(err, fs.ErrNotExist) {
 		if want != "" {
-			return fmt.Errorf("%s is missing, but the ledger records it (digest %s): restore it from the run's branch", goal.GoalsPath, short(want))
+			return fmt.Errorf("%s is missing, but the ledger records it (digest %s): restore it from the run's branch", goal.GoalsPath, workspace.Short(want))
 		}
 		return nil
 	}
@@ -258,16 +258,9 @@ func checkGoals(workdir string, seq int, hash string, repair bool) error {
 	}
 	if got := goal.Digest(b); want != "" && got != want {
 		return fmt.Errorf("%s was changed outside ultra: its digest is %s, the ledger's last entry records %s (restore it from the run's branch, e.g. git checkout -- %s)",
-			goal.GoalsPath, short(got), short(want), goal.GoalsPath)
+			goal.GoalsPath, workspace.Short(got), workspace.Short(want), goal.GoalsPath)
 	}
 	return nil
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
 
 // goalRecorder writes a run's goals.json and ledger, in that order of
@@ -479,8 +472,8 @@ func (r *runner) acceptGoals(by string) {
 	now := r.o.Now().UTC()
 	digest := goal.PlanDigest(f.Goals)
 	f.Accepted = &goal.Acceptance{By: by, At: now, Digest: digest, Ledger: r.goals.ledger.Len() + 1}
-	e := r.recordGoal(ledger.Entry{Kind: ledger.KindPlanAccepted, Digest: digest, Text: "accepted by " + by + ": " + planCounts(f)})
-	f.Accepted.Ledger = e.Seq
+	// Accepted.Ledger names the entry that records it: the next one.
+	r.recordGoal(ledger.Entry{Kind: ledger.KindPlanAccepted, Digest: digest, Text: "accepted by " + by + ": " + planCounts(f)})
 	r.startGoal()
 }
 

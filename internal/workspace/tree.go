@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // TreeHash returns the git tree hash of dir's working tree as it is on
@@ -265,6 +266,22 @@ func RestoreInTree(ctx context.Context, dir, tree, base string, restore, remove 
 // tree itself when it has none of them. dir is any directory of the
 // repository; the repository's index is not touched.
 func WithoutPaths(ctx context.Context, dir, tree string, paths []string) (string, error) {
+	// Trees never change: the answer for a tree is remembered (per
+	// directory, whose repository holds the tree written).
+	key := dir + "\x00" + tree + "\x00" + strings.Join(paths, "\x00")
+	if v, ok := withoutCache.Load(key); ok {
+		return v.(string), nil
+	}
+	got, err := withoutPaths(ctx, dir, tree, paths)
+	if err == nil {
+		withoutCache.Store(key, got)
+	}
+	return got, err
+}
+
+var withoutCache sync.Map // dir, tree, paths → the tree without them
+
+func withoutPaths(ctx context.Context, dir, tree string, paths []string) (string, error) {
 	out, err := gitOut(ctx, dir, nil, append([]string{"ls-tree", "--name-only", tree, "--"}, paths...)...)
 	if err != nil || out == "" {
 		return tree, err
