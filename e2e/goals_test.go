@@ -590,6 +590,15 @@ func TestHandEditedRecordsDetected(t *testing.T) {
 		t.Fatalf("approve with an edited ledger: %d\n%s", r.code, r.stderr)
 	}
 	os.WriteFile(ledgerPath, []byte(orig), 0o644)
+	// A line a crash cut short is reported, and only a person's repair cuts
+	// it off (keeping its bytes).
+	os.WriteFile(ledgerPath, []byte(orig+`{"seq":99,"ki`), 0o644)
+	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 1 || !strings.Contains(v.stderr, "torn") {
+		t.Fatalf("verify of a torn ledger: %d\n%s%s", v.code, v.stdout, v.stderr)
+	}
+	if r := ultra(t, dir, "goals", "ledger", "--repair-torn", "--run", id); r.code != 0 || readFile(t, ledgerPath) != orig {
+		t.Fatalf("repair-torn: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	// A well-chained line appended after the head ultra recorded, with the
 	// digest of a goals.json rewritten to match: the chain holds, the
 	// signature does not.

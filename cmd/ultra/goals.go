@@ -236,7 +236,7 @@ func findGoal(f *goal.File, id string) *goal.Goal {
 }
 
 func newGoalsLedgerCmd() *cobra.Command {
-	var asJSON, verify bool
+	var asJSON, verify, repairTorn bool
 	var runID string
 	cmd := &cobra.Command{
 		Use:   "ledger",
@@ -249,6 +249,16 @@ func newGoalsLedgerCmd() *cobra.Command {
 			}
 			path := filepath.Join(row.Workdir, filepath.FromSlash(goal.LedgerPath))
 			w := cmd.OutOrStdout()
+			if repairTorn {
+				// A person's explicit repair of a line a crash cut short: the
+				// torn bytes are kept beside the ledger, never dropped.
+				saved, err := ledger.RepairTorn(path)
+				if err != nil {
+					return &exitError{code: 1, err: err}
+				}
+				fmt.Fprintf(w, "%s: the torn last line is cut off and kept in %s\n", path, saved)
+				return nil
+			}
 			if verify {
 				rep := ledger.Verify(path)
 				problem := rep.Problem
@@ -289,7 +299,8 @@ func newGoalsLedgerCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().BoolVar(&verify, "verify", false, "check the hash chain, the head ultra recorded and goals.json's digest")
+	cmd.Flags().BoolVar(&verify, "verify", false, "check the hash chain, the signatures, the head ultra recorded, goals.json, the brief and the evidence files")
+	cmd.Flags().BoolVar(&repairTorn, "repair-torn", false, "after a crash cut the last line short: keep its bytes in a .torn file beside the ledger and cut the ledger back to its last whole line")
 	cmd.Flags().StringVar(&runID, "run", "", "the run (default: the latest)")
 	return cmd
 }

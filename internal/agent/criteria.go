@@ -89,9 +89,9 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 		}
 		if !res.More {
 			// The last goal: the final gate runs now, on this same tree.
-			b.WriteString(fmt.Sprintf("%s is the last goal: the final gate runs every criterion of every goal on this tree.\n", g.ID))
-			fin, text := r.finalGate(ctx, d, g, "final-1")
+			fmt.Fprintf(&b, "%s is the last goal: the final gate runs every criterion of every goal on this tree.\n", g.ID)
 			r.st.Goals.FinalAttempts = 1
+			fin, text := r.finalGate(ctx, d, g, "final-1")
 			fin.Goal = g.ID
 			b.WriteString(text)
 			return fin, b.String()
@@ -253,9 +253,11 @@ func (r *runner) runCriterion(ctx context.Context, tree string, t target, label 
 	_ = removeAll(dest)
 	// The code, without ultra's records of the run: a check judges what
 	// the run made, never what ultra wrote about it.
-	if code := codeOf(ctx, r.row.Workdir, tree); code != "" {
-		tree = code
+	code := codeOf(ctx, r.row.Workdir, tree)
+	if code == "" {
+		return blocked("ultra could not make the tree without its records to check")
 	}
+	tree = code
 	if err := workspace.ExportTree(ctx, r.row.Workdir, tree, dest); err != nil {
 		return blocked("checking out the tree: " + err.Error())
 	}

@@ -105,7 +105,26 @@ func writeArtifact(workdir, name string, data []byte) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return root.Rename(tmp, name)
+	return renameSynced(dir, tmp, name)
+}
+
+// renameSynced renames old to name within dir (never through a link)
+// and syncs dir, so that the rename survives a power loss.
+func renameSynced(dir, old, name string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := root.Rename(old, name); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // goalsPath is the path of a goal artifact in workdir.
@@ -312,8 +331,8 @@ func (g *goalRecorder) record(e ledger.Entry) (ledger.Entry, error) {
 		return out, fmt.Errorf("appending to the ledger: %w", err)
 	}
 	if staged != nil {
-		dir := filepath.Join(g.workdir, ".ultra")
-		if err := os.Rename(filepath.Join(dir, filepath.Base(goal.GoalsPath)+".next"), filepath.Join(dir, filepath.Base(goal.GoalsPath))); err != nil {
+		name := filepath.Base(goal.GoalsPath)
+		if err := renameSynced(filepath.Join(g.workdir, ".ultra"), name+".next", name); err != nil {
 			return out, err
 		}
 	}
@@ -326,12 +345,15 @@ func (r *runner) recordGoal(e ledger.Entry) ledger.Entry {
 		return e
 	}
 	out, err := r.goals.record(e)
+	if out.Seq > 0 {
+		// Appended, whatever failed after: the head moved.
+		r.st.Goals.LedgerSeq, r.st.Goals.LedgerHash = r.goals.ledger.Head()
+	}
 	if err != nil {
 		r.emit(event.Warning, event.WarningData{Message: "goal records: " + err.Error()})
 		r.goalsBroken = err
 		return out
 	}
-	r.st.Goals.LedgerSeq, r.st.Goals.LedgerHash = r.goals.ledger.Head()
 	r.emit(event.Ledger, event.LedgerData{Seq: out.Seq, Kind: out.Kind, Goal: out.Goal, Criterion: out.Criterion, Text: out.Text})
 	return out
 }
@@ -397,7 +419,7 @@ func (r *runner) runGoals(_ context.Context, args json.RawMessage) tool.Result {
 		return tool.Result{IsError: true, Output: "ultra could not record the goals: " + r.goalsBroken.Error()}
 	}
 	r.st.PendingPlan = planSummary(r.goals.file)
-	if !r.row.Axes.AcceptsPlanWithoutPerson() || r.st.Goals.planOnly() {
+	if !r.row.Axes.AcceptsPlanWithoutPerson() || r.st.Goals.PlanOnly {
 		r.emit(event.PlanProposed, event.PlanProposedData{Plan: r.st.PendingPlan, Accepted: false, By: r.row.Axes.Control})
 		return tool.Result{Output: fmt.Sprintf("Goals recorded (%s). A person must accept them (ultra approve %s). The run pauses until then.",
 			planCounts(r.goals.file), r.row.ID)}
@@ -407,8 +429,6 @@ func (r *runner) runGoals(_ context.Context, args json.RawMessage) tool.Result {
 	return tool.Result{Output: fmt.Sprintf("Goals accepted and frozen (%s). Phase is now building, goal %s: %s.\n%s\nWhen it is ready, call phase{to:\"verifying\"}: ultra runs the tests and this goal's criteria.",
 		planCounts(r.goals.file), g.ID, g.Title, criteriaList(g))}
 }
-
-func (s *goalState) planOnly() bool { return s.PlanOnly }
 
 // channelMissing says why a channel's criteria could never pass on this
 // machine, or "".
@@ -549,7 +569,7 @@ func (r *runner) resumeGoals(escalated bool) {
 
 // goalReminder is the reminder's line about the goal in hand.
 func (r *runner) goalReminder() string {
-	if !r.hasGoals() || r.goals == nil || r.goals.file == nil || r.goals.file.Accepted == nil {
+	if !r.hasGoals() || r.goals.file == nil || r.goals.file.Accepted == nil {
 		return ""
 	}
 	f := r.goals.file

@@ -48,6 +48,10 @@ func CriteriaOn(ctx context.Context, o Options, row *store.Run, tree string) (fa
 	if err != nil || st.Goals == nil {
 		return nil, err
 	}
+	// The criteria come from goals.json: only from one the ledger vouches for.
+	if err := checkGoals(row.Workdir, st.Goals.LedgerSeq, st.Goals.LedgerHash, false); err != nil {
+		return nil, fmt.Errorf("the run's goal records do not check out: %w", err)
+	}
 	r, err := newRunner(ctx, o, row, st, nil)
 	if err != nil {
 		return nil, err

@@ -135,12 +135,16 @@ func (r *runner) startReview(ctx context.Context, d gate.Decision) {
 	diff := ""
 	if base != "" {
 		if baseTree, err := workspace.TreeOf(ctx, r.row.Workdir, base); err == nil {
-			diff, _ = workspace.Git(ctx, r.row.Workdir, "diff", "--stat", "-p", baseTree, d.Tree, "--", ".", ":(exclude).ultra")
+			args := []string{"diff", "--stat", "-p", baseTree, d.Tree, "--", "."}
+			for _, p := range goalArtifacts {
+				args = append(args, ":(exclude)"+p)
+			}
+			diff, _ = workspace.Git(ctx, r.row.Workdir, args...)
 		}
 	}
 	const maxDiff = 60 << 10
 	if len(diff) > maxDiff {
-		diff = diff[:maxDiff] + "\n[diff cut at 60 KiB: read the files for the rest]"
+		diff = event.Truncate(diff, maxDiff) + "\n[diff cut at 60 KiB: read the files for the rest]"
 	}
 	if diff == "" {
 		diff = "(EMPTY: nothing in the code differs from the run's start; only ultra's records changed. Criteria that pass on an unchanged tree show nothing.)"

@@ -28,6 +28,9 @@ func (r *runner) steer(s goal.Steer) error {
 		}
 	}
 	data := jsonData(s)
+	if len(data) > 16<<10 {
+		return fmt.Errorf("the steering change is %d bytes; at most %d are recorded in the ledger", len(data), 16<<10)
+	}
 	next, err := goal.Apply(*r.goals.file, s, r.o.Now().UTC())
 	if err != nil {
 		r.recordGoal(ledger.Entry{Kind: ledger.KindSteeringRejected, Goal: s.Goal, Criterion: s.Criterion, Text: s.Kind + " by " + s.By + ": " + err.Error(), Data: data})

@@ -61,6 +61,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/proc"
 )
@@ -207,6 +209,12 @@ func (r Runner) observe(ctx context.Context, c goal.Criterion) *observation {
 		}
 	}
 	o.contained = sb != nil && sb.Wrap != nil
+	if !o.contained {
+		// Uncontained, the programs under test share ultra's uid: ultra
+		// itself must not be readable through /proc (the report pipe, the
+		// report's key in memory), as the supervisor is not.
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	}
 	// Uncontained, what outlives the supervisor is found by a marker in
 	// its environment. Contained, the PID namespace takes everything
 	// along, and the programs under test get no mark that tells them

@@ -51,6 +51,23 @@ func (s *sup) tmux(ctx context.Context) {
 	s.render = append(s.render, func() {
 		s.rep.Artifacts = append(s.rep.Artifacts, artifact{Name: "tmux.txt", Data: []byte(tr.String())})
 	})
+	// First, the same keys against a program that does nothing (before
+	// the program under test exists, so it cannot reach the control's
+	// server): what the pane shows then is the terminal's echo of the keys
+	// alone, and expectations it meets prove nothing about the program.
+	echo, err := s.echoOnly(bin, w, h)
+	if err != nil {
+		fmt.Fprintf(&tr, "=== control: %v\n", err)
+		s.block("the control run (the same keys against a program that does nothing) failed", err.Error())
+		return
+	}
+	fmt.Fprintf(&tr, "=== control: the same keys against `sleep`, each pane after %s\n%s\n", echoWait, echo.log)
+	if echo.all {
+		s.rep.Observed = fmt.Sprintf("tmux %dx%d: the control run met every expect", w, h)
+		s.rep.Assertions = append(s.rep.Assertions, assertion{Name: "control (the same keys to a program that does nothing)", Want: "meets no expect",
+			Got: "every expect is met by the terminal's echo of the keys alone"})
+		return
+	}
 	fmt.Fprintf(&tr, "$ tmux new-session -x %d -y %d -- %s -c %s\n", w, h, s.shell, strconv.Quote(c.Start))
 	// remain-on-exit keeps the pane (and what it showed) when the program
 	// ends; without the status line the pane has the whole size.
@@ -125,19 +142,6 @@ func (s *sup) tmux(ctx context.Context) {
 		}
 	}
 	s.rep.Observed = fmt.Sprintf("tmux %dx%d: %d of %d steps run", w, h, ran, len(c.Steps))
-	// The same keys against a program that does nothing: what the pane
-	// shows then is the terminal's echo of the keys alone. Expectations it
-	// meets prove nothing about the program.
-	if echo, err := s.echoOnly(bin, w, h); err != nil {
-		fmt.Fprintf(&tr, "\n=== control: %v\n", err)
-		s.block("the control run (the same keys against a program that does nothing) failed", err.Error())
-	} else {
-		fmt.Fprintf(&tr, "\n=== control: the same keys against `sleep`, each pane after %s\n%s", echoWait, echo.log)
-		if echo.all {
-			s.rep.Assertions = append(s.rep.Assertions, assertion{Name: "control (the same keys to a program that does nothing)", Want: "meets no expect",
-				Got: "every expect is met by the terminal's echo of the keys alone"})
-		}
-	}
 }
 
 // tmuxClient runs tmux commands against the private server at sock,
