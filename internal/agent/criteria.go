@@ -381,6 +381,7 @@ func (r *runner) commitGoal(ctx context.Context, d gate.Decision, subject, body 
 	if commit == "" {
 		return ""
 	}
+	r.st.Checkpoint = commit
 	r.emit(event.Commit, event.CommitData{Commit: commit, Branch: ws.Branch, Tree: tree, Gate: d.N, Status: string(d.Status)})
 	return commit
 }

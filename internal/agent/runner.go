@@ -181,6 +181,7 @@ func (r *runner) save() error {
 			r.row.FinishedAt = now
 		}
 	}
+	r.row.TaskRow = r.taskRow()
 	raw := make([]json.RawMessage, len(r.pendingMsgs))
 	for i, m := range r.pendingMsgs {
 		raw[i], _ = json.Marshal(m)

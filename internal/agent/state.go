@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tool"
 )
 
@@ -15,6 +17,12 @@ const (
 	StatusInterrupted     = "interrupted"
 	StatusFailed          = "failed"
 	StatusCancelled       = "cancelled"
+	// StatusPaused: a person paused the run (ultra pause), or assisted
+	// control finished its unit; ultra next or resume goes on.
+	StatusPaused = "paused"
+	// StatusStopped: a person stopped the run (ultra stop); only a
+	// person's resume continues it.
+	StatusStopped = "stopped"
 )
 
 // Exit codes of ultra run and resume.
@@ -32,7 +40,7 @@ func ExitCode(status string) int {
 	switch status {
 	case StatusComplete:
 		return ExitComplete
-	case StatusEscalated, StatusNeedsApproval, StatusCancelled:
+	case StatusEscalated, StatusNeedsApproval, StatusCancelled, StatusPaused, StatusStopped:
 		return ExitEscalated
 	case StatusBudgetExhausted:
 		return ExitBudget
@@ -78,6 +86,9 @@ type runState struct {
 	Refusals      int                      `json:"refusals,omitempty"`
 	LastFailure   failureStreak            `json:"last_failure,omitempty"`
 	Usage         usageTotals              `json:"usage"`
+	// Checkpoint is the last commit ultra made on the run's branch (a
+	// tree the gate passed).
+	Checkpoint string `json:"checkpoint,omitempty"`
 	// Goals is set for a run that works through goals (every run started
 	// since goals exist); runs from before have none.
 	Goals *goalState `json:"goals,omitempty"`
@@ -92,4 +103,54 @@ type usageTotals struct {
 type failureStreak struct {
 	Sig   string `json:"sig,omitempty"`
 	Count int    `json:"count,omitempty"`
+}
+
+// TaskStatus is a run's status in the tasks surface's vocabulary
+// (todo|running|verifying|reviewing|done|blocked|paused|failed|cancelled|retrying).
+func TaskStatus(status string, p phase.Phase) string {
+	switch status {
+	case StatusRunning:
+		switch p {
+		case phase.Verifying:
+			return "verifying"
+		case phase.Reviewing:
+			return "reviewing"
+		case phase.Iterating:
+			return "retrying"
+		}
+		return "running"
+	case StatusComplete:
+		return "done"
+	case StatusCancelled:
+		return "cancelled"
+	case StatusEscalated, StatusBudgetExhausted, StatusNeedsApproval:
+		return "blocked"
+	case StatusPaused, StatusStopped, StatusInterrupted:
+		return "paused"
+	}
+	return "failed"
+}
+
+// taskRow is the run's row of the tasks surface as its state stands.
+func (r *runner) taskRow() store.Task {
+	t := r.row.TaskRow
+	u, b := r.st.Phase.Used, r.st.Phase.Budgets
+	status := r.row.Status
+	t.Status = TaskStatus(status, r.st.Phase.Phase)
+	t.Retries, t.MaxRetries = u.FailedVerifies, b.MaxRetries
+	t.BudgetCost, t.SpentCost = b.MaxCost, u.Cost
+	t.InputTokens, t.OutputTokens, t.Turns = u.InputTokens, u.OutputTokens, u.Turns
+	t.Waiting = r.waiting()
+	t.Goal = ""
+	if r.goals != nil && r.goals.file != nil {
+		for _, g := range r.goals.file.Goals {
+			if g.Status == goal.InProgress {
+				t.Goal = g.ID
+			}
+		}
+	}
+	if r.st.Checkpoint != "" {
+		t.Checkpoint = r.st.Checkpoint
+	}
+	return t
 }

@@ -163,6 +163,7 @@ func (r *runner) commitGreen(ctx context.Context, d gate.Decision) string {
 	if commit == "" {
 		return fmt.Sprintf("\nThe branch %s already holds this tree; nothing new to commit.", ws.Branch)
 	}
+	r.st.Checkpoint = commit
 	r.emit(event.Commit, event.CommitData{Commit: commit, Branch: ws.Branch, Tree: d.Tree, Gate: d.N, Status: string(d.Status)})
 	return fmt.Sprintf("\nultra committed the tree as %s on %s.", workspace.Short(commit), ws.Branch)
 }

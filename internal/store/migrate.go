@@ -56,6 +56,67 @@ var migrations = []string{
 	`ALTER TABLE runs ADD COLUMN base_url TEXT NOT NULL DEFAULT '';`,
 	// 3: the run's git workspace (branch, base, worktree, landing).
 	`ALTER TABLE runs ADD COLUMN workspace TEXT NOT NULL DEFAULT '{}';`,
+	// 4: the tasks surface (one row per run or session, kept with every
+	// step), each task's runtime (heartbeat), transitions with their scope
+	// and session, and the requests other processes make of a live run
+	// (steering, approvals, next, pause, stop, cancel).
+	`ALTER TABLE transitions RENAME TO task_transitions;
+	ALTER TABLE task_transitions ADD COLUMN scope TEXT NOT NULL DEFAULT '';
+	ALTER TABLE task_transitions ADD COLUMN session TEXT NOT NULL DEFAULT '';
+	CREATE TABLE tasks (
+		id TEXT PRIMARY KEY REFERENCES runs(id),
+		status TEXT NOT NULL,
+		blockers TEXT NOT NULL DEFAULT '[]',
+		retries INTEGER NOT NULL DEFAULT 0,
+		max_retries INTEGER NOT NULL DEFAULT 0,
+		checkpoint TEXT NOT NULL DEFAULT '',
+		budget_cost REAL NOT NULL DEFAULT 0,
+		spent_cost REAL NOT NULL DEFAULT 0,
+		input_tokens INTEGER NOT NULL DEFAULT 0,
+		output_tokens INTEGER NOT NULL DEFAULT 0,
+		turns INTEGER NOT NULL DEFAULT 0,
+		waiting TEXT NOT NULL DEFAULT '',
+		goal TEXT NOT NULL DEFAULT '',
+		claim TEXT NOT NULL DEFAULT '',
+		created_at TEXT NOT NULL,
+		updated_at TEXT NOT NULL
+	);
+	CREATE INDEX tasks_updated ON tasks(updated_at);
+	INSERT INTO tasks (id, status, created_at, updated_at)
+		SELECT id, CASE
+			WHEN status = 'complete' THEN 'done'
+			WHEN status = 'cancelled' THEN 'cancelled'
+			WHEN status IN ('escalated', 'budget_exhausted', 'needs_approval') THEN 'blocked'
+			WHEN status = 'failed' THEN 'failed'
+			WHEN status = 'interrupted' THEN 'paused'
+			ELSE 'running' END,
+			created_at, updated_at FROM runs;
+	CREATE TABLE task_runtime (
+		task_id TEXT PRIMARY KEY REFERENCES tasks(id),
+		pid INTEGER NOT NULL DEFAULT 0,
+		host TEXT NOT NULL DEFAULT '',
+		worktree TEXT NOT NULL DEFAULT '',
+		model TEXT NOT NULL DEFAULT '',
+		context_tokens INTEGER NOT NULL DEFAULT 0,
+		context_window INTEGER NOT NULL DEFAULT 0,
+		activity TEXT NOT NULL DEFAULT '',
+		heartbeat TEXT NOT NULL DEFAULT ''
+	);
+	CREATE TABLE requests (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		run_id TEXT NOT NULL REFERENCES runs(id),
+		kind TEXT NOT NULL,
+		call_id TEXT NOT NULL DEFAULT '',
+		axes TEXT NOT NULL DEFAULT '{}',
+		scope TEXT NOT NULL DEFAULT '',
+		reason TEXT NOT NULL DEFAULT '',
+		who TEXT NOT NULL DEFAULT '',
+		session TEXT NOT NULL DEFAULT '',
+		created_at TEXT NOT NULL,
+		done_at TEXT NOT NULL DEFAULT '',
+		outcome TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX requests_open ON requests(run_id, done_at, id);`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

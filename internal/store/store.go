@@ -87,6 +87,40 @@ type Run struct {
 	// Workspace is the run's git workspace; only CreateRun and
 	// SetWorkspace write it (a step never does).
 	Workspace Workspace
+	// TaskRow is the run's row on the tasks surface, written with the run
+	// by CreateRun and every SaveStep.
+	TaskRow Task
+}
+
+// Task is what the tasks surface shows of a run or session beyond its
+// row: its status in the tasks' vocabulary, what it waits on, budgets and
+// spend, its last checkpoint.
+type Task struct {
+	Status       string   `json:"status"` // todo|running|verifying|reviewing|done|blocked|paused|failed|cancelled|retrying
+	Blockers     []string `json:"blockers,omitempty"`
+	Retries      int      `json:"retries"`
+	MaxRetries   int      `json:"max_retries"`
+	Checkpoint   string   `json:"checkpoint,omitempty"` // the last commit ultra made (a green tree)
+	BudgetCost   float64  `json:"budget_cost,omitempty"`
+	SpentCost    float64  `json:"spent_cost"`
+	InputTokens  int64    `json:"input_tokens"`
+	OutputTokens int64    `json:"output_tokens"`
+	Turns        int      `json:"turns"`
+	Waiting      string   `json:"waiting,omitempty"` // what a person must do: approval, plan, next, …
+	Goal         string   `json:"goal,omitempty"`    // the goal in progress
+	Claim        string   `json:"claim,omitempty"`   // the intent the task claims (what it works on)
+}
+
+// Runtime is a live task's process: who drives it and its heartbeat.
+type Runtime struct {
+	PID           int       `json:"pid"`
+	Host          string    `json:"host,omitempty"`
+	Worktree      string    `json:"worktree,omitempty"`
+	Model         string    `json:"model,omitempty"`
+	ContextTokens int       `json:"context_tokens,omitempty"`
+	ContextWindow int       `json:"context_window,omitempty"`
+	Activity      string    `json:"activity,omitempty"` // what the process does now: waiting for the model, running a tool, …
+	Heartbeat     time.Time `json:"heartbeat"`
 }
 
 // Workspace is where a run works in git and what became of it.
@@ -104,13 +138,15 @@ type Workspace struct {
 
 // Transition is one recorded change of phase or of an axis.
 type Transition struct {
-	Kind   string // "phase" or "axis"
-	Axis   string // for kind axis
-	From   string
-	To     string
-	By     string
-	Reason string
-	At     time.Time
+	Kind    string    `json:"kind"`           // "phase" or "axis"
+	Axis    string    `json:"axis,omitempty"` // for kind axis
+	From    string    `json:"from"`
+	To      string    `json:"to"`
+	By      string    `json:"by"` // model, gate, person, system, …
+	Reason  string    `json:"reason"`
+	Scope   string    `json:"scope,omitempty"`   // a steered axis: the scope it was applied at
+	Session string    `json:"session,omitempty"` // who asked: the requesting process or surface
+	At      time.Time `json:"at"`
 }
 
 // StoredEvent is an event as kept in the store.
@@ -124,6 +160,15 @@ type StoredEvent struct {
 
 const runCols = `id, task, repo, workdir, phase, status, reason, axes, provider, model, state, pid, created_at, updated_at, finished_at, base_url, workspace`
 
+// selectRuns reads runs with their task rows (a run stored before the
+// tasks surface existed has a task row from the migration).
+const selectRuns = `SELECT r.id, r.task, r.repo, r.workdir, r.phase, r.status, r.reason, r.axes, r.provider, r.model, r.state, r.pid,
+	r.created_at, r.updated_at, r.finished_at, r.base_url, r.workspace,
+	COALESCE(t.status,''), COALESCE(t.blockers,'[]'), COALESCE(t.retries,0), COALESCE(t.max_retries,0), COALESCE(t.checkpoint,''),
+	COALESCE(t.budget_cost,0), COALESCE(t.spent_cost,0), COALESCE(t.input_tokens,0), COALESCE(t.output_tokens,0), COALESCE(t.turns,0),
+	COALESCE(t.waiting,''), COALESCE(t.goal,''), COALESCE(t.claim,'')
+	FROM runs r LEFT JOIN tasks t ON t.id = r.id`
+
 // CreateRun inserts r.
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 	ax, _ := json.Marshal(r.Axes)
@@ -134,7 +179,32 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 	if err != nil {
 		return fmt.Errorf("store: creating run %s: %w", r.ID, err)
 	}
+	if err := putTask(ctx, s.db, r); err != nil {
+		return fmt.Errorf("store: creating task %s: %w", r.ID, err)
+	}
 	return nil
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// putTask writes r's row of the tasks surface.
+func putTask(ctx context.Context, db execer, r *Run) error {
+	t := r.TaskRow
+	if t.Status == "" {
+		t.Status = "running"
+	}
+	blockers, _ := json.Marshal(append([]string{}, t.Blockers...))
+	_, err := db.ExecContext(ctx, `INSERT INTO tasks (id, status, blockers, retries, max_retries, checkpoint, budget_cost, spent_cost,
+		input_tokens, output_tokens, turns, waiting, goal, claim, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT(id) DO UPDATE SET status=excluded.status, blockers=excluded.blockers, retries=excluded.retries,
+		max_retries=excluded.max_retries, checkpoint=excluded.checkpoint, budget_cost=excluded.budget_cost,
+		spent_cost=excluded.spent_cost, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
+		turns=excluded.turns, waiting=excluded.waiting, goal=excluded.goal, claim=excluded.claim, updated_at=excluded.updated_at`,
+		r.ID, t.Status, string(blockers), t.Retries, t.MaxRetries, t.Checkpoint, t.BudgetCost, t.SpentCost,
+		t.InputTokens, t.OutputTokens, t.Turns, t.Waiting, t.Goal, t.Claim, ts(r.CreatedAt), ts(r.UpdatedAt))
+	return err
 }
 
 // GetRun finds a run by id or by a unique id prefix.
@@ -143,7 +213,7 @@ func (s *Store) GetRun(ctx context.Context, id string) (*Run, error) {
 	if id == "" {
 		return nil, fmt.Errorf("empty run id")
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\' ORDER BY id LIMIT 3`,
+	rows, err := s.db.QueryContext(ctx, selectRuns+` WHERE r.id = ? OR r.id LIKE ? ESCAPE '\' ORDER BY r.id LIMIT 3`,
 		id, likePrefix(id))
 	if err != nil {
 		return nil, err
@@ -177,7 +247,7 @@ func (s *Store) ListRuns(ctx context.Context, limit int) ([]*Run, error) {
 	if limit <= 0 {
 		limit = 50
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+runCols+` FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`, limit)
+	rows, err := s.db.QueryContext(ctx, selectRuns+` ORDER BY r.created_at DESC, r.id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -210,6 +280,9 @@ func (s *Store) SaveStep(ctx context.Context, r *Run, msgs []json.RawMessage, tr
 	if n, _ := res.RowsAffected(); n != 1 {
 		return fmt.Errorf("%w: %s", ErrNotFound, r.ID)
 	}
+	if err := putTask(ctx, tx, r); err != nil {
+		return fmt.Errorf("store: saving task %s: %w", r.ID, err)
+	}
 	if len(msgs) > 0 {
 		var next int64
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq),0)+1 FROM messages WHERE run_id=?`, r.ID).Scan(&next); err != nil {
@@ -222,8 +295,8 @@ func (s *Store) SaveStep(ctx context.Context, r *Run, msgs []json.RawMessage, tr
 		}
 	}
 	for _, t := range trans {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO transitions (run_id, kind, axis, from_v, to_v, by, reason, at) VALUES (?,?,?,?,?,?,?,?)`,
-			r.ID, t.Kind, t.Axis, t.From, t.To, t.By, t.Reason, ts(t.At)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO task_transitions (run_id, kind, axis, from_v, to_v, by, reason, scope, session, at) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+			r.ID, t.Kind, t.Axis, t.From, t.To, t.By, t.Reason, t.Scope, t.Session, ts(t.At)); err != nil {
 			return fmt.Errorf("store: saving transition: %w", err)
 		}
 	}
@@ -316,7 +389,7 @@ func (s *Store) Messages(ctx context.Context, run string) ([]json.RawMessage, er
 
 // Transitions returns the run's recorded transitions in order.
 func (s *Store) Transitions(ctx context.Context, run string) ([]Transition, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT kind, axis, from_v, to_v, by, reason, at FROM transitions WHERE run_id=? ORDER BY id`, run)
+	rows, err := s.db.QueryContext(ctx, `SELECT kind, axis, from_v, to_v, by, reason, scope, session, at FROM task_transitions WHERE run_id=? ORDER BY id`, run)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +398,7 @@ func (s *Store) Transitions(ctx context.Context, run string) ([]Transition, erro
 	for rows.Next() {
 		var t Transition
 		var at string
-		if err := rows.Scan(&t.Kind, &t.Axis, &t.From, &t.To, &t.By, &t.Reason, &at); err != nil {
+		if err := rows.Scan(&t.Kind, &t.Axis, &t.From, &t.To, &t.By, &t.Reason, &t.Scope, &t.Session, &at); err != nil {
 			return nil, err
 		}
 		t.At = parseTS(at)
@@ -338,11 +411,15 @@ type scanner interface{ Scan(...any) error }
 
 func scanRun(sc scanner) (*Run, error) {
 	var r Run
-	var ax, state, created, updated, finished, ws string
+	var ax, state, created, updated, finished, ws, blockers string
+	t := &r.TaskRow
 	if err := sc.Scan(&r.ID, &r.Task, &r.Repo, &r.Workdir, &r.Phase, &r.Status, &r.Reason, &ax,
-		&r.Provider, &r.Model, &state, &r.PID, &created, &updated, &finished, &r.BaseURL, &ws); err != nil {
+		&r.Provider, &r.Model, &state, &r.PID, &created, &updated, &finished, &r.BaseURL, &ws,
+		&t.Status, &blockers, &t.Retries, &t.MaxRetries, &t.Checkpoint, &t.BudgetCost, &t.SpentCost,
+		&t.InputTokens, &t.OutputTokens, &t.Turns, &t.Waiting, &t.Goal, &t.Claim); err != nil {
 		return nil, err
 	}
+	_ = json.Unmarshal([]byte(blockers), &t.Blockers)
 	if err := json.Unmarshal([]byte(ws), &r.Workspace); err != nil {
 		return nil, fmt.Errorf("store: run %s: corrupt workspace: %w", r.ID, err)
 	}
