@@ -22,7 +22,7 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see %s --help)", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(), newPlanCmd(), newGoalsCmd(), newResumeCmd(), newApproveCmd(), newRunsCmd(), newStatusCmd(), newCancelCmd(), newModelsCmd(), newVerifyCmd(), newGateCmd(), newDiffCmd(), newLandCmd(), newUndoCmd(), newGCCmd(), newHookCmd(), newDoctorCmd(), newDevCmd())
+	root.AddCommand(newRunCmd(), newPlanCmd(), newGoalsCmd(), newResumeCmd(), newApproveCmd(), newRunsCmd(), newStatusCmd(), newCancelCmd(), newModelsCmd(), newVerifyCmd(), newGateCmd(), newDiffCmd(), newLandCmd(), newUndoCmd(), newGCCmd(), newHookCmd(), newDoctorCmd(), newDevCmd(), newTasksCmd(), newReportCmd())
 	return root
 }
 
