@@ -108,6 +108,8 @@ type Spec struct {
 	// PlanOnly stops the run at the acceptance point of its goals, whatever
 	// its run control (ultra plan).
 	PlanOnly bool
+	// Review is what a review-mode run inspects.
+	Review *ReviewSpec
 	// Worktree, when set, gives the run its own git worktree and branch
 	// (ultra/<run-id>) cut from Repo's base: Workdir and Cwd are then
 	// mapped into it.
@@ -142,6 +144,12 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	}
 	now := o.Now()
 	id := NewRunID(now)
+	mode := spec.Axes.Mode
+	if !phase.Worktree(mode) {
+		// Read-only modes (chat, research, review) work where they are:
+		// no branch, no worktree, no goals.
+		spec.Worktree = nil
+	}
 	cwd := spec.Cwd
 	if cwd == "" {
 		cwd = spec.Workdir
@@ -173,24 +181,12 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		snapshot = wt.Snapshot
 	}
 	deps, _ := workspace.IgnoredDirs(ctx, spec.Workdir, depDirs...)
-	st := runState{Phase: phase.New(spec.Budgets), VerifyCommands: o.VerifyCommands, AllowTestChanges: spec.AllowTestChanges, DepDirs: deps,
-		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models,
-		Goals: &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly, Continue: o.GoalFailure == "continue"}}
-	// The run's .ultra/ exists before anything of the model's runs (the
-	// sandbox shows it read-only), with the brief in it.
-	if _, err := ultraDir(spec.Workdir); err != nil {
-		return nil, fmt.Errorf("the run's .ultra directory: %w", err)
-	}
-	// The records of a run landed before this one are in the base's
-	// history; this run keeps its own at the same places.
-	for _, p := range goalArtifacts {
-		if err := os.Remove(goalsPath(spec.Workdir, p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("clearing the last run's %s: %w", p, err)
-		}
-	}
-	if st.Goals.Brief != "" {
-		if err := writeArtifact(spec.Workdir, filepath.Base(goal.BriefPath), []byte(st.Goals.Brief+"\n")); err != nil {
-			return nil, fmt.Errorf("writing %s: %w", goal.BriefPath, err)
+	st := runState{Phase: phase.NewIn(mode, spec.Budgets), VerifyCommands: o.VerifyCommands, AllowTestChanges: spec.AllowTestChanges, DepDirs: deps,
+		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models, Review: spec.Review}
+	if phase.Worktree(mode) {
+		st.Goals = &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly || mode == phase.Plan, Continue: o.GoalFailure == "continue"}
+		if err := prepareRecords(spec.Workdir, st.Goals.Brief); err != nil {
+			return nil, err
 		}
 	}
 	stateJSON, _ := json.Marshal(st)
@@ -217,9 +213,32 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	for _, c := range axes.Diff(axes.Axes{}, spec.Axes) {
 		r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "axis", Axis: c.Axis, From: c.From, To: c.To, By: "person", Reason: "run started", At: now})
 	}
-	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: taskMessage(spec.Task, st.Goals.Brief)})
-	r.startBaseline(ctx)
+	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: taskMessage(mode, spec.Task, spec.Brief)})
+	if phase.Worktree(mode) {
+		r.startBaseline(ctx)
+	}
 	return r.loop(ctx)
+}
+
+// prepareRecords makes the run's .ultra/ before anything of the model's
+// runs (the sandbox shows it read-only), clears the records of a run
+// landed before this one (they are in the base's history; this run keeps
+// its own at the same places) and writes the brief.
+func prepareRecords(workdir, brief string) error {
+	if _, err := ultraDir(workdir); err != nil {
+		return fmt.Errorf("the run's .ultra directory: %w", err)
+	}
+	for _, p := range goalArtifacts {
+		if err := os.Remove(goalsPath(workdir, p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("clearing the last run's %s: %w", p, err)
+		}
+	}
+	if brief != "" {
+		if err := writeArtifact(workdir, filepath.Base(goal.BriefPath), []byte(brief+"\n")); err != nil {
+			return fmt.Errorf("writing %s: %w", goal.BriefPath, err)
+		}
+	}
+	return nil
 }
 
 // ResumeOptions say how a person continues a run.
@@ -316,7 +335,9 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 			r.emit(event.Warning, event.WarningData{Message: "checking the worktree's git lock: " + err.Error()})
 		}
 	}
-	r.ensureBaseline(ctx)
+	if phase.Worktree(st.Phase.ModeName()) {
+		r.ensureBaseline(ctx)
+	}
 	escalated := st.Phase.Phase == phase.Escalated
 	r.st.Phase = r.st.Phase.Resume(ro.Budgets, escalated)
 	// A person acted: the stuck-model counters start again.
@@ -372,9 +393,14 @@ func (o Options) withDefaults() Options {
 // RunDir is where a run keeps its files under the state root.
 func RunDir(stateRoot, id string) string { return filepath.Join(stateRoot, "runs", id) }
 
-func taskMessage(task, brief string) string {
-	if brief != "" {
-		return "Brief (also in " + goal.BriefPath + "):\n" + brief
+func taskMessage(mode, task, brief string) string {
+	switch {
+	case brief != "":
+		return "Brief (also in " + goal.BriefPath + "):\n" + strings.TrimSpace(brief)
+	case mode == phase.Chat || mode == phase.Research:
+		return "Question:\n" + task
+	case mode == phase.Review:
+		return "Review request:\n" + task
 	}
 	return "Task:\n" + task
 }

@@ -53,11 +53,11 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 		return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("the %s permission profile does not permit tool %q: %s",
 			r.row.Axes.Permission, c.Name, why)}
 	}
-	if phase.Allows(p, c.Name) && r.askedWith != nil && !slices.Contains(r.askedWith, c.Name) {
+	if r.st.Phase.Allows(c.Name) && r.askedWith != nil && !slices.Contains(r.askedWith, c.Name) {
 		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
 			"tool %q was not offered in the request this answer replies to (the phase changed during the answer); call it in your next answer", c.Name)}
 	}
-	if !phase.Allows(p, c.Name) {
+	if !r.st.Phase.Allows(c.Name) {
 		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
 			"tool %q is not allowed in phase %s (ultra's phase guard). Allowed now: %s.%s",
 			c.Name, p, strings.Join(r.offered(), ", "), phaseHint(p, c.Name))}
@@ -72,7 +72,7 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 		if !ok {
 			return nil // the tool reports the missing or broken argument
 		}
-		if phase.ShellReadOnly(p) {
+		if r.st.Phase.ShellReadOnly() {
 			if v := policy.ClassifyShell(cmd); !v.ReadOnly {
 				return &refusal{layer: LayerReadOnly, reason: fmt.Sprintf(
 					"phase %s is read-only and this command is not provably read-only: %s. Use read, glob, grep or read-only commands such as ls, cat, git log; changes wait for building.",

@@ -317,6 +317,14 @@ func (r *runner) step(ctx context.Context) error {
 // idle handles an answer without a tool call: only the phase machine ends a
 // run, so the model is reminded, and a model that keeps idling escalates.
 func (r *runner) idle(empty bool) {
+	if !empty && phase.AnswerEnds(r.st.Phase.Mode) {
+		// A chat's answer is its result.
+		if next, tr, err := r.st.Phase.Answered(); err == nil {
+			r.applyTransition(next, tr)
+			r.finish(StatusComplete, "answered")
+			return
+		}
+	}
 	r.st.IdleAnswers++
 	what := "Your answer called no tool."
 	if empty {
@@ -328,8 +336,8 @@ func (r *runner) idle(empty bool) {
 		return
 	}
 	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: what + " The run is not finished: it is in phase " +
-		string(r.st.Phase.Phase) + ", and only a passing verification completes it. Continue with a tool call: " +
-		phase.Purpose(r.st.Phase.Phase)})
+		string(r.st.Phase.Phase) + ", and " + finishRule(r.st.Phase.ModeName()) + ". Continue with a tool call: " +
+		r.st.Phase.Purpose()})
 }
 
 // request builds the model request for the current phase: layer 1 (only
@@ -339,7 +347,7 @@ func (r *runner) request() llm.Request {
 	for _, name := range r.offered() {
 		specs = append(specs, r.tools[name].Spec())
 	}
-	history, system := r.history, systemPrompt(r.row.Workdir, r.st.Instructions)
+	history, system := r.history, systemPrompt(r.st.Phase.ModeName(), r.row.Workdir, r.st.Instructions)
 	if r.inReview {
 		history, system = r.st.Goals.Review, reviewPrompt
 	}
@@ -361,7 +369,7 @@ func (r *runner) request() llm.Request {
 // permission profile.
 func (r *runner) offered() []string {
 	var out []string
-	for _, name := range phase.Tools(r.st.Phase.Phase) {
+	for _, name := range r.st.Phase.Tools() {
 		if _, ok := r.tools[name]; ok && permits(r.row.Axes, name) {
 			out = append(out, name)
 		}
@@ -491,7 +499,7 @@ func (r *runner) execute(ctx context.Context, c llm.ToolCall) tool.Result {
 	// baseline may be writing its file meanwhile).
 	// ultra's own tools (phase, verify, goals, review) write ultra's records
 	// and commit; they run no code of the model's.
-	if _, own := t.(funcTool); own || t.ReadOnly() || phase.ShellReadOnly(r.st.Phase.Phase) {
+	if _, own := t.(funcTool); own || t.ReadOnly() || r.st.Phase.ShellReadOnly() {
 		return t.Run(ctx, r.env, json.RawMessage(c.Arguments))
 	}
 	runDir := RunDir(r.o.StateRoot, r.row.ID)

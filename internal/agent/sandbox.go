@@ -9,6 +9,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/config"
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/policy"
 	"github.com/ultra-dev/ultra/internal/proc"
 	"github.com/ultra-dev/ultra/internal/sandbox"
@@ -93,7 +94,9 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 	}
 	runDir := RunDir(o.StateRoot, row.ID)
 	l := sandbox.Layout{
-		Work: row.Workdir, ReadOnlyWork: !prof.WriteWork,
+		// Read-only modes (chat, research, review) work in the person's
+		// checkout: nothing of theirs may change it.
+		Work: row.Workdir, ReadOnlyWork: !prof.WriteWork || !phase.Worktree(row.Axes.Mode),
 		Protect: append([]string{filepath.Join(row.Workdir, ".git"), filepath.Join(row.Workdir, ".ultra")}, depPaths(row.Workdir, deps)...),
 		Hide:    hiddenPaths(o.StateRoot),
 		Home:    filepath.Join(runDir, "sandbox", "home"), Tmp: filepath.Join(runDir, "sandbox", "tmp"),

@@ -86,6 +86,8 @@ type runState struct {
 	Refusals      int                      `json:"refusals,omitempty"`
 	LastFailure   failureStreak            `json:"last_failure,omitempty"`
 	Usage         usageTotals              `json:"usage"`
+	// Review is what a review-mode run inspects.
+	Review *ReviewSpec `json:"review,omitempty"`
 	// Checkpoint is the last commit ultra made on the run's branch (a
 	// tree the gate passed).
 	Checkpoint string `json:"checkpoint,omitempty"`

@@ -22,13 +22,18 @@ const (
 	// Reviewing: the final review of a run with goals, by a reviewer in a
 	// fresh context with read-only tools.
 	Reviewing Phase = "reviewing"
-	Complete  Phase = "complete"
+	// Answering: a chat answers a person's question (chat mode).
+	Answering Phase = "answering"
+	// Researching: a longer read-only investigation that ends with a
+	// report ultra writes (research mode).
+	Researching Phase = "researching"
+	Complete    Phase = "complete"
 	Escalated Phase = "escalated"
 	Cancelled Phase = "cancelled"
 )
 
 // All lists every phase in flow order.
-var All = []Phase{Planning, Building, Verifying, Iterating, Reviewing, Complete, Escalated, Cancelled}
+var All = []Phase{Planning, Building, Verifying, Iterating, Reviewing, Answering, Researching, Complete, Escalated, Cancelled}
 
 // Parse turns a name into a Phase.
 func Parse(s string) (Phase, error) {
@@ -80,7 +85,7 @@ var (
 	reviewSet = []string{"read", "glob", "grep", "review"}
 )
 
-// table is the phase table of DESIGN.md: tools per phase.
+// table is the build mode's phase table (DESIGN.md): tools per phase.
 var table = map[Phase]spec{
 	Planning:  {tools: planSet, readOnlyShell: true, purpose: "read the code and propose the goals, each with success criteria that ultra will run itself; nothing may change. Leave with goals{goals:[...]}."},
 	Building:  {tools: buildSet, purpose: "make the change. When it is ready, call phase{to:\"verifying\"}."},
@@ -113,41 +118,28 @@ var edges = []edge{
 	{Escalated, Cancelled, []Actor{ByPerson}}, // a person closes the run
 }
 
-// Tools returns the tools phase p offers, in order.
-func Tools(p Phase) []string { return slices.Clone(table[p].tools) }
+// Tools returns the tools phase p of the build mode offers, in order.
+func Tools(p Phase) []string { return ToolsIn(Build, p) }
 
-// Allows reports whether p offers the tool name.
-func Allows(p Phase, name string) bool { return slices.Contains(table[p].tools, name) }
+// Allows reports whether p of the build mode offers the tool name.
+func Allows(p Phase, name string) bool { return AllowsIn(Build, p, name) }
 
-// ShellReadOnly reports that bash in p may only run read-only commands.
-func ShellReadOnly(p Phase) bool { return table[p].readOnlyShell }
+// ShellReadOnly reports that bash in p of the build mode may only run
+// read-only commands.
+func ShellReadOnly(p Phase) bool { return ShellReadOnlyIn(Build, p) }
 
-// Purpose is a one-line description of what p is for.
-func Purpose(p Phase) string { return table[p].purpose }
+// Purpose is a one-line description of what p of the build mode is for.
+func Purpose(p Phase) string { return PurposeIn(Build, p) }
 
-// allowed reports whether by may move a run from one phase to another.
-func allowed(from, to Phase, by Actor) bool {
-	if !from.Terminal() {
-		if to == Escalated && (by == ByBudget || by == BySystem || by == ByPerson) {
-			return true
-		}
-		if to == Cancelled && by == ByPerson {
-			return true
-		}
-	}
-	for _, e := range edges {
-		if e.from == from && e.to == to && slices.Contains(e.by, by) {
-			return true
-		}
-	}
-	return false
-}
+// Next lists the phases by may move a build-mode run to from p.
+func Next(p Phase, by Actor) []Phase { return NextIn(Build, p, by) }
 
-// Next lists the phases by may move a run to from p.
-func Next(p Phase, by Actor) []Phase {
+// NextIn lists the phases by may move a run of mode to from p.
+func NextIn(mode string, p Phase, by Actor) []Phase {
+	t := tableOf(mode)
 	var out []Phase
 	for _, to := range All {
-		if allowed(p, to, by) {
+		if t.allowed(p, to, by) {
 			out = append(out, to)
 		}
 	}
@@ -164,6 +156,7 @@ type Transition struct {
 
 // RefusedError is a transition the table does not allow.
 type RefusedError struct {
+	Mode     string // "" for build
 	From, To Phase
 	By       Actor
 	Why      string
@@ -173,7 +166,7 @@ func (e *RefusedError) Error() string {
 	if e.Why != "" {
 		return fmt.Sprintf("transition %s → %s refused: %s", e.From, e.To, e.Why)
 	}
-	next := Next(e.From, e.By)
+	next := NextIn(e.Mode, e.From, e.By)
 	legal := "none"
 	if len(next) > 0 {
 		legal = join(next)

@@ -2,6 +2,7 @@ package phase
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -60,6 +61,9 @@ type Counters struct {
 // State is the phase machine's view of one run. It is a value: methods
 // return a new State and never change the receiver.
 type State struct {
+	// Mode is the work mode whose phase table moves the run ("" is
+	// build, for runs stored before modes had tables).
+	Mode    string  `json:"mode,omitempty"`
 	Phase   Phase   `json:"phase"`
 	Plan    string  `json:"plan,omitempty"`
 	Budgets Budgets `json:"budgets"`
@@ -69,17 +73,21 @@ type State struct {
 	Used      Counters `json:"used"`
 }
 
-// New is the state of a run that has just started.
-func New(b Budgets) State {
+// New is the state of a build-mode run that has just started.
+func New(b Budgets) State { return NewIn(Build, b) }
+
+// NewIn is the state of a run of mode that has just started, in the
+// mode's first phase.
+func NewIn(mode string, b Budgets) State {
 	b = b.WithDefaults()
-	return State{Phase: Planning, Budgets: b, Allotment: b}
+	return State{Mode: modeKey(mode), Phase: tableOf(mode).start, Budgets: b, Allotment: b}
 }
 
 // Transition moves s to phase to on behalf of by. Leaving planning needs a
 // non-empty plan, which is stored with the state.
 func (s State) Transition(to Phase, by Actor, reason, plan string) (State, Transition, error) {
-	if !allowed(s.Phase, to, by) {
-		return s, Transition{}, &RefusedError{From: s.Phase, To: to, By: by}
+	if !tableOf(s.Mode).allowed(s.Phase, to, by) {
+		return s, Transition{}, &RefusedError{Mode: s.Mode, From: s.Phase, To: to, By: by}
 	}
 	if s.Phase == Planning && to == Building {
 		plan = strings.TrimSpace(plan)
@@ -209,20 +217,20 @@ func (s State) Resume(more Budgets, escalated bool) State {
 
 // Reminder is the short, current statement of where the run stands that
 // accompanies every request to the model.
-func (s State) Reminder() string { return s.ReminderWith(Tools(s.Phase), "") }
+func (s State) Reminder() string { return s.ReminderWith(s.Tools(), "") }
 
 // ReminderWith is Reminder with the tools actually offered (the phase's,
 // less what the permission profile withholds) and a line about where the
 // model's commands run ("" for none).
 func (s State) ReminderWith(tools []string, where string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[ultra] phase: %s. %s\n", s.Phase, Purpose(s.Phase))
+	fmt.Fprintf(&b, "[ultra] mode: %s; phase: %s. %s\n", tableOf(s.Mode).name, s.Phase, s.Purpose())
 	fmt.Fprintf(&b, "tools now: %s", strings.Join(tools, ", "))
-	if ShellReadOnly(s.Phase) {
+	if s.ShellReadOnly() && slices.Contains(tools, "bash") {
 		b.WriteString(" (bash: read-only commands only)")
 	}
 	b.WriteString("\n")
-	if next := Next(s.Phase, ByModel); len(next) > 0 {
+	if next := NextIn(s.Mode, s.Phase, ByModel); len(next) > 0 {
 		fmt.Fprintf(&b, "you may move to: %s\n", join(next))
 	}
 	if where != "" {
