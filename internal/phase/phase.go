@@ -28,8 +28,8 @@ const (
 	// report ultra writes (research mode).
 	Researching Phase = "researching"
 	Complete    Phase = "complete"
-	Escalated Phase = "escalated"
-	Cancelled Phase = "cancelled"
+	Escalated   Phase = "escalated"
+	Cancelled   Phase = "cancelled"
 )
 
 // All lists every phase in flow order.

@@ -117,6 +117,10 @@ var migrations = []string{
 		outcome TEXT NOT NULL DEFAULT ''
 	);
 	CREATE INDEX requests_open ON requests(run_id, done_at, id);`,
+	// 5: the tasks surface's queries: finished tasks by recency, and the
+	// model responses that ultra report sums.
+	`CREATE INDEX tasks_status ON tasks(status, updated_at);
+	CREATE INDEX events_type ON events(type, run_id);`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
