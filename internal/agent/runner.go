@@ -81,7 +81,7 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 			r.goals, r.goalsBroken = nil, err
 		}
 	}
-	for _, t := range append(tool.Builtins(), r.phaseTool(), r.verifyTool(), r.goalsTool(), r.reviewTool(), r.steerTool()) {
+	for _, t := range append(tool.Builtins(), r.phaseTool(), r.verifyTool(), r.goalsTool(), r.reviewTool(), r.steerTool(), r.taskTool(), r.reportTool()) {
 		name := t.Spec().Name
 		r.tools[name] = t
 		r.order = append(r.order, name)
