@@ -33,23 +33,96 @@ func newResumeCmd() *cobra.Command {
 
 func newApproveCmd() *cobra.Command {
 	var f runFlags
+	var callID, deny, profile string
+	var forRun, autonomous, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "approve RUN_ID [GUIDANCE]",
-		Short: "Accept the plan a run waits on, and continue it",
-		Args:  cobra.RangeArgs(1, 2),
+		Short: "Accept the plan a run waits on, or allow (deny) the tool call a manual run waits on",
+		Long: "ultra approve RUN accepts the plan (goals and criteria) a run waits on and continues it; with\n" +
+			"--autonomous the accepted plan runs autonomously (the work mode becomes build, the run control\n" +
+			"autonomous, and --permission-profile sets the profile), each change recorded.\n\n" +
+			"In manual run control every tool call waits for a person: ultra approve RUN [--call ID] allows it\n" +
+			"(--for-run: its tool for the rest of the run), ultra approve RUN --call ID --deny \"reason\" refuses it\n" +
+			"and the model reads the reason. A live run takes the decision within a second; a run that stopped\n" +
+			"to wait (--no-wait) is continued here.",
+		Example: `  ultra approve RUN                          # accept the plan
+  ultra approve RUN --autonomous --permission-profile trusted
+  ultra approve RUN --call call_3            # allow the waiting call
+  ultra approve RUN --call call_3 --deny "do not touch the lockfile"`,
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			guidance := ""
 			if len(args) == 2 {
 				guidance = strings.TrimSpace(args[1])
 			}
-			return continueRun(cmd, &f, args[0], agent.ResumeOptions{Guidance: guidance, Approve: true})
+			decide := callID != "" || cmd.Flags().Changed("deny") || forRun
+			if !decide {
+				ro := agent.ResumeOptions{Guidance: guidance, Approve: true}
+				if autonomous {
+					ro.Steer = map[string]string{"control": "autonomous"}
+				}
+				if profile != "" {
+					if ro.Steer == nil {
+						ro.Steer = map[string]string{}
+					}
+					ro.Steer["permission_profile"] = profile
+				}
+				return continueRun(cmd, &f, args[0], ro)
+			}
+			if autonomous || profile != "" {
+				return usageErr("--autonomous and --permission-profile go with accepting a plan, not with --call or --deny")
+			}
+			if cmd.Flags().Changed("deny") && strings.TrimSpace(deny) == "" {
+				return usageErr("--deny needs a reason: the model reads it")
+			}
+			if err := requireRunID(args[0]); err != nil {
+				return err
+			}
+			p, st, row, err := openRun(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			allow := !cmd.Flags().Changed("deny")
+			a, err := agent.Decide(cmd.Context(), p.agentOptions(st), row.ID, callID, allow, forRun, firstNonEmptyStr(deny, guidance), askWait)
+			st.Close()
+			if err != nil {
+				return requestErr(err)
+			}
+			what := "approve"
+			if !allow {
+				what = "deny"
+			}
+			if a.Live || a.Outcome != "pending" {
+				return printAsked(cmd, what, a, asJSON)
+			}
+			// The run stopped to wait for this decision: continue it.
+			return continueRun(cmd, &f, row.ID, agent.ResumeOptions{})
 		},
 	}
 	f.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&callID, "call", "", "the tool call to allow or deny (default: the one the run waits on)")
+	fl.StringVar(&deny, "deny", "", "refuse the call, with a reason the model reads")
+	fl.BoolVar(&forRun, "for-run", false, "allow the call's tool for the rest of the run")
+	fl.BoolVar(&autonomous, "autonomous", false, "accept the plan and let it run autonomously")
+	fl.StringVar(&profile, "permission-profile", "", "with an accepted plan: the permission profile it runs with")
+	fl.BoolVar(&asJSON, "json", false, "print the outcome of a decision as JSON")
 	return cmd
 }
 
+func firstNonEmptyStr(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
 func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOptions) error {
+	if err := requireRunID(id); err != nil {
+		return err
+	}
 	p, st, row, err := openRun(cmd, id)
 	if err != nil {
 		return err
@@ -68,6 +141,11 @@ func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOpti
 	sinks, err := f.sinks(cmd.OutOrStdout())
 	if err != nil {
 		return err
+	}
+	if wouldContinue(row) {
+		if err := preflight(cmd.Context(), pc, p); err != nil {
+			return err
+		}
 	}
 	o := f.options(p, pc, sinks)
 	o.Store = st
@@ -88,4 +166,13 @@ func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOpti
 func isStateError(err error) bool {
 	s := err.Error()
 	return strings.Contains(s, "already complete") || strings.Contains(s, "was cancelled") || strings.Contains(s, "no plan waiting")
+}
+
+// wouldContinue reports whether resuming row would go on to the model;
+// the other cases are refused by agent.Resume with their own reasons, and
+// the model server does not need to be checked for them.
+func wouldContinue(row *store.Run) bool {
+	ws := row.Workspace
+	return !agent.Live(row) && row.Status != agent.StatusComplete && row.Status != agent.StatusCancelled &&
+		ws.Removed == "" && ws.Undone == "" && ws.Landed == ""
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newRoot() *cobra.Command {
@@ -19,10 +20,31 @@ func newRoot() *cobra.Command {
 		Version:       version,
 	}
 	root.PersistentFlags().StringP("dir", "C", "", "work in this directory instead of the current one")
+	// ultra -p "question": a chat that prints its answer and exits.
+	var pf chatFlags
+	var printMode bool
+	pf.register(root)
+	root.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Name != "base-url" && f.Name != "model" && f.Name != "provider" && f.Name != "output" {
+			f.Hidden = true
+		}
+	})
+	root.Flags().BoolVarP(&printMode, "print", "p", false, "print mode: answer the question (arguments or stdin) read-only, print the answer and exit")
+	root.Args = cobra.ArbitraryArgs
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if printMode {
+			return chat(cmd, &pf, args, true)
+		}
+		if len(args) > 0 {
+			return usageErr("unknown command %q for \"ultra\" (see ultra --help)", args[0])
+		}
+		return cmd.Help()
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see %s --help)", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(), newPlanCmd(), newGoalsCmd(), newResumeCmd(), newApproveCmd(), newRunsCmd(), newStatusCmd(), newCancelCmd(), newModelsCmd(), newVerifyCmd(), newGateCmd(), newDiffCmd(), newLandCmd(), newUndoCmd(), newGCCmd(), newHookCmd(), newDoctorCmd(), newDevCmd(), newTasksCmd(), newReportCmd())
+	root.AddCommand(newRunCmd(), newPlanCmd(), newGoalsCmd(), newResumeCmd(), newApproveCmd(), newRunsCmd(), newStatusCmd(), newCancelCmd(), newModelsCmd(), newVerifyCmd(), newGateCmd(), newDiffCmd(), newLandCmd(), newUndoCmd(), newGCCmd(), newHookCmd(), newDoctorCmd(), newDevCmd(), newTasksCmd(), newReportCmd(), newResearchCmd(), newReviewCmd())
+	root.AddCommand(newChatCmd(), newSteerCmd(), newAutonomousCmd(), newNextCmd(), newPauseCmd(), newStopCmd())
 	return root
 }
 

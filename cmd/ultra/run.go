@@ -33,25 +33,30 @@ type runFlags struct {
 	maxCost                          float64
 	maxWall, bashTimeout, verifyTO   time.Duration
 	verifyCmds                       []string
+	changed                          func(name string) bool // whether a flag was given (to tell 0 from nothing)
+	noWait                           bool                   // a run that needs a person ends with that status instead of waiting
+	oneUnit                          bool                   // ultra next: go on for one unit, then pause
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
+	f.changed = fl.Changed
 	fl.StringVar(&f.output, "output", "human", "output format: human or jsonl")
 	fl.StringVar(&f.provider, "provider", "", "model provider: openai (any OpenAI-compatible server), anthropic or gemini [env ULTRA_PROVIDER, config model.provider]")
 	fl.StringVar(&f.baseURL, "base-url", "", "provider base URL [env OPENAI_BASE_URL, config model.base_url; default: OpenAI with OPENAI_API_KEY, else Ollama at http://127.0.0.1:11434/v1]")
 	fl.StringVar(&f.model, "model", "", "model name [env ULTRA_MODEL, config model.name]")
 	fl.BoolVar(&f.noStream, "no-stream", false, "ask for whole answers instead of streams")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show model requests, usage and full answers in the human log")
-	fl.IntVar(&f.maxRetries, "max-retries", 0, "failed verifications before escalating (default 10) [config run.max_retries]")
-	fl.IntVar(&f.maxTurns, "max-turns", 0, "model requests budget (default 200) [config run.max_turns]")
-	fl.Int64Var(&f.maxIn, "max-input-tokens", 0, "input token budget (default 20000000) [config run.max_input_tokens]")
-	fl.Int64Var(&f.maxOut, "max-output-tokens", 0, "output token budget (default 1000000) [config run.max_output_tokens]")
-	fl.DurationVar(&f.maxWall, "max-wall", 0, "wall time budget (default 2h) [config run.max_wall]")
-	fl.Float64Var(&f.maxCost, "max-cost", 0, "cost budget in US dollars, from the pricing table (default: none) [config run.max_cost]")
-	fl.DurationVar(&f.bashTimeout, "bash-timeout", 0, "default timeout of a bash call (default 2m) [config run.bash_timeout]")
+	fl.IntVar(&f.maxRetries, "max-retries", 0, "failed verifications before escalating, at least 1 (default 10) [config run.max_retries]")
+	fl.IntVar(&f.maxTurns, "max-turns", 0, "model requests budget, at least 1 (default 200) [config run.max_turns]")
+	fl.Int64Var(&f.maxIn, "max-input-tokens", 0, "input token budget, at least 1 (default 20000000) [config run.max_input_tokens]")
+	fl.Int64Var(&f.maxOut, "max-output-tokens", 0, "output token budget, at least 1 (default 1000000) [config run.max_output_tokens]")
+	fl.DurationVar(&f.maxWall, "max-wall", 0, "wall time budget, more than 0 (default 2h) [config run.max_wall]")
+	fl.Float64Var(&f.maxCost, "max-cost", 0, "cost budget in US dollars, from the pricing table, more than 0 (default: no cost limit) [config run.max_cost]")
+	fl.DurationVar(&f.bashTimeout, "bash-timeout", 0, "default timeout of a bash call, more than 0 (default 2m) [config run.bash_timeout]")
 	fl.StringArrayVar(&f.verifyCmds, "verify-command", nil, "test command to verify with, instead of detection (repeatable; all must pass) [config verify.command]")
-	fl.DurationVar(&f.verifyTO, "verify-timeout", 0, "timeout of each test command (default 10m) [config verify.timeout]")
+	fl.DurationVar(&f.verifyTO, "verify-timeout", 0, "timeout of each test command, more than 0 (default 10m) [config verify.timeout]")
+	fl.BoolVar(&f.noWait, "no-wait", false, "when the run needs a person (a manual approval, an assisted pause), end with that status instead of waiting")
 	fl.BoolVar(&f.noGateCache, "no-gate-cache", false, "run the tests at every verification, even of a tree the repository's gate cache already has [config verify.cache = false]")
 }
 
@@ -73,13 +78,30 @@ func (f *runFlags) explicitBudgets() phase.Budgets {
 		MaxOutputTokens: f.maxOut, MaxWall: f.maxWall, MaxCost: f.maxCost}
 }
 
-// validate rejects negative budgets and timeouts.
+// validate refuses negative budgets and timeouts, and budgets and
+// timeouts given as 0: there is no "unlimited", and 0 must not quietly
+// mean the default, so the refusal says what the default is. (In the
+// configuration files 0, like a missing key, means the default.)
 func (f *runFlags) validate() error {
-	for name, v := range map[string]int64{"--max-retries": int64(f.maxRetries), "--max-turns": int64(f.maxTurns),
-		"--max-input-tokens": f.maxIn, "--max-output-tokens": f.maxOut, "--max-wall": int64(f.maxWall),
-		"--bash-timeout": int64(f.bashTimeout), "--verify-timeout": int64(f.verifyTO), "--max-cost": int64(f.maxCost * 1e6)} {
-		if v < 0 {
-			return usageErr("%s must not be negative", name)
+	for _, b := range []struct {
+		name string
+		v    float64
+		def  string
+	}{
+		{"max-retries", float64(f.maxRetries), "the default, 10 (1 escalates at the first failed verification)"},
+		{"max-turns", float64(f.maxTurns), "the default, 200"},
+		{"max-input-tokens", float64(f.maxIn), "the default, 20000000"},
+		{"max-output-tokens", float64(f.maxOut), "the default, 1000000"},
+		{"max-wall", float64(f.maxWall), "the default, 2h"},
+		{"max-cost", f.maxCost, "no cost limit, the default"},
+		{"bash-timeout", float64(f.bashTimeout), "the default, 2m"},
+		{"verify-timeout", float64(f.verifyTO), "the default, 10m"},
+	} {
+		switch {
+		case b.v < 0:
+			return usageErr("--%s must not be negative", b.name)
+		case b.v == 0 && f.changed != nil && f.changed(b.name):
+			return usageErr("--%s 0 is refused: a budget or timeout must be more than 0 (there is no unlimited); leave the flag out for %s", b.name, b.def)
 		}
 	}
 	return nil
@@ -258,6 +280,8 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		GateUnixSockets: p.Config.Verify.UnixSockets,
 		NoGateCache:     f.noGateCache || p.Config.Verify.CacheOff(),
 		GoalFailure:     p.Config.Goals.OnFailure,
+		NoWait:          f.noWait,
+		OneUnit:         f.oneUnit,
 	}
 }
 
@@ -325,9 +349,15 @@ func newStartCmd(planOnly bool) *cobra.Command {
 			if task == "" {
 				return usageErr("the task is empty: give it as arguments, or a brief with --brief-file")
 			}
+			if planOnly {
+				a.Mode = phase.Plan
+			}
 			a, err := a.Normalize()
 			if err != nil {
 				return usageErr("%v", err)
+			}
+			if a.Mode == phase.Review {
+				return usageErr("a review inspects a diff: use ultra review [RUN | --base A --head B]")
 			}
 			p, err := findProject(cmd)
 			if err != nil {
@@ -342,6 +372,9 @@ func newStartCmd(planOnly bool) *cobra.Command {
 			}
 			sinks, err := f.sinks(cmd.OutOrStdout())
 			if err != nil {
+				return err
+			}
+			if err := preflight(cmd.Context(), pc, p); err != nil {
 				return err
 			}
 			st, err := p.openStore()
@@ -364,6 +397,9 @@ func newStartCmd(planOnly bool) *cobra.Command {
 			out, err := agent.Start(ctx, o, spec)
 			if agent.IsPreflight(err) {
 				return usageErr("%v", err)
+			}
+			if out != nil && out.Answer != "" && f.output != "jsonl" {
+				fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(out.Answer, "\n"))
 			}
 			return finished(out, err)
 		},
@@ -405,6 +441,10 @@ func firstLine(title, text string) string {
 func finished(out *agent.Outcome, err error) error {
 	if err != nil {
 		return &exitError{code: agent.ExitError, err: err}
+	}
+	if out.Status == agent.StatusInterrupted {
+		// The log has said "interrupted"; say how to go on.
+		return &exitError{code: out.ExitCode, err: fmt.Errorf("continue run %s with: ultra resume %s", out.RunID, out.RunID)}
 	}
 	if out.ExitCode != 0 {
 		return &exitError{code: out.ExitCode, err: fmt.Errorf("run %s %s: %s", out.RunID, out.Status, out.Reason)}

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,6 +85,15 @@ type Options struct {
 	// Checker runs one criterion's check (nil: check.Runner, ultra's own
 	// program supervising the check in the sandbox). Tests inject one.
 	Checker func(ctx context.Context, r check.Runner, c goal.Criterion) check.Result
+	// NoWait: a run that needs a person (a manual approval, an assisted
+	// pause) ends with that status instead of waiting for one.
+	NoWait bool
+	// OneUnit: the run goes on for one unit (a phase), then pauses
+	// (ultra next on a run no process drives).
+	OneUnit bool
+	// PollEvery is how often a live run looks for requests from other
+	// processes (default 200ms).
+	PollEvery time.Duration
 	// Secrets are values the model must never read (the provider key,
 	// header values): a tool result that contains one, by whatever route,
 	// has it replaced before the model, the events or the store see it.
@@ -123,6 +133,8 @@ type Outcome struct {
 	Phase    phase.Phase
 	Reason   string
 	ExitCode int
+	// Answer is a chat's answer (its result).
+	Answer string
 }
 
 // NewRunID returns a sortable, unique run id such as 20261122-020815-a3f9c1.
@@ -244,8 +256,11 @@ func prepareRecords(workdir, brief string) error {
 // ResumeOptions say how a person continues a run.
 type ResumeOptions struct {
 	Guidance string
-	Approve  bool          // accept the pending plan
-	Budgets  phase.Budgets // budgets granted from now on (see phase.State.Resume)
+	Approve  bool // accept the pending plan
+	// Steer changes axes as the run resumes (ultra approve --autonomous:
+	// the accepted plan runs autonomously), recorded as a person's.
+	Steer   map[string]string
+	Budgets phase.Budgets // budgets granted from now on (see phase.State.Resume)
 }
 
 // ErrBusy is returned when another live process is driving the run.
@@ -282,8 +297,10 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 			return nil, fmt.Errorf("run %s cannot resume: its goal records do not check out: %w (a person must repair them; ultra goals ledger --verify says where)", row.ID, err)
 		}
 	}
+	reopen := st.Phase.Phase == phase.Complete && strings.TrimSpace(ro.Guidance) != "" &&
+		slices.Contains(phase.NextIn(st.Phase.Mode, phase.Complete, phase.ByPerson), phase.Start(st.Phase.ModeName()))
 	switch {
-	case st.Phase.Phase == phase.Complete:
+	case st.Phase.Phase == phase.Complete && !reopen:
 		return nil, fmt.Errorf("run %s is already complete", row.ID)
 	case st.Phase.Phase == phase.Cancelled:
 		return nil, fmt.Errorf("run %s was cancelled", row.ID)
@@ -337,6 +354,33 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	}
 	if phase.Worktree(st.Phase.ModeName()) {
 		r.ensureBaseline(ctx)
+	}
+	if err := r.resumeAwaiting(ctx); err != nil {
+		return nil, err
+	}
+	if len(ro.Steer) > 0 {
+		next, err := steerAxes(r.row.Axes, ro.Steer)
+		if err == nil {
+			err = r.setAxes(ctx, next, firstNonEmpty(ro.Guidance, "set by a person as the run resumed"), ScopeNow, "person", session())
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if ro.Approve && r.row.Axes.Mode == phase.Plan {
+		// The plan is accepted: the run builds it.
+		next, _ := r.row.Axes.Set("mode", phase.Build)
+		if err := r.setAxes(ctx, next, "the plan was accepted", ScopeNow, "person", session()); err != nil {
+			return nil, err
+		}
+	}
+	if reopen {
+		// A chat (or research) goes on with the person's next question.
+		if err := r.transition(phase.Start(st.Phase.ModeName()), phase.ByPerson, "the next question", ""); err != nil {
+			return nil, err
+		}
+		r.appendMessage(llm.Message{Role: llm.RoleUser, Content: "Question:\n" + strings.TrimSpace(ro.Guidance)})
+		ro.Guidance = ""
 	}
 	escalated := st.Phase.Phase == phase.Escalated
 	r.st.Phase = r.st.Phase.Resume(ro.Budgets, escalated)

@@ -3,13 +3,13 @@ package agent
 import (
 	"context"
 	"fmt"
+	"os"
 	"syscall"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/event"
-	"github.com/ultra-dev/ultra/internal/goal"
-	"github.com/ultra-dev/ultra/internal/goal/ledger"
 	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/store"
 )
 
 // Cancel stops a run for good. A run driven by a live process on this
@@ -24,6 +24,11 @@ func Cancel(ctx context.Context, o Options, id, reason string) (*Outcome, error)
 		return nil, fmt.Errorf("run %s is already %s", row.ID, p)
 	}
 	if Live(row) {
+		// The live process takes the request when the signal interrupts
+		// it, and ends the run as cancelled itself (its terminal says so).
+		if _, err := o.Store.AddRequest(ctx, store.Request{Run: row.ID, Kind: store.ReqCancel, Reason: reason, Who: "person", Session: session()}); err != nil {
+			return nil, err
+		}
 		if err := syscall.Kill(row.PID, syscall.SIGTERM); err != nil {
 			return nil, fmt.Errorf("interrupting run %s (pid %d): %w", row.ID, row.PID, err)
 		}
@@ -41,6 +46,9 @@ func Cancel(ctx context.Context, o Options, id, reason string) (*Outcome, error)
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
+	if row.Status == StatusCancelled {
+		return &Outcome{RunID: row.ID, Status: row.Status, Phase: phase.Phase(row.Phase), Reason: row.Reason, ExitCode: ExitCode(row.Status)}, nil
+	}
 	st, err := decodeState(row)
 	if err != nil {
 		return nil, err
@@ -56,14 +64,12 @@ func Cancel(ctx context.Context, o Options, id, reason string) (*Outcome, error)
 		return nil, err
 	}
 	r.finish(StatusCancelled, reason)
-	if r.goals != nil && r.goals.file != nil {
-		// In-progress goals are released; the run never resumes.
-		for i := range r.goals.file.Goals {
-			if g := &r.goals.file.Goals[i]; g.Status == goal.InProgress {
-				g.Status, g.Reason = goal.Pending, "released: the run was cancelled"
-			}
+	// In-progress goals are released; the run never resumes.
+	r.releaseGoals(reason)
+	if qs, err := o.Store.OpenRequests(ctx, row.ID); err == nil {
+		for _, q := range qs {
+			_ = o.Store.FinishRequest(ctx, q.ID, "refused: the run was cancelled")
 		}
-		r.recordGoal(ledger.Entry{Kind: ledger.KindCancelled, Text: reason})
 	}
 	if err := r.save(); err != nil {
 		return nil, err
@@ -72,4 +78,10 @@ func Cancel(ctx context.Context, o Options, id, reason string) (*Outcome, error)
 	r.emit(event.RunFinished, event.RunFinishedData{Status: StatusCancelled, Reason: reason, ExitCode: ExitCode(StatusCancelled),
 		Turns: u.Turns, Wall: u.Wall.String()})
 	return r.stop, nil
+}
+
+// session names the process a request comes from, for the record.
+func session() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("pid %d on %s", os.Getpid(), host)
 }

@@ -1,10 +1,565 @@
 package agent
 
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/goal"
+	"github.com/ultra-dev/ultra/internal/goal/ledger"
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/tool"
+)
+
+// Steering scopes: when a steering request takes effect in a live run.
+// An active tool call is never changed mid-flight: every scope applies
+// at a point between tool calls.
+const (
+	ScopeNow       = "now"                // at once: a model answer in flight is set aside and asked again
+	ScopeAfterTool = "after-current-tool" // at the next point between tool calls or model requests
+	ScopeAfterUnit = "after-current-unit" // when the current unit (a phase) ends
+	ScopeMilestone = "next-milestone"     // at the next milestone: a verification, a goal, a plan accepted, a review
+)
+
+// Scopes lists the steering scopes.
+var Scopes = []string{ScopeNow, ScopeAfterTool, ScopeAfterUnit, ScopeMilestone}
+
+// Approval scopes.
+const approveForRun = "run"
+
+// control is the runner's side of the requests other processes make of
+// a live run (internal/store requests): steering, approvals, next,
+// pause, stop and cancel.
+type control struct {
+	mu          sync.Mutex
+	modelCancel context.CancelFunc // set while a model answer streams
+	setAside    bool               // the watcher cancelled the answer in flight
+	activity    string
+	// units and milestones count phase changes and milestones; a deferred
+	// request remembers the counts when it was first seen.
+	units, milestones int
+	deferred          map[int64][2]int
+	unitCredit        int // next requests taken ahead of the pause they release
+	pausedUnit        int // the unit count at the last assisted pause
+}
+
+func (c *control) setActivity(a string) {
+	c.mu.Lock()
+	c.activity = a
+	c.mu.Unlock()
+}
+
+func (c *control) getActivity() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.activity
+}
+
+// pollEvery is how often a live run looks for requests.
+func (o Options) pollEvery() time.Duration {
+	if o.PollEvery > 0 {
+		return o.PollEvery
+	}
+	return 200 * time.Millisecond
+}
+
+// watch runs beside the loop until ctx ends: it keeps the run's
+// heartbeat, and sets aside a model answer in flight when a request that
+// cannot wait for it arrives (cancel, stop, pause, steering now).
+func (r *runner) watch(ctx context.Context) {
+	tick := time.NewTicker(r.o.pollEvery())
+	defer tick.Stop()
+	host, _ := os.Hostname()
+	beat := func() {
+		_ = r.o.Store.Beat(context.Background(), r.row.ID, store.Runtime{PID: os.Getpid(), Host: host, Worktree: r.row.Workspace.Worktree,
+			Model: r.o.Model, ContextWindow: r.o.ContextWindow, Activity: r.ctl.getActivity()})
+	}
+	beat()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if time.Since(last) >= 2*time.Second {
+			beat()
+			last = time.Now()
+		}
+		r.ctl.mu.Lock()
+		cancel := r.ctl.modelCancel
+		r.ctl.mu.Unlock()
+		if cancel == nil {
+			continue
+		}
+		qs, err := r.o.Store.OpenRequests(ctx, r.row.ID)
+		if err != nil {
+			continue
+		}
+		for _, q := range qs {
+			if urgent(q) {
+				r.ctl.mu.Lock()
+				r.ctl.setAside = true
+				r.ctl.mu.Unlock()
+				cancel()
+				break
+			}
+		}
+	}
+}
+
+func urgent(q store.Request) bool {
+	switch q.Kind {
+	case store.ReqCancel, store.ReqStop, store.ReqPause:
+		return true
+	case store.ReqSteer:
+		return q.Scope == ScopeNow
+	}
+	return false
+}
+
+// streamModel asks the model with a context the watcher may cancel; a
+// cancelled answer is set aside (ok false, no error) and asked again
+// after the request that cancelled it was taken.
+func (r *runner) streamModel(ctx context.Context, req llm.Request) (resp *llm.Response, setAside bool, err error) {
+	mctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.ctl.mu.Lock()
+	r.ctl.modelCancel, r.ctl.setAside = cancel, false
+	r.ctl.mu.Unlock()
+	r.ctl.setActivity("waiting for the model")
+	resp, err = r.model.Stream(mctx, req, nil)
+	r.ctl.mu.Lock()
+	r.ctl.modelCancel = nil
+	aside := r.ctl.setAside && ctx.Err() == nil
+	r.ctl.mu.Unlock()
+	if aside {
+		return nil, true, nil
+	}
+	return resp, false, err
+}
+
+// safePoint takes the run's open requests at a point between tool calls
+// and model requests: cancel, stop and pause end the run here; steering
+// whose scope has come is applied; a request whose scope has not come
+// waits. It returns once nothing of a person's holds the run.
+func (r *runner) safePoint(ctx context.Context) {
+	if r.stop != nil {
+		return
+	}
+	qs, err := r.o.Store.OpenRequests(ctx, r.row.ID)
+	if err != nil {
+		return
+	}
+	for _, q := range qs {
+		if r.stop != nil {
+			return
+		}
+		r.take(ctx, q)
+	}
+	if r.stop == nil {
+		r.assistedPause(ctx)
+	}
+}
+
+// endingRequests decides how an interrupted run ends: ultra cancel, stop
+// and pause interrupt a live run, and what they asked is taken here.
+func (r *runner) endingRequests() {
+	qs, err := r.o.Store.OpenRequests(context.Background(), r.row.ID)
+	if err != nil {
+		return
+	}
+	for _, q := range qs {
+		switch q.Kind {
+		case store.ReqCancel, store.ReqStop, store.ReqPause:
+			r.stop = nil
+			r.take(context.Background(), q)
+			return
+		}
+	}
+}
+
+// take handles one open request at a safe point.
+func (r *runner) take(ctx context.Context, q store.Request) {
+	switch q.Kind {
+	case store.ReqCancel:
+		r.done(q, "applied")
+		r.cancelHere(firstNonEmpty(q.Reason, "cancelled by a person"))
+	case store.ReqStop:
+		r.done(q, "applied")
+		r.finish(StatusStopped, firstNonEmpty(q.Reason, "stopped by a person")+fmt.Sprintf(" (ultra resume %s continues it)", r.row.ID))
+	case store.ReqPause:
+		r.done(q, "applied")
+		r.finish(StatusPaused, firstNonEmpty(q.Reason, "paused by a person")+fmt.Sprintf(" (ultra next %s or ultra resume %s goes on)", r.row.ID, r.row.ID))
+	case store.ReqNext:
+		r.ctl.unitCredit++
+		r.done(q, "applied")
+	case store.ReqSteer:
+		if err := r.checkSteer(q); err != nil {
+			r.done(q, "refused: "+err.Error())
+			return
+		}
+		if !r.scopeCame(q) {
+			if _, seen := r.ctl.deferred[q.ID]; !seen {
+				if r.ctl.deferred == nil {
+					r.ctl.deferred = map[int64][2]int{}
+				}
+				r.ctl.deferred[q.ID] = [2]int{r.ctl.units, r.ctl.milestones}
+				r.emit(event.Control, event.ControlData{Request: q.ID, Kind: q.Kind, Outcome: "pending", Scope: q.Scope, Who: q.Who})
+			}
+			return
+		}
+		if err := r.applySteer(ctx, q); err != nil {
+			r.done(q, "refused: "+err.Error())
+			return
+		}
+		delete(r.ctl.deferred, q.ID)
+		r.done(q, "applied")
+	case store.ReqApprove, store.ReqDeny:
+		// Only a call that waits takes these (waitApproval).
+		r.done(q, "refused: no tool call waits for a person's approval now")
+	default:
+		r.done(q, "refused: unknown request "+q.Kind)
+	}
+}
+
+// done marks a request taken, with its outcome, and says so on the
+// event stream.
+func (r *runner) done(q store.Request, outcome string) {
+	if err := r.o.Store.FinishRequest(context.Background(), q.ID, outcome); err != nil {
+		return // another process took it
+	}
+	r.emit(event.Control, event.ControlData{Request: q.ID, Kind: q.Kind, Outcome: outcome, Scope: q.Scope, Who: q.Who})
+}
+
+// scopeCame reports that a steering request's scope has come.
+func (r *runner) scopeCame(q store.Request) bool {
+	switch q.Scope {
+	case "", ScopeNow, ScopeAfterTool:
+		return true
+	}
+	at, seen := r.ctl.deferred[q.ID]
+	if !seen {
+		return false
+	}
+	if q.Scope == ScopeAfterUnit {
+		return r.ctl.units > at[0]
+	}
+	return r.ctl.milestones > at[1]
+}
+
+// noteTransition counts units and milestones for the scopes.
+func (r *runner) noteTransition(tr phase.Transition) {
+	r.ctl.units++
+	switch {
+	case tr.By == phase.ByGate, tr.By == phase.ByReviewer,
+		tr.From == phase.Planning && tr.To == phase.Building:
+		r.ctl.milestones++
+	}
+}
+
+// SteerChange is a steering request's axes, checked.
+func steerAxes(cur axes.Axes, want map[string]string) (axes.Axes, error) {
+	next := cur
+	if len(want) == 0 {
+		return cur, fmt.Errorf("nothing to change: name an axis (--mode, --control, --permission-profile, --model-mode)")
+	}
+	names := make([]string, 0, len(want))
+	for k := range want {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if name == axes.Surface {
+			return cur, fmt.Errorf("the surface is where a person watches the run from, not something to steer")
+		}
+		var err error
+		if next, err = next.Set(name, want[name]); err != nil {
+			return cur, err
+		}
+	}
+	return next, nil
+}
+
+// checkSteer refuses an impossible steering request with the reason.
+func (r *runner) checkSteer(q store.Request) error {
+	next, err := steerAxes(r.row.Axes, q.Axes)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(Scopes, q.Scope) && q.Scope != "" {
+		return fmt.Errorf("unknown scope %q (one of: %s)", q.Scope, strings.Join(Scopes, ", "))
+	}
+	if next.Mode != r.row.Axes.Mode {
+		if _, _, err := r.st.Phase.SwitchMode(next.Mode); err != nil {
+			return err
+		}
+	}
+	if next.Permission != r.row.Axes.Permission {
+		if err := r.o.checkContainment(next.Permission); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applySteer changes the run's axes: every change is recorded (from, to,
+// reason, scope, who, session, time) and the tools, the sandbox and the
+// model follow from the new values at the next request.
+func (r *runner) applySteer(ctx context.Context, q store.Request) error {
+	next, err := steerAxes(r.row.Axes, q.Axes)
+	if err != nil {
+		return err
+	}
+	return r.setAxes(ctx, next, firstNonEmpty(q.Reason, "steered by a person"), q.Scope, q.Who, q.Session)
+}
+
+// setAxes moves the run to axes next.
+func (r *runner) setAxes(ctx context.Context, next axes.Axes, reason, scope, who, session string) error {
+	changes := axes.Diff(r.row.Axes, next)
+	if len(changes) == 0 {
+		return nil
+	}
+	if next.Mode != r.row.Axes.Mode {
+		ns, tr, err := r.st.Phase.SwitchMode(next.Mode)
+		if err != nil {
+			return err
+		}
+		if tr.To != "" {
+			r.applyTransition(ns, tr)
+		} else {
+			r.st.Phase = ns
+		}
+	}
+	prev := r.row.Axes
+	r.row.Axes = next
+	if r.st.Goals != nil && next.Mode != prev.Mode {
+		r.st.Goals.PlanOnly = next.Mode == phase.Plan
+	}
+	if next.Permission != prev.Permission || next.Mode != prev.Mode {
+		sb, err := bashSandbox(ctx, r.o, r.row, r.st.DepDirs)
+		if err != nil {
+			r.row.Axes = prev
+			return fmt.Errorf("preparing the sandbox of the %s profile: %w", next.Permission, err)
+		}
+		r.env.Sandbox = sb
+	}
+	if who == "" {
+		who = "person"
+	}
+	now := r.o.Now()
+	for _, c := range changes {
+		r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "axis", Axis: c.Axis, From: c.From, To: c.To, By: who,
+			Reason: reason, Scope: scope, Session: session, At: now})
+		r.emit(event.AxisChanged, event.AxisChangedData{Axis: c.Axis, From: c.From, To: c.To, Reason: reason, Scope: scope, By: who, Axes: next})
+	}
+	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: "A person changed this run's axes (" + axesChangeText(changes) + "): " + reason +
+		". The tools and rules of the reminder below now apply."})
+	return nil
+}
+
+func axesChangeText(cs []axes.Change) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s %s → %s", c.Axis, c.From, c.To)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cancelHere ends the run for good from inside its own process.
+func (r *runner) cancelHere(reason string) {
+	if !r.st.Phase.Phase.Terminal() || r.st.Phase.Phase == phase.Escalated {
+		if err := r.transition(phase.Cancelled, phase.ByPerson, reason, ""); err != nil {
+			r.emit(event.Warning, event.WarningData{Message: "cancel: " + err.Error()})
+		}
+	}
+	r.finish(StatusCancelled, reason)
+	r.releaseGoals(reason)
+}
+
+// releaseGoals releases the goal in progress of a cancelled run and
+// records the cancel in its ledger.
+func (r *runner) releaseGoals(reason string) {
+	if r.goals == nil || r.goals.file == nil {
+		return
+	}
+	for i := range r.goals.file.Goals {
+		if g := &r.goals.file.Goals[i]; g.Status == goal.InProgress {
+			g.Status, g.Reason = goal.Pending, "released: the run was cancelled"
+		}
+	}
+	r.recordGoal(ledger.Entry{Kind: ledger.KindCancelled, Text: reason})
+}
+
+// assistedPause holds an assisted run at the end of each unit (a phase)
+// until a person says next; with NoWait the run pauses instead.
+func (r *runner) assistedPause(ctx context.Context) {
+	assisted := r.row.Axes.Control == "assisted" || r.o.OneUnit
+	if !assisted || r.ctl.units <= r.ctl.pausedUnit || r.st.Phase.Phase.Terminal() {
+		return
+	}
+	r.ctl.pausedUnit = r.ctl.units
+	if r.ctl.unitCredit > 0 {
+		r.ctl.unitCredit--
+		return
+	}
+	why := fmt.Sprintf("the unit ended: the run is in %s (run control %s)", r.st.Phase.Phase, r.row.Axes.Control)
+	if r.o.OneUnit {
+		why = fmt.Sprintf("one unit done: the run is in %s", r.st.Phase.Phase)
+	}
+	if r.o.NoWait || r.o.OneUnit {
+		r.finish(StatusPaused, why+fmt.Sprintf("; ultra next %s goes on", r.row.ID))
+		return
+	}
+	r.waitFor(ctx, "next", fmt.Sprintf("%s; waiting for ultra next %s", why, r.row.ID), func(q store.Request) bool {
+		if q.Kind != store.ReqNext {
+			return false
+		}
+		r.done(q, "applied")
+		return true
+	})
+}
+
+// waitFor holds the run until take accepts a request, a request ends the
+// run (cancel, stop, pause), or ctx ends. Steering is taken meanwhile.
+func (r *runner) waitFor(ctx context.Context, what, why string, accept func(store.Request) bool) {
+	r.waitingOn = why
+	r.ctl.setActivity(why)
+	r.emit(event.Control, event.ControlData{Kind: what, Outcome: "waiting: " + why})
+	_ = r.save()
+	defer func() { r.waitingOn = "" }()
+	tick := time.NewTicker(r.o.pollEvery())
+	defer tick.Stop()
+	for {
+		qs, _ := r.o.Store.OpenRequests(ctx, r.row.ID)
+		for _, q := range qs {
+			if accept(q) {
+				return
+			}
+			if q.Kind == store.ReqApprove || q.Kind == store.ReqDeny || q.Kind == store.ReqNext {
+				continue // for someone else's wait; refused when nothing waits
+			}
+			r.take(ctx, q)
+			if r.stop != nil {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// approved holds a call of a manual run until a person allows or denies
+// it. ok false: the call does not run, and res says why.
+func (r *runner) approved(ctx context.Context, c llm.ToolCall) (res tool.Result, ok bool) {
+	if r.row.Axes.Control != "manual" || slices.Contains(r.st.AllowedTools, c.Name) {
+		return tool.Result{}, true
+	}
+	r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, Args: rawArgs(c.Arguments), State: "waiting", Axes: r.row.Axes})
+	how := fmt.Sprintf("ultra approve %s --call %s (or --deny REASON)", r.row.ID, c.ID)
+	if r.o.NoWait {
+		call := c
+		r.st.AwaitingCall = &call
+		r.finish(StatusNeedsApproval, fmt.Sprintf("call %s (%s) waits for a person's approval: %s", c.ID, c.Name, how))
+		return tool.Result{IsError: true, Output: "not run yet: run control is manual and this call waits for a person's approval"}, false
+	}
+	var decision *store.Request
+	r.waitFor(ctx, "approval", fmt.Sprintf("call %s (%s) waits for a person's approval: %s", c.ID, c.Name, how), func(q store.Request) bool {
+		if (q.Kind != store.ReqApprove && q.Kind != store.ReqDeny) || (q.CallID != "" && q.CallID != c.ID) {
+			return false
+		}
+		decision = &q
+		r.done(q, "applied")
+		return true
+	})
+	switch {
+	case decision == nil && ctx.Err() != nil:
+		return tool.Result{IsError: true, Output: "interrupted while this call waited for a person's approval"}, false
+	case decision == nil:
+		return tool.Result{IsError: true, Output: "not run: the run stopped while this call waited for a person's approval (" + r.stop.Reason + ")"}, false
+	}
+	return r.decide(c, *decision)
+}
+
+// decide applies a person's decision on call c.
+func (r *runner) decide(c llm.ToolCall, q store.Request) (tool.Result, bool) {
+	if q.Kind == store.ReqDeny {
+		reason := firstNonEmpty(q.Reason, "no reason given")
+		r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, State: "denied", Reason: reason, Axes: r.row.Axes})
+		return tool.Result{IsError: true, Output: "Denied by a person: " + reason}, false
+	}
+	state := "allowed"
+	if q.Scope == approveForRun {
+		state = "allowed_for_run"
+		if !slices.Contains(r.st.AllowedTools, c.Name) {
+			r.st.AllowedTools = append(r.st.AllowedTools, c.Name)
+		}
+	}
+	r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, State: state, Reason: q.Reason, Axes: r.row.Axes})
+	return tool.Result{}, true
+}
+
+// resumeAwaiting settles the call a manual run stopped on (NoWait): the
+// person's decision is among the run's open requests; an allowed call is
+// guarded again and run, and the model reads what became of it.
+func (r *runner) resumeAwaiting(ctx context.Context) error {
+	c := r.st.AwaitingCall
+	if c == nil {
+		return nil
+	}
+	qs, err := r.o.Store.OpenRequests(ctx, r.row.ID)
+	if err != nil {
+		return err
+	}
+	var decision *store.Request
+	for _, q := range qs {
+		if (q.Kind == store.ReqApprove || q.Kind == store.ReqDeny) && (q.CallID == "" || q.CallID == c.ID) {
+			decision = &q
+			break
+		}
+	}
+	if decision == nil {
+		return fmt.Errorf("run %s waits for a person's decision on call %s (%s): ultra approve %s --call %s (or --deny REASON)", r.row.ID, c.ID, c.Name, r.row.ID, c.ID)
+	}
+	r.done(*decision, "applied")
+	r.st.AwaitingCall = nil
+	res, ok := r.decide(*c, *decision)
+	if ok {
+		if ref := r.check(*c); ref != nil {
+			res = r.refuse(*c, ref)
+		} else {
+			res = r.execute(ctx, *c)
+		}
+		res.Output = r.redact(res.Output)
+	}
+	r.record(*c, res, 0)
+	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("Your call %s (%s %s) waited for a person. %s\n%s",
+		c.ID, c.Name, oneLine(c.Arguments, 200), map[bool]string{true: "It was approved and ran:", false: "It did not run:"}[ok], resultText(res))})
+	return nil
+}
+
 // waiting says what the run waits on a person for ("" for nothing).
 func (r *runner) waiting() string {
 	switch {
+	case r.waitingOn != "":
+		return r.waitingOn
+	case r.st.AwaitingCall != nil:
+		return fmt.Sprintf("approval of call %s (%s): ultra approve %s --call %s", r.st.AwaitingCall.ID, r.st.AwaitingCall.Name, r.row.ID, r.st.AwaitingCall.ID)
 	case r.st.PendingPlan != "":
 		return "plan acceptance: ultra approve " + r.row.ID
+	case r.stop != nil && r.stop.Status == StatusPaused:
+		return "next: ultra next " + r.row.ID
 	}
 	return ""
 }

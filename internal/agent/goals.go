@@ -419,7 +419,7 @@ func (r *runner) runGoals(_ context.Context, args json.RawMessage) tool.Result {
 		return tool.Result{IsError: true, Output: "ultra could not record the goals: " + r.goalsBroken.Error()}
 	}
 	r.st.PendingPlan = planSummary(r.goals.file)
-	if !r.row.Axes.AcceptsPlanWithoutPerson() || r.st.Goals.PlanOnly {
+	if !r.row.Axes.AcceptsPlanWithoutPerson() || r.st.Goals.PlanOnly || r.row.Axes.Mode == phase.Plan {
 		r.emit(event.PlanProposed, event.PlanProposedData{Plan: r.st.PendingPlan, Accepted: false, By: r.row.Axes.Control})
 		return tool.Result{Output: fmt.Sprintf("Goals recorded (%s). A person must accept them (ultra approve %s). The run pauses until then.",
 			planCounts(r.goals.file), r.row.ID)}

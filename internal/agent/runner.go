@@ -56,6 +56,9 @@ type runner struct {
 	// pendingMain are messages for the run's own history that arise in
 	// the reviewer's step (its blockers), added after the step.
 	pendingMain []llm.Message
+	ctl         control // requests from other processes
+	// waitingOn says what the live run waits on a person for.
+	waitingOn string
 }
 
 func newRunner(ctx context.Context, o Options, row *store.Run, st runState, history []llm.Message) (*runner, error) {
@@ -142,6 +145,7 @@ func (r *runner) applyTransition(next phase.State, tr phase.Transition) {
 		r.st.EscalatedFrom = tr.From
 	}
 	r.st.Phase = next
+	r.noteTransition(tr)
 	r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "phase", From: string(tr.From), To: string(tr.To),
 		By: string(tr.By), Reason: tr.Reason, At: r.o.Now()})
 	r.bus.Emit(event.PhaseChanged, string(tr.To), event.PhaseChangedData{From: string(tr.From), To: string(tr.To), By: string(tr.By), Reason: tr.Reason})
@@ -196,10 +200,26 @@ func (r *runner) save() error {
 
 // loop runs steps until the run stops.
 func (r *runner) loop(ctx context.Context) (*Outcome, error) {
+	wctx, stopWatch := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	go func() { defer close(watched); r.watch(wctx) }()
+	defer func() { stopWatch(); <-watched }()
 	for r.stop == nil {
+		r.safePoint(ctx)
+		if r.stop != nil {
+			if err := r.save(); err != nil {
+				return nil, err
+			}
+			break
+		}
 		r.inReview = r.st.Phase.Phase == phase.Reviewing && r.hasGoals()
 		if err := r.step(ctx); err != nil {
 			return nil, err
+		}
+		if r.stop != nil && r.stop.Status == StatusInterrupted {
+			// ultra cancel (or stop, pause) interrupts a live run: what
+			// it asked decides how the run ends.
+			r.endingRequests()
 		}
 		r.inReview = false
 		for _, m := range r.pendingMain {
@@ -252,8 +272,18 @@ func (r *runner) step(ctx context.Context) error {
 	turn := r.st.Phase.Used.Turns + 1
 	r.emit(event.ModelRequest, event.ModelRequestData{Turn: turn, Model: req.Model, Tools: toolNames(req.Tools), Messages: len(req.Messages)})
 	start := r.o.Now()
-	resp, err := r.model.Stream(ctx, req, nil)
+	resp, aside, err := r.streamModel(ctx, req)
 	took := r.o.Now().Sub(start)
+	if aside {
+		// A person's request could not wait for this answer: it is
+		// taken at the next safe point and the model asked again.
+		return nil
+	}
+	if err != nil && ctx.Err() != nil {
+		// Interrupted: the request's error is the interruption itself.
+		r.finish(StatusInterrupted, "interrupted")
+		return nil
+	}
 	if err != nil {
 		me := &event.ModelError{Provider: r.o.ProviderName, Message: err.Error()}
 		var le *llm.Error
@@ -301,7 +331,7 @@ func (r *runner) step(ctx context.Context) error {
 	r.appendMessage(llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: historyCalls(calls), Thinking: resp.Thinking})
 
 	if len(calls) == 0 {
-		r.idle(strings.TrimSpace(resp.Text) == "")
+		r.idle(resp.Text)
 		return nil
 	}
 	r.st.IdleAnswers = 0
@@ -311,17 +341,21 @@ func (r *runner) step(ctx context.Context) error {
 		return err
 	}
 	r.runCalls(ctx, calls)
+	r.ctl.setActivity("")
 	return nil
 }
 
 // idle handles an answer without a tool call: only the phase machine ends a
 // run, so the model is reminded, and a model that keeps idling escalates.
-func (r *runner) idle(empty bool) {
+func (r *runner) idle(text string) {
+	empty := strings.TrimSpace(text) == ""
 	if !empty && phase.AnswerEnds(r.st.Phase.Mode) {
 		// A chat's answer is its result.
 		if next, tr, err := r.st.Phase.Answered(); err == nil {
 			r.applyTransition(next, tr)
+			r.emit(event.Answer, event.AnswerData{Text: text})
 			r.finish(StatusComplete, "answered")
+			r.stop.Answer = text
 			return
 		}
 	}
@@ -353,7 +387,7 @@ func (r *runner) request() llm.Request {
 	}
 	msgs := make([]llm.Message, 0, len(history)+1)
 	msgs = append(msgs, history...)
-	where := r.sandboxNote()
+	where := strings.TrimSpace("axes: " + r.row.Axes.String() + "\n" + r.sandboxNote())
 	if g := r.goalReminder(); g != "" && !r.inReview {
 		where = strings.TrimSpace(where + "\n" + g)
 	}
@@ -452,6 +486,7 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 			i = j
 			continue
 		}
+		r.safePoint(ctx)
 		r.emit(event.ToolCall, event.ToolCallData{CallID: calls[i].ID, Tool: calls[i].Name, Args: rawArgs(calls[i].Arguments)})
 		if ctx.Err() != nil {
 			results[i] = tool.Result{IsError: true, Output: "interrupted before this call ran"}
@@ -466,8 +501,11 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 			if ref.layer == LayerSafety {
 				r.escalate(phase.BySystem, StatusEscalated, "a destructive action needs a person's confirmation: "+ref.reason)
 			}
+		} else if res, ok := r.approved(ctx, calls[i]); !ok {
+			results[i] = res
 		} else {
 			r.callID = calls[i].ID
+			r.ctl.setActivity("running " + calls[i].Name)
 			start := time.Now()
 			results[i] = r.execute(ctx, calls[i])
 			took[i] = time.Since(start)
@@ -487,7 +525,7 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 // parallelSafe reports that a call is read-only and passes the guard.
 func (r *runner) parallelSafe(c llm.ToolCall) bool {
 	t, ok := r.tools[c.Name]
-	if !ok || !t.ReadOnly() {
+	if !ok || !t.ReadOnly() || r.row.Axes.Control == "manual" {
 		return false
 	}
 	return r.check(c) == nil

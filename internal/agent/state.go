@@ -2,6 +2,7 @@ package agent
 
 import (
 	"github.com/ultra-dev/ultra/internal/goal"
+	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tool"
@@ -86,6 +87,12 @@ type runState struct {
 	Refusals      int                      `json:"refusals,omitempty"`
 	LastFailure   failureStreak            `json:"last_failure,omitempty"`
 	Usage         usageTotals              `json:"usage"`
+	// AllowedTools are the tools a person allowed for the rest of the run
+	// (manual control: ultra approve --for-run).
+	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// AwaitingCall is the call a manual run stopped on to wait for a
+	// person (--no-wait); resume settles it.
+	AwaitingCall *llm.ToolCall `json:"awaiting_call,omitempty"`
 	// Review is what a review-mode run inspects.
 	Review *ReviewSpec `json:"review,omitempty"`
 	// Checkpoint is the last commit ultra made on the run's branch (a

@@ -43,10 +43,15 @@ type Status struct {
 	Deferred    []string           `json:"deferred,omitempty"`
 	Todos       []tool.TodoItem    `json:"todos,omitempty"`
 	Transitions []store.Transition `json:"transitions"`
-	Events      []EventView        `json:"events"`
-	PID         int                `json:"pid,omitempty"`
-	CreatedAt   time.Time          `json:"created_at"`
-	UpdatedAt   time.Time          `json:"updated_at"`
+	// Pending are requests other processes made that the run has not
+	// taken yet (steering waiting for its scope, an approval, …).
+	Pending []store.Request `json:"pending,omitempty"`
+	// Waiting says what the run waits on a person for.
+	Waiting   string      `json:"waiting,omitempty"`
+	Events    []EventView `json:"events"`
+	PID       int         `json:"pid,omitempty"`
+	CreatedAt time.Time   `json:"created_at"`
+	UpdatedAt time.Time   `json:"updated_at"`
 }
 
 // GoalView is one goal as status shows it (ultra goals shows more).
@@ -151,6 +156,10 @@ func Describe(ctx context.Context, st *store.Store, stateRoot string, row *store
 	if s.Transitions, err = st.Transitions(ctx, row.ID); err != nil {
 		return nil, err
 	}
+	if s.Pending, err = st.OpenRequests(ctx, row.ID); err != nil {
+		return nil, err
+	}
+	s.Waiting = row.TaskRow.Waiting
 	evs, err := st.Events(ctx, row.ID, n)
 	if err != nil {
 		return nil, err

@@ -42,6 +42,14 @@ const (
 	Criterion Type = "criterion"
 	// Review: the final review's verdict.
 	Review Type = "review"
+	// Approval: a tool call waits for a person (manual control), or a
+	// person allowed or denied one.
+	Approval Type = "approval"
+	// Control: a request from another process (steer, next, pause, stop,
+	// cancel) was taken, applied, deferred to its scope or refused.
+	Control Type = "control"
+	// Answer: the result of a chat (its answer) or a research (its report).
+	Answer Type = "answer"
 )
 
 // Event is one thing that happened. Data is the typed payload of Type.
@@ -127,10 +135,34 @@ type (
 		Reason string `json:"reason"`
 	}
 	AxisChangedData struct {
-		Axis   string `json:"axis"`
-		From   string `json:"from"`
-		To     string `json:"to"`
-		Reason string `json:"reason"`
+		Axis   string    `json:"axis"`
+		From   string    `json:"from"`
+		To     string    `json:"to"`
+		Reason string    `json:"reason"`
+		Scope  string    `json:"scope,omitempty"`
+		By     string    `json:"by,omitempty"`
+		Axes   axes.Axes `json:"axes"` // all five after the change
+	}
+	// ApprovalData: State is "waiting", "allowed", "allowed_for_run" or
+	// "denied"; every such decision logs the five axes.
+	ApprovalData struct {
+		CallID string          `json:"call_id"`
+		Tool   string          `json:"tool"`
+		Args   json.RawMessage `json:"args,omitempty"`
+		State  string          `json:"state"`
+		Reason string          `json:"reason,omitempty"`
+		Axes   axes.Axes       `json:"axes"`
+	}
+	ControlData struct {
+		Request int64  `json:"request"`
+		Kind    string `json:"kind"`
+		Outcome string `json:"outcome"` // applied, pending, refused: why
+		Scope   string `json:"scope,omitempty"`
+		Who     string `json:"who,omitempty"`
+	}
+	AnswerData struct {
+		Text string `json:"text"`
+		Path string `json:"path,omitempty"` // where ultra wrote it (a research report)
 	}
 	PlanProposedData struct {
 		Plan     string `json:"plan"`

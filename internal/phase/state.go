@@ -224,7 +224,7 @@ func (s State) Reminder() string { return s.ReminderWith(s.Tools(), "") }
 // model's commands run ("" for none).
 func (s State) ReminderWith(tools []string, where string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[ultra] mode: %s; phase: %s. %s\n", tableOf(s.Mode).name, s.Phase, s.Purpose())
+	fmt.Fprintf(&b, "[ultra] phase: %s. %s\n", s.Phase, s.Purpose())
 	fmt.Fprintf(&b, "tools now: %s", strings.Join(tools, ", "))
 	if s.ShellReadOnly() && slices.Contains(tools, "bash") {
 		b.WriteString(" (bash: read-only commands only)")

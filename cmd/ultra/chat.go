@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/store"
+)
+
+// chatFlags are the flags of ultra chat and ultra -p.
+type chatFlags struct {
+	runFlags
+	permission, modelMode string
+}
+
+func (c *chatFlags) register(cmd *cobra.Command) {
+	c.runFlags.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&c.permission, "permission-profile", "normal", "permission profile: "+strings.Join(axes.Values[axes.Permission], ", "))
+	fl.StringVar(&c.modelMode, "model-mode", "smart", "model mode: "+strings.Join(axes.Values[axes.ModelMode], ", "))
+}
+
+func newChatCmd() *cobra.Command {
+	var f chatFlags
+	cmd := &cobra.Command{
+		Use:   "chat [SESSION] [QUESTION]",
+		Short: "Ask questions about the project: read-only, no branch, the answer is the result",
+		Long: "ultra chat answers questions about the repository. The model may read files and run read-only\n" +
+			"commands; nothing changes, no branch or worktree is made. Each chat is a session that goes on:\n" +
+			"ultra chat SESSION \"next question\" continues it with its history. Without a question, ultra chat\n" +
+			"reads questions line by line (an interactive prompt in a terminal, stdin otherwise).",
+		Example: `  ultra chat "what does this project do?"
+  ultra chat 20261124-090000-a1b2c3 "and where are its tests?"
+  ultra -p "which function parses the config?"    # print the answer only`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return chat(cmd, &f, args, false)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// runIDShape is what a run id looks like (or a prefix of one).
+var runIDShape = regexp.MustCompile(`^\d{8}-\d{6}(-[0-9a-f]{1,6})?$`)
+
+// chat runs ultra chat (and ultra -p, print true): one question, or a
+// session of them.
+func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
+	p, err := findProject(cmd)
+	if err != nil {
+		return err
+	}
+	st, err := p.openStore()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	session := ""
+	if len(args) > 0 && runIDShape.MatchString(args[0]) {
+		row, err := getRun(cmd, st, args[0])
+		if err != nil {
+			return err
+		}
+		if row.Axes.Mode != phase.Chat {
+			return usageErr("run %s is a %s run, not a chat session (see ultra runs)", row.ID, row.Axes.Mode)
+		}
+		session, args = row.ID, args[1:]
+	}
+	question := strings.TrimSpace(strings.Join(args, " "))
+	in := cmd.InOrStdin()
+	interactive := false
+	if question == "" {
+		if file, ok := in.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+			interactive = !print
+			if print {
+				return usageErr("ultra -p needs a question: as arguments or on stdin")
+			}
+		} else {
+			b, err := io.ReadAll(in)
+			if err != nil {
+				return fmt.Errorf("reading the question from stdin: %w", err)
+			}
+			question = strings.TrimSpace(string(b))
+			if question == "" {
+				return usageErr("the question is empty: give it as arguments or on stdin")
+			}
+		}
+	}
+	a := axes.Axes{Mode: phase.Chat, Control: "autonomous", Permission: f.permission, ModelMode: f.modelMode, Surface: "headless"}
+	if a, err = a.Normalize(); err != nil {
+		return usageErr("%v", err)
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	var row *store.Run
+	if session != "" {
+		row, _ = st.GetRun(cmd.Context(), session)
+	}
+	fb, fm, fu := "", "", ""
+	if row != nil {
+		fb, fm, fu = row.Provider, row.Model, row.BaseURL
+	}
+	pc, err := f.resolveProvider(p, fb, fm, fu)
+	if err != nil {
+		return err
+	}
+	var sinks []event.Sink
+	switch {
+	case f.output == "jsonl":
+		if sinks, err = f.sinks(cmd.OutOrStdout()); err != nil {
+			return err
+		}
+	case !print && f.verbose:
+		if sinks, err = f.sinks(cmd.ErrOrStderr()); err != nil {
+			return err
+		}
+	}
+	o := f.options(p, pc, sinks)
+	o.Store = st
+	ctx, stop := interruptible()
+	defer stop()
+	ask := func(q string) (*agent.Outcome, error) {
+		if session != "" {
+			return agent.Resume(ctx, o, session, agent.ResumeOptions{Guidance: q})
+		}
+		return agent.Start(ctx, o, agent.Spec{Task: q, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p)})
+	}
+	answer := func(q string) error {
+		out, err := ask(q)
+		if agent.IsPreflight(err) {
+			return usageErr("%v", err)
+		}
+		if err != nil {
+			return &exitError{code: agent.ExitError, err: err}
+		}
+		session = out.RunID
+		if out.ExitCode != 0 {
+			return &exitError{code: out.ExitCode, err: fmt.Errorf("chat %s %s: %s", out.RunID, out.Status, out.Reason)}
+		}
+		if f.output != "jsonl" {
+			fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(out.Answer, "\n"))
+		}
+		return nil
+	}
+	if !interactive {
+		err := answer(question)
+		if err == nil && !print && f.output != "jsonl" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "(session %s: ultra chat %s \"next question\")\n", session, session)
+		}
+		return err
+	}
+	w := cmd.ErrOrStderr()
+	fmt.Fprintln(w, "ultra chat: ask about this project; an empty line or Ctrl-D ends the session.")
+	sc := bufio.NewScanner(in)
+	for {
+		fmt.Fprint(w, "you> ")
+		if !sc.Scan() {
+			break
+		}
+		q := strings.TrimSpace(sc.Text())
+		if q == "" {
+			break
+		}
+		if err := answer(q); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if session != "" {
+		fmt.Fprintf(w, "(session %s: ultra chat %s continues it)\n", session, session)
+	}
+	return nil
+}
