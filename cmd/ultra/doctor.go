@@ -1,107 +1,202 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
-	"github.com/ultra-dev/ultra/internal/check"
-	"github.com/ultra-dev/ultra/internal/gate/gatefile"
-	"github.com/ultra-dev/ultra/internal/policy"
-	"github.com/ultra-dev/ultra/internal/sandbox"
+	"github.com/ultra-dev/ultra/internal/doctor"
 )
-
-// doctorReport is what `ultra doctor` finds.
-type doctorReport struct {
-	Sandbox  sandbox.Status    `json:"sandbox"`
-	Landlock int               `json:"landlock_abi"` // 0: none (Go's build cache is then read-only to the gate's tests)
-	Profiles map[string]string `json:"profiles"`     // profile → "contained", "uncontained" or "refused"
-	Git      string            `json:"git"`
-	GateKey  string            `json:"gate_key"`
-	Tools    map[string]string `json:"tools"` // test runners found (path) or ""
-	// Channels are the programs criteria of the tmux and browser channels
-	// need (path, or "" when missing: such criteria are then BLOCKED).
-	Channels map[string]string `json:"channels"`
-	Problems []string          `json:"problems,omitempty"`
-}
-
-// doctorRunners are the test runners doctor looks for.
-var doctorRunners = []string{"go", "node", "npm", "python3", "pytest", "cargo", "mvn", "gradle", "cmake", "make"}
 
 func newDoctorCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check what contains the model's commands here, and what else ultra needs",
-		Long: "ultra doctor reports whether the model's commands and the tests can run in a sandbox here\n" +
-			"(bubblewrap), which permission profiles can therefore start, where the gate key is, and\n" +
-			"which test runners are installed. It exits 1 when the sandbox or git is missing.",
+		Short: "Check the health of ultra's state here (store, locks, worktrees, ledgers, hooks) and what ultra needs",
+		Long: "ultra doctor inspects the repository's ultra state: the store's integrity, run locks left by\n" +
+			"dead processes, worktrees and ultra/ branches no run accounts for, runs recorded as running whose\n" +
+			"process is gone, torn or tampered ledgers, the runs' worktree hooks, the project's test runners\n" +
+			"and the configured model server; then the environment (sandbox, profiles, git, gate key).\n" +
+			"Each finding has an id, what is wrong and the fix; `ultra doctor fix` applies the automatic ones.\n" +
+			"It exits 1 when any finding needs fixing, 0 when none does (notes alone do not count).\n" +
+			"docs/doctor.md describes every finding.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r := diagnose()
+			e, closeEnv := doctorEnv(cmd)
+			defer closeEnv()
+			r := doctor.Inspect(cmd.Context(), e)
+			w := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				_ = enc.Encode(r)
+				if err := writeJSON(w, r); err != nil {
+					return err
+				}
 			} else {
-				printDoctor(cmd, r)
+				printFindings(w, r)
+				fmt.Fprintln(w)
+				printEnvironment(w, r.Environment)
 			}
-			if len(r.Problems) > 0 {
-				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d problem(s): %s", len(r.Problems), strings.Join(r.Problems, "; "))}
-			}
-			return nil
+			return doctorExit(r)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.AddCommand(newDoctorFixCmd())
 	return cmd
 }
 
-func diagnose() doctorReport {
-	r := doctorReport{Sandbox: sandbox.Probe(), Landlock: sandbox.LandlockABI(), Profiles: map[string]string{}, Tools: map[string]string{}, Channels: map[string]string{}}
-	r.Channels["tmux"], _ = exec.LookPath("tmux")
-	r.Channels["browser"] = check.FindChromium("")
-	for name, p := range policy.Profiles {
-		switch {
-		case r.Sandbox.Available:
-			r.Profiles[name] = "contained"
-		case p.NeedsSandbox:
-			r.Profiles[name] = "refused"
-		default:
-			r.Profiles[name] = "uncontained"
-		}
-	}
-	if !r.Sandbox.Available {
-		r.Problems = append(r.Problems, "no sandbox: "+r.Sandbox.Problem)
-	}
-	if out, err := exec.Command("git", "--version").Output(); err == nil {
-		r.Git = strings.TrimSpace(string(out))
-	} else {
-		r.Problems = append(r.Problems, "git is not installed")
-	}
-	if p, err := gatefile.KeyPath(); err == nil {
-		if fi, err := os.Stat(p); err == nil {
-			r.GateKey = fmt.Sprintf("%s (mode %v)", p, fi.Mode().Perm())
-			if fi.Mode().Perm()&0o077 != 0 {
-				r.Problems = append(r.Problems, "the gate key "+p+" is readable by others: chmod 600 it")
+func newDoctorFixCmd() *cobra.Command {
+	var asJSON, dryRun bool
+	cmd := &cobra.Command{
+		Use:   "fix",
+		Short: "Apply doctor's automatic fixes, then inspect again",
+		Long: "ultra doctor fix applies the fixes doctor marks automatic: it removes run locks and starting\n" +
+			"markers of dead processes, left-over worktrees without uncommitted changes (their branch only when\n" +
+			"no commit would be lost), ultra/ branches no run has whose commits are on another branch, records\n" +
+			"runs whose process is gone as interrupted, installs runs' worktree hooks again and makes the gate\n" +
+			"key private. It never touches a run whose process is alive, and checks each thing again right\n" +
+			"before it acts. Then it inspects again and exits 1 if anything still needs fixing.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, closeEnv := doctorEnv(cmd)
+			defer closeEnv()
+			ctx := cmd.Context()
+			before := doctor.Inspect(ctx, e)
+			var results []doctor.FixResult
+			if dryRun {
+				results = doctor.DryRun(ctx, e, before)
+			} else {
+				results = doctor.Fix(ctx, e, before)
 			}
-		} else {
-			r.GateKey = p + " (made on the first run)"
-		}
+			after := before
+			if !dryRun {
+				after = doctor.Inspect(ctx, e)
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				if results == nil {
+					results = []doctor.FixResult{}
+				}
+				if err := writeJSON(w, map[string]any{"dry_run": dryRun, "results": results, "report": after}); err != nil {
+					return err
+				}
+				return doctorExit(after)
+			}
+			if len(results) == 0 {
+				fmt.Fprintln(w, "nothing to fix automatically")
+			}
+			for _, res := range results {
+				switch {
+				case res.Would:
+					fmt.Fprintf(w, "would fix %s: %s\n", res.ID, strings.TrimPrefix(res.Detail, "would "))
+				case res.Fixed:
+					fmt.Fprintf(w, "fixed %s: %s\n", res.ID, res.Detail)
+				default:
+					fmt.Fprintf(w, "not fixed %s: %s\n", res.ID, res.Detail)
+				}
+			}
+			if dryRun {
+				fmt.Fprintln(w, "(dry run: nothing was changed)")
+			}
+			fmt.Fprintln(w)
+			printFindings(w, after)
+			return doctorExit(after)
+		},
 	}
-	for _, t := range doctorRunners {
-		path, _ := exec.LookPath(t)
-		r.Tools[t] = path
-	}
-	return r
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results and the report after them as JSON")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be fixed, and change nothing")
+	return cmd
 }
 
-func printDoctor(cmd *cobra.Command, r doctorReport) {
-	w := cmd.OutOrStdout()
+// doctorEnv is the inspection's view of the project (outside a git
+// repository, only the environment is checked); close it when done.
+func doctorEnv(cmd *cobra.Command) (doctor.Env, func()) {
+	e := doctor.Env{}
+	p, err := findProject(cmd)
+	if err != nil {
+		return e, func() {}
+	}
+	e.Root, e.StateRoot = p.Root, p.StateRoot
+	e.VerifyCommands = p.Config.Verify.Command
+	e.HookCommand = p.gitSettings().Hook
+	if dir, err := p.worktreeDir(); err == nil {
+		e.WorktreeDir = dir
+	}
+	e.Provider = doctorProvider(p)
+	// A store that cannot be opened is left to Inspect, which reports it.
+	if st, err := p.openStore(); err == nil {
+		e.Store = st
+		return e, func() { st.Close() }
+	}
+	return e, func() {}
+}
+
+// doctorProvider is the configured model server, or nil when none is
+// (no base URL in the configuration or the environment, and no key).
+func doctorProvider(p *project) *doctor.Provider {
+	mc := p.Config.Model
+	name := pick(os.Getenv("ULTRA_PROVIDER"), mc.Provider, "openai")
+	d, ok := providerDefaults[name]
+	configured := mc.BaseURL != "" || (ok && (os.Getenv(d.urlEnv) != "" || os.Getenv(d.keyEnv) != ""))
+	if !configured {
+		return nil
+	}
+	var f runFlags
+	pc, err := f.resolveProvider(p, "", "", "")
+	if err != nil {
+		msg := err.Error()
+		return &doctor.Provider{Name: name, BaseURL: mc.BaseURL, Probe: func(context.Context) (bool, string) { return false, msg }}
+	}
+	key := ""
+	if ok {
+		key = os.Getenv(d.keyEnv)
+	}
+	return &doctor.Provider{Name: pc.name, BaseURL: pc.baseURL, Hint: pc.hint,
+		Probe: func(ctx context.Context) (bool, string) { return probe(ctx, pc.name, pc.baseURL, key) }}
+}
+
+// doctorExit is 1 when a finding needs fixing.
+func doctorExit(r doctor.Report) error {
+	if !r.NeedsFixing() {
+		return nil
+	}
+	auto := 0
+	for _, f := range r.Findings {
+		if f.Auto {
+			auto++
+		}
+	}
+	msg := fmt.Sprintf("%d finding(s) need fixing (%d error(s))", len(r.Findings), r.Errors())
+	if auto > 0 {
+		msg += fmt.Sprintf("; ultra doctor fix applies %d of them", auto)
+	}
+	return &exitError{code: agent.ExitError, err: fmt.Errorf("%s", msg)}
+}
+
+func printFindings(w io.Writer, r doctor.Report) {
+	if len(r.Findings) == 0 {
+		fmt.Fprintln(w, "no findings: nothing needs fixing")
+	} else {
+		fmt.Fprintf(w, "%d finding(s):\n", len(r.Findings))
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "%-7s %s\n", f.Severity, f.ID)
+		fmt.Fprintf(w, "        %s\n", f.Problem)
+		how := "fix"
+		if f.Auto {
+			how = "fix (ultra doctor fix does it)"
+		}
+		fmt.Fprintf(w, "        %s: %s\n", how, f.Fix)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note    %s\n", n)
+	}
+}
+
+func printEnvironment(w io.Writer, r doctor.Environment) {
 	if r.Sandbox.Available {
 		fmt.Fprintf(w, "sandbox    ok: %s %s (%s)\n", r.Sandbox.Mechanism, r.Sandbox.Version, r.Sandbox.Path)
 		fmt.Fprintln(w, "           the model's commands and the tests run in their own user, PID and IPC namespaces (and network, but for trusted and unrestricted);")
@@ -132,7 +227,7 @@ func printDoctor(cmd *cobra.Command, r doctorReport) {
 		}
 	}
 	var found, missing []string
-	for _, t := range doctorRunners {
+	for _, t := range doctor.Runners {
 		if r.Tools[t] != "" {
 			found = append(found, t)
 		} else {
