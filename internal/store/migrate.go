@@ -121,6 +121,10 @@ var migrations = []string{
 	// model responses that ultra report sums.
 	`CREATE INDEX tasks_status ON tasks(status, updated_at);
 	CREATE INDEX events_type ON events(type, run_id);`,
+	// 6: every column of runs the tasks list reads, so that listing never
+	// reads a run's row: the columns stored after its (large) state would
+	// cost walking all of it.
+	`CREATE INDEX runs_list ON runs(created_at, id, task, phase, status, reason, axes, provider, model, pid, updated_at, finished_at, workspace);`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -1,0 +1,115 @@
+package tasks
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+)
+
+func TestClassify(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	fresh, stale := now.Add(-2*time.Second), now.Add(-40*time.Second)
+	cases := []struct {
+		name  string
+		in    Input
+		class string
+		for_  string
+		next  string
+		why   string
+		alive bool
+	}{
+		{"live run", Input{Status: "running", TaskStatus: "verifying", Process: ProcessAlive, PID: 7, Heartbeat: fresh}, Running, "", "", "verifying", true},
+		{"live run before heartbeats", Input{Status: "running", TaskStatus: "running", Process: ProcessAlive, PID: 7}, Running, "", "", "", true},
+		{"other host, fresh beat", Input{Status: "running", Process: ProcessUnknown, PID: 7, Heartbeat: fresh}, Running, "", "", "", true},
+		{"dead process", Input{Status: "running", Process: ProcessDead, PID: 7, Heartbeat: fresh}, Stuck, "", "ultra resume R1", "pid 7", true},
+		{"no process at all", Input{Status: "running", Process: ProcessDead}, Stuck, "", "ultra resume R1", "no process", true},
+		{"silent process", Input{Status: "running", Process: ProcessAlive, PID: 7, Heartbeat: stale}, Stuck, "", "ultra status R1", "no heartbeat for 40s (pid 7 alive)", true},
+		{"other host, stale beat", Input{Status: "running", Process: ProcessUnknown, PID: 7, Heartbeat: stale}, Stuck, "", "ultra status R1", "no heartbeat for 40s", true},
+		{"call waits for approval", Input{Status: "running", Process: ProcessAlive, Heartbeat: fresh, Waiting: "approval of call call_3: ultra approve R1 --call call_3"}, Waiting, ForApproval, "ultra approve R1 --call call_3", "approval of call", true},
+		{"question", Input{Status: "running", Process: ProcessAlive, Heartbeat: fresh, Waiting: "question: which database?"}, Waiting, ForQuestion, "ultra status R1", "which database", true},
+		{"plan waits", Input{Status: "needs_approval", Waiting: "plan acceptance: ultra approve R1"}, Waiting, ForPlan, "ultra approve R1", "plan acceptance", true},
+		{"plan waits, old run", Input{Status: "needs_approval", Reason: "the plan waits for a person: ultra approve R1"}, Waiting, ForPlan, "ultra approve R1", "the plan waits", true},
+		{"paused", Input{Status: "paused"}, Paused, "", "ultra next R1", "paused", true},
+		{"stopped", Input{Status: "stopped"}, Paused, "", "ultra resume R1", "stopped", true},
+		{"stopped", Input{Status: "stopped", Reason: "a person stopped it"}, Paused, "", "ultra resume R1", "a person stopped it", true},
+		{"interrupted", Input{Status: "interrupted", Reason: "interrupted"}, Resumable, "", "ultra resume R1", "interrupted", true},
+		{"escalated", Input{Status: "escalated", Reason: "retries exhausted"}, Resumable, "", "ultra resume R1", "retries exhausted", true},
+		{"out of budget", Input{Status: "budget_exhausted", Reason: "turn budget exhausted"}, Resumable, "", "ultra resume R1", "turn budget", true},
+		{"escalated, then undone", Input{Status: "escalated", Undone: true}, Cancelled, "", "", "undone", false},
+		{"complete, not landed", Input{Status: "complete", Branch: "ultra/R1"}, Done, "", "ultra land R1", "complete", false},
+		{"complete, landed", Input{Status: "complete", Branch: "ultra/R1", Landed: true}, Done, "", "", "", false},
+		{"complete without a branch", Input{Status: "complete"}, Done, "", "", "", false},
+		{"failed", Input{Status: "failed", Reason: "model request failed"}, Failed, "", "ultra resume R1", "model request failed", false},
+		{"cancelled", Input{Status: "cancelled", Reason: "by a person"}, Cancelled, "", "", "by a person", false},
+		{"unknown status", Input{Status: "levitating"}, "levitating", "", "ultra status R1", "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.in.ID = "R1"
+			got := Classify(c.in, now)
+			if got.Class != c.class || got.For != c.for_ || got.Next != c.next || got.Active != c.alive {
+				t.Fatalf("Classify = %+v, want class %s for %q next %q active %v", got, c.class, c.for_, c.next, c.alive)
+			}
+			if !strings.Contains(got.Why, c.why) {
+				t.Fatalf("why %q lacks %q", got.Why, c.why)
+			}
+		})
+	}
+}
+
+func TestSortPutsPeopleFirst(t *testing.T) {
+	now := time.Now()
+	rows := []Row{
+		{ID: "done", Class: Class{Class: Done}, Updated: now},
+		{ID: "run-old", Class: Class{Class: Running}, Updated: now.Add(-time.Hour)},
+		{ID: "esc", Class: Class{Class: Resumable}, Updated: now},
+		{ID: "run-new", Class: Class{Class: Running}, Updated: now},
+		{ID: "wait", Class: Class{Class: Waiting}, Updated: now.Add(-time.Hour)},
+		{ID: "stuck", Class: Class{Class: Stuck}, Updated: now},
+	}
+	Sort(rows)
+	var ids []string
+	for _, r := range rows {
+		ids = append(ids, r.ID)
+	}
+	if got := strings.Join(ids, " "); got != "wait stuck run-new run-old esc done" {
+		t.Fatalf("order %s", got)
+	}
+}
+
+func TestTable(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rows := []Row{{
+		Repo: "/src/calc", ID: "R1", Task: "fix the   calculator\nplease", Mode: "build", Axes: axes.Default,
+		Status: "needs_approval", Class: Class{Class: Waiting, For: ForPlan, Next: "ultra approve R1", Active: true},
+		Phase: "planning", Retries: 1, MaxRetries: 10, InputTokens: 12345, OutputTokens: 678, Cost: 0.5, BudgetCost: 5,
+		Created: now.Add(-3 * time.Minute), Heartbeat: now.Add(-2 * time.Second), Checkpoint: "0123456789abcdef",
+	}}
+	var b bytes.Buffer
+	if err := Table(&b, rows, now, true); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"REPO", "NEXT", "calc", "waiting:plan", "build | autonomous | normal | smart | headless",
+		"fix the calculator please", "1/10", "12.3k/678", "$0.50/$5.00", "3m", "2s", "0123456789 ", "ultra approve R1"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestShortForms(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1.0k", 12345: "12.3k", 4_100_000: "4.1M"} {
+		if got := Tokens(n); got != want {
+			t.Errorf("Tokens(%d) = %s, want %s", n, got, want)
+		}
+	}
+	for d, want := range map[time.Duration]string{-time.Second: "0s", 59 * time.Second: "59s", 5 * time.Minute: "5m", 3 * time.Hour: "3h", 72 * time.Hour: "3d"} {
+		if got := Age(d); got != want {
+			t.Errorf("Age(%s) = %s, want %s", d, got, want)
+		}
+	}
+}
