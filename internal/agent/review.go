@@ -107,7 +107,7 @@ func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *veri
 // reviewPrompt is the reviewer's system prompt.
 const reviewPrompt = `You are the final reviewer of ultra, an autonomous coding agent. Another agent made the change below; ultra's gate already ran the project's tests and every success criterion on the final tree. You review in a fresh context, with read-only tools (read, glob, grep), the brief, the goals with their evidence, and the diff against the base.
 Look for what the gate cannot see: requirements of the brief the change does not meet, wrong behaviour, regressions, security problems, tests or checks that prove less than they claim, and missing evidence.
-Answer with exactly one call: review{verdict:"APPROVE"} when nothing blocks, or review{verdict:"REQUEST_CHANGES", blockers:[{file, line, reason}]} with every blocker; a blocker names a file and says what must change. Do not ask questions and do not edit anything.`
+Answer with exactly one call: review{verdict:"approve", summary, findings} when nothing blocks, or review{verdict:"blockers", summary, findings} when something must change first. Each finding is {severity: blocker|major|minor|nit, file, line, reason, fix}: file is a path of the tree relative to the repository root, a blocker says what must change. Do not ask questions and do not edit anything.`
 
 // startReview gives the reviewer its fresh context.
 func (r *runner) startReview(ctx context.Context, d gate.Decision) {
@@ -165,62 +165,68 @@ func (r *runner) startReview(ctx context.Context, d gate.Decision) {
 	r.st.Goals.Review = []llm.Message{{Role: llm.RoleUser, Content: b.String()}}
 }
 
+// reviewSchema is the review tool's input, the same for a review-mode
+// run and the final review of a build run (ParseReviewCall validates it;
+// docs/review.md describes it). The final review's older form, verdict
+// APPROVE or REQUEST_CHANGES with blockers [{file, line, reason}], is
+// still accepted.
 var reviewSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"verdict":{"type":"string","enum":["APPROVE","REQUEST_CHANGES"]},` +
-	`"blockers":{"type":"array","items":{"type":"object","properties":{"file":{"type":"string"},"line":{"type":"integer"},"reason":{"type":"string"}},"required":["file","reason"]}},` +
-	`"summary":{"type":"string","description":"optional: what you checked, in a few lines"}},` +
+	`"verdict":{"type":"string","enum":["approve","blockers","APPROVE","REQUEST_CHANGES"],"description":"approve, or blockers when a finding of severity blocker means the change must not land as it is"},` +
+	`"summary":{"type":"string","description":"what you checked and what you found, in a few lines"},` +
+	`"findings":{"type":"array","items":{"type":"object","properties":{` +
+	`"severity":{"type":"string","enum":["blocker","major","minor","nit"]},` +
+	`"file":{"type":"string","description":"a file of the reviewed tree, relative to the repository root"},` +
+	`"line":{"type":"integer","minimum":1},` +
+	`"reason":{"type":"string","description":"what is wrong"},` +
+	`"fix":{"type":"string","description":"what to do about it"}},` +
+	`"required":["severity","file","reason"],"additionalProperties":false}},` +
+	`"blockers":{"type":"array","description":"older form: findings of severity blocker","items":{"type":"object","properties":{"file":{"type":"string"},"line":{"type":"integer","minimum":1},"reason":{"type":"string"}},"required":["file","reason"],"additionalProperties":false}}},` +
 	`"required":["verdict"],"additionalProperties":false}`)
 
 func (r *runner) reviewTool() tool.Tool {
 	return funcTool{
 		spec: llm.ToolSpec{Name: "review", Parameters: reviewSchema,
-			Description: "Give the final review's verdict: APPROVE, or REQUEST_CHANGES with blockers (file, line, reason)."},
+			Description: "Give the review's verdict with its findings: verdict approve or blockers; findings [{severity: blocker|major|minor|nit, file, line, reason, fix}]."},
 		run: r.runReview,
 	}
 }
 
 func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Result {
+	if r.st.Phase.ModeName() == phase.Review && r.st.Phase.Phase == phase.Reviewing {
+		return r.runReviewMode(ctx, args)
+	}
 	if r.st.Phase.Phase != phase.Reviewing || !r.hasGoals() {
 		return r.refuse(llm.ToolCall{ID: r.callID, Name: "review"}, &refusal{layer: LayerPhaseGuard,
 			reason: fmt.Sprintf("review is the final reviewer's verdict, given only in reviewing; the run is in %s", r.st.Phase.Phase)})
 	}
-	var a struct {
-		Verdict  string         `json:"verdict"`
-		Blockers []goal.Blocker `json:"blockers"`
-		Summary  string         `json:"summary"`
+	c, err := ParseReviewCall(args, r.reviewedFile(ctx))
+	if err != nil {
+		return tool.Result{IsError: true, Output: "invalid review: " + err.Error() + ". Nothing was recorded: send the corrected review{verdict, summary, findings}."}
 	}
-	dec := json.NewDecoder(strings.NewReader(string(args)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
-		return tool.Result{IsError: true, Malformed: true, Output: "invalid arguments for review: " + err.Error()}
-	}
-	switch a.Verdict {
-	case "APPROVE":
-		if len(a.Blockers) > 0 {
-			return tool.Result{IsError: true, Output: "an APPROVE has no blockers: send REQUEST_CHANGES with them, or APPROVE without"}
-		}
-	case "REQUEST_CHANGES":
-		if len(a.Blockers) == 0 {
-			return tool.Result{IsError: true, Output: "REQUEST_CHANGES needs at least one blocker {file, line, reason}"}
-		}
-		for i, bl := range a.Blockers {
-			if strings.TrimSpace(bl.File) == "" || strings.TrimSpace(bl.Reason) == "" {
-				return tool.Result{IsError: true, Output: fmt.Sprintf("blockers[%d]: a blocker needs a file and a reason", i)}
-			}
-		}
-	default:
-		return tool.Result{IsError: true, Malformed: true, Output: fmt.Sprintf("verdict must be APPROVE or REQUEST_CHANGES, not %q", a.Verdict)}
+	// goals.json and the ledger keep the final review's verdict names.
+	verdict := "APPROVE"
+	if c.Verdict == VerdictBlockers {
+		verdict = "REQUEST_CHANGES"
 	}
 	round := r.st.Goals.ReviewRound
 	var lines []string
-	for _, bl := range a.Blockers {
-		lines = append(lines, blockerLine(bl))
+	var blockers []goal.Blocker
+	for _, f := range c.Blockers() {
+		blockers = append(blockers, goal.Blocker{File: f.File, Line: f.Line, Reason: f.Reason})
+		line := blockerLine(goal.Blocker{File: f.File, Line: f.Line, Reason: f.Reason})
+		if f.Fix != "" {
+			line += " (fix: " + oneLine(f.Fix, 300) + ")"
+		}
+		lines = append(lines, line)
 	}
-	r.goals.file.Review = &goal.Review{Rounds: round, Verdict: a.Verdict, Blockers: a.Blockers}
-	r.recordGoal(ledger.Entry{Kind: ledger.KindReviewVerdict, Text: fmt.Sprintf("round %d: %s %s", round, a.Verdict, strings.Join(lines, "; ")),
-		Data: jsonData(map[string]any{"round": round, "verdict": a.Verdict, "blockers": a.Blockers, "summary": event.Truncate(a.Summary, 2000)})})
-	r.emit(event.Review, event.ReviewData{Round: round, Verdict: a.Verdict, Blockers: lines})
-	next, tr, err := r.st.Phase.AfterReview(a.Verdict == "APPROVE", round, goal.MaxReviewRounds, strings.Join(lines, "; "))
+	r.goals.file.Review = &goal.Review{Rounds: round, Verdict: verdict, Blockers: blockers}
+	r.recordGoal(ledger.Entry{Kind: ledger.KindReviewVerdict, Text: fmt.Sprintf("round %d: %s %s", round, verdict, strings.Join(lines, "; ")),
+		Data: jsonData(map[string]any{"round": round, "verdict": verdict, "blockers": blockers, "findings": c.Findings, "summary": event.Truncate(c.Summary, 2000)})})
+	r.emitReview(round, c)
+	if _, err := writeReview(r.o.StateRoot, r.reviewReport(c, round)); err != nil {
+		r.emit(event.Warning, event.WarningData{Message: "ultra could not write the review's findings: " + err.Error()})
+	}
+	next, tr, err := r.st.Phase.AfterReview(c.Verdict == VerdictApprove, round, goal.MaxReviewRounds, strings.Join(lines, "; "))
 	if err != nil {
 		return tool.Result{IsError: true, Output: err.Error()}
 	}
@@ -235,13 +241,22 @@ func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Resul
 		}
 		return tool.Result{Output: out}
 	case phase.Iterating:
-		r.pendingMain = append(r.pendingMain, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf(
-			"The final review (round %d of %d) found blockers. Fix them, then call phase{to:\"verifying\"}: the final gate runs again, then a new review.\n- %s",
-			round, goal.MaxReviewRounds, strings.Join(lines, "\n- "))})
+		var more []string
+		for _, f := range c.Findings {
+			if f.Severity != SeverityBlocker {
+				more = append(more, f.String())
+			}
+		}
+		msg := fmt.Sprintf("The final review (round %d of %d) found blockers. Fix them, then call phase{to:\"verifying\"}: the final gate runs again, then a new review.\n- %s",
+			round, goal.MaxReviewRounds, strings.Join(lines, "\n- "))
+		if len(more) > 0 {
+			msg += "\nIt also noted (not blocking):\n- " + strings.Join(more, "\n- ")
+		}
+		r.pendingMain = append(r.pendingMain, llm.Message{Role: llm.RoleUser, Content: msg})
 	default:
 		r.finish(StatusEscalated, tr.Reason)
 	}
-	return tool.Result{Output: "Verdict recorded: " + a.Verdict + ". " + tr.Reason}
+	return tool.Result{Output: "Verdict recorded: " + verdict + ". " + tr.Reason}
 }
 
 // commitRecords commits ultra's latest records (goals.json, the ledger)
