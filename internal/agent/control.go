@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -259,6 +260,10 @@ func (r *runner) scopeCame(q store.Request) bool {
 // noteTransition counts units and milestones for the scopes.
 func (r *runner) noteTransition(tr phase.Transition) {
 	r.ctl.units++
+	if tr.By == phase.ByPerson {
+		// A person moved the run: they are here, nothing to pause for.
+		r.ctl.pausedUnit = r.ctl.units
+	}
 	switch {
 	case tr.By == phase.ByGate, tr.By == phase.ByReviewer,
 		tr.From == phase.Planning && tr.To == phase.Building:
@@ -298,13 +303,24 @@ func (r *runner) checkSteer(q store.Request) error {
 	if !slices.Contains(Scopes, q.Scope) && q.Scope != "" {
 		return fmt.Errorf("unknown scope %q (one of: %s)", q.Scope, strings.Join(Scopes, ", "))
 	}
-	if next.Mode != r.row.Axes.Mode {
-		if _, _, err := r.st.Phase.SwitchMode(next.Mode); err != nil {
+	return r.o.steerPossible(r.row.Axes, next, r.st.Phase)
+}
+
+// steerPossible refuses a change of axes from cur to next that a run in
+// state st cannot take: a mode whose table differs in kind, a profile
+// that needs a sandbox this machine does not have.
+func (o Options) steerPossible(cur, next axes.Axes, st phase.State) error {
+	if next.Mode != cur.Mode {
+		if _, _, err := st.SwitchMode(next.Mode); err != nil {
+			var re *phase.RefusedError
+			if errors.As(err, &re) && re.Why != "" {
+				return errors.New(re.Why)
+			}
 			return err
 		}
 	}
-	if next.Permission != r.row.Axes.Permission {
-		if err := r.o.checkContainment(next.Permission); err != nil {
+	if next.Permission != cur.Permission {
+		if err := o.checkContainment(next.Permission); err != nil {
 			return err
 		}
 	}

@@ -107,6 +107,11 @@ func Steer(ctx context.Context, o Options, id string, s SteerRequest) (*Asked, e
 	}
 	q := store.Request{Kind: store.ReqSteer, Axes: s.Axes, Scope: s.Scope, Reason: s.Reason, Who: s.Who}
 	if Live(row) {
+		// An impossible change is refused here, before the run sees it
+		// (the run checks again when it applies it).
+		if err := checkSteerOf(o, row, s.Axes); err != nil {
+			return &Asked{Run: row.ID, Outcome: "refused: " + err.Error(), Live: true}, nil
+		}
 		return ask(ctx, o, row, q, s.Wait)
 	}
 	if RunLocked(o.StateRoot, row.ID) {
@@ -204,4 +209,17 @@ func Decide(ctx context.Context, o Options, id, callID string, allow, forRun boo
 		return nil, err
 	}
 	return &Asked{Run: row.ID, Outcome: "pending"}, nil
+}
+
+// checkSteerOf refuses an impossible steering of row by its stored state.
+func checkSteerOf(o Options, row *store.Run, want map[string]string) error {
+	st, err := decodeState(row)
+	if err != nil {
+		return err
+	}
+	next, err := steerAxes(row.Axes, want)
+	if err != nil {
+		return err
+	}
+	return o.steerPossible(row.Axes, next, st.Phase)
 }

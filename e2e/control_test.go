@@ -1,0 +1,409 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// live is an ultra run in the background, its JSONL events read as they
+// come.
+type live struct {
+	mu     sync.Mutex
+	evs    []map[string]any
+	stderr bytes.Buffer
+	done   chan struct{}
+	code   int
+}
+
+func startLive(t *testing.T, dir string, args ...string) *live {
+	t.Helper()
+	cmd := execCmd(dir, ultraEnv(t), ultraBin, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &live{done: make(chan struct{})}
+	cmd.Stderr = &syncWriter{mu: &l.mu, w: &l.stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			var e map[string]any
+			if json.Unmarshal(sc.Bytes(), &e) == nil {
+				l.mu.Lock()
+				l.evs = append(l.evs, e)
+				l.mu.Unlock()
+			}
+		}
+		io.Copy(io.Discard, out)
+		err := cmd.Wait()
+		if ee, ok := err.(interface{ ExitCode() int }); ok {
+			l.code = ee.ExitCode()
+		}
+		close(l.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-l.done:
+		default:
+			cmd.Process.Kill()
+			<-l.done
+		}
+	})
+	return l
+}
+
+type syncWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// waitEvent waits for an event that pred accepts.
+func (l *live) waitEvent(t *testing.T, what string, pred func(map[string]any) bool) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		l.mu.Lock()
+		for _, e := range l.evs {
+			if pred(e) {
+				l.mu.Unlock()
+				return e
+			}
+		}
+		l.mu.Unlock()
+		select {
+		case <-l.done:
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			for _, e := range l.evs {
+				if pred(e) {
+					return e
+				}
+			}
+			t.Fatalf("the run ended (exit %d) before %s\n%s", l.code, what, l.stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("no %s within 30s", what)
+	return nil
+}
+
+func (l *live) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-l.done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run did not end within 60s")
+	}
+	return l.code
+}
+
+func (l *live) events() []map[string]any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]map[string]any(nil), l.evs...)
+}
+
+func isType(typ string) func(map[string]any) bool {
+	return func(e map[string]any) bool { return e["type"] == typ }
+}
+
+func seqOf(t *testing.T, evs []map[string]any, what string, pred func(map[string]any) bool) float64 {
+	t.Helper()
+	for _, e := range evs {
+		if pred(e) {
+			return e["seq"].(float64)
+		}
+	}
+	t.Fatalf("no %s event", what)
+	return 0
+}
+
+// In manual control every call waits for a person: an approval lets it
+// run, a denial's reason reaches the model and the call's effect never
+// happens.
+func TestManualApproveAndDeny(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t,
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		calls(call("goals", calcGoals())),
+		step{"text": "waiting", "delay_ms": 20000},
+	)
+	l := startLive(t, dir, runArgs(m, "--control", "manual", "fix calc")...)
+	w := l.waitEvent(t, "the read waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "read"
+	})
+	id := w["run"].(string)
+	readCall := data(w)["call_id"].(string)
+	if ax := data(w)["axes"].(map[string]any); ax["control"] != "manual" || ax["mode"] != "build" {
+		t.Fatalf("the approval does not log the axes: %v", ax)
+	}
+	// While it waits, the model has been asked once.
+	time.Sleep(300 * time.Millisecond)
+	if n := len(m.srv.Requests()); n != 1 {
+		t.Fatalf("%d requests while the call waits, want 1", n)
+	}
+	st := ultra(t, dir, "status", id, "--json")
+	if !strings.Contains(st.stdout, "ultra approve "+id+" --call "+readCall) {
+		t.Fatalf("status does not say what the run waits for:\n%s", st.stdout)
+	}
+	if a := ultra(t, dir, "approve", id, "--call", readCall); a.code != 0 || !strings.Contains(a.stdout, "applied") {
+		t.Fatalf("approve: exit %d %s %s", a.code, a.stdout, a.stderr)
+	}
+	g := l.waitEvent(t, "the goals call waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "goals"
+	})
+	if !strings.Contains(string(m.srv.Requests()[1].Body), "return a - b") {
+		t.Fatal("the approved read's result did not reach the model")
+	}
+	if d := ultra(t, dir, "approve", id, "--call", data(g)["call_id"].(string), "--deny", "not these goals"); d.code != 0 {
+		t.Fatalf("deny: exit %d %s %s", d.code, d.stdout, d.stderr)
+	}
+	l.waitEvent(t, "the denial", func(e map[string]any) bool { return e["type"] == "approval" && data(e)["state"] == "denied" })
+	l.waitEvent(t, "the third request", func(e map[string]any) bool { return e["type"] == "model_request" && data(e)["turn"] == float64(3) })
+	if body := string(m.srv.Requests()[2].Body); !strings.Contains(body, "Denied by a person: not these goals") {
+		t.Fatalf("the denial did not reach the model:\n%s", body)
+	}
+	wt := runWorktree(t, dir, id)
+	if _, err := os.Stat(filepath.Join(wt, ".ultra", "goals.json")); err == nil {
+		t.Fatal("the denied goals call wrote goals.json")
+	}
+	// ultra cancel of the live run: its own terminal reports cancelled.
+	if c := ultra(t, dir, "cancel", id, "--reason", "enough"); c.code != 0 {
+		t.Fatalf("cancel: exit %d %s %s", c.code, c.stdout, c.stderr)
+	}
+	if code := l.wait(t); code != 3 {
+		t.Fatalf("the watched run exited %d, want 3\n%s", code, l.stderr.String())
+	}
+	fin := l.waitEvent(t, "run_finished", isType("run_finished"))
+	if data(fin)["status"] != "cancelled" || strings.Contains(l.stderr.String(), "interrupted") {
+		t.Fatalf("the watching terminal did not report a cancel: %v\n%s", data(fin), l.stderr.String())
+	}
+}
+
+// runWorktree is the worktree of run id.
+func runWorktree(t *testing.T, dir, id string) string {
+	t.Helper()
+	var s struct {
+		Workspace struct {
+			Worktree string `json:"worktree"`
+		} `json:"workspace"`
+	}
+	st := ultra(t, dir, "status", id, "--json")
+	if err := json.Unmarshal([]byte(st.stdout), &s); err != nil || s.Workspace.Worktree == "" {
+		t.Fatalf("status: %v\n%s", err, st.stdout)
+	}
+	return s.Workspace.Worktree
+}
+
+// With --no-wait a manual run stops at the call that needs a person;
+// ultra approve --call continues it, and the call runs then.
+func TestManualNoWait(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, calls(call("read", map[string]any{"file_path": "calc/calc.go"})))
+	res := ultra(t, dir, runArgs(m, "--control", "manual", "--no-wait", "fix calc")...)
+	if res.code != 3 || !strings.Contains(res.stderr, "call_1 (read) waits for a person's approval") {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	if r := ultra(t, dir, "resume", id); r.code != 2 || !strings.Contains(r.stderr, "ultra approve "+id+" --call call_1") {
+		t.Fatalf("resume without a decision: exit %d %s", r.code, r.stderr)
+	}
+	if r := ultra(t, dir, "approve", id, "--call", "call_9"); r.code != 2 || !strings.Contains(r.stderr, "waits on call call_1") {
+		t.Fatalf("approve of another call: exit %d %s", r.code, r.stderr)
+	}
+	m2 := newModel(t, calls(call("glob", map[string]any{"pattern": "**/*.go"})))
+	a := ultra(t, dir, "approve", id, "--call", "call_1", "--no-wait", "--output", "jsonl", "--base-url", m2.url)
+	if a.code != 3 || !strings.Contains(a.stderr, "(glob) waits for a person's approval") {
+		t.Fatalf("approve: exit %d\n%s", a.code, a.stderr)
+	}
+	body := string(m2.srv.Requests()[0].Body)
+	if !strings.Contains(body, "It was approved and ran") || !strings.Contains(body, "return a - b") {
+		t.Fatalf("the approved call's result did not reach the model:\n%s", body)
+	}
+}
+
+// Assisted control pauses at the end of each unit (a phase); ultra next
+// goes on for one more.
+func TestAssistedPausesAndNext(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	steps := fixSteps()
+	m := newModel(t, steps[:2]...)
+	res := ultra(t, dir, runArgs(m, "--control", "assisted", "--no-wait", "fix calc")...)
+	if res.code != 3 || !strings.Contains(res.stderr, "needs_approval") {
+		t.Fatalf("plan: exit %d\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	m2 := newModel(t, steps[2:]...)
+	a := ultra(t, dir, "approve", id, "--no-wait", "--output", "jsonl", "--base-url", m2.url)
+	if a.code != 3 || !strings.Contains(a.stderr, "paused") {
+		t.Fatalf("approve: exit %d\n%s", a.code, a.stderr)
+	}
+	// It paused after building (the edit and the move to verifying),
+	// before anything of verifying ran.
+	if st := ultra(t, dir, "status", id, "--json"); !strings.Contains(st.stdout, `"phase": "verifying"`) || !strings.Contains(st.stdout, `"status": "paused"`) {
+		t.Fatalf("status after the unit:\n%s", st.stdout)
+	}
+	if n := len(m2.srv.Requests()); n != 2 {
+		t.Fatalf("%d model requests in the unit, want 2", n)
+	}
+	tk := ultra(t, dir, "tasks", "--json")
+	if !strings.Contains(tk.stdout, "ultra next "+id) {
+		t.Fatalf("tasks does not name the next action:\n%s", tk.stdout)
+	}
+	n := ultra(t, dir, "next", id, "--no-wait", "--output", "jsonl", "--base-url", m2.url)
+	if n.code != 3 && n.code != 0 {
+		t.Fatalf("next: exit %d\n%s", n.code, n.stderr)
+	}
+	// verify ran once in that unit.
+	if len(ofType(n.events(t), "verify_result")) != 1 {
+		t.Fatalf("next ran %d verifications", len(ofType(n.events(t), "verify_result")))
+	}
+}
+
+// A person steers a live run from another process at each scope; the
+// change is applied where its scope says, recorded, and its effects hold.
+func TestSteerLiveScopes(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t,
+		// The first answer is set aside by a steering "now" and never seen.
+		step{"delay_ms": 5000, "text": "an answer set aside"},
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		calls(call("bash", map[string]any{"command": "sleep 2; ls"})),
+		calls(call("goals", calcGoals())),
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"})),
+		step{"delay_ms": 5000, "tool_calls": []map[string]any{call("bash", map[string]any{"command": "echo x > calc/extra.txt"})}},
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})),
+		approve(),
+	)
+	l := startLive(t, dir, runArgs(m, "fix calc")...)
+	first := l.waitEvent(t, "the first request", isType("model_request"))
+	id := first["run"].(string)
+
+	// now: the answer in flight is set aside and asked again.
+	s := ultra(t, dir, "steer", id, "--model-mode", "fast", "--scope", "now", "--reason", "cheaper")
+	if s.code != 0 || !strings.Contains(s.stdout, "applied") {
+		t.Fatalf("steer now: exit %d %s %s", s.code, s.stdout, s.stderr)
+	}
+	l.waitEvent(t, "the model mode change", func(e map[string]any) bool {
+		return e["type"] == "axis_changed" && data(e)["axis"] == "model_mode" && data(e)["scope"] == "now"
+	})
+	// after-current-tool: asked while the sleep runs, applied after it.
+	sleep := l.waitEvent(t, "the sleep", func(e map[string]any) bool { return e["type"] == "tool_call" && e["data"].(map[string]any)["tool"] == "bash" })
+	_ = sleep
+	if s := ultra(t, dir, "steer", id, "--model-mode", "deep", "--scope", "after-current-tool"); s.code != 0 {
+		t.Fatalf("steer after-current-tool: exit %d %s", s.code, s.stderr)
+	}
+	// after-current-unit: asked in planning, applied when planning ends.
+	if s := ultra(t, dir, "steer", id, "--model-mode", "smart", "--scope", "after-current-unit"); s.code != 0 {
+		t.Fatalf("steer after-current-unit: exit %d %s", s.code, s.stderr)
+	}
+	// Impossible: a build run cannot become a chat; refused at once.
+	if s := ultra(t, dir, "steer", id, "--mode", "chat", "--scope", "next-milestone"); s.code != 2 || !strings.Contains(s.stderr, "cannot become chat") {
+		t.Fatalf("impossible steer: exit %d %s %s", s.code, s.stdout, s.stderr)
+	}
+	// restricted, now, while the model answers with a write: the write
+	// meets the new profile.
+	edit := l.waitEvent(t, "the edit", func(e map[string]any) bool { return e["type"] == "tool_result" && data(e)["tool"] == "edit" })
+	_ = edit
+	if s := ultra(t, dir, "steer", id, "--permission-profile", "restricted", "--scope", "now", "--reason", "read-only from here"); s.code != 0 {
+		t.Fatalf("steer restricted: exit %d %s", s.code, s.stderr)
+	}
+	code := l.wait(t)
+	evs := l.events()
+	toolDone := seqOf(t, evs, "sleep result", func(e map[string]any) bool {
+		return e["type"] == "tool_result" && data(e)["tool"] == "bash"
+	})
+	assisted := seqOf(t, evs, "model mode → deep", func(e map[string]any) bool {
+		return e["type"] == "axis_changed" && data(e)["to"] == "deep"
+	})
+	if assisted < toolDone {
+		t.Errorf("after-current-tool applied (#%v) before the tool finished (#%v)", assisted, toolDone)
+	}
+	pending := seqOf(t, evs, "after-current-unit pending", func(e map[string]any) bool {
+		return e["type"] == "control" && data(e)["scope"] == "after-current-unit" && data(e)["outcome"] == "pending"
+	})
+	planned := seqOf(t, evs, "the unit's end", func(e map[string]any) bool {
+		return e["type"] == "phase_changed" && e["seq"].(float64) > pending
+	})
+	auto := seqOf(t, evs, "model mode → smart", func(e map[string]any) bool {
+		return e["type"] == "axis_changed" && data(e)["to"] == "smart" && data(e)["scope"] == "after-current-unit"
+	})
+	if auto < planned {
+		t.Errorf("after-current-unit applied (#%v) before the unit it was asked in ended (#%v)", auto, planned)
+	}
+	// The write under restricted never reached the worktree.
+	wt := runWorktree(t, dir, id)
+	if _, err := os.Stat(filepath.Join(wt, "calc", "extra.txt")); err == nil {
+		var seq []string
+		for _, e := range evs {
+			d, _ := json.Marshal(e["data"])
+			seq = append(seq, fmt.Sprintf("#%v %v %.160s", e["seq"], e["type"], d))
+		}
+		t.Errorf("a write ran after the profile was steered to restricted:\n%s", strings.Join(seq, "\n"))
+	}
+	// Every transition is recorded with its scope and who asked.
+	st := ultra(t, dir, "status", id, "--json")
+	for _, want := range []string{`"scope": "now"`, `"scope": "after-current-tool"`, `"scope": "after-current-unit"`, `"session": "pid `} {
+		if !strings.Contains(st.stdout, want) {
+			t.Errorf("status lacks %s", want)
+		}
+	}
+	// The request for fast reached the model: later reminders say so.
+	reqs := m.srv.Requests()
+	if !strings.Contains(reqs[len(reqs)-1].LastUser, "| restricted | smart |") {
+		t.Errorf("the reminder does not show the steered axes: %q", reqs[len(reqs)-1].LastUser)
+	}
+	_ = code
+}
+
+// ultra pause stops a live run at its next safe point (resumable), ultra
+// stop marks it stopped.
+func TestPauseAndStopLive(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, step{"delay_ms": 20000, "text": "slow"})
+	l := startLive(t, dir, runArgs(m, "fix calc")...)
+	id := l.waitEvent(t, "the request", isType("model_request"))["run"].(string)
+	if p := ultra(t, dir, "pause", id); p.code != 0 || !strings.Contains(p.stdout, "applied") {
+		t.Fatalf("pause: exit %d %s %s", p.code, p.stdout, p.stderr)
+	}
+	if code := l.wait(t); code != 3 {
+		t.Fatalf("paused run exited %d", code)
+	}
+	if fin := l.waitEvent(t, "finished", isType("run_finished")); data(fin)["status"] != "paused" {
+		t.Fatalf("finished %v", data(fin))
+	}
+	if p := ultra(t, dir, "pause", id); p.code != 2 || !strings.Contains(p.stderr, "no process drives") {
+		t.Fatalf("pause of a paused run: exit %d %s", p.code, p.stderr)
+	}
+	if s := ultra(t, dir, "stop", id); s.code != 0 {
+		t.Fatalf("stop: exit %d %s", s.code, s.stderr)
+	}
+	if st := ultra(t, dir, "status", id, "--json"); !strings.Contains(st.stdout, `"status": "stopped"`) {
+		t.Fatalf("status after stop:\n%s", st.stdout)
+	}
+}
