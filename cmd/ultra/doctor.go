@@ -44,7 +44,7 @@ func newDoctorCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
-	cmd.AddCommand(newDoctorFixCmd())
+	cmd.AddCommand(newDoctorFixCmd(), newDoctorHealCmd())
 	return cmd
 }
 

@@ -149,6 +149,7 @@ func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOpti
 	}
 	o := f.options(p, pc, sinks)
 	o.Store = st
+	o.Health = healthProblems(p, st)
 	ro.Budgets = f.explicitBudgets()
 	ctx, stop := interruptible()
 	defer stop()
@@ -165,7 +166,7 @@ func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOpti
 // isStateError recognises refusals to resume a run in the wrong state.
 func isStateError(err error) bool {
 	s := err.Error()
-	return strings.Contains(s, "already complete") || strings.Contains(s, "was cancelled") || strings.Contains(s, "no plan waiting")
+	return strings.Contains(s, "already complete") || strings.Contains(s, "was cancelled") || strings.Contains(s, "no plan waiting") || strings.Contains(s, "waits for a person's decision")
 }
 
 // wouldContinue reports whether resuming row would go on to the model;

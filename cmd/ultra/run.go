@@ -384,9 +384,16 @@ func newStartCmd(planOnly bool) *cobra.Command {
 			defer st.Close()
 			o := f.options(p, pc, sinks)
 			o.Store = st
+			o.Health = healthProblems(p, st)
+			repairWhy := ""
+			if phase.Worktree(a.Mode) {
+				if repairWhy, err = dispatchCheck(cmd, p, st); err != nil {
+					return err
+				}
+			}
 			ctx, stop := interruptible()
 			defer stop()
-			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: allowTestChanges,
+			spec := agent.Spec{RepairFirst: repairWhy, Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: allowTestChanges,
 				Brief: briefText, PlanOnly: planOnly}
 			dir, err := p.worktreeDir()
 			if err != nil {

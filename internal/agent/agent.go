@@ -91,6 +91,9 @@ type Options struct {
 	// OneUnit: the run goes on for one unit (a phase), then pauses
 	// (ultra next on a run no process drives).
 	OneUnit bool
+	// Health is doctor's check of what blocks verified work (nil: none):
+	// a repair-mode run's verification passes only when it finds nothing.
+	Health func(ctx context.Context, workdir string) []string
 	// PollEvery is how often a live run looks for requests from other
 	// processes (default 200ms).
 	PollEvery time.Duration
@@ -120,6 +123,10 @@ type Spec struct {
 	PlanOnly bool
 	// Review is what a review-mode run inspects.
 	Review *ReviewSpec
+	// RepairFirst, when set, is why the health check before the run
+	// turned it to repair mode (repair.on_unhealthy = auto): the run
+	// starts in repair and the change of mode is recorded as ultra's.
+	RepairFirst string
 	// Worktree, when set, gives the run its own git worktree and branch
 	// (ultra/<run-id>) cut from Repo's base: Workdir and Cwd are then
 	// mapped into it.
@@ -156,6 +163,10 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	}
 	now := o.Now()
 	id := NewRunID(now)
+	asked := spec.Axes
+	if spec.RepairFirst != "" {
+		spec.Axes.Mode = phase.Repair
+	}
 	mode := spec.Axes.Mode
 	if !phase.Worktree(mode) {
 		// Read-only modes (chat, research, review) work where they are:
@@ -222,10 +233,20 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		Contained: o.sandboxStatus().Available, Sandbox: o.sandboxStatus().Summary(),
 	})
 	r.warnUncontained()
-	for _, c := range axes.Diff(axes.Axes{}, spec.Axes) {
+	for _, c := range axes.Diff(axes.Axes{}, asked) {
 		r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "axis", Axis: c.Axis, From: c.From, To: c.To, By: "person", Reason: "run started", At: now})
 	}
-	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: taskMessage(mode, spec.Task, spec.Brief)})
+	for _, c := range axes.Diff(asked, spec.Axes) {
+		reason := "the health check before the run: " + spec.RepairFirst
+		r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "axis", Axis: c.Axis, From: c.From, To: c.To, By: "system", Reason: reason, At: now})
+		r.emit(event.AxisChanged, event.AxisChangedData{Axis: c.Axis, From: c.From, To: c.To, Reason: reason, By: "system", Axes: spec.Axes})
+	}
+	first := taskMessage(mode, spec.Task, spec.Brief)
+	if spec.RepairFirst != "" {
+		first = "ultra's health check before this run found what blocks verified work here; this run repairs it first (it is in repair mode):\n" +
+			spec.RepairFirst + "\n\nThe task asked for, which a person runs again once the repair is done:\n" + first
+	}
+	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: first})
 	if phase.Worktree(mode) {
 		r.startBaseline(ctx)
 	}

@@ -131,6 +131,14 @@ func (r *runner) runVerify(ctx context.Context, _ json.RawMessage) tool.Result {
 		// Fail closed: a gate that cannot record its decision proves nothing.
 		d = gate.Decision{Status: gate.NotEvaluated, Reasons: []string{"the gate could not record its decision: " + err.Error()}}
 	}
+	if d.Status.Advances() && r.st.Phase.ModeName() == phase.Repair && r.o.Health != nil {
+		// A repair is verified by the gate and by doctor: the tests pass
+		// and nothing that blocks verified work is left.
+		if probs := r.o.Health(ctx, r.row.Workdir); len(probs) > 0 {
+			d.Status = gate.Fail
+			d.Reasons = append([]string{"the tests pass, but ultra doctor still finds what blocks verified work: " + strings.Join(probs, "; ")}, d.Reasons...)
+		}
+	}
 	ev := verifyEvent(d, path)
 	ev.Duration = r.o.Now().Sub(start).Round(time.Millisecond).String()
 	r.emit(event.VerifyResult, ev)

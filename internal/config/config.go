@@ -24,6 +24,9 @@ type Config struct {
 	Workspace Workspace `toml:"workspace"`
 	// Goals says what a run does when a goal fails.
 	Goals Goals `toml:"goals"`
+	// Repair says what a run does when the health check before it finds
+	// something that blocks verified work.
+	Repair Repair `toml:"repair"`
 	// Pricing overrides the built-in pricing table: model → price.
 	Pricing map[string]Price `toml:"pricing"`
 
@@ -80,6 +83,15 @@ type Goals struct {
 	// (the default: a person decides) or "continue" (the run moves on to
 	// the next goal; it escalates at the end, listing the failed goals).
 	OnFailure string `toml:"on_failure"`
+}
+
+// Repair configures the health check before a run starts.
+type Repair struct {
+	// OnUnhealthy: "auto" (ultra fixes what code can, and the run starts
+	// in repair mode to fix the rest), "ask" (the default: a person is
+	// asked; without a terminal the run does not start) or "log-only"
+	// (the run starts and the findings are recorded).
+	OnUnhealthy string `toml:"on_unhealthy"`
 }
 
 // Verify overrides test detection.
@@ -239,7 +251,7 @@ func loadFile(path string, c *Config) error {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,api,max_retries,stream,modes,context_window,thinking_budget,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout,unix_sockets,cache}, goals.{on_failure}, workspace.{dir,protected,author_name,author_email,setup}, pricing.MODEL.{input,output,cache_read,cache_write})",
+		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,api,max_retries,stream,modes,context_window,thinking_budget,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout,unix_sockets,cache}, goals.{on_failure}, repair.{on_unhealthy}, workspace.{dir,protected,author_name,author_email,setup}, pricing.MODEL.{input,output,cache_read,cache_write})",
 			path, keyLine(string(data), k[len(k)-1]), k.String())
 	}
 	return c.validate(path, string(data))
@@ -290,6 +302,9 @@ func (c *Config) validate(path, text string) error {
 	}
 	if f := c.Goals.OnFailure; f != "" && f != "escalate" && f != "continue" {
 		return fmt.Errorf("config %s:%d: goals.on_failure must be \"escalate\" or \"continue\", not %q", path, keyLine(text, "on_failure"), f)
+	}
+	if f := c.Repair.OnUnhealthy; f != "" && f != "auto" && f != "ask" && f != "log-only" {
+		return fmt.Errorf("config %s:%d: repair.on_unhealthy must be \"auto\", \"ask\" or \"log-only\", not %q", path, keyLine(text, "on_unhealthy"), f)
 	}
 	if c.Verify.Command != nil && len(c.Verify.Command) == 0 {
 		return fmt.Errorf("config %s:%d: verify.command is an empty list: give at least one command, or remove the key to detect one", path, keyLine(text, "command"))

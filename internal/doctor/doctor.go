@@ -42,6 +42,9 @@ const (
 	KindSandbox          = "sandbox-missing"
 	KindGit              = "git-missing"
 	KindGateKey          = "gate-key-readable"
+	// KindBaseGate: the last measurement of the checkout's tree found its
+	// test suite could not run or be read: no run from it can be verified.
+	KindBaseGate = "base-gate-broken"
 )
 
 // HeartbeatStale is how old a running run's heartbeat may be before
@@ -107,6 +110,17 @@ type Observations struct {
 	RunnerNote string       // why the test runners were not checked
 	Provider   *ProviderObs // nil: no model server configured
 	Env        EnvObs
+	// BaseGate is the last baseline measured of the checkout's tree (nil
+	// when none was).
+	BaseGate *BaseGateObs
+}
+
+// BaseGateObs is a run's baseline of the tree the checkout is at.
+type BaseGateObs struct {
+	Tree      string
+	Run       string // the run that measured it
+	Evaluated bool
+	Reason    string
 }
 
 // RunObs is a stored run as doctor sees it.
@@ -212,6 +226,11 @@ func Assess(o Observations, now time.Time) Report {
 	}
 	if o.Env.GitMissing {
 		add(Finding{ID: KindGit, Severity: Error, Subject: "git", Problem: "git is not installed: ultra works in git repositories", Fix: "install git (apt-get install git)"})
+	}
+	if b := o.BaseGate; b != nil && !b.Evaluated {
+		add(Finding{ID: KindBaseGate, Severity: Error, Subject: "tree " + short(b.Tree), Run: b.Run,
+			Problem: "the checkout's test suite could not run or be read when run " + b.Run + " measured it (" + b.Reason + "): no run from this tree can be verified",
+			Fix:     "ultra doctor heal (a repair run makes the suite run), or set verify.command in .ultra/config"})
 	}
 	if o.Env.GateKey != "" && o.Env.GateKeyMode&0o077 != 0 {
 		add(Finding{ID: KindGateKey, Severity: Error, Subject: o.Env.GateKey, Path: o.Env.GateKey, Auto: true,
@@ -442,4 +461,62 @@ func isAssignment(f string) bool {
 		}
 	}
 	return name != ""
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// Dispatch policies (project config repair.on_unhealthy): what a run does
+// when the health check before it starts finds something that blocks
+// verified work.
+const (
+	PolicyAuto    = "auto"     // fix what code can, then repair the rest: the run starts in repair mode
+	PolicyAsk     = "ask"      // ask the person (in a terminal); without one, refuse to start
+	PolicyLogOnly = "log-only" // start anyway and record the findings
+)
+
+// Policies lists the dispatch policies.
+var Policies = []string{PolicyAuto, PolicyAsk, PolicyLogOnly}
+
+// Dispatch actions.
+const (
+	Proceed = "proceed"
+	Repair  = "repair"
+	Ask     = "ask"
+)
+
+// blocksDispatch are the findings that keep any run from being verified
+// or recorded truly: a corrupt store, no git, a readable gate key, a test
+// suite that cannot run, a test runner that is missing.
+var blocksDispatch = map[string]bool{KindStoreUnreadable: true, KindStoreIntegrity: true, KindGit: true,
+	KindGateKey: true, KindBaseGate: true, KindMissingRunner: true}
+
+// Blocking are the findings of r that block dispatch.
+func Blocking(r Report) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if blocksDispatch[f.Kind()] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Dispatch decides what a run about to start does under policy when the
+// health check found blocking (the findings that block dispatch).
+func Dispatch(policy string, blocking []Finding) string {
+	if len(blocking) == 0 {
+		return Proceed
+	}
+	switch policy {
+	case PolicyAuto:
+		return Repair
+	case PolicyLogOnly:
+		return Proceed
+	}
+	return Ask
 }

@@ -35,6 +35,11 @@ func TestAssess(t *testing.T) {
 		{name: "running with a dead process", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "running", PID: 42}}},
 			findings: []want{{"stale-heartbeat:r1", Warning, true, "interrupted"}},
 			notes:    []string{"ultra resume r1"}},
+		{name: "a base whose suite cannot run", obs: Observations{Provider: &ProviderObs{Reachable: true},
+			BaseGate: &BaseGateObs{Tree: "0123456789abcdef", Run: "r1", Reason: "no test command found"}},
+			findings: []want{{"base-gate-broken", Error, false, "ultra doctor heal"}}},
+		{name: "a base with failing tests is a task, not a finding", obs: Observations{Provider: &ProviderObs{Reachable: true},
+			BaseGate: &BaseGateObs{Tree: "0123456789abcdef", Run: "r1", Evaluated: true}}},
 		{name: "interrupted is only a note", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "interrupted"}}},
 			notes: []string{"run r1 was interrupted and can be resumed: ultra resume r1"}},
 		{name: "interrupted with its worktree gone: no note", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "interrupted", Gone: "removed"}}}},
@@ -163,5 +168,36 @@ func TestFindingKind(t *testing.T) {
 	}
 	if k := (Finding{ID: "git-missing"}).Kind(); k != KindGit {
 		t.Fatalf("kind %q", k)
+	}
+}
+
+func TestDispatch(t *testing.T) {
+	blocking := []Finding{{ID: KindBaseGate}}
+	cases := []struct {
+		policy   string
+		blocking []Finding
+		want     string
+	}{
+		{PolicyAuto, nil, Proceed},
+		{PolicyAsk, nil, Proceed},
+		{PolicyLogOnly, nil, Proceed},
+		{PolicyAuto, blocking, Repair},
+		{PolicyAsk, blocking, Ask},
+		{PolicyLogOnly, blocking, Proceed},
+		{"", blocking, Ask}, // unset: ask
+		{"nonsense", blocking, Ask},
+	}
+	for _, c := range cases {
+		if got := Dispatch(c.policy, c.blocking); got != c.want {
+			t.Errorf("Dispatch(%q, %d) = %s, want %s", c.policy, len(c.blocking), got, c.want)
+		}
+	}
+	r := Report{Findings: []Finding{{ID: "stale-lock:r1"}, {ID: KindStoreIntegrity}, {ID: "missing-runner:go"}, {ID: "orphaned-branch:ultra/x"}, {ID: KindBaseGate}}}
+	var ids []string
+	for _, f := range Blocking(r) {
+		ids = append(ids, f.ID)
+	}
+	if strings.Join(ids, ",") != "store-integrity,missing-runner:go,base-gate-broken" {
+		t.Fatalf("blocking: %v", ids)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/goal/ledger"
 	"github.com/ultra-dev/ultra/internal/store"
@@ -39,7 +40,11 @@ type Env struct {
 	// SkipEnvironment leaves the machine's checks (sandbox, git, gate key,
 	// programs) out, for callers that only want the repository's state.
 	SkipEnvironment bool
-	Now             func() time.Time
+	// DispatchOnly checks only what blocks verified work (the store, the
+	// environment, the test runners, the checkout's last baseline): the
+	// quick health check before a run starts and a repair's verification.
+	DispatchOnly bool
+	Now          func() time.Time
 }
 
 // Provider is a configured model server and how to ask it whether it
@@ -112,14 +117,24 @@ func Observe(ctx context.Context, e Env) (Observations, Environment) {
 		return o, env
 	}
 	defer closeStore()
-	if problems, err := st.IntegrityCheck(ctx); err != nil {
-		o.Integrity = []string{err.Error()}
-	} else {
-		o.Integrity = problems
+	if !e.DispatchOnly {
+		if problems, err := st.IntegrityCheck(ctx); err != nil {
+			o.Integrity = []string{err.Error()}
+		} else {
+			o.Integrity = problems
+		}
 	}
-	rows, err := st.ListRuns(ctx, 1<<30)
+	limit := 1 << 30
+	if e.DispatchOnly {
+		limit = 50 // the newest baselines are the ones that matter
+	}
+	rows, err := st.ListRuns(ctx, limit)
 	if err != nil {
 		o.StoreError = "listing its runs: " + err.Error()
+		return o, env
+	}
+	o.BaseGate = observeBaseGate(ctx, e, rows)
+	if e.DispatchOnly {
 		return o, env
 	}
 	byID := map[string]*store.Run{}
@@ -498,4 +513,21 @@ func observeProvider(ctx context.Context, p *Provider) *ProviderObs {
 	defer cancel()
 	o.Reachable, o.Status = p.Probe(ctx)
 	return o
+}
+
+// observeBaseGate finds the newest baseline a run measured of the tree the
+// checkout's HEAD is at.
+func observeBaseGate(ctx context.Context, e Env, rows []*store.Run) *BaseGateObs {
+	tree, err := workspace.Git(ctx, e.Root, "rev-parse", "HEAD^{tree}")
+	if err != nil || tree == "" {
+		return nil
+	}
+	for _, row := range rows { // newest first
+		b, err := gatefile.ReadBaseline(agent.RunDir(e.StateRoot, row.ID))
+		if err != nil || b == nil || b.Tree != tree || b.Unfinished {
+			continue
+		}
+		return &BaseGateObs{Tree: tree, Run: row.ID, Evaluated: b.Evaluated, Reason: b.Reason}
+	}
+	return nil
 }
