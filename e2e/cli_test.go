@@ -222,7 +222,7 @@ func TestModelsCommand(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
 	m := newModel(t, text("x"))
-	res := ultraWithEnv(t, dir, []string{"OPENAI_BASE_URL=" + m.url}, "models", "--json")
+	res := ultraWithEnv(t, dir, []string{"OPENAI_BASE_URL=" + m.url}, "models", "--providers", "--json")
 	var list []map[string]any
 	if err := json.Unmarshal([]byte(res.stdout), &list); err != nil || res.code != 0 {
 		t.Fatalf("%v %d %s %s", err, res.code, res.stdout, res.stderr)

@@ -356,13 +356,18 @@ func TestAssistedControlWaitsForApproval(t *testing.T) {
 		t.Fatalf("finish %v", fin)
 	}
 	id := runID(t, evs)
-	res2 := ultra(t, dir, "approve", id, "--output", "jsonl", "--base-url", m.url)
-	if res2.code != 0 {
+	// Approved, the run goes on for its unit (building), then pauses for
+	// a person again (--no-wait: it ends paused instead of waiting).
+	res2 := ultra(t, dir, "approve", id, "--no-wait", "--output", "jsonl", "--base-url", m.url)
+	if res2.code != 3 || data(ofType(res2.events(t), "run_finished")[0])["status"] != "paused" {
 		t.Fatalf("approve exit %d\n%s\n%s", res2.code, res2.stdout, res2.stderr)
 	}
-	pc := data(ofType(res2.events(t), "phase_changed")[0])
-	if pc["to"] != "building" || pc["by"] != "person" {
+	pcs := ofType(res2.events(t), "phase_changed")
+	if pc := data(pcs[0]); pc["to"] != "building" || pc["by"] != "person" {
 		t.Fatalf("first transition after approval %v", pc)
+	}
+	if pc := data(pcs[len(pcs)-1]); pc["to"] != "verifying" {
+		t.Fatalf("the unit did not end at verifying: %v", pc)
 	}
 }
 
@@ -401,8 +406,15 @@ func TestModelUnreachable(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, map[string]string{"go.mod": calcProject["go.mod"], ".ultra/config": "[model]\nmax_retries = 0\n"})
 	res := ultra(t, dir, "run", "--output", "jsonl", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "fix")
-	if res.code != 1 || !strings.Contains(res.stderr, "model request failed") || !strings.Contains(res.stderr, "ultra resume") {
+	if res.code != 1 || !strings.Contains(res.stderr, "cannot reach the model server at http://127.0.0.1:1/v1") {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	// Found before anything was made: no run, no branch.
+	if r := ultra(t, dir, "runs", "--json"); strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("a run was made: %s", r.stdout)
+	}
+	if b := git(t, dir, "branch", "--list", "ultra/*"); strings.TrimSpace(b) != "" {
+		t.Fatalf("a branch was made: %s", b)
 	}
 	// With no key and no server, the message says what ultra tried.
 	res = ultra(t, dir, "run", "--output", "jsonl", "fix")

@@ -36,11 +36,24 @@ func landingErr(err error) error {
 // openLanding opens the project and, unless id is "", finds the run, for
 // a landing command; close the store when done.
 func openLanding(cmd *cobra.Command, id string) (landing.Options, *store.Store, string, error) {
+	return openLandingRun(cmd, id, id == "")
+}
+
+// openRunLanding is openLanding for a command that names a run: an empty
+// id is a usage error, not "every run".
+func openRunLanding(cmd *cobra.Command, id string) (landing.Options, *store.Store, string, error) {
+	if err := requireRunID(id); err != nil {
+		return landing.Options{}, nil, "", err
+	}
+	return openLandingRun(cmd, id, false)
+}
+
+func openLandingRun(cmd *cobra.Command, id string, noRun bool) (landing.Options, *store.Store, string, error) {
 	var p *project
 	var st *store.Store
 	var row *store.Run
 	var err error
-	if id == "" {
+	if noRun {
 		p, st, err = openProject(cmd)
 	} else {
 		p, st, row, err = openRun(cmd, id)
@@ -68,7 +81,7 @@ func newDiffCmd() *cobra.Command {
 			"(committed and uncommitted changes, new files included), or only the branch's commits with --committed.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o, st, id, err := openLanding(cmd, args[0])
+			o, st, id, err := openRunLanding(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -110,7 +123,7 @@ func newLandCmd() *cobra.Command {
 			"local changes). Exit 3 when landing is refused.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o, st, id, err := openLanding(cmd, args[0])
+			o, st, id, err := openRunLanding(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -148,7 +161,7 @@ func newUndoCmd() *cobra.Command {
 			"Either way ultra says what it drops; --dry-run only says it. Exit 3 when undo is refused.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o, st, id, err := openLanding(cmd, args[0])
+			o, st, id, err := openRunLanding(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -171,10 +184,19 @@ func printUndo(w io.Writer, res *landing.Undone) {
 	if res.DryRun {
 		verb = "would drop"
 	}
-	if res.To != "" {
+	switch {
+	case res.To != "" && res.DryRun:
+		fmt.Fprintf(w, "run %s: would reset %s to its last green commit %s\n", res.Run, res.Branch, short(res.To))
+	case res.To != "":
 		fmt.Fprintf(w, "run %s: %s reset to its last green commit %s\n", res.Run, res.Branch, short(res.To))
-	} else {
+	case res.DryRun && res.Worktree != "":
+		fmt.Fprintf(w, "run %s: would remove its worktree and branch %s\n", res.Run, res.Branch)
+	case res.DryRun:
+		fmt.Fprintf(w, "run %s: would remove branch %s (its worktree is already gone)\n", res.Run, res.Branch)
+	case res.Worktree != "":
 		fmt.Fprintf(w, "run %s: worktree and branch %s removed\n", res.Run, res.Branch)
+	default:
+		fmt.Fprintf(w, "run %s: branch %s removed (its worktree was already gone)\n", res.Run, res.Branch)
 	}
 	if res.DryRun {
 		fmt.Fprintln(w, "(dry run: nothing was changed)")
@@ -223,12 +245,16 @@ func newGCCmd() *cobra.Command {
 			if len(done) == 0 && err == nil {
 				fmt.Fprintln(w, "nothing to collect")
 			}
+			width := 8
+			for _, c := range done {
+				width = max(width, len(c.Action))
+			}
 			for _, c := range done {
 				who := c.Run
 				if who == "" {
 					who = "(no run)"
 				}
-				fmt.Fprintf(w, "%-8s %s %s", c.Action, who, c.Path)
+				fmt.Fprintf(w, "%-*s %s %s", width, c.Action, who, c.Path)
 				if c.Detail != "" {
 					fmt.Fprintf(w, ": %s", c.Detail)
 				}

@@ -81,6 +81,9 @@ func goalsRun(cmd *cobra.Command, id string) (*project, *store.Run, error) {
 func loadGoals(cmd *cobra.Command, args []string) (*store.Run, *goal.File, error) {
 	id := ""
 	if len(args) > 0 {
+		if err := requireRunID(args[0]); err != nil {
+			return nil, nil, err
+		}
 		id = args[0]
 	}
 	_, row, err := goalsRun(cmd, id)
@@ -151,7 +154,7 @@ func newGoalsCriteriaCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ids []string
-			if runID != "" {
+			if runID != "" || cmd.Flags().Changed("run") {
 				ids = []string{runID}
 			}
 			_, f, err := loadGoals(cmd, ids)
@@ -243,6 +246,11 @@ func newGoalsLedgerCmd() *cobra.Command {
 		Short: "Print a run's ledger; --verify checks its hash chain and says where it breaks (exit 1)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("run") {
+				if err := requireRunID(runID); err != nil {
+					return err
+				}
+			}
 			p, row, err := goalsRun(cmd, runID)
 			if err != nil {
 				return err
@@ -320,6 +328,9 @@ Only a person may weaken or remove an accepted essential criterion.`,
   ultra goals steer RUN --kind mark_blocked_superseded --goal G003 --note "needs the vendor's API" --evidence "..." --rationale "..."`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireRunID(args[0]); err != nil {
+				return err
+			}
 			// A person's typing mistakes are usage errors, not steering the
 			// ledger records.
 			switch {

@@ -8,14 +8,103 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/sandbox"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is set at build time with -ldflags "-X main.version=…"; left
+// as "dev", the module version the build recorded is shown instead.
 var version = "dev"
+
+// settleFlags gives the root its --version, which has no short form:
+// -v is --verbose wherever it exists (the commands that print a run's
+// log, and ultra -p), and nothing else. The version names the commit it
+// was built from.
+func settleFlags(root *cobra.Command) {
+	bi, _ := debug.ReadBuildInfo()
+	root.Version = versionString(version, bi)
+	root.SetVersionTemplate("ultra {{.Version}}\n")
+	root.Flags().Bool("version", false, "print ultra's version and the commit it was built from")
+	flagErr := root.FlagErrorFunc()
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if strings.Contains(err.Error(), "shorthand flag: 'v'") {
+			err = fmt.Errorf("%v: -v is --verbose, a flag of the commands that print a run's log (run, plan, resume, approve, chat, ultra -p); the version is ultra --version", err)
+		}
+		return flagErr(c, err)
+	})
+}
+
+// versionString is the version ultra shows: the release set at build
+// time, else the module version the Go toolchain recorded ("dev" for a
+// build from a checkout), then the commit and whether the tree had
+// uncommitted changes, e.g. "dev (commit 5463228, modified)".
+func versionString(set string, bi *debug.BuildInfo) string {
+	v := set
+	if v == "" {
+		v = "dev"
+	}
+	if bi == nil {
+		return v
+	}
+	if v == "dev" {
+		if mv := bi.Main.Version; mv != "" && mv != "(devel)" && !pseudoVersion(mv) {
+			v = mv
+		}
+	}
+	var rev string
+	var modified bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	if len(rev) > 7 {
+		rev = rev[:7]
+	}
+	if modified {
+		return fmt.Sprintf("%s (commit %s, modified)", v, rev)
+	}
+	return fmt.Sprintf("%s (commit %s)", v, rev)
+}
+
+// pseudoVersion recognises the versions Go makes up for untagged commits
+// (v0.0.0-20250102150405-abcdef123456, v1.2.4-0.2025…-abcdef123456,
+// possibly with +dirty): they say no more than the commit does.
+func pseudoVersion(v string) bool {
+	v, _, _ = strings.Cut(v, "+")
+	i := strings.LastIndexByte(v, '-')
+	if i < 0 || len(v)-i-1 != 12 {
+		return false
+	}
+	for _, r := range v[i+1:] {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	rest := v[:i]
+	j := strings.LastIndexAny(rest, "-.")
+	if j < 0 || len(rest)-j-1 != 14 {
+		return false
+	}
+	for _, r := range rest[j+1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == check.SupervisorArg {
@@ -42,6 +131,7 @@ func usageErr(format string, a ...any) error {
 
 func run(args []string) int {
 	root := newRoot()
+	settleFlags(root)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {

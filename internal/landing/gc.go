@@ -18,8 +18,26 @@ import (
 type Collected struct {
 	Run    string // "" for a worktree no run knows
 	Path   string
-	Action string // "removed", "kept"
+	Action string // ActionRemoved, ActionKept; with a dry run ActionWouldRemove instead of ActionRemoved
 	Detail string
+}
+
+// What GC did with a worktree.
+const (
+	ActionRemoved     = "removed"
+	ActionKept        = "kept"
+	ActionWouldRemove = "would remove"
+)
+
+// dryRunWording says what a dry run would do, not what it did: "would
+// remove" for "removed", "would drop" for "dropped".
+func dryRunWording(out []Collected) {
+	for i := range out {
+		if out[i].Action == ActionRemoved {
+			out[i].Action = ActionWouldRemove
+		}
+		out[i].Detail = strings.ReplaceAll(out[i].Detail, "dropped ", "would drop ")
+	}
 }
 
 // GC removes the worktrees of finished runs (complete, cancelled, landed)
@@ -50,6 +68,9 @@ func GC(ctx context.Context, o Options, force, dryRun bool) ([]Collected, error)
 	// live process is still making them.
 	listed, err := workspace.List(ctx, o.Repo)
 	if err != nil {
+		if dryRun {
+			dryRunWording(out)
+		}
 		return out, err
 	}
 	for _, w := range listed {
@@ -91,7 +112,9 @@ func GC(ctx context.Context, o Options, force, dryRun bool) ([]Collected, error)
 		out = append(out, Collected{Path: gatefile.CacheDir(o.Agent.StateRoot), Action: "removed",
 			Detail: fmt.Sprintf("%d gate cache record(s) not used for %d days", n, int(agent.GateCacheMaxAge.Hours()/24))})
 	}
-	if !dryRun {
+	if dryRun {
+		dryRunWording(out)
+	} else {
 		_ = workspace.Prune(ctx, o.Repo)
 	}
 	return out, nil
@@ -113,7 +136,9 @@ func hasGit(dir string) bool {
 func collectRun(ctx context.Context, o Options, row *store.Run, force, dryRun bool) Collected {
 	ws := row.Workspace
 	c := Collected{Run: row.ID, Path: ws.Worktree, Action: "kept"}
-	if agent.Live(row) {
+	// A run is in progress, or was killed, as ultra runs shows it.
+	status := agent.ShownStatus(row)
+	if status == agent.StatusRunning {
 		c.Detail = "in progress"
 		return c
 	}
@@ -124,7 +149,7 @@ func collectRun(ctx context.Context, o Options, row *store.Run, force, dryRun bo
 	}
 	defer unlock()
 	// A resume may have begun since the runs were listed.
-	if fresh, err := o.Agent.Store.GetRun(ctx, row.ID); err != nil || agent.Live(fresh) {
+	if fresh, err := o.Agent.Store.GetRun(ctx, row.ID); err != nil || agent.ShownStatus(fresh) == agent.StatusRunning {
 		c.Detail = "in progress"
 		return c
 	}
@@ -136,7 +161,7 @@ func collectRun(ctx context.Context, o Options, row *store.Run, force, dryRun bo
 		case !finished && !force:
 			// Uncommitted files of a run that can go on are its work in
 			// progress (and ultra's records of it): resume keeps them.
-			c.Detail = fmt.Sprintf("the run is %s and can be resumed (ultra resume %s); --force removes it", row.Status, row.ID)
+			c.Detail = fmt.Sprintf("the run is %s and can be resumed (ultra resume %s); --force removes it", status, row.ID)
 			if len(changed) > 0 {
 				c.Detail += fmt.Sprintf(", with %d uncommitted file(s)", len(changed))
 			}

@@ -18,6 +18,10 @@ type Log struct {
 	w       io.Writer
 	color   bool
 	Verbose bool // also show model requests and full assistant text
+	// heldError is a model error's line, written with the next event: a
+	// request cut short because the run was interrupted is not a model
+	// error, and the run's end says it once.
+	heldError string
 }
 
 // New returns a log writing to w, with ANSI colours when color is set.
@@ -56,13 +60,31 @@ func (l *Log) badge(p string) string {
 // Emit writes one event.
 func (l *Log) Emit(e event.Event) {
 	line := l.format(e)
-	if line == "" {
-		return
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintln(l.w, line)
+	if held := l.heldError; held != "" {
+		l.heldError = ""
+		if !interrupted(e) {
+			fmt.Fprintln(l.w, held)
+		}
+	}
+	if d, ok := e.Data.(event.ModelResponseData); ok && d.Error != nil {
+		l.heldError = line
+		return
+	}
+	if line != "" {
+		fmt.Fprintln(l.w, line)
+	}
 }
+
+// interrupted reports the end of a run a person interrupted.
+func interrupted(e event.Event) bool {
+	d, ok := e.Data.(event.RunFinishedData)
+	return ok && d.Status == statusInterrupted
+}
+
+// statusInterrupted is the status of a run stopped by a signal.
+const statusInterrupted = "interrupted"
 
 func (l *Log) format(e event.Event) string {
 	b := l.badge(e.Phase)
@@ -229,8 +251,13 @@ func (l *Log) format(e event.Event) string {
 		if d.Status == "complete" {
 			c, mark = green, "✔"
 		}
-		return fmt.Sprintf("%s %s %s — %s\n%s   turns %d · tokens %d in / %d out · $%.4f · %s · exit %d",
-			b, l.paint(c, mark), l.paint(bold, d.Status), d.Reason, b, d.Turns, d.Usage.InputTokens, d.Usage.OutputTokens, d.Cost, d.Wall, d.ExitCode)
+		s := fmt.Sprintf("%s %s %s", b, l.paint(c, mark), l.paint(bold, d.Status))
+		if d.Reason != "" && d.Reason != d.Status {
+			s += " — " + d.Reason
+		}
+		s += fmt.Sprintf("\n%s   turns %d · tokens %d in / %d out · $%.4f · %s · exit %d",
+			b, d.Turns, d.Usage.InputTokens, d.Usage.OutputTokens, d.Cost, d.Wall, d.ExitCode)
+		return s
 	}
 	return ""
 }

@@ -52,3 +52,24 @@ func TestLog(t *testing.T) {
 		t.Error("colour without a terminal")
 	}
 }
+
+// A request cut short by Ctrl-C is not a model error: the run's end says
+// "interrupted", once.
+func TestInterruptedRunShowsNoModelError(t *testing.T) {
+	var buf bytes.Buffer
+	l := New(&buf, false)
+	l.Emit(event.Event{Run: "r1", Phase: "planning", Data: event.ModelResponseData{Turn: 1, Error: &event.ModelError{Provider: "openai", Message: "context canceled"}}})
+	l.Emit(event.Event{Run: "r1", Phase: "planning", Data: event.RunFinishedData{Status: "interrupted", Reason: "interrupted", ExitCode: 130}})
+	out := buf.String()
+	if strings.Contains(out, "model error") || strings.Count(out, "interrupted") != 1 || !strings.Contains(out, "✗ interrupted\n") {
+		t.Fatalf("log:\n%s", out)
+	}
+	// A model error that ends the run otherwise is shown, before the end.
+	buf.Reset()
+	l.Emit(event.Event{Run: "r1", Phase: "planning", Data: event.ModelResponseData{Turn: 1, Error: &event.ModelError{Provider: "openai", Message: "HTTP 500: boom"}}})
+	l.Emit(event.Event{Run: "r1", Phase: "planning", Data: event.RunFinishedData{Status: "failed", Reason: "model request failed", ExitCode: 1}})
+	out = buf.String()
+	if i, j := strings.Index(out, "model error"), strings.Index(out, "✗ failed — model request failed"); i < 0 || j < i || !strings.Contains(out, "boom") {
+		t.Fatalf("log:\n%s", out)
+	}
+}
