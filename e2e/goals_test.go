@@ -570,7 +570,7 @@ func TestHandEditedRecordsDetected(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
 	m := newModel(t, calls(call("goals", calcGoals())))
-	res := ultra(t, dir, runArgs(m, "--control", "manual", "fix calc")...)
+	res := ultra(t, dir, runArgs(m, "--control", "assisted", "fix calc")...)
 	if res.code != 3 {
 		t.Fatalf("exit %d, want 3 (waiting for approval)\n%s", res.code, res.stderr)
 	}

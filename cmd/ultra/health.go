@@ -139,36 +139,19 @@ func heal(cmd *cobra.Command, f *runFlags, control string) error {
 		return nil
 	}
 	fmt.Fprintf(w, "starting a repair run for:\n%s\n", findingsText(left))
-	if err := f.validate(); err != nil {
-		return err
-	}
-	pc, err := f.resolveProvider(p, "", "", "")
-	if err != nil {
-		return err
-	}
-	if err := preflight(ctx, pc, p); err != nil {
-		return err
-	}
-	sinks, err := f.sinks(w)
-	if err != nil {
-		return err
-	}
-	o := f.options(p, pc, sinks)
-	o.Store = st
-	o.Health = healthProblems(p, st)
 	a := axes.Default
 	a.Mode, a.Control = phase.Repair, control
-	dir, err := p.worktreeDir()
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	rctx, stop := interruptible()
-	defer stop()
-	spec := agent.Spec{Task: healTask(findingsText(left)), Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p),
-		Worktree: &agent.WorktreeSpec{Dir: dir, Setup: p.Config.Workspace.Setup, SetupTimeout: o.VerifyTimeout}}
-	out, err := agent.Start(rctx, o, spec)
-	if agent.IsPreflight(err) {
-		return usageErr("%v", err)
+	spec := agent.Spec{Task: healTask(findingsText(left)), Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p)}
+	out, err := launch(cmd, f, p, st, w, spec, func(o *agent.Options, spec *agent.Spec) error {
+		dir, err := p.worktreeDir()
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		spec.Worktree = &agent.WorktreeSpec{Dir: dir, Setup: p.Config.Workspace.Setup, SetupTimeout: o.VerifyTimeout}
+		return nil
+	})
+	if out == nil && err != nil {
+		return err
 	}
 	return finished(out, err)
 }

@@ -93,34 +93,12 @@ func researchStart(cmd *cobra.Command, f *runFlags, a axes.Axes, task string, ex
 	if err != nil {
 		return nil, err
 	}
-	if err := f.validate(); err != nil {
-		return nil, err
-	}
-	pc, err := f.resolveProvider(p, "", "", "")
-	if err != nil {
-		return nil, err
-	}
-	sinks, err := f.sinks(cmd.OutOrStdout())
-	if err != nil {
-		return nil, err
-	}
-	if err := preflight(cmd.Context(), pc, p); err != nil {
-		return nil, err
-	}
 	st, err := p.openStore()
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	o := f.options(p, pc, append(sinks, extra...))
-	o.Store = st
-	ctx, stop := interruptible()
-	defer stop()
-	out, err := agent.Start(ctx, o, agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p)})
-	if agent.IsPreflight(err) {
-		return nil, usageErr("%v", err)
-	}
-	return out, err
+	return launch(cmd, f, p, st, cmd.OutOrStdout(), agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p)}, nil, extra...)
 }
 
 // researchReportSink notes the path of the report a run wrote.

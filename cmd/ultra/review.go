@@ -88,8 +88,8 @@ func newReviewCmd() *cobra.Command {
 				}
 				defer st.Close()
 			}
-			spec := agent.Spec{Task: target.Message(), Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), Review: &target.Spec}
-			out, err := startHeadless(cmd, &f, p, st, spec)
+			spec := agent.Spec{Task: "review " + target.Spec.Target, Message: target.Message(), Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), Review: &target.Spec}
+			out, err := launch(cmd, &f, p, st, cmd.OutOrStdout(), spec, nil)
 			var ee *exitError
 			if errors.As(err, &ee) {
 				return err
@@ -124,31 +124,6 @@ func runReviewSpec(cmd *cobra.Command, st *store.Store, id string) (agent.Review
 		return agent.ReviewSpec{}, usageErr("run %s has no branch to review (a %s run works without one)", row.ID, row.Axes.Mode)
 	}
 	return agent.ReviewSpec{Run: row.ID, Base: ws.StartCommit, Head: ws.Branch}, nil
-}
-
-// startHeadless starts a run of spec with the run flags' provider and
-// surfaces, as ultra run does.
-func startHeadless(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, spec agent.Spec) (*agent.Outcome, error) {
-	pc, err := f.resolveProvider(p, "", "", "")
-	if err != nil {
-		return nil, err
-	}
-	sinks, err := f.sinks(cmd.OutOrStdout())
-	if err != nil {
-		return nil, err
-	}
-	if err := preflight(cmd.Context(), pc, p); err != nil {
-		return nil, err
-	}
-	o := f.options(p, pc, sinks)
-	o.Store = st
-	ctx, stop := interruptible()
-	defer stop()
-	out, err := agent.Start(ctx, o, spec)
-	if agent.IsPreflight(err) {
-		return nil, usageErr("%v", err)
-	}
-	return out, err
 }
 
 // reportReview prints the findings of a finished review and exits 3 when

@@ -363,47 +363,31 @@ func newStartCmd(planOnly bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := f.validate(); err != nil {
-				return err
-			}
-			pc, err := f.resolveProvider(p, "", "", "")
-			if err != nil {
-				return err
-			}
-			sinks, err := f.sinks(cmd.OutOrStdout())
-			if err != nil {
-				return err
-			}
-			if err := preflight(cmd.Context(), pc, p); err != nil {
-				return err
-			}
 			st, err := p.openStore()
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			o := f.options(p, pc, sinks)
-			o.Store = st
-			o.Health = healthProblems(p, st)
-			repairWhy := ""
-			if phase.Worktree(a.Mode) {
-				if repairWhy, err = dispatchCheck(cmd, p, st); err != nil {
+			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: allowTestChanges,
+				Brief: briefText, PlanOnly: planOnly}
+			out, err := launch(cmd, &f, p, st, cmd.OutOrStdout(), spec, func(o *agent.Options, spec *agent.Spec) error {
+				if !phase.Worktree(a.Mode) {
+					return nil
+				}
+				var err error
+				if spec.RepairFirst, err = dispatchCheck(cmd, p, st); err != nil {
 					return err
 				}
-			}
-			ctx, stop := interruptible()
-			defer stop()
-			spec := agent.Spec{RepairFirst: repairWhy, Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: allowTestChanges,
-				Brief: briefText, PlanOnly: planOnly}
-			dir, err := p.worktreeDir()
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			spec.Worktree = &agent.WorktreeSpec{Dir: dir, Base: base, IncludeUncommitted: includeUncommitted,
-				Setup: p.Config.Workspace.Setup, SetupTimeout: o.VerifyTimeout}
-			out, err := agent.Start(ctx, o, spec)
-			if agent.IsPreflight(err) {
-				return usageErr("%v", err)
+				dir, err := p.worktreeDir()
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				spec.Worktree = &agent.WorktreeSpec{Dir: dir, Base: base, IncludeUncommitted: includeUncommitted,
+					Setup: p.Config.Workspace.Setup, SetupTimeout: o.VerifyTimeout}
+				return nil
+			})
+			if out == nil && err != nil {
+				return err
 			}
 			if out != nil && out.Answer != "" && f.output != "jsonl" {
 				fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(out.Answer, "\n"))

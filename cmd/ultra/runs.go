@@ -114,6 +114,9 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 func getRun(cmd *cobra.Command, st *store.Store, id string) (*store.Run, error) {
+	if err := requireRunID(id); err != nil {
+		return nil, err
+	}
 	r, err := st.GetRun(cmd.Context(), id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, usageErr("%v (see ultra runs)", err)

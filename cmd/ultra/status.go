@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/axes"
 )
 
 func newStatusCmd() *cobra.Command {
@@ -19,6 +20,9 @@ func newStatusCmd() *cobra.Command {
 		Short: "Show a run's phase, axes, retries, budgets, plan and last events",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireRunID(args[0]); err != nil {
+				return err
+			}
 			p, st, row, err := openRun(cmd, args[0])
 			if err != nil {
 				return err
@@ -97,6 +101,31 @@ func printStatus(w io.Writer, s *agent.Status) {
 	if s.PendingPlan != "" {
 		fmt.Fprintf(w, "plan waiting for approval (ultra approve %s)\n%s\n", s.ID, indentBlock(s.PendingPlan))
 	}
+	if s.Waiting != "" {
+		fmt.Fprintf(w, "waiting  %s\n", s.Waiting)
+	}
+	if len(s.Pending) > 0 {
+		fmt.Fprintln(w, "pending requests")
+		for _, q := range s.Pending {
+			what := q.Kind
+			if len(q.Axes) > 0 {
+				var parts []string
+				for _, name := range axes.Names {
+					if v, ok := q.Axes[name]; ok {
+						parts = append(parts, name+" → "+v)
+					}
+				}
+				what += " " + strings.Join(parts, ", ")
+			}
+			if q.CallID != "" {
+				what += " call " + q.CallID
+			}
+			if q.Scope != "" {
+				what += " at " + q.Scope
+			}
+			fmt.Fprintf(w, "  #%-4d %s  %s  %s %s\n", q.ID, q.At.Local().Format("15:04:05"), what, q.Who, clip(q.Reason, 80))
+		}
+	}
 	if len(s.Todos) > 0 {
 		fmt.Fprintln(w, "todos")
 		for _, t := range s.Todos {
@@ -110,7 +139,11 @@ func printStatus(w io.Writer, s *agent.Status) {
 			if t.Kind == "axis" {
 				what = t.Axis + ": " + orDash(t.From) + " → " + t.To
 			}
-			fmt.Fprintf(w, "  %s  %-28s %-7s %s\n", t.At.Local().Format("15:04:05"), what, t.By, clip(t.Reason, 100))
+			why := t.Reason
+			if t.Scope != "" {
+				why += " [" + t.Scope + "]"
+			}
+			fmt.Fprintf(w, "  %s  %-28s %-7s %s\n", t.At.Local().Format("15:04:05"), what, t.By, clip(why, 100))
 		}
 	}
 	if len(s.Events) > 0 {
@@ -119,6 +152,15 @@ func printStatus(w io.Writer, s *agent.Status) {
 			fmt.Fprintf(w, "  #%-4d %s  %-10s %-14s %s\n", e.Seq, e.Time.Local().Format("15:04:05"), e.Phase, e.Type, clip(string(e.Data), 110))
 		}
 	}
+}
+
+// requireRunID refuses an empty run id (ultra status "") as a usage
+// error, as an unknown one is.
+func requireRunID(id string) error {
+	if strings.TrimSpace(id) == "" {
+		return usageErr("the run id is empty: give a run id, or a unique prefix of one (ultra runs lists them)")
+	}
+	return nil
 }
 
 func orDash(s string) string {

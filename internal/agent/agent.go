@@ -123,6 +123,9 @@ type Spec struct {
 	PlanOnly bool
 	// Review is what a review-mode run inspects.
 	Review *ReviewSpec
+	// Message, when set, is the run's first message in place of the
+	// task's (a review's diff); the task stays the run's one-line name.
+	Message string
 	// RepairFirst, when set, is why the health check before the run
 	// turned it to repair mode (repair.on_unhealthy = auto): the run
 	// starts in repair and the change of mode is recorded as ultra's.
@@ -241,7 +244,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "axis", Axis: c.Axis, From: c.From, To: c.To, By: "system", Reason: reason, At: now})
 		r.emit(event.AxisChanged, event.AxisChangedData{Axis: c.Axis, From: c.From, To: c.To, Reason: reason, By: "system", Axes: spec.Axes})
 	}
-	first := taskMessage(mode, spec.Task, spec.Brief)
+	first := taskMessage(mode, firstNonEmpty(spec.Message, spec.Task), spec.Brief)
 	if spec.RepairFirst != "" {
 		first = "ultra's health check before this run found what blocks verified work here; this run repairs it first (it is in repair mode):\n" +
 			spec.RepairFirst + "\n\nThe task asked for, which a person runs again once the repair is done:\n" + first

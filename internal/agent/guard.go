@@ -74,9 +74,13 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 		}
 		if r.st.Phase.ShellReadOnly() {
 			if v := policy.ClassifyShell(cmd); !v.ReadOnly {
+				later := "changes wait for building."
+				if !phase.Worktree(r.row.Axes.Mode) {
+					later = "a " + r.row.Axes.Mode + " run changes nothing."
+				}
 				return &refusal{layer: LayerReadOnly, reason: fmt.Sprintf(
-					"phase %s is read-only and this command is not provably read-only: %s. Use read, glob, grep or read-only commands such as ls, cat, git log; changes wait for building.",
-					p, v.Reason)}
+					"phase %s is read-only and this command is not provably read-only: %s. Use read, glob, grep or read-only commands such as ls, cat, git log; %s",
+					p, v.Reason, later)}
 			}
 		}
 		if h := policy.Destructive(cmd, r.row.Workdir); h != nil {

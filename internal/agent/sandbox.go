@@ -327,7 +327,10 @@ func (r *runner) sandboxNote() string {
 		return ""
 	}
 	var parts []string
-	if p.WriteWork {
+	readOnlyMode := !phase.Worktree(r.row.Axes.Mode)
+	if readOnlyMode {
+		parts = append(parts, "the checkout is read-only (a "+r.row.Axes.Mode+" run changes nothing), only /tmp and $HOME are writable")
+	} else if p.WriteWork {
 		parts = append(parts, "only the worktree, /tmp and $HOME are writable")
 	} else {
 		parts = append(parts, "the worktree is read-only, only /tmp and $HOME are writable (the "+p.Name+" profile)")
@@ -337,6 +340,10 @@ func (r *runner) sandboxNote() string {
 	} else {
 		parts = append(parts, "no network and no Unix sockets (installs fail: dependencies come from the project's workspace.setup)")
 	}
-	parts = append(parts, "git cannot add or commit (ultra commits each green tree); background processes end with the call")
+	if readOnlyMode {
+		parts = append(parts, "git cannot add or commit; background processes end with the call")
+	} else {
+		parts = append(parts, "git cannot add or commit (ultra commits each green tree); background processes end with the call")
+	}
 	return "sandbox: " + strings.Join(parts, "; ")
 }
