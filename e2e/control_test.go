@@ -24,7 +24,7 @@ type live struct {
 	code   int
 }
 
-func startLive(t *testing.T, dir string, args ...string) *live {
+func startLive(t testing.TB, dir string, args ...string) *live {
 	t.Helper()
 	cmd := execCmd(dir, ultraEnv(t), ultraBin, args...)
 	out, err := cmd.StdoutPipe()
@@ -77,7 +77,7 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 }
 
 // waitEvent waits for an event that pred accepts.
-func (l *live) waitEvent(t *testing.T, what string, pred func(map[string]any) bool) map[string]any {
+func (l *live) waitEvent(t testing.TB, what string, pred func(map[string]any) bool) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -106,7 +106,7 @@ func (l *live) waitEvent(t *testing.T, what string, pred func(map[string]any) bo
 	return nil
 }
 
-func (l *live) wait(t *testing.T) int {
+func (l *live) wait(t testing.TB) int {
 	t.Helper()
 	select {
 	case <-l.done:

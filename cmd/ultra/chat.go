@@ -57,11 +57,7 @@ var runIDShape = regexp.MustCompile(`^\d{8}-\d{6}(-[0-9a-f]{1,6})?$`)
 // chat runs ultra chat (and ultra -p, print true): one question, or a
 // session of them.
 func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
-	p, err := findProject(cmd)
-	if err != nil {
-		return err
-	}
-	st, err := p.openStore()
+	p, st, err := openProject(cmd)
 	if err != nil {
 		return err
 	}

@@ -88,9 +88,6 @@ func (s *steerFlags) axes() map[string]string {
 }
 
 func steer(cmd *cobra.Command, id string, s *steerFlags) error {
-	if err := requireRunID(id); err != nil {
-		return err
-	}
 	p, st, row, err := openRun(cmd, id)
 	if err != nil {
 		return err
@@ -148,9 +145,6 @@ func newControlCmd(kind, use, short, long string) *cobra.Command {
 		Use: use, Short: short, Long: long,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireRunID(args[0]); err != nil {
-				return err
-			}
 			p, st, row, err := openRun(cmd, args[0])
 			if err != nil {
 				return err

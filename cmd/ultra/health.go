@@ -108,11 +108,7 @@ func healTask(findings string) string {
 // heal starts a repair run for what doctor finds and its safe fixes
 // leave (ultra doctor heal, ultra repair).
 func heal(cmd *cobra.Command, f *runFlags, control string) error {
-	p, err := findProject(cmd)
-	if err != nil {
-		return err
-	}
-	st, err := p.openStore()
+	p, st, err := openProject(cmd)
 	if err != nil {
 		return err
 	}

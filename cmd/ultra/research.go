@@ -89,11 +89,7 @@ func researchQuestion(in io.Reader, args []string) (string, error) {
 // researchStart starts a read-only run of axes a on task in the project's
 // checkout (no worktree), with the surfaces of f and extra sinks.
 func researchStart(cmd *cobra.Command, f *runFlags, a axes.Axes, task string, extra ...event.Sink) (*agent.Outcome, error) {
-	p, err := findProject(cmd)
-	if err != nil {
-		return nil, err
-	}
-	st, err := p.openStore()
+	p, st, err := openProject(cmd)
 	if err != nil {
 		return nil, err
 	}

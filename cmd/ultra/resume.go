@@ -75,9 +75,6 @@ func newApproveCmd() *cobra.Command {
 			if cmd.Flags().Changed("deny") && strings.TrimSpace(deny) == "" {
 				return usageErr("--deny needs a reason: the model reads it")
 			}
-			if err := requireRunID(args[0]); err != nil {
-				return err
-			}
 			p, st, row, err := openRun(cmd, args[0])
 			if err != nil {
 				return err

@@ -359,11 +359,7 @@ func newStartCmd(planOnly bool) *cobra.Command {
 			if a.Mode == phase.Review {
 				return usageErr("a review inspects a diff: use ultra review [RUN | --base A --head B]")
 			}
-			p, err := findProject(cmd)
-			if err != nil {
-				return err
-			}
-			st, err := p.openStore()
+			p, st, err := openProject(cmd)
 			if err != nil {
 				return err
 			}

@@ -302,26 +302,9 @@ func (r *runner) step(ctx context.Context) error {
 		r.finish(StatusFailed, reason+fmt.Sprintf(" (fix it, then: ultra resume %s)", r.row.ID))
 		return nil
 	}
-	u := &r.st.Phase.Used
-	u.Turns = turn
-	if resp.Usage.InputTokens == 0 && resp.Usage.OutputTokens == 0 {
-		// A server that reports no usage still spends tokens: estimate
-		// them, so the token budgets hold.
-		resp.Usage = estimateUsage(req, resp)
-	}
-	u.InputTokens += resp.Usage.InputTokens
-	u.OutputTokens += resp.Usage.OutputTokens
-	r.st.Usage.CacheReadTokens += resp.Usage.CacheReadTokens
-	r.st.Usage.CacheWriteTokens += resp.Usage.CacheWriteTokens
-	model := resp.Model
-	if model == "" {
-		model = req.Model
-	}
-	cost := 0.0
-	if price, ok := llm.PriceOf(model, r.o.Pricing); ok {
-		cost = llm.Cost(price, resp.Usage, r.o.ProviderName == "openai")
-	}
-	u.Cost += cost
+	// A server that reports no usage still spends tokens: countUsage
+	// estimates them, so the token budgets hold.
+	model, cost := r.countUsage(req, resp, turn)
 	r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: model, Usage: event.Usage(resp.Usage), Cost: cost,
 		StopReason: resp.StopReason, ToolCalls: len(resp.ToolCalls), Duration: took.String()})
 	if strings.TrimSpace(resp.Text) != "" {
