@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
-	"github.com/ultra-dev/ultra/internal/tasks"
 	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/tasks"
 )
 
 func age(t time.Time) string { return tasks.Age(time.Since(t)) }
