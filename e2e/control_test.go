@@ -296,7 +296,7 @@ func TestSteerLiveScopes(t *testing.T) {
 		calls(call("goals", calcGoals())),
 		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"})),
 		step{"delay_ms": 5000, "tool_calls": []map[string]any{call("bash", map[string]any{"command": "echo x > calc/extra.txt"})}},
-		calls(call("phase", map[string]any{"to": "verifying"})),
+		step{"delay_ms": 3000, "tool_calls": []map[string]any{call("phase", map[string]any{"to": "verifying"})}},
 		calls(call("verify", map[string]any{})),
 		approve(),
 	)
@@ -335,6 +335,10 @@ func TestSteerLiveScopes(t *testing.T) {
 	if s := ultra(t, dir, "steer", id, "--permission-profile", "restricted", "--scope", "now", "--reason", "read-only from here"); s.code != 0 {
 		t.Fatalf("steer restricted: exit %d %s", s.code, s.stderr)
 	}
+	// next-milestone: asked while building, applied at the gate's verdict.
+	if s := ultra(t, dir, "steer", id, "--model-mode", "fast", "--scope", "next-milestone"); s.code != 0 {
+		t.Fatalf("steer next-milestone: exit %d %s", s.code, s.stderr)
+	}
 	code := l.wait(t)
 	evs := l.events()
 	toolDone := seqOf(t, evs, "sleep result", func(e map[string]any) bool {
@@ -358,6 +362,13 @@ func TestSteerLiveScopes(t *testing.T) {
 	if auto < planned {
 		t.Errorf("after-current-unit applied (#%v) before the unit it was asked in ended (#%v)", auto, planned)
 	}
+	verdict := seqOf(t, evs, "the gate's verdict", isType("verify_result"))
+	milestone := seqOf(t, evs, "model mode → fast at the milestone", func(e map[string]any) bool {
+		return e["type"] == "axis_changed" && data(e)["to"] == "fast" && data(e)["scope"] == "next-milestone"
+	})
+	if milestone < verdict {
+		t.Errorf("next-milestone applied (#%v) before the verdict (#%v)", milestone, verdict)
+	}
 	// The write under restricted never reached the worktree.
 	wt := runWorktree(t, dir, id)
 	if _, err := os.Stat(filepath.Join(wt, "calc", "extra.txt")); err == nil {
@@ -377,7 +388,7 @@ func TestSteerLiveScopes(t *testing.T) {
 	}
 	// The request for fast reached the model: later reminders say so.
 	reqs := m.srv.Requests()
-	if !strings.Contains(reqs[len(reqs)-1].LastUser, "| restricted | smart |") {
+	if !strings.Contains(reqs[len(reqs)-1].LastUser, "| restricted | fast |") {
 		t.Errorf("the reminder does not show the steered axes: %q", reqs[len(reqs)-1].LastUser)
 	}
 	_ = code

@@ -66,11 +66,7 @@ func Cancel(ctx context.Context, o Options, id, reason string) (*Outcome, error)
 	r.finish(StatusCancelled, reason)
 	// In-progress goals are released; the run never resumes.
 	r.releaseGoals(reason)
-	if qs, err := o.Store.OpenRequests(ctx, row.ID); err == nil {
-		for _, q := range qs {
-			_ = o.Store.FinishRequest(ctx, q.ID, "refused: the run was cancelled")
-		}
-	}
+	closeRequests(ctx, o.Store, row.ID, StatusCancelled)
 	if err := r.save(); err != nil {
 		return nil, err
 	}

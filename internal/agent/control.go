@@ -579,3 +579,15 @@ func (r *runner) waiting() string {
 	}
 	return ""
 }
+
+// closeRequests takes every request still open for a run that has ended
+// for good: none of them can be applied any more.
+func closeRequests(ctx context.Context, st *store.Store, run, status string) {
+	qs, err := st.OpenRequests(ctx, run)
+	if err != nil {
+		return
+	}
+	for _, q := range qs {
+		_ = st.FinishRequest(ctx, q.ID, "not applied: the run is "+status)
+	}
+}

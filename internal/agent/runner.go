@@ -235,6 +235,11 @@ func (r *runner) loop(ctx context.Context) (*Outcome, error) {
 	}
 	r.abandonBaseline()
 	o := r.stop
+	if o.Status == StatusComplete && !phase.AnswerEnds(r.st.Phase.Mode) || o.Status == StatusCancelled {
+		// A chat goes on with the next question; a finished run takes
+		// no more requests.
+		closeRequests(context.Background(), r.o.Store, r.row.ID, o.Status)
+	}
 	u := r.st.Phase.Used
 	r.emit(event.RunFinished, event.RunFinishedData{Status: o.Status, Reason: o.Reason, ExitCode: o.ExitCode,
 		Turns: u.Turns, Usage: event.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,

@@ -114,7 +114,41 @@ func (l *Log) format(e event.Event) string {
 	case event.PhaseChangedData:
 		return fmt.Sprintf("%s %s %s → %s (%s): %s", b, l.paint(bold, "phase"), d.From, d.To, d.By, oneLine(d.Reason, 160))
 	case event.AxisChangedData:
-		return fmt.Sprintf("%s axis %s: %s → %s (%s)", b, d.Axis, d.From, d.To, d.Reason)
+		s := fmt.Sprintf("%s %s %s: %s → %s", b, l.paint(bold, "axis"), d.Axis, d.From, d.To)
+		if d.By != "" {
+			s += " by " + d.By
+		}
+		if d.Scope != "" {
+			s += " [" + d.Scope + "]"
+		}
+		return s + ": " + oneLine(d.Reason, 160) + " · now " + d.Axes.String()
+	case event.ApprovalData:
+		switch d.State {
+		case "waiting":
+			return fmt.Sprintf("%s %s call %s (%s %s) waits for a person: ultra approve %s --call %s (or --deny REASON)", b,
+				l.paint(yellow, "approval"), d.CallID, d.Tool, oneLine(string(d.Args), 100), e.Run, d.CallID)
+		case "denied":
+			return fmt.Sprintf("%s %s call %s (%s) denied: %s", b, l.paint(red, "approval"), d.CallID, d.Tool, oneLine(d.Reason, 160))
+		}
+		return fmt.Sprintf("%s %s call %s (%s) %s", b, l.paint(green, "approval"), d.CallID, d.Tool, strings.ReplaceAll(d.State, "_", " "))
+	case event.ControlData:
+		what := d.Kind
+		if d.Request > 0 {
+			what = fmt.Sprintf("%s request #%d", d.Kind, d.Request)
+		}
+		if d.Scope != "" {
+			what += " [" + d.Scope + "]"
+		}
+		c := dim
+		if strings.HasPrefix(d.Outcome, "refused") || strings.HasPrefix(d.Outcome, "waiting") {
+			c = yellow
+		}
+		return fmt.Sprintf("%s %s %s: %s", b, l.paint(c, "control"), what, oneLine(d.Outcome, 200))
+	case event.AnswerData:
+		if d.Path != "" {
+			return fmt.Sprintf("%s %s %s", b, l.paint(bold, "report"), d.Path)
+		}
+		return ""
 	case event.PlanProposedData:
 		state := "waiting for approval"
 		if d.Accepted {

@@ -28,6 +28,12 @@ func TestLog(t *testing.T) {
 	emit("verifying", event.LedgerData{Seq: 7, Kind: "goal_completed", Goal: "G001-a", Text: "every essential criterion passed"})
 	emit("verifying", event.LedgerData{Seq: 8, Kind: "evidence_captured", Goal: "G001-a", Criterion: "G001-C1"})
 	emit("iterating", event.ReviewData{Round: 1, Verdict: "REQUEST_CHANGES", Blockers: []string{"a.go:3: wrong"}})
+	emit("building", event.ApprovalData{CallID: "call_3", Tool: "bash", Args: json.RawMessage(`{"command":"ls"}`), State: "waiting"})
+	emit("building", event.ApprovalData{CallID: "call_3", Tool: "bash", State: "denied", Reason: "not now"})
+	emit("building", event.ControlData{Request: 4, Kind: "steer", Scope: "after-current-unit", Outcome: "pending"})
+	fast := axes.Default
+	fast.ModelMode = "fast"
+	emit("building", event.AxisChangedData{Axis: "model_mode", From: "smart", To: "fast", By: "person", Scope: "now", Reason: "cheaper", Axes: fast})
 	emit("complete", event.RunFinishedData{Status: "complete", Reason: "verification passed", Turns: 5})
 	out := buf.String()
 	if strings.Contains(out, "hidden-unless-verbose") || strings.Contains(out, "evidence_captured") {
@@ -40,6 +46,9 @@ func TestLog(t *testing.T) {
 		"[planning ] run r1", "build | autonomous | normal | smart | headless", "[planning ] read a.go",
 		"refused [phase-guard]: not allowed in planning", "[building ] phase planning → building (model)",
 		"gate FAIL: 1 of 2 tests failed", "✗ pkg.TestA", "[complete ] ✔ complete — verification passed",
+		`approval call call_3 (bash {"command":"ls"}) waits for a person: ultra approve r1 --call call_3`,
+		"approval call call_3 (bash) denied: not now", "control steer request #4 [after-current-unit]: pending",
+		"axis model_mode: smart → fast by person [now]: cheaper · now build | autonomous | normal | fast | headless",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q:\n%s", want, out)
