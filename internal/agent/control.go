@@ -20,18 +20,16 @@ import (
 	"github.com/ultra-dev/ultra/internal/tool"
 )
 
-// Steering scopes: when a steering request takes effect in a live run.
-// An active tool call is never changed mid-flight: every scope applies
-// at a point between tool calls.
+// The steering scopes, as the agent names them.
 const (
-	ScopeNow       = "now"                // at once: a model answer in flight is set aside and asked again
-	ScopeAfterTool = "after-current-tool" // at the next point between tool calls or model requests
-	ScopeAfterUnit = "after-current-unit" // when the current unit (a phase) ends
-	ScopeMilestone = "next-milestone"     // at the next milestone: a verification, a goal, a plan accepted, a review
+	ScopeNow       = axes.ScopeNow
+	ScopeAfterTool = axes.ScopeAfterTool
+	ScopeAfterUnit = axes.ScopeAfterUnit
+	ScopeMilestone = axes.ScopeMilestone
 )
 
 // Scopes lists the steering scopes.
-var Scopes = []string{ScopeNow, ScopeAfterTool, ScopeAfterUnit, ScopeMilestone}
+var Scopes = axes.Scopes
 
 // Approval scopes.
 const approveForRun = "run"
@@ -271,28 +269,8 @@ func (r *runner) noteTransition(tr phase.Transition) {
 	}
 }
 
-// SteerChange is a steering request's axes, checked.
-func steerAxes(cur axes.Axes, want map[string]string) (axes.Axes, error) {
-	next := cur
-	if len(want) == 0 {
-		return cur, fmt.Errorf("nothing to change: name an axis (--mode, --control, --permission-profile, --model-mode)")
-	}
-	names := make([]string, 0, len(want))
-	for k := range want {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		if name == axes.Surface {
-			return cur, fmt.Errorf("the surface is where a person watches the run from, not something to steer")
-		}
-		var err error
-		if next, err = next.Set(name, want[name]); err != nil {
-			return cur, err
-		}
-	}
-	return next, nil
-}
+// steerAxes is cur with a steering request's axes, checked.
+func steerAxes(cur axes.Axes, want map[string]string) (axes.Axes, error) { return cur.Steer(want) }
 
 // checkSteer refuses an impossible steering request with the reason.
 func (r *runner) checkSteer(q store.Request) error {
@@ -300,8 +278,8 @@ func (r *runner) checkSteer(q store.Request) error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(Scopes, q.Scope) && q.Scope != "" {
-		return fmt.Errorf("unknown scope %q (one of: %s)", q.Scope, strings.Join(Scopes, ", "))
+	if err := axes.CheckScope(q.Scope); err != nil {
+		return err
 	}
 	return r.o.steerPossible(r.row.Axes, next, r.st.Phase)
 }

@@ -9,34 +9,6 @@ import (
 	"github.com/ultra-dev/ultra/internal/sandbox"
 )
 
-func TestSteerAxes(t *testing.T) {
-	cur := axes.Default
-	cases := []struct {
-		name string
-		want map[string]string
-		ok   bool
-		err  string
-		then axes.Axes
-	}{
-		{"nothing", nil, false, "nothing to change", cur},
-		{"one", map[string]string{axes.ModelMode: "fast"}, true, "", axes.Axes{Mode: "build", Control: "autonomous", Permission: "normal", ModelMode: "fast", Surface: "headless"}},
-		{"several, any case", map[string]string{axes.Control: " Manual", axes.Permission: "RESTRICTED"}, true, "",
-			axes.Axes{Mode: "build", Control: "manual", Permission: "restricted", ModelMode: "smart", Surface: "headless"}},
-		{"bad value", map[string]string{axes.Control: "sometimes"}, false, "invalid control", cur},
-		{"unknown axis", map[string]string{"colour": "red"}, false, "unknown axis", cur},
-		{"surface is not steered", map[string]string{axes.Surface: "tui"}, false, "surface", cur},
-	}
-	for _, c := range cases {
-		got, err := steerAxes(cur, c.want)
-		if (err == nil) != c.ok || (err != nil && !strings.Contains(err.Error(), c.err)) {
-			t.Errorf("%s: err %v", c.name, err)
-		}
-		if got != c.then {
-			t.Errorf("%s: axes %v, want %v", c.name, got, c.then)
-		}
-	}
-}
-
 func TestSteerPossible(t *testing.T) {
 	with := Options{Sandbox: &sandbox.Status{Available: true}}
 	without := Options{Sandbox: &sandbox.Status{Problem: "no bubblewrap"}}

@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
+	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
 )
@@ -99,8 +98,8 @@ func Steer(ctx context.Context, o Options, id string, s SteerRequest) (*Asked, e
 	if err != nil {
 		return nil, err
 	}
-	if s.Scope != "" && !slices.Contains(Scopes, s.Scope) {
-		return nil, fmt.Errorf("unknown scope %q (one of: %s)", s.Scope, strings.Join(Scopes, ", "))
+	if err := axes.CheckScope(s.Scope); err != nil {
+		return nil, err
 	}
 	if _, err := steerAxes(row.Axes, s.Axes); err != nil {
 		return nil, err

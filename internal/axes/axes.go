@@ -133,3 +133,53 @@ func (a Axes) String() string {
 // AcceptsPlanWithoutPerson reports that the run control lets a plan be
 // accepted without a person's approval.
 func (a Axes) AcceptsPlanWithoutPerson() bool { return a.Control == "autonomous" }
+
+// Steering scopes: when a change of axes takes effect in a live run. A
+// tool call that runs is never changed: every scope applies at a point
+// between tool calls.
+const (
+	ScopeNow       = "now"                // at once: a model answer in flight is set aside and asked again
+	ScopeAfterTool = "after-current-tool" // at the next point between tool calls or model requests
+	ScopeAfterUnit = "after-current-unit" // when the current unit (a phase) ends
+	ScopeMilestone = "next-milestone"     // at the next milestone: a verification, a goal, a plan accepted, a review
+)
+
+// Scopes lists the steering scopes.
+var Scopes = []string{ScopeNow, ScopeAfterTool, ScopeAfterUnit, ScopeMilestone}
+
+// CheckScope refuses an unknown scope ("" is now).
+func CheckScope(scope string) error {
+	if scope != "" && !slices.Contains(Scopes, scope) {
+		return fmt.Errorf("unknown scope %q (one of: %s)", scope, strings.Join(Scopes, ", "))
+	}
+	return nil
+}
+
+// Steer is a with the axes of want (axis → value) changed, after
+// checking each; the surface is where a person watches from, not
+// something to steer.
+func (a Axes) Steer(want map[string]string) (Axes, error) {
+	if len(want) == 0 {
+		return a, fmt.Errorf("nothing to change: name an axis (--mode, --control, --permission-profile, --model-mode)")
+	}
+	next := a
+	for _, name := range Names { // in display order, so errors are stable
+		v, ok := want[name]
+		if !ok {
+			continue
+		}
+		if name == Surface {
+			return a, fmt.Errorf("the surface is where a person watches the run from, not something to steer")
+		}
+		var err error
+		if next, err = next.Set(name, v); err != nil {
+			return a, err
+		}
+	}
+	for name := range want {
+		if !slices.Contains(Names, name) {
+			return a, fmt.Errorf("unknown axis %q (axes: %s)", name, strings.Join(Names, ", "))
+		}
+	}
+	return next, nil
+}

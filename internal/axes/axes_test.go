@@ -57,3 +57,42 @@ func TestDiffAndString(t *testing.T) {
 		t.Fatal("plan acceptance")
 	}
 }
+
+func TestSteerAxes(t *testing.T) {
+	cur := Default
+	cases := []struct {
+		name string
+		want map[string]string
+		ok   bool
+		err  string
+		then Axes
+	}{
+		{"nothing", nil, false, "nothing to change", cur},
+		{"one", map[string]string{ModelMode: "fast"}, true, "", Axes{Mode: "build", Control: "autonomous", Permission: "normal", ModelMode: "fast", Surface: "headless"}},
+		{"several, any case", map[string]string{Control: " Manual", Permission: "RESTRICTED"}, true, "",
+			Axes{Mode: "build", Control: "manual", Permission: "restricted", ModelMode: "smart", Surface: "headless"}},
+		{"bad value", map[string]string{Control: "sometimes"}, false, "invalid control", cur},
+		{"unknown axis", map[string]string{"colour": "red"}, false, "unknown axis", cur},
+		{"surface is not steered", map[string]string{Surface: "tui"}, false, "surface", cur},
+	}
+	for _, c := range cases {
+		got, err := cur.Steer(c.want)
+		if (err == nil) != c.ok || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%s: err %v", c.name, err)
+		}
+		if got != c.then {
+			t.Errorf("%s: axes %v, want %v", c.name, got, c.then)
+		}
+	}
+}
+
+func TestCheckScope(t *testing.T) {
+	for _, s := range append([]string{""}, Scopes...) {
+		if CheckScope(s) != nil {
+			t.Errorf("scope %q refused", s)
+		}
+	}
+	if err := CheckScope("later"); err == nil || !strings.Contains(err.Error(), "after-current-tool") {
+		t.Errorf("unknown scope: %v", err)
+	}
+}
