@@ -432,3 +432,80 @@ func waitRequests(t *testing.T, m *model, n int) {
 		t.Fatalf("%d model requests, want %d", got, n)
 	}
 }
+
+// A waiting call is judged again by the axes that hold when a person
+// allows it; ultra approve without --call allows the call that waits;
+// decisions that cannot apply are refused at once; a switch to
+// autonomous control releases the call that waits.
+func TestManualDecisionsAndSteering(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t,
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		calls(call("goals", calcGoals())),
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"})),
+		calls(call("bash", map[string]any{"command": "echo released > released.txt"})),
+		step{"delay_ms": 20000, "text": "waiting"},
+	)
+	l := startLive(t, dir, runArgs(m, "--control", "manual", "fix calc")...)
+	w := l.waitEvent(t, "the read waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting"
+	})
+	id := w["run"].(string)
+	if r := ultra(t, dir, "approve", id); r.code != 0 || !strings.Contains(r.stdout, "applied") {
+		t.Fatalf("approve without --call: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	l.waitEvent(t, "the goals call waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "goals"
+	})
+	if r := ultra(t, dir, "approve", id, "--call", "call_9"); r.code != 2 || !strings.Contains(r.stderr, "waits on call call_2, not call_9") {
+		t.Fatalf("approve of another call: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := ultra(t, dir, "next", id); r.code != 2 || !strings.Contains(r.stderr, "does not pause between units") {
+		t.Fatalf("next of a manual run: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := ultra(t, dir, "approve", id, "--call", "call_2"); r.code != 0 {
+		t.Fatalf("approve goals: exit %d %s", r.code, r.stderr)
+	}
+	if code := l.wait(t); code != 3 {
+		t.Fatalf("the run did not stop for its plan: exit %d", code)
+	}
+	// The plan accepted, the run goes on (manual) in a live process.
+	l2 := startLive(t, dir, "approve", id, "--output", "jsonl", "--base-url", m.url)
+	l2.waitEvent(t, "the edit waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "edit"
+	})
+	if s := ultra(t, dir, "steer", id, "--permission-profile", "restricted", "--scope", "now"); s.code != 0 {
+		t.Fatalf("steer: exit %d %s", s.code, s.stderr)
+	}
+	if r := ultra(t, dir, "approve", id); r.code != 0 {
+		t.Fatalf("approve the edit: exit %d %s", r.code, r.stderr)
+	}
+	ref := l2.waitEvent(t, "the edit refused", func(e map[string]any) bool { return e["type"] == "refusal" && data(e)["tool"] == "edit" })
+	if data(ref)["layer"] != "policy" {
+		t.Fatalf("refusal %v", data(ref))
+	}
+	wt := runWorktree(t, dir, id)
+	if b, _ := os.ReadFile(filepath.Join(wt, "calc", "calc.go")); strings.Contains(string(b), "return a + b") {
+		t.Fatal("an edit allowed under normal ran after the run was steered to restricted")
+	}
+	// The bash call waits; a switch to autonomous releases it.
+	l2.waitEvent(t, "the bash call waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "bash"
+	})
+	if r := ultra(t, dir, "autonomous", id); r.code != 0 {
+		t.Fatalf("autonomous: exit %d %s", r.code, r.stderr)
+	}
+	rel := l2.waitEvent(t, "the release", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "allowed" && data(e)["tool"] == "bash"
+	})
+	if !strings.Contains(data(rel)["reason"].(string), "autonomous") {
+		t.Fatalf("release %v", data(rel))
+	}
+	l2.waitEvent(t, "the bash result", func(e map[string]any) bool { return e["type"] == "tool_result" && data(e)["tool"] == "bash" })
+	if st := ultra(t, dir, "status", id, "--json"); !strings.Contains(st.stdout, `"control": "autonomous"`) {
+		t.Fatalf("status does not show the new control:\n%.600s", st.stdout)
+	}
+	ultra(t, dir, "cancel", id)
+	l2.wait(t)
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/surface/headless"
 )
 
 // chatFlags are the flags of ultra chat and ultra -p.
@@ -39,7 +40,7 @@ func newChatCmd() *cobra.Command {
 		Long: "ultra chat answers questions about the repository. The model may read files and run read-only\n" +
 			"commands; nothing changes, no branch or worktree is made. Each chat is a session that goes on:\n" +
 			"ultra chat SESSION \"next question\" continues it with its history. Without a question, ultra chat\n" +
-			"reads questions line by line (an interactive prompt in a terminal, stdin otherwise).",
+			"asks for questions one by one in a terminal, and otherwise reads one question (all of stdin).",
 		Example: `  ultra chat "what does this project do?"
   ultra chat 20261124-090000-a1b2c3 "and where are its tests?"
   ultra -p "which function parses the config?"    # print the answer only`,
@@ -51,8 +52,10 @@ func newChatCmd() *cobra.Command {
 	return cmd
 }
 
-// runIDShape is what a run id looks like (or a prefix of one).
-var runIDShape = regexp.MustCompile(`^\d{8}-\d{6}(-[0-9a-f]{1,6})?$`)
+// runIDShape is what a run id looks like, or a prefix of one: a first
+// argument of this shape names a session, and one that names none is an
+// error rather than the start of a question.
+var runIDShape = regexp.MustCompile(`^\d{8}(-\d{0,6}(-[0-9a-f]{0,6})?)?$`)
 
 // chat runs ultra chat (and ultra -p, print true): one question, or a
 // session of them.
@@ -146,7 +149,7 @@ func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
 			return &exitError{code: out.ExitCode, err: fmt.Errorf("chat %s %s: %s", out.RunID, out.Status, out.Reason)}
 		}
 		if f.output != "jsonl" {
-			fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(out.Answer, "\n"))
+			fmt.Fprintln(cmd.OutOrStdout(), headless.Printable(strings.TrimRight(out.Answer, "\n")))
 		}
 		return nil
 	}

@@ -112,7 +112,7 @@ func newSteerCmd() *cobra.Command {
 			"at once. Impossible changes (a chat cannot become a build run, a profile that needs a sandbox where there is\n" +
 			"none) are refused with the reason (exit 2). Every change is recorded: ultra status RUN shows the transitions.",
 		Example: `  ultra steer RUN --control autonomous
-  ultra steer RUN --permission-profile restricted --scope now --reason "keep it away from the network"
+  ultra steer RUN --permission-profile restricted --scope now --reason "read-only from here"
   ultra steer RUN --mode repair --control assisted --scope after-current-unit`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return steer(cmd, args[0], &s) },

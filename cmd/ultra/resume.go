@@ -55,7 +55,7 @@ func newApproveCmd() *cobra.Command {
 			if len(args) == 2 {
 				guidance = strings.TrimSpace(args[1])
 			}
-			decide := callID != "" || cmd.Flags().Changed("deny") || forRun
+			decide := callID != "" || cmd.Flags().Changed("deny") || forRun || waitsForCall(cmd, args[0])
 			if !decide {
 				ro := agent.ResumeOptions{Guidance: guidance, Approve: true}
 				if autonomous {
@@ -173,4 +173,15 @@ func wouldContinue(row *store.Run) bool {
 	ws := row.Workspace
 	return !agent.Live(row) && row.Status != agent.StatusComplete && row.Status != agent.StatusCancelled &&
 		ws.Removed == "" && ws.Undone == "" && ws.Landed == ""
+}
+
+// waitsForCall reports that run id waits for a decision on a tool call
+// (ultra approve RUN then allows it).
+func waitsForCall(cmd *cobra.Command, id string) bool {
+	_, st, row, err := openRun(cmd, id)
+	if err != nil {
+		return false
+	}
+	defer st.Close()
+	return agent.WaitsForCall(row)
 }

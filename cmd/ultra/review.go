@@ -89,7 +89,11 @@ func newReviewCmd() *cobra.Command {
 				defer st.Close()
 			}
 			spec := agent.Spec{Task: "review " + target.Spec.Target, Message: target.Message(), Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), Review: &target.Spec}
-			out, err := launch(cmd, &f, p, st, cmd.OutOrStdout(), spec, nil)
+			logTo := cmd.OutOrStdout()
+			if asJSON && f.output != "jsonl" {
+				logTo = cmd.ErrOrStderr() // stdout holds only the findings' JSON
+			}
+			out, err := launch(cmd, &f, p, st, logTo, spec, nil)
 			var ee *exitError
 			if errors.As(err, &ee) {
 				return err

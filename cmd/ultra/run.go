@@ -385,9 +385,6 @@ func newStartCmd(planOnly bool) *cobra.Command {
 			if out == nil && err != nil {
 				return err
 			}
-			if out != nil && out.Answer != "" && f.output != "jsonl" {
-				fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(out.Answer, "\n"))
-			}
 			return finished(out, err)
 		},
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/surface/headless"
 	"github.com/ultra-dev/ultra/internal/tasks"
 )
 
@@ -90,7 +91,7 @@ func gitState(ws store.Workspace) string {
 }
 
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(headless.Printable(s)), " ")
 	if len([]rune(s)) > n {
 		return string([]rune(s)[:n-1]) + "…"
 	}

@@ -221,6 +221,8 @@ func (r *runner) take(ctx context.Context, q store.Request) {
 			return
 		}
 		delete(r.ctl.deferred, q.ID)
+		// Every surface sees the new axes at once, not at the step's end.
+		_ = r.save()
 		r.done(q, "applied")
 	case store.ReqApprove, store.ReqDeny:
 		// Only a call that waits takes these (waitApproval).
@@ -355,8 +357,10 @@ func (r *runner) setAxes(ctx context.Context, next axes.Axes, reason, scope, who
 			Reason: reason, Scope: scope, Session: session, At: now})
 		r.emit(event.AxisChanged, event.AxisChangedData{Axis: c.Axis, From: c.From, To: c.To, Reason: reason, Scope: scope, By: who, Axes: next})
 	}
-	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: "A person changed this run's axes (" + axesChangeText(changes) + "): " + reason +
-		". The tools and rules of the reminder below now apply."})
+	// Told before the next request: a message may not come between an
+	// answer's calls and their results.
+	r.notes = append(r.notes, "A person changed this run's axes ("+axesChangeText(changes)+"): "+reason+
+		". The tools and rules of the reminder below now apply.")
 	return nil
 }
 
@@ -419,12 +423,14 @@ func (r *runner) assistedPause(ctx context.Context) {
 		}
 		r.done(q, "applied")
 		return true
-	})
+	}, func() bool { return r.row.Axes.Control != "assisted" })
 }
 
-// waitFor holds the run until take accepts a request, a request ends the
-// run (cancel, stop, pause), or ctx ends. Steering is taken meanwhile.
-func (r *runner) waitFor(ctx context.Context, what, why string, accept func(store.Request) bool) {
+// waitFor holds the run until accept takes a request, released says the
+// wait is over (a person changed the run control), a request ends the
+// run (cancel, stop, pause), or ctx ends. Steering is taken meanwhile;
+// a decision or next meant for another wait is refused at once.
+func (r *runner) waitFor(ctx context.Context, what, why string, accept func(store.Request) bool, released func() bool) {
 	r.waitingOn = why
 	r.ctl.setActivity(why)
 	r.emit(event.Control, event.ControlData{Kind: what, Outcome: "waiting: " + why})
@@ -438,11 +444,13 @@ func (r *runner) waitFor(ctx context.Context, what, why string, accept func(stor
 			if accept(q) {
 				return
 			}
-			if q.Kind == store.ReqApprove || q.Kind == store.ReqDeny || q.Kind == store.ReqNext {
-				continue // for someone else's wait; refused when nothing waits
+			switch q.Kind {
+			case store.ReqApprove, store.ReqDeny, store.ReqNext:
+				r.done(q, "refused: the run waits for something else: "+why)
+				continue
 			}
 			r.take(ctx, q)
-			if r.stop != nil {
+			if r.stop != nil || released() {
 				return
 			}
 		}
@@ -462,8 +470,8 @@ func (r *runner) approved(ctx context.Context, c llm.ToolCall) (res tool.Result,
 	}
 	r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, Args: rawArgs(c.Arguments), State: "waiting", Axes: r.row.Axes})
 	how := fmt.Sprintf("ultra approve %s --call %s (or --deny REASON)", r.row.ID, c.ID)
+	call := c
 	if r.o.NoWait {
-		call := c
 		r.st.AwaitingCall = &call
 		r.finish(StatusNeedsApproval, fmt.Sprintf("call %s (%s) waits for a person's approval: %s", c.ID, c.Name, how))
 		return tool.Result{IsError: true, Output: "not run yet: run control is manual and this call waits for a person's approval"}, false
@@ -476,14 +484,22 @@ func (r *runner) approved(ctx context.Context, c llm.ToolCall) (res tool.Result,
 		decision = &q
 		r.done(q, "applied")
 		return true
-	})
+	}, func() bool { return r.row.Axes.Control != "manual" })
 	switch {
-	case decision == nil && ctx.Err() != nil:
+	case decision != nil:
+		return r.decide(c, *decision)
+	case r.stop == nil && ctx.Err() == nil:
+		// A person changed the run control: the call needs no approval.
+		r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, State: "allowed",
+			Reason: "run control is now " + r.row.Axes.Control, Axes: r.row.Axes})
+		return tool.Result{}, true
+	case ctx.Err() != nil:
 		return tool.Result{IsError: true, Output: "interrupted while this call waited for a person's approval"}, false
-	case decision == nil:
-		return tool.Result{IsError: true, Output: "not run: the run stopped while this call waited for a person's approval (" + r.stop.Reason + ")"}, false
 	}
-	return r.decide(c, *decision)
+	// Paused or stopped while it waited: the call still waits, for the
+	// person who resumes the run.
+	r.st.AwaitingCall = &call
+	return tool.Result{IsError: true, Output: "not run yet: the run stopped while this call waited for a person's approval (" + r.stop.Reason + ")"}, false
 }
 
 // decide applies a person's decision on call c.
@@ -568,4 +584,12 @@ func closeRequests(ctx context.Context, st *store.Store, run, status string) {
 	for _, q := range qs {
 		_ = st.FinishRequest(ctx, q.ID, "not applied: the run is "+status)
 	}
+}
+
+// flushNotes adds what the model must be told before its next request.
+func (r *runner) flushNotes() {
+	for _, n := range r.notes {
+		r.appendMessage(llm.Message{Role: llm.RoleUser, Content: n})
+	}
+	r.notes = nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/axes"
@@ -128,6 +129,7 @@ func Steer(ctx context.Context, o Options, id string, s SteerRequest) (*Asked, e
 	if err := r.setAxes(ctx, next, firstNonEmpty(s.Reason, "steered by a person"), firstNonEmpty(s.Scope, ScopeNow), firstNonEmpty(s.Who, "person"), q.Session); err != nil {
 		return &Asked{Run: row.ID, Outcome: "refused: " + err.Error()}, nil
 	}
+	r.flushNotes()
 	if err := r.save(); err != nil {
 		return nil, err
 	}
@@ -154,6 +156,9 @@ func Control(ctx context.Context, o Options, id, kind, reason string, wait time.
 		return nil, err
 	}
 	if Live(row) {
+		if kind == store.ReqNext && row.Axes.Control != "assisted" {
+			return &Asked{Run: row.ID, Live: true, Outcome: fmt.Sprintf("refused: run %s is under %s control: it does not pause between units (ultra steer %s --control assisted)", row.ID, row.Axes.Control, row.ID)}, nil
+		}
 		return ask(ctx, o, row, store.Request{Kind: kind, Reason: reason}, wait)
 	}
 	if kind != store.ReqStop {
@@ -191,6 +196,14 @@ func Decide(ctx context.Context, o Options, id, callID string, allow, forRun boo
 		q.Scope = approveForRun
 	}
 	if Live(row) {
+		waiting, ok := waitingCall(row.TaskRow.Waiting)
+		switch {
+		case !ok:
+			return &Asked{Run: row.ID, Live: true, Outcome: fmt.Sprintf("refused: run %s has no tool call waiting for a person's approval (run control %s)", row.ID, row.Axes.Control)}, nil
+		case callID != "" && callID != waiting:
+			return &Asked{Run: row.ID, Live: true, Outcome: fmt.Sprintf("refused: run %s waits on call %s, not %s", row.ID, waiting, callID)}, nil
+		}
+		q.CallID = waiting
 		return ask(ctx, o, row, q, wait)
 	}
 	st, err := decodeState(row)
@@ -221,4 +234,26 @@ func checkSteerOf(o Options, row *store.Run, want map[string]string) error {
 		return err
 	}
 	return o.steerPossible(row.Axes, next, st.Phase)
+}
+
+// waitingCall reads the call a live run waits on from its task row's
+// waiting note ("call ID (tool) waits for a person's approval: …").
+func waitingCall(waiting string) (string, bool) {
+	rest, ok := strings.CutPrefix(waiting, "call ")
+	if !ok || !strings.Contains(waiting, "waits for a person's approval") {
+		return "", false
+	}
+	id, _, _ := strings.Cut(rest, " ")
+	return id, id != ""
+}
+
+// WaitsForCall reports that run row waits for a person's decision on a
+// tool call (live, or stopped to wait with --no-wait).
+func WaitsForCall(row *store.Run) bool {
+	if Live(row) {
+		_, ok := waitingCall(row.TaskRow.Waiting)
+		return ok
+	}
+	st, err := decodeState(row)
+	return err == nil && st.AwaitingCall != nil
 }

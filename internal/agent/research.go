@@ -18,6 +18,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/tool"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // Research mode: task{prompt} runs a read-only helper in a fresh context,
@@ -31,7 +32,7 @@ const (
 	// ReportTitleMax is the longest title a report may have, in characters.
 	ReportTitleMax = 120
 	// ResearchDir is where reports go, relative to the repository.
-	ResearchDir = ".ultra/research"
+	ResearchDir = workspace.ResearchDir
 	// slugMax bounds the title's part of a report's file name.
 	slugMax = 48
 )
@@ -154,8 +155,15 @@ func (r *runner) runHelper(ctx context.Context, taskID string, a helperTask) too
 		turn := r.st.Phase.Used.Turns + 1
 		r.emit(event.ModelRequest, event.ModelRequestData{Turn: turn, Model: req.Model, Tools: offered, Messages: len(req.Messages)})
 		start := r.o.Now()
-		resp, err := r.model.Stream(ctx, req, nil)
+		resp, aside, err := r.streamModel(ctx, req)
 		took := r.o.Now().Sub(start)
+		if aside {
+			// A person's request could not wait: it is taken now, and
+			// the helper's turn is asked again if the run goes on.
+			r.safePoint(ctx)
+			turns--
+			continue
+		}
 		if err != nil {
 			r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: req.Model, Duration: took.String(),
 				Error: &event.ModelError{Provider: r.o.ProviderName, Message: err.Error()}})
@@ -203,7 +211,22 @@ func (r *runner) helperCall(ctx context.Context, taskID string, c llm.ToolCall) 
 	case r.stop != nil:
 		res = tool.Result{IsError: true, Output: "not run: the run stopped (" + r.stop.Reason + ")"}
 	default:
-		if ref := r.helperCheck(c); ref != nil {
+		// A helper's calls are the run's calls: requests are taken
+		// between them, and in manual control each waits for a person.
+		r.safePoint(ctx)
+		if r.stop != nil {
+			res = tool.Result{IsError: true, Output: "not run: the run stopped (" + r.stop.Reason + ")"}
+			break
+		}
+		ref := r.helperCheck(c)
+		if ref == nil {
+			var ok bool
+			if res, ok = r.approved(ctx, marked); !ok {
+				break
+			}
+			ref = r.helperCheck(c) // the axes may have changed while it waited
+		}
+		if ref != nil {
 			res = r.refuse(marked, ref)
 			if ref.layer == LayerSafety {
 				r.escalate(phase.BySystem, StatusEscalated, "a destructive action needs a person's confirmation: "+ref.reason)

@@ -57,6 +57,9 @@ type runner struct {
 	// the reviewer's step (its blockers), added after the step.
 	pendingMain []llm.Message
 	ctl         control // requests from other processes
+	// notes are messages for the model held until its next request (a
+	// change of axes made between tool calls).
+	notes []string
 	// waitingOn says what the live run waits on a person for.
 	waitingOn string
 }
@@ -272,6 +275,7 @@ func (r *runner) step(ctx context.Context) error {
 		return nil
 	}
 
+	r.flushNotes()
 	req := r.compact(ctx, r.request())
 	r.askedWith = toolNames(req.Tools)
 	turn := r.st.Phase.Used.Turns + 1
@@ -491,6 +495,10 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 			}
 		} else if res, ok := r.approved(ctx, calls[i]); !ok {
 			results[i] = res
+		} else if ref := r.check(calls[i]); ref != nil {
+			// The axes changed while the call waited for a person: it is
+			// judged again by what holds now.
+			results[i] = r.refuse(calls[i], ref)
 		} else {
 			r.callID = calls[i].ID
 			r.ctl.setActivity("running " + calls[i].Name)

@@ -111,7 +111,9 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 	// that tell git where the repository is and what its configuration is
 	// stay read-only (ultra's own git reads them). Objects and refs stay
 	// read-only: no add, no commit.
-	if admin, err := workspace.Git(ctx, row.Workdir, "rev-parse", "--path-format=absolute", "--git-dir"); err == nil && l.GitDir != "" && admin != l.GitDir {
+	// A read-only mode works in the person's checkout, whose index is
+	// theirs: it stays read-only even in a linked worktree.
+	if admin, err := workspace.Git(ctx, row.Workdir, "rev-parse", "--path-format=absolute", "--git-dir"); err == nil && l.GitDir != "" && admin != l.GitDir && phase.Worktree(row.Axes.Mode) {
 		if r, err := filepath.EvalSymlinks(admin); err == nil {
 			admin = r
 		}

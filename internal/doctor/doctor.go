@@ -45,6 +45,8 @@ const (
 	// KindBaseGate: the last measurement of the checkout's tree found its
 	// test suite could not run or be read: no run from it can be verified.
 	KindBaseGate = "base-gate-broken"
+	// KindWorktreeMissing: an unfinished run's worktree was deleted.
+	KindWorktreeMissing = "worktree-missing"
 )
 
 // HeartbeatStale is how old a running run's heartbeat may be before
@@ -230,7 +232,7 @@ func Assess(o Observations, now time.Time) Report {
 	if b := o.BaseGate; b != nil && !b.Evaluated {
 		add(Finding{ID: KindBaseGate, Severity: Error, Subject: "tree " + short(b.Tree), Run: b.Run,
 			Problem: "the checkout's test suite could not run or be read when run " + b.Run + " measured it (" + b.Reason + "): no run from this tree can be verified",
-			Fix:     "ultra doctor heal (a repair run makes the suite run), or set verify.command in .ultra/config"})
+			Fix:     "ultra doctor heal (a repair run makes the suite run; land it with ultra land RUN), or set verify.command in .ultra/config"})
 	}
 	if o.Env.GateKey != "" && o.Env.GateKeyMode&0o077 != 0 {
 		add(Finding{ID: KindGateKey, Severity: Error, Subject: o.Env.GateKey, Path: o.Env.GateKey, Auto: true,
@@ -286,6 +288,10 @@ func Assess(o Observations, now time.Time) Report {
 			note("run %s's process %d is alive but its last heartbeat was %s ago: it may be stuck (ultra status %s)", run.ID, run.PID, now.Sub(run.Heartbeat).Round(time.Second), run.ID)
 		case run.Status == "interrupted" && run.Gone == "":
 			note("run %s was interrupted and can be resumed: ultra resume %s", run.ID, run.ID)
+		case run.Gone == "its worktree is missing" && run.Status != "complete" && run.Status != "cancelled":
+			add(Finding{ID: KindWorktreeMissing + ":" + run.ID, Severity: Warning, Subject: "run " + run.ID, Run: run.ID,
+				Problem: fmt.Sprintf("run %s (%s) cannot go on: its worktree was deleted outside ultra", run.ID, run.Status),
+				Fix:     fmt.Sprintf("ultra cancel %s (its commits stay on branch ultra/%s; ultra undo %s drops them), then git worktree prune", run.ID, run.ID, run.ID)})
 		}
 	}
 
@@ -298,6 +304,10 @@ func Assess(o Observations, now time.Time) Report {
 		switch {
 		case w.Run == "":
 			why = "no run in the store has it"
+		case w.RunState == "landed" && w.Listed && w.Changed == 0:
+			// The normal end of a run: gc removes it, nothing is wrong.
+			note("run %s was landed; its worktree %s can go: ultra gc", w.Run, w.Path)
+			continue
 		case w.RunState != "":
 			why = fmt.Sprintf("its run %s was %s", w.Run, w.RunState)
 		default:

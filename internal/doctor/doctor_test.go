@@ -40,6 +40,12 @@ func TestAssess(t *testing.T) {
 			findings: []want{{"base-gate-broken", Error, false, "ultra doctor heal"}}},
 		{name: "a base with failing tests is a task, not a finding", obs: Observations{Provider: &ProviderObs{Reachable: true},
 			BaseGate: &BaseGateObs{Tree: "0123456789abcdef", Run: "r1", Evaluated: true}}},
+		{name: "a landed run's clean worktree is only a note", obs: Observations{Provider: &ProviderObs{Reachable: true},
+			Worktrees: []WorktreeObs{{Path: "/w/r1", Branch: "ultra/r1", Listed: true, Run: "r1", RunState: "landed"}}},
+			notes: []string{"run r1 was landed; its worktree /w/r1 can go: ultra gc"}},
+		{name: "an unfinished run whose worktree was deleted", obs: Observations{Provider: &ProviderObs{Reachable: true},
+			Runs: []RunObs{{ID: "r1", Status: "escalated", Gone: "its worktree is missing"}, {ID: "r2", Status: "complete", Gone: "its worktree is missing"}}},
+			findings: []want{{"worktree-missing:r1", Warning, false, "ultra cancel r1"}}},
 		{name: "interrupted is only a note", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "interrupted"}}},
 			notes: []string{"run r1 was interrupted and can be resumed: ultra resume r1"}},
 		{name: "interrupted with its worktree gone: no note", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "interrupted", Gone: "removed"}}}},
@@ -48,7 +54,7 @@ func TestAssess(t *testing.T) {
 		{name: "live run, fresh heartbeat", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "running", PID: 7, Alive: true, Heartbeat: now.Add(-time.Second)}}}},
 		{name: "worktrees", obs: Observations{Worktrees: []WorktreeObs{
 			{Path: "/w/a", Branch: "ultra/a", Listed: true},                               // unknown, clean
-			{Path: "/w/b", Branch: "ultra/b", Listed: true, Run: "b", RunState: "landed"}, // landed
+			{Path: "/w/b", Branch: "ultra/b", Listed: true, Run: "b", RunState: "landed"}, // landed: a note
 			{Path: "/w/c", Branch: "ultra/c", Listed: true, Changed: 2},                   // uncommitted work
 			{Path: "/w/d", Branch: "ultra/d", Listed: true, Run: "d"},                     // a run's own
 			{Path: "/w/e", Branch: "ultra/e", Listed: true, Starting: true},               // being made
@@ -58,12 +64,11 @@ func TestAssess(t *testing.T) {
 			{Path: "/w/i", Branch: "ultra/i", Listed: true, Changed: -1},
 		}}, findings: []want{
 			{"orphaned-worktree:/w/a", Warning, true, "git worktree remove --force /w/a"},
-			{"orphaned-worktree:/w/b", Warning, true, "git worktree remove --force /w/b"},
 			{"orphaned-worktree:/w/c", Warning, false, "git -C /w/c status"},
 			{"orphaned-worktree:/w/g", Warning, true, "rm -rf /w/g"},
 			{"orphaned-worktree:/w/h", Warning, false, "ls -la /w/h"},
 			{"orphaned-worktree:/w/i", Warning, false, "git worktree remove"},
-		}},
+		}, notes: []string{"run b was landed; its worktree /w/b can go: ultra gc"}},
 		{name: "branches", obs: Observations{Branches: []BranchObs{
 			{Name: "ultra/m", Merged: true},
 			{Name: "ultra/u", Unique: 3},

@@ -29,6 +29,7 @@ const (
 	ForPlan     = "plan"     // plan (goals) acceptance
 	ForApproval = "approval" // a tool call waits for approval
 	ForQuestion = "question" // the model asked something
+	ForNext     = "next"     // an assisted run waits for ultra next at the end of a unit
 )
 
 // StaleAfter is how old a live run's heartbeat may be before the run
@@ -142,11 +143,14 @@ func waitingFor(w, id string) (kind, cmd string) {
 		kind = ForPlan
 	case strings.HasPrefix(lw, "approval") || strings.Contains(lw, "--call"):
 		kind = ForApproval
+	case strings.Contains(lw, "ultra next"):
+		kind = ForNext
 	default:
 		kind = ForQuestion
 	}
 	if i := strings.Index(w, "ultra "); i >= 0 {
-		cmd = strings.TrimSpace(w[i:])
+		cmd, _, _ = strings.Cut(w[i:], " (") // the command, not the note after it
+		cmd = strings.TrimSpace(cmd)
 	}
 	if cmd == "" {
 		switch kind {

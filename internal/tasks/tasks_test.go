@@ -29,6 +29,8 @@ func TestClassify(t *testing.T) {
 		{"silent process", Input{Status: "running", Process: ProcessAlive, PID: 7, Heartbeat: stale}, Stuck, "", "ultra status R1", "no heartbeat for 40s (pid 7 alive)", true},
 		{"other host, stale beat", Input{Status: "running", Process: ProcessUnknown, PID: 7, Heartbeat: stale}, Stuck, "", "ultra status R1", "no heartbeat for 40s", true},
 		{"call waits for approval", Input{Status: "running", Process: ProcessAlive, Heartbeat: fresh, Waiting: "approval of call call_3: ultra approve R1 --call call_3"}, Waiting, ForApproval, "ultra approve R1 --call call_3", "approval of call", true},
+		{"assisted pause", Input{Status: "running", Process: ProcessAlive, Heartbeat: fresh, Waiting: "the unit ended: the run is in verifying (run control assisted); waiting for ultra next R1"}, Waiting, ForNext, "ultra next R1", "unit ended", true},
+		{"live call waits", Input{Status: "running", Process: ProcessAlive, Heartbeat: fresh, Waiting: "call call_3 (bash) waits for a person's approval: ultra approve R1 --call call_3 (or --deny REASON)"}, Waiting, ForApproval, "ultra approve R1 --call call_3", "call call_3", true},
 		{"question", Input{Status: "running", Process: ProcessAlive, Heartbeat: fresh, Waiting: "question: which database?"}, Waiting, ForQuestion, "ultra status R1", "which database", true},
 		{"plan waits", Input{Status: "needs_approval", Waiting: "plan acceptance: ultra approve R1"}, Waiting, ForPlan, "ultra approve R1", "plan acceptance", true},
 		{"plan waits, old run", Input{Status: "needs_approval", Reason: "the plan waits for a person: ultra approve R1"}, Waiting, ForPlan, "ultra approve R1", "the plan waits", true},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/policy"
@@ -54,6 +55,10 @@ type Start struct {
 	IncludeUncommitted bool   // snapshot the checkout's uncommitted changes into the start commit
 	Identity           Identity
 }
+
+// ResearchDir is where research runs write their reports, in the
+// checkout.
+const ResearchDir = ".ultra/research"
 
 // Worktree is a run's worktree and branch.
 type Worktree struct {
@@ -104,6 +109,9 @@ func Prepare(ctx context.Context, s Start) (*Worktree, error) {
 	if dirtyErr != nil {
 		return nil, dirtyErr
 	}
+	// Research reports are ultra's output for the person, not work the
+	// run would miss.
+	dirty = slices.DeleteFunc(dirty, func(p string) bool { return strings.HasPrefix(p, ResearchDir+"/") })
 	if len(dirty) == 0 {
 		return w, nil
 	}

@@ -59,7 +59,7 @@ func (l *Log) badge(p string) string {
 
 // Emit writes one event.
 func (l *Log) Emit(e event.Event) {
-	line := l.format(e)
+	line := printable(l.format(e), l.color)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if held := l.heldError; held != "" {

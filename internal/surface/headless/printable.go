@@ -1,0 +1,87 @@
+package headless
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// palette are the only escape sequences the log writes itself.
+var palette = []string{reset, bold, dim, red, green, yellow, blue, cyan}
+
+// Printable is s without what a terminal would act on rather than show:
+// escape sequences (a model's text could clear the screen, retitle the
+// window, write the clipboard or hide text), and every other control
+// character but newline and tab. Text a model wrote passes through it
+// before it reaches a person's terminal.
+func Printable(s string) string { return printable(s, false) }
+
+// printable is Printable; keepPalette keeps the log's own colours.
+func printable(s string, keepPalette bool) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b {
+			if keepPalette {
+				kept := false
+				for _, p := range palette {
+					if strings.HasPrefix(s[i:], p) {
+						b.WriteString(p)
+						i += len(p)
+						kept = true
+						break
+					}
+				}
+				if kept {
+					continue
+				}
+			}
+			i += escapeLen(s[i:])
+			continue
+		}
+		r, size := rune(s[i]), 1
+		if r >= 0x80 {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if !isControl(r) {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || r == 0x1b)
+}
+
+// escapeLen is the length of the escape sequence s starts with: CSI
+// (ESC [ … final), OSC, DCS, SOS, PM and APC strings (ESC ] … BEL or ST),
+// or ESC and one more byte.
+func escapeLen(s string) int {
+	if len(s) < 2 {
+		return len(s)
+	}
+	switch s[1] {
+	case '[':
+		for i := 2; i < len(s); i++ {
+			if s[i] >= 0x40 && s[i] <= 0x7e {
+				return i + 1
+			}
+		}
+		return len(s)
+	case ']', 'P', 'X', '^', '_':
+		for i := 2; i < len(s); i++ {
+			if s[i] == 0x07 {
+				return i + 1
+			}
+			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
+				return i + 2
+			}
+		}
+		return len(s)
+	}
+	return 2
+}
