@@ -246,7 +246,16 @@ func TestNewUserDryRunSaysWould(t *testing.T) {
 		!strings.Contains(undo.stdout, "would drop") || strings.Contains(undo.stdout, "removed") {
 		t.Fatalf("undo --dry-run: exit %d\n%s%s", undo.code, undo.stdout, undo.stderr)
 	}
-	gc := ultra(t, dir, "gc", "--dry-run")
+	// A complete run that is not landed keeps its worktree (landing a
+	// moved base verifies the merge there)...
+	if keep := ultra(t, dir, "gc"); keep.code != 0 || !strings.Contains(keep.stdout, "complete and not landed: ultra land "+id) {
+		t.Fatalf("gc of a complete, unlanded run: exit %d\n%s%s", keep.code, keep.stdout, keep.stderr)
+	}
+	if out := git(t, dir, "worktree", "list"); !strings.Contains(out, id) {
+		t.Fatalf("gc removed an unlanded run's worktree:\n%s", out)
+	}
+	// ... unless forced; a dry run only says what it would do.
+	gc := ultra(t, dir, "gc", "--force", "--dry-run")
 	if gc.code != 0 || !strings.Contains(gc.stdout, "would remove") || strings.Contains(gc.stdout, "removed") ||
 		strings.Contains(gc.stdout, "dropped") {
 		t.Fatalf("gc --dry-run: exit %d\n%s%s", gc.code, gc.stdout, gc.stderr)
@@ -257,7 +266,7 @@ func TestNewUserDryRunSaysWould(t *testing.T) {
 	if out := git(t, dir, "worktree", "list"); !strings.Contains(out, id) {
 		t.Fatalf("a dry run removed the worktree:\n%s", out)
 	}
-	gc = ultra(t, dir, "gc")
+	gc = ultra(t, dir, "gc", "--force")
 	if gc.code != 0 || !strings.Contains(gc.stdout, "removed") || strings.Contains(gc.stdout, "would") {
 		t.Fatalf("gc: exit %d\n%s%s", gc.code, gc.stdout, gc.stderr)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -157,7 +158,16 @@ func collectRun(ctx context.Context, o Options, row *store.Run, force, dryRun bo
 	var dropped []string
 	if workspace.Exists(ctx, ws.Worktree) {
 		changed, err := workspace.Changed(ctx, ws.Worktree)
+		if row.Status == agent.StatusCancelled {
+			// A cancelled run's own records (.ultra/) are nobody's work.
+			changed = slices.DeleteFunc(changed, func(p string) bool { return strings.HasPrefix(p, ".ultra/") })
+		}
 		switch {
+		case row.Status == agent.StatusComplete && ws.Landed == "" && ws.Undone == "" && !force:
+			// Landing a run whose base moved verifies the merge in its
+			// worktree: it stays until the run is landed or undone.
+			c.Detail = fmt.Sprintf("the run is complete and not landed: ultra land %s (or ultra undo %s); --force removes it", row.ID, row.ID)
+			return c
 		case !finished && !force:
 			// Uncommitted files of a run that can go on are its work in
 			// progress (and ultra's records of it): resume keeps them.
