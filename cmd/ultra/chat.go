@@ -121,7 +121,7 @@ func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
 		if sinks, err = f.sinks(cmd.OutOrStdout()); err != nil {
 			return err
 		}
-	case !print && f.verbose:
+	case f.verbose: // ultra -p -v too: the log goes to stderr
 		if sinks, err = f.sinks(cmd.ErrOrStderr()); err != nil {
 			return err
 		}
@@ -179,6 +179,7 @@ func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
 			break
 		}
 	}
+	fmt.Fprintln(w)
 	if session != "" {
 		fmt.Fprintf(w, "(session %s: ultra chat %s continues it)\n", session, session)
 	}

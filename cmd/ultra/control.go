@@ -34,7 +34,7 @@ func printAsked(cmd *cobra.Command, what string, a *agent.Asked, asJSON bool) er
 		case a.Live:
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s by run %s after %s\n", what, a.Outcome, a.Run, a.Waited.Round(time.Millisecond))
 		default:
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s to run %s\n", what, a.Outcome, a.Run)
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s to run %s, which no process drives now (ultra resume %s continues it)\n", what, a.Outcome, a.Run, a.Run)
 		}
 	}
 	if strings.HasPrefix(a.Outcome, "refused") {

@@ -19,6 +19,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tasks"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // recentFinished is how many finished runs the view shows without --all.
@@ -65,7 +66,7 @@ func newTasksCmd() *cobra.Command {
 			}()
 			out := cmd.OutOrStdout()
 			draw := func(ctx context.Context, w io.Writer) error {
-				v, err := collectTasks(ctx, sources, all, time.Now())
+				v, err := collectTasks(ctx, sources, all, allRepos, time.Now())
 				if err != nil {
 					return err
 				}
@@ -156,7 +157,7 @@ func openTaskSources(cmd *cobra.Command, allRepos bool) ([]taskSource, []skipped
 }
 
 // collectTasks reads and classifies the tasks of every source.
-func collectTasks(ctx context.Context, sources []taskSource, all bool, now time.Time) (*tasksView, error) {
+func collectTasks(ctx context.Context, sources []taskSource, all, allRepos bool, now time.Time) (*tasksView, error) {
 	host, _ := os.Hostname()
 	v := &tasksView{Tasks: []tasks.Row{}}
 	for _, s := range sources {
@@ -169,6 +170,10 @@ func collectTasks(ctx context.Context, sources []taskSource, all bool, now time.
 			r := taskRow(&views[i], host, now)
 			if len(sources) > 1 {
 				r.Repo = s.root
+			}
+			if allRepos && strings.HasPrefix(r.Next, "ultra ") {
+				// The command works from anywhere: it names the repository.
+				r.Next = "ultra -C " + workspace.ShellQuote(s.root) + strings.TrimPrefix(r.Next, "ultra")
 			}
 			if isFinishedTask(views[i].TaskRow.Status) {
 				shownFinished++
