@@ -285,7 +285,9 @@ func (r *runner) step(ctx context.Context) error {
 	took := r.o.Now().Sub(start)
 	if aside {
 		// A person's request could not wait for this answer: it is
-		// taken at the next safe point and the model asked again.
+		// taken at the next safe point and the model asked again. What
+		// the request cost is counted (estimated: the answer never came).
+		r.st.Phase.Used.InputTokens += estimateUsage(req, &llm.Response{}).InputTokens
 		return nil
 	}
 	if err != nil && ctx.Err() != nil {
