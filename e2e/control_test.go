@@ -509,3 +509,43 @@ func TestManualDecisionsAndSteering(t *testing.T) {
 	ultra(t, dir, "cancel", id)
 	l2.wait(t)
 }
+
+// A second ultra approve while the first drives the run is refused: one
+// run, one driver.
+func TestOneDriverPerRun(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, fixSteps()[:2]...)
+	res := ultra(t, dir, runArgs(m, "--control", "assisted", "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("plan: exit %d\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	slow := newModel(t, step{"delay_ms": 15000, "text": "slow"})
+	l := startLive(t, dir, "approve", id, "--output", "jsonl", "--base-url", slow.url)
+	l.waitEvent(t, "the resume", isType("run_resumed"))
+	second := ultra(t, dir, "approve", id, "--base-url", slow.url)
+	if second.code != 2 || !strings.Contains(second.stderr, "in progress in another process") {
+		t.Fatalf("a second approve: exit %d %s %s", second.code, second.stdout, second.stderr)
+	}
+	ultra(t, dir, "cancel", id)
+	l.wait(t)
+}
+
+// The titles a model proposed cannot drive the terminal of the person who
+// reads them.
+func TestGoalsPrintedSafely(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	g := calcGoals()
+	g["goals"].([]any)[0].(map[string]any)["title"] = "Add adds\x1b]52;c;ZXZpbA==\x07\x1b[2J"
+	m := newModel(t, calls(call("goals", g)))
+	res := ultra(t, dir, runArgs(m, "--control", "assisted", "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	out := ultra(t, dir, "goals", runID(t, res.events(t)))
+	if strings.Contains(out.stdout, "\x1b") || strings.Contains(out.stdout, "\x07") || !strings.Contains(out.stdout, "Add adds") {
+		t.Fatalf("goals printed raw control characters: %q", out.stdout)
+	}
+}

@@ -280,6 +280,7 @@ func TestNewUserGCAndRunsAgreeOnAKilledRun(t *testing.T) {
 	cmd, id, _ := startInLongCommand(t, dir)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
+	settle(t, dir)
 	var runs []map[string]any
 	r := ultra(t, dir, "runs", "--json")
 	if err := json.Unmarshal([]byte(r.stdout), &runs); err != nil || len(runs) != 1 || runs[0]["status"] != "interrupted" {
@@ -344,4 +345,18 @@ func TestNewUserVersionAndV(t *testing.T) {
 	if !strings.Contains(help.stdout, "-v, --verbose") {
 		t.Errorf("run --help lacks -v, --verbose:\n%s", help.stdout)
 	}
+}
+
+// settle waits (up to 10s) until no process works under dir any more: the
+// sandboxed tests of a killed run die with it, but not in the same instant.
+func settle(t *testing.T, dir string) {
+	t.Helper()
+	t.Cleanup(func() {
+		for i := 0; i < 100; i++ {
+			if out, _ := exec.Command("pgrep", "-f", dir).Output(); len(bytes.TrimSpace(out)) == 0 {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
-	"github.com/ultra-dev/ultra/internal/surface/headless"
 )
 
 // chatFlags are the flags of ultra chat and ultra -p.
@@ -149,7 +148,7 @@ func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
 			return &exitError{code: out.ExitCode, err: fmt.Errorf("chat %s %s: %s", out.RunID, out.Status, out.Reason)}
 		}
 		if f.output != "jsonl" {
-			fmt.Fprintln(cmd.OutOrStdout(), headless.Printable(strings.TrimRight(out.Answer, "\n")))
+			fmt.Fprintln(cmd.OutOrStdout(), event.Printable(strings.TrimRight(out.Answer, "\n")))
 		}
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/check"
+	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/sandbox"
 )
 
@@ -140,11 +141,11 @@ func run(args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "ultra:", ee.err)
+			fmt.Fprintln(os.Stderr, "ultra:", event.Printable(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(os.Stderr, "ultra:", err)
+	fmt.Fprintln(os.Stderr, "ultra:", event.Printable(err.Error()))
 	if isUsage(err) {
 		return agent.ExitUsage
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/phase"
-	"github.com/ultra-dev/ultra/internal/surface/headless"
 )
 
 // researchQuestionMax bounds a question read from stdin.
@@ -129,7 +128,7 @@ func printResearchReport(w io.Writer, path string) {
 		fmt.Fprintf(w, "\nReport: %s (cannot read it: %v)\n", path, err)
 		return
 	}
-	b = []byte(headless.Printable(string(b)))
+	b = []byte(event.Printable(string(b)))
 	fmt.Fprintf(w, "\nReport: %s\n\n%s", path, b)
 	if len(b) > 0 && b[len(b)-1] != '\n' {
 		fmt.Fprintln(w)

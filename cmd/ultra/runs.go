@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/store"
-	"github.com/ultra-dev/ultra/internal/surface/headless"
 	"github.com/ultra-dev/ultra/internal/tasks"
 )
 
@@ -91,7 +91,7 @@ func gitState(ws store.Workspace) string {
 }
 
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(headless.Printable(s)), " ")
+	s = strings.Join(strings.Fields(event.Printable(s)), " ")
 	if len([]rune(s)) > n {
 		return string([]rune(s)[:n-1]) + "…"
 	}
@@ -99,9 +99,24 @@ func clip(s string, n int) string {
 }
 
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(event.EscapeC1(b), '\n'))
+	return err
+}
+
+// printableWriter passes what commands print of the model's text (goal
+// titles, reasons, errors) through event.Printable on its way to a
+// terminal.
+type printableWriter struct{ w io.Writer }
+
+func (p printableWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, event.Printable(string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 func getRun(cmd *cobra.Command, st *store.Store, id string) (*store.Run, error) {

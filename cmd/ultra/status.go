@@ -35,7 +35,7 @@ func newStatusCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), s)
 			}
-			printStatus(cmd.OutOrStdout(), s)
+			printStatus(printableWriter{cmd.OutOrStdout()}, s)
 			return nil
 		},
 	}

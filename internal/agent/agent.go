@@ -350,7 +350,7 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 		history = append(history, msg)
 	}
 	history = repairHistory(history)
-	if ok, err := o.Store.Claim(ctx, row.ID, row.PID, os.Getpid()); err != nil {
+	if ok, err := o.Store.Claim(ctx, row.ID, row.PID, row.Status, os.Getpid()); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, fmt.Errorf("%w: run %s was just resumed by another process", ErrBusy, row.ID)

@@ -385,7 +385,9 @@ func ReportName(now time.Time, title string) string {
 func reportText(runID, question string, now time.Time, rep Report) []byte {
 	q, _ := json.Marshal(strings.TrimSpace(question))
 	var b strings.Builder
-	fmt.Fprintf(&b, "---\nrun: %s\nquestion: %s\nwritten: %s\n---\n\n# %s\n\n%s\n", runID, q, now.UTC().Format(time.RFC3339), rep.Title, rep.Body)
+	// A report is read in terminals (cat): nothing in it may drive one.
+	fmt.Fprintf(&b, "---\nrun: %s\nquestion: %s\nwritten: %s\n---\n\n# %s\n\n%s\n", runID, q, now.UTC().Format(time.RFC3339),
+		event.Printable(rep.Title), event.Printable(rep.Body))
 	return []byte(b.String())
 }
 

@@ -350,7 +350,30 @@ func (j *JSONL) Emit(e Event) {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	_, _ = j.w.Write(append(b, '\n'))
+	_, _ = j.w.Write(append(EscapeC1(b), '\n'))
+}
+
+// EscapeC1 writes the C1 control characters (U+0080–U+009F) of encoded
+// JSON as \u escapes, as encoding/json already does for C0: some
+// terminals act on them, and JSON lines end up on terminals. They can
+// only stand inside strings, so the JSON means the same.
+func EscapeC1(b []byte) []byte {
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == 0xC2 && b[i+1] >= 0x80 && b[i+1] <= 0x9F {
+			var out []byte
+			out = append(out, b[:i]...)
+			for ; i < len(b); i++ {
+				if i+1 < len(b) && b[i] == 0xC2 && b[i+1] >= 0x80 && b[i+1] <= 0x9F {
+					out = fmt.Appendf(out, "\\u%04x", b[i+1])
+					i++
+					continue
+				}
+				out = append(out, b[i])
+			}
+			return out
+		}
+	}
+	return b
 }
 
 // Truncate bounds s to n bytes for an event, marking the cut.

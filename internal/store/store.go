@@ -316,11 +316,12 @@ func (s *Store) SetWorkspace(ctx context.Context, id string, ws Workspace) error
 	return nil
 }
 
-// Claim makes pid the process driving run id, if the run is still driven
-// by wasPID (compare and swap): of two processes resuming one run, only
-// one wins.
-func (s *Store) Claim(ctx context.Context, id string, wasPID, pid int) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE runs SET pid=? WHERE id=? AND pid=?`, pid, id, wasPID)
+// Claim makes pid the process driving run id, and the run running, if
+// it is still driven by wasPID with status wasStatus (compare and swap):
+// of two processes resuming one run, only one wins, and from then on
+// every other sees it running in a live process.
+func (s *Store) Claim(ctx context.Context, id string, wasPID int, wasStatus string, pid int) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET pid=?, status='running' WHERE id=? AND pid=? AND status=?`, pid, id, wasPID, wasStatus)
 	if err != nil {
 		return false, fmt.Errorf("store: claiming run %s: %w", id, err)
 	}

@@ -184,3 +184,33 @@ func TestWorkspaceIsWrittenOnlyByCreateAndSetWorkspace(t *testing.T) {
 		t.Fatalf("unknown run: %v", err)
 	}
 }
+
+// Of two processes resuming one run, one wins, and the run is running
+// from the claim on: a second resume that read the run before the claim
+// loses even though the pid it read is still the one stored.
+func TestClaimIsOneStep(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "ultra.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := newRun("261124-010101-cccc")
+	r.Status, r.PID = "needs_approval", 0
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.Claim(ctx, r.ID, 0, "needs_approval", 111); !ok || err != nil {
+		t.Fatalf("first claim: %v %v", ok, err)
+	}
+	got, _ := s.GetRun(ctx, r.ID)
+	if got.Status != "running" || got.PID != 111 {
+		t.Fatalf("after the claim: %s pid %d", got.Status, got.PID)
+	}
+	if ok, _ := s.Claim(ctx, r.ID, 0, "needs_approval", 222); ok {
+		t.Fatal("a second claim with what it read before won")
+	}
+	if ok, _ := s.Claim(ctx, r.ID, 111, "needs_approval", 222); ok {
+		t.Fatal("a claim with a stale status won")
+	}
+}

@@ -24,6 +24,9 @@ type Log struct {
 	heldError string
 }
 
+// palette are the only escape sequences the log writes itself.
+var palette = []string{reset, bold, dim, red, green, yellow, blue, cyan}
+
 // New returns a log writing to w, with ANSI colours when color is set.
 func New(w io.Writer, color bool) *Log { return &Log{w: w, color: color} }
 
@@ -59,7 +62,12 @@ func (l *Log) badge(p string) string {
 
 // Emit writes one event.
 func (l *Log) Emit(e event.Event) {
-	line := printable(l.format(e), l.color)
+	line := l.format(e)
+	if l.color {
+		line = event.PrintableKeeping(line, palette)
+	} else {
+		line = event.Printable(line)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if held := l.heldError; held != "" {

@@ -82,3 +82,13 @@ func TestInterruptedRunShowsNoModelError(t *testing.T) {
 		t.Fatalf("log:\n%s", out)
 	}
 }
+
+// A model's answer cannot drive the terminal through the log.
+func TestLogStripsEscapes(t *testing.T) {
+	var buf bytes.Buffer
+	l := New(&buf, true)
+	l.Emit(event.Event{Run: "r1", Phase: "answering", Data: event.AssistantTextData{Text: "ok\x1b]52;c;ZXZpbA==\x07\x1b[2J done"}})
+	if bytes.Contains(buf.Bytes(), []byte("]52;")) || bytes.Contains(buf.Bytes(), []byte("\x1b[2J")) || !bytes.Contains(buf.Bytes(), []byte("ok done")) {
+		t.Fatalf("log: %q", buf.String())
+	}
+}

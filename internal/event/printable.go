@@ -1,4 +1,4 @@
-package headless
+package event
 
 import (
 	"strings"
@@ -6,27 +6,25 @@ import (
 	"unicode/utf8"
 )
 
-// palette are the only escape sequences the log writes itself.
-var palette = []string{reset, bold, dim, red, green, yellow, blue, cyan}
-
 // Printable is s without what a terminal would act on rather than show:
 // escape sequences (a model's text could clear the screen, retitle the
 // window, write the clipboard or hide text), and every other control
 // character but newline and tab. Text a model wrote passes through it
 // before it reaches a person's terminal.
-func Printable(s string) string { return printable(s, false) }
+func Printable(s string) string { return PrintableKeeping(s, nil) }
 
-// printable is Printable; keepPalette keeps the log's own colours.
-func printable(s string, keepPalette bool) string {
+// PrintableKeeping is Printable, keeping the escape sequences of keep (a
+// surface's own colours).
+func PrintableKeeping(s string, keep []string) string {
 	if !strings.ContainsFunc(s, isControl) {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		if s[i] == 0x1b {
-			if keepPalette {
+			if len(keep) > 0 {
 				kept := false
-				for _, p := range palette {
+				for _, p := range keep {
 					if strings.HasPrefix(s[i:], p) {
 						b.WriteString(p)
 						i += len(p)
