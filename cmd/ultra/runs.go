@@ -78,17 +78,7 @@ func newRunsCmd() *cobra.Command {
 }
 
 // gitState is what became of a run's branch and worktree.
-func gitState(ws store.Workspace) string {
-	switch {
-	case ws.Landed != "":
-		return "landed"
-	case ws.Undone != "":
-		return "undone"
-	case ws.Removed != "":
-		return "removed"
-	}
-	return ""
-}
+func gitState(ws store.Workspace) string { return ws.Fate() }
 
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(event.Printable(s)), " ")

@@ -257,18 +257,7 @@ func runOf(rows []*store.Run, path, branch string) *store.Run {
 	return nil
 }
 
-func runState(row *store.Run) string {
-	ws := row.Workspace
-	switch {
-	case ws.Undone != "":
-		return "undone"
-	case ws.Landed != "":
-		return "landed"
-	case ws.Removed != "":
-		return "removed"
-	}
-	return ""
-}
+func runState(row *store.Run) string { return row.Workspace.Fate() }
 
 // observeWorktree fills what doctor needs to judge one worktree.
 func observeWorktree(ctx context.Context, e Env, rows []*store.Run, path, branch string, listed bool) WorktreeObs {

@@ -136,6 +136,20 @@ type Workspace struct {
 	Removed     string `json:"removed,omitempty"` // when the worktree was removed
 }
 
+// Fate is what became of a run's branch and worktree: landed, undone,
+// removed, or "" while the worktree is there (or the run has none).
+func (w Workspace) Fate() string {
+	switch {
+	case w.Landed != "":
+		return "landed"
+	case w.Undone != "":
+		return "undone"
+	case w.Removed != "":
+		return "removed"
+	}
+	return ""
+}
+
 // Transition is one recorded change of phase or of an axis.
 type Transition struct {
 	Kind    string    `json:"kind"`           // "phase" or "axis"
