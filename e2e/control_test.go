@@ -295,7 +295,10 @@ func TestSteerLiveScopes(t *testing.T) {
 		calls(call("bash", map[string]any{"command": "sleep 2; ls"})),
 		calls(call("goals", calcGoals())),
 		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"})),
-		step{"delay_ms": 5000, "tool_calls": []map[string]any{call("bash", map[string]any{"command": "echo x > calc/extra.txt"})}},
+		// Set aside by the steering to restricted "now"; the write comes next,
+		// under restricted.
+		step{"delay_ms": 5000, "text": "an answer set aside"},
+		calls(call("bash", map[string]any{"command": "echo x > calc/extra.txt"})),
 		step{"delay_ms": 3000, "tool_calls": []map[string]any{call("phase", map[string]any{"to": "verifying"})}},
 		calls(call("verify", map[string]any{})),
 		approve(),
@@ -313,10 +316,9 @@ func TestSteerLiveScopes(t *testing.T) {
 		return e["type"] == "axis_changed" && data(e)["axis"] == "model_mode" && data(e)["scope"] == "now"
 	})
 	// after-current-tool: asked while the sleep runs, applied after it.
-	sleep := l.waitEvent(t, "the sleep", func(e map[string]any) bool {
-		return e["type"] == "tool_call" && e["data"].(map[string]any)["tool"] == "bash"
+	l.waitEvent(t, "the sleep", func(e map[string]any) bool {
+		return e["type"] == "tool_call" && data(e)["tool"] == "bash"
 	})
-	_ = sleep
 	if s := ultra(t, dir, "steer", id, "--model-mode", "deep", "--scope", "after-current-tool"); s.code != 0 {
 		t.Fatalf("steer after-current-tool: exit %d %s", s.code, s.stderr)
 	}
@@ -331,7 +333,9 @@ func TestSteerLiveScopes(t *testing.T) {
 	// restricted, now, while the model answers with a write: the write
 	// meets the new profile.
 	edit := l.waitEvent(t, "the edit", func(e map[string]any) bool { return e["type"] == "tool_result" && data(e)["tool"] == "edit" })
-	_ = edit
+	if data(edit)["is_error"] == true {
+		t.Fatalf("the edit failed: %v", data(edit))
+	}
 	if s := ultra(t, dir, "steer", id, "--permission-profile", "restricted", "--scope", "now", "--reason", "read-only from here"); s.code != 0 {
 		t.Fatalf("steer restricted: exit %d %s", s.code, s.stderr)
 	}
@@ -369,7 +373,18 @@ func TestSteerLiveScopes(t *testing.T) {
 	if milestone < verdict {
 		t.Errorf("next-milestone applied (#%v) before the verdict (#%v)", milestone, verdict)
 	}
-	// The write under restricted never reached the worktree.
+	// The write under restricted ran, and failed: the worktree is
+	// read-only to it.
+	var wrote map[string]any
+	for _, e := range evs {
+		if e["type"] == "tool_result" && data(e)["tool"] == "bash" && strings.Contains(fmt.Sprint(data(e)["output"]), "extra.txt") {
+			wrote = e
+		}
+	}
+	if wrote == nil || data(wrote)["is_error"] != true {
+		t.Errorf("the write under restricted did not run and fail: %v", wrote)
+	}
+	// It never reached the worktree.
 	wt := runWorktree(t, dir, id)
 	if _, err := os.Stat(filepath.Join(wt, "calc", "extra.txt")); err == nil {
 		var seq []string
@@ -391,7 +406,9 @@ func TestSteerLiveScopes(t *testing.T) {
 	if !strings.Contains(reqs[len(reqs)-1].LastUser, "| restricted | fast |") {
 		t.Errorf("the reminder does not show the steered axes: %q", reqs[len(reqs)-1].LastUser)
 	}
-	_ = code
+	if code != 0 {
+		t.Errorf("the steered run exited %d, want 0 (complete)", code)
+	}
 }
 
 // ultra pause stops a live run at its next safe point (resumable), ultra

@@ -65,7 +65,7 @@ func TestChatAnswersReadOnly(t *testing.T) {
 	}
 	// Both writing calls came back to the model as refusals.
 	third := string(reqs[2].Body)
-	if !strings.Contains(third, "phase-guard") || !strings.Contains(third, "planning-read-only") && !strings.Contains(third, "read-only") {
+	if !strings.Contains(third, "Refused [phase-guard]") || !strings.Contains(third, "Refused [planning-read-only]") {
 		t.Fatalf("the refusals did not reach the model:\n%s", third)
 	}
 
