@@ -72,7 +72,7 @@ func (s *steerFlags) register(cmd *cobra.Command, withControl bool) {
 	}
 	fl.StringVar(&s.profile, "permission-profile", "", "permission profile: "+strings.Join(axes.Values[axes.Permission], ", "))
 	fl.StringVar(&s.modelMode, "model-mode", "", "model mode: "+strings.Join(axes.Values[axes.ModelMode], ", "))
-	fl.StringVar(&s.scope, "scope", agent.ScopeAfterTool, "when a live run applies it: "+strings.Join(agent.Scopes, ", "))
+	fl.StringVar(&s.scope, "scope", axes.ScopeAfterTool, "when a live run applies it: "+strings.Join(axes.Scopes, ", "))
 	fl.StringVar(&s.reason, "reason", "", "why (recorded with the transition)")
 	fl.BoolVar(&s.asJSON, "json", false, "print the outcome as JSON")
 }

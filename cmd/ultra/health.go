@@ -195,7 +195,7 @@ func newRepairCmd() *cobra.Command {
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&autonomous, "autonomous", false, "repair until clean, blocked or out of limits, without pausing")
-	cmd.Flags().StringVar(&scope, "scope", agent.ScopeAfterTool, "with RUN: when a live run switches: "+strings.Join(agent.Scopes, ", "))
+	cmd.Flags().StringVar(&scope, "scope", axes.ScopeAfterTool, "with RUN: when a live run switches: "+strings.Join(axes.Scopes, ", "))
 	cmd.Flags().StringVar(&reason, "reason", "", "with RUN: why (recorded)")
 	return cmd
 }

@@ -385,7 +385,7 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	if len(ro.Steer) > 0 {
 		next, err := steerAxes(r.row.Axes, ro.Steer)
 		if err == nil {
-			err = r.setAxes(ctx, next, firstNonEmpty(ro.Guidance, "set by a person as the run resumed"), ScopeNow, "person", session())
+			err = r.setAxes(ctx, next, firstNonEmpty(ro.Guidance, "set by a person as the run resumed"), axes.ScopeNow, "person", session())
 		}
 		if err != nil {
 			return nil, err
@@ -394,7 +394,7 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	if ro.Approve && r.row.Axes.Mode == phase.Plan {
 		// The plan is accepted: the run builds it.
 		next, _ := r.row.Axes.Set("mode", phase.Build)
-		if err := r.setAxes(ctx, next, "the plan was accepted", ScopeNow, "person", session()); err != nil {
+		if err := r.setAxes(ctx, next, "the plan was accepted", axes.ScopeNow, "person", session()); err != nil {
 			return nil, err
 		}
 	}

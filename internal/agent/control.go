@@ -20,17 +20,6 @@ import (
 	"github.com/ultra-dev/ultra/internal/tool"
 )
 
-// The steering scopes, as the agent names them.
-const (
-	ScopeNow       = axes.ScopeNow
-	ScopeAfterTool = axes.ScopeAfterTool
-	ScopeAfterUnit = axes.ScopeAfterUnit
-	ScopeMilestone = axes.ScopeMilestone
-)
-
-// Scopes lists the steering scopes.
-var Scopes = axes.Scopes
-
 // Approval scopes.
 const approveForRun = "run"
 
@@ -120,7 +109,7 @@ func urgent(q store.Request) bool {
 	case store.ReqCancel, store.ReqStop, store.ReqPause:
 		return true
 	case store.ReqSteer:
-		return q.Scope == ScopeNow
+		return q.Scope == axes.ScopeNow
 	}
 	return false
 }
@@ -244,14 +233,14 @@ func (r *runner) done(q store.Request, outcome string) {
 // scopeCame reports that a steering request's scope has come.
 func (r *runner) scopeCame(q store.Request) bool {
 	switch q.Scope {
-	case "", ScopeNow, ScopeAfterTool:
+	case "", axes.ScopeNow, axes.ScopeAfterTool:
 		return true
 	}
 	at, seen := r.ctl.deferred[q.ID]
 	if !seen {
 		return false
 	}
-	if q.Scope == ScopeAfterUnit {
+	if q.Scope == axes.ScopeAfterUnit {
 		return r.ctl.units > at[0]
 	}
 	return r.ctl.milestones > at[1]

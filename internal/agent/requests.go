@@ -83,7 +83,7 @@ func openRun(ctx context.Context, o Options, id string) (*store.Run, error) {
 // SteerRequest is a person's steering of a run's axes.
 type SteerRequest struct {
 	Axes   map[string]string // axis → value
-	Scope  string            // one of Scopes ("" is now)
+	Scope  string            // one of axes.Scopes ("" is now)
 	Reason string
 	Who    string
 	Wait   time.Duration // how long to wait for a live run to take it
@@ -126,7 +126,7 @@ func Steer(ctx context.Context, o Options, id string, s SteerRequest) (*Asked, e
 		return &Asked{Run: row.ID, Outcome: "refused: " + err.Error()}, nil
 	}
 	next, _ := steerAxes(row.Axes, s.Axes)
-	if err := r.setAxes(ctx, next, firstNonEmpty(s.Reason, "steered by a person"), firstNonEmpty(s.Scope, ScopeNow), firstNonEmpty(s.Who, "person"), q.Session); err != nil {
+	if err := r.setAxes(ctx, next, firstNonEmpty(s.Reason, "steered by a person"), firstNonEmpty(s.Scope, axes.ScopeNow), firstNonEmpty(s.Who, "person"), q.Session); err != nil {
 		return &Asked{Run: row.ID, Outcome: "refused: " + err.Error()}, nil
 	}
 	r.flushNotes()
