@@ -475,7 +475,7 @@ func TestManualDecisionsAndSteering(t *testing.T) {
 	l.waitEvent(t, "the goals call waiting", func(e map[string]any) bool {
 		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "goals"
 	})
-	if r := ultra(t, dir, "approve", id, "--call", "call_9"); r.code != 2 || !strings.Contains(r.stderr, "waits on call call_2, not call_9") {
+	if r := ultra(t, dir, "approve", id, "--call", "call_9"); r.code != 2 || !strings.Contains(r.stderr, "waits on call call_2 (goals), not call_9") {
 		t.Fatalf("approve of another call: exit %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	if r := ultra(t, dir, "next", id); r.code != 2 || !strings.Contains(r.stderr, "does not pause between units") {

@@ -350,6 +350,13 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 		history = append(history, msg)
 	}
 	history = repairHistory(history)
+	if st.AwaitingCall != nil {
+		// Checked before the run is taken: a run that cannot go on stays
+		// as it was.
+		if _, err := awaitingDecision(ctx, o.Store, row.ID, *st.AwaitingCall); err != nil {
+			return nil, err
+		}
+	}
 	if ok, err := o.Store.Claim(ctx, row.ID, row.PID, row.Status, os.Getpid()); err != nil {
 		return nil, err
 	} else if !ok {
@@ -383,7 +390,7 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 		return nil, err
 	}
 	if len(ro.Steer) > 0 {
-		next, err := steerAxes(r.row.Axes, ro.Steer)
+		next, err := r.row.Axes.Steer(ro.Steer)
 		if err == nil {
 			err = r.setAxes(ctx, next, firstNonEmpty(ro.Guidance, "set by a person as the run resumed"), axes.ScopeNow, "person", session())
 		}

@@ -29,7 +29,6 @@ const approveForRun = "run"
 type control struct {
 	mu          sync.Mutex
 	modelCancel context.CancelFunc // set while a model answer streams
-	setAside    bool               // the watcher cancelled the answer in flight
 	activity    string
 	// units and milestones count phase changes and milestones; a deferred
 	// request remembers the counts when it was first seen.
@@ -94,9 +93,6 @@ func (r *runner) watch(ctx context.Context) {
 		}
 		for _, q := range qs {
 			if urgent(q) {
-				r.ctl.mu.Lock()
-				r.ctl.setAside = true
-				r.ctl.mu.Unlock()
 				cancel()
 				break
 			}
@@ -121,15 +117,16 @@ func (r *runner) streamModel(ctx context.Context, req llm.Request) (resp *llm.Re
 	mctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.ctl.mu.Lock()
-	r.ctl.modelCancel, r.ctl.setAside = cancel, false
+	r.ctl.modelCancel = cancel
 	r.ctl.mu.Unlock()
 	r.ctl.setActivity("waiting for the model")
 	resp, err = r.model.Stream(mctx, req, nil)
 	r.ctl.mu.Lock()
 	r.ctl.modelCancel = nil
-	aside := r.ctl.setAside && ctx.Err() == nil
 	r.ctl.mu.Unlock()
-	if aside {
+	// Set aside: this stream was cancelled (by the watcher), the run was
+	// not. An answer that came whole is kept.
+	if err != nil && mctx.Err() != nil && ctx.Err() == nil {
 		return nil, true, nil
 	}
 	return resp, false, err
@@ -153,13 +150,12 @@ func (r *runner) safePoint(ctx context.Context) {
 		}
 		r.take(ctx, q)
 	}
-	if r.stop == nil {
-		r.assistedPause(ctx)
-	}
 }
 
-// endingRequests decides how an interrupted run ends: ultra cancel, stop
-// and pause interrupt a live run, and what they asked is taken here.
+// endingRequests decides how an interrupted run ends: ultra cancel
+// interrupts a live run (a tool call that runs is cut short), and what it
+// asked is taken here. Pause and stop do not interrupt: they wait for
+// the next safe point (a long tool call finishes first).
 func (r *runner) endingRequests() {
 	qs, err := r.o.Store.OpenRequests(context.Background(), r.row.ID)
 	if err != nil {
@@ -260,12 +256,9 @@ func (r *runner) noteTransition(tr phase.Transition) {
 	}
 }
 
-// steerAxes is cur with a steering request's axes, checked.
-func steerAxes(cur axes.Axes, want map[string]string) (axes.Axes, error) { return cur.Steer(want) }
-
 // checkSteer refuses an impossible steering request with the reason.
 func (r *runner) checkSteer(q store.Request) error {
-	next, err := steerAxes(r.row.Axes, q.Axes)
+	next, err := r.row.Axes.Steer(q.Axes)
 	if err != nil {
 		return err
 	}
@@ -300,7 +293,7 @@ func (o Options) steerPossible(cur, next axes.Axes, st phase.State) error {
 // reason, scope, who, session, time) and the tools, the sandbox and the
 // model follow from the new values at the next request.
 func (r *runner) applySteer(ctx context.Context, q store.Request) error {
-	next, err := steerAxes(r.row.Axes, q.Axes)
+	next, err := r.row.Axes.Steer(q.Axes)
 	if err != nil {
 		return err
 	}
@@ -466,6 +459,12 @@ func (r *runner) approved(ctx context.Context, c llm.ToolCall) (res tool.Result,
 		return tool.Result{IsError: true, Output: "not run yet: run control is manual and this call waits for a person's approval"}, false
 	}
 	var decision *store.Request
+	r.st.AwaitingCall = &call // saved by waitFor: every surface reads the waiting call from it
+	defer func() {
+		if ok || decision != nil || (r.stop == nil && ctx.Err() == nil) {
+			r.st.AwaitingCall = nil
+		}
+	}()
 	r.waitFor(ctx, "approval", fmt.Sprintf("call %s (%s) waits for a person's approval: %s", c.ID, c.Name, how), func(q store.Request) bool {
 		if (q.Kind != store.ReqApprove && q.Kind != store.ReqDeny) || (q.CallID != "" && q.CallID != c.ID) {
 			return false
@@ -485,9 +484,8 @@ func (r *runner) approved(ctx context.Context, c llm.ToolCall) (res tool.Result,
 	case ctx.Err() != nil:
 		return tool.Result{IsError: true, Output: "interrupted while this call waited for a person's approval"}, false
 	}
-	// Paused or stopped while it waited: the call still waits, for the
-	// person who resumes the run.
-	r.st.AwaitingCall = &call
+	// Paused, stopped or interrupted while it waited: the call still
+	// waits (AwaitingCall), for the person who resumes the run.
 	return tool.Result{IsError: true, Output: "not run yet: the run stopped while this call waited for a person's approval (" + r.stop.Reason + ")"}, false
 }
 
@@ -517,19 +515,9 @@ func (r *runner) resumeAwaiting(ctx context.Context) error {
 	if c == nil {
 		return nil
 	}
-	qs, err := r.o.Store.OpenRequests(ctx, r.row.ID)
+	decision, err := awaitingDecision(ctx, r.o.Store, r.row.ID, *c)
 	if err != nil {
 		return err
-	}
-	var decision *store.Request
-	for _, q := range qs {
-		if (q.Kind == store.ReqApprove || q.Kind == store.ReqDeny) && (q.CallID == "" || q.CallID == c.ID) {
-			decision = &q
-			break
-		}
-	}
-	if decision == nil {
-		return fmt.Errorf("run %s waits for a person's decision on call %s (%s): ultra approve %s --call %s (or --deny REASON)", r.row.ID, c.ID, c.Name, r.row.ID, c.ID)
 	}
 	r.done(*decision, "applied")
 	r.st.AwaitingCall = nil
@@ -581,4 +569,19 @@ func (r *runner) flushNotes() {
 		r.appendMessage(llm.Message{Role: llm.RoleUser, Content: n})
 	}
 	r.notes = nil
+}
+
+// awaitingDecision finds a person's decision on call c of run among its
+// open requests, or says how to give one.
+func awaitingDecision(ctx context.Context, st *store.Store, run string, c llm.ToolCall) (*store.Request, error) {
+	qs, err := st.OpenRequests(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range qs {
+		if (q.Kind == store.ReqApprove || q.Kind == store.ReqDeny) && (q.CallID == "" || q.CallID == c.ID) {
+			return &q, nil
+		}
+	}
+	return nil, fmt.Errorf("run %s waits for a person's decision on call %s (%s): ultra approve %s --call %s (or --deny REASON)", run, c.ID, c.Name, run, c.ID)
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"os"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/axes"
@@ -102,48 +102,65 @@ func Steer(ctx context.Context, o Options, id string, s SteerRequest) (*Asked, e
 	if err := axes.CheckScope(s.Scope); err != nil {
 		return nil, err
 	}
-	if _, err := steerAxes(row.Axes, s.Axes); err != nil {
-		return nil, err
-	}
-	q := store.Request{Kind: store.ReqSteer, Axes: s.Axes, Scope: s.Scope, Reason: s.Reason, Who: s.Who}
-	if Live(row) {
-		// An impossible change is refused here, before the run sees it
-		// (the run checks again when it applies it).
-		if err := checkSteerOf(o, row, s.Axes); err != nil {
-			return &Asked{Run: row.ID, Outcome: "refused: " + err.Error(), Live: true}, nil
-		}
-		return ask(ctx, o, row, q, s.Wait)
-	}
-	if RunLocked(o.StateRoot, row.ID) {
-		return nil, fmt.Errorf("%w: %s is being landed, undone or collected", ErrBusy, row.ID)
-	}
-	r, err := idleRunner(ctx, o, row)
+	next, err := row.Axes.Steer(s.Axes)
 	if err != nil {
 		return nil, err
 	}
-	q.Run, q.Session = row.ID, session()
-	if err := r.checkSteer(q); err != nil {
-		return &Asked{Run: row.ID, Outcome: "refused: " + err.Error()}, nil
-	}
-	next, _ := steerAxes(row.Axes, s.Axes)
-	if err := r.setAxes(ctx, next, firstNonEmpty(s.Reason, "steered by a person"), firstNonEmpty(s.Scope, axes.ScopeNow), firstNonEmpty(s.Who, "person"), q.Session); err != nil {
-		return &Asked{Run: row.ID, Outcome: "refused: " + err.Error()}, nil
-	}
-	r.flushNotes()
-	if err := r.save(); err != nil {
-		return nil, err
-	}
-	return &Asked{Run: row.ID, Outcome: "applied"}, nil
-}
-
-// idleRunner is a runner for a run no process drives, to change its
-// record (steer, stop) without stepping it.
-func idleRunner(ctx context.Context, o Options, row *store.Run) (*runner, error) {
 	st, err := decodeState(row)
 	if err != nil {
 		return nil, err
 	}
-	return newRunner(ctx, o, row, st, nil)
+	// An impossible change is refused here, before anything is recorded
+	// (a live run checks again when it applies it).
+	if err := o.steerPossible(row.Axes, next, st.Phase); err != nil {
+		return &Asked{Run: row.ID, Outcome: "refused: " + err.Error(), Live: Live(row)}, nil
+	}
+	if Live(row) {
+		return ask(ctx, o, row, store.Request{Kind: store.ReqSteer, Axes: s.Axes, Scope: s.Scope, Reason: s.Reason, Who: s.Who}, s.Wait)
+	}
+	err = withIdleRun(ctx, o, row, func(r *runner) error {
+		if err := r.setAxes(ctx, next, firstNonEmpty(s.Reason, "steered by a person"), firstNonEmpty(s.Scope, axes.ScopeNow), firstNonEmpty(s.Who, "person"), session()); err != nil {
+			return err
+		}
+		r.flushNotes()
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrBusy) {
+			return nil, err
+		}
+		return &Asked{Run: row.ID, Outcome: "refused: " + err.Error()}, nil
+	}
+	return &Asked{Run: row.ID, Outcome: "applied"}, nil
+}
+
+// withIdleRun changes the record of a run no process drives: it takes the
+// run (as a resume would, so that a resume starting meanwhile is refused,
+// and this change is refused if a resume took it first), applies fn, and
+// saves the run as it was but for fn's change, which releases it.
+func withIdleRun(ctx context.Context, o Options, row *store.Run, fn func(*runner) error) error {
+	if RunLocked(o.StateRoot, row.ID) {
+		return fmt.Errorf("%w: %s is being landed, undone or collected", ErrBusy, row.ID)
+	}
+	if ok, err := o.Store.Claim(ctx, row.ID, row.PID, row.Status, os.Getpid()); err != nil {
+		return err
+	} else if !ok {
+		return fmt.Errorf("%w: run %s was just resumed by another process", ErrBusy, row.ID)
+	}
+	st, err := decodeState(row)
+	if err != nil {
+		return err
+	}
+	r, err := newRunner(ctx, o, row, st, nil)
+	if err != nil {
+		return err
+	}
+	ferr := fn(r)
+	// Saved whatever fn did: the row gets back its status and pid.
+	if err := r.save(); err != nil {
+		return err
+	}
+	return ferr
 }
 
 // Control asks a live run to pause, stop or go on for one unit (next).
@@ -167,12 +184,11 @@ func Control(ctx context.Context, o Options, id, kind, reason string, wait time.
 	if p := phase.Phase(row.Phase); p == phase.Complete {
 		return nil, fmt.Errorf("run %s is complete", row.ID)
 	}
-	r, err := idleRunner(ctx, o, row)
+	err = withIdleRun(ctx, o, row, func(r *runner) error {
+		r.finish(StatusStopped, firstNonEmpty(reason, "stopped by a person")+fmt.Sprintf(" (ultra resume %s continues it)", row.ID))
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	r.finish(StatusStopped, firstNonEmpty(reason, "stopped by a person")+fmt.Sprintf(" (ultra resume %s continues it)", row.ID))
-	if err := r.save(); err != nil {
 		return nil, err
 	}
 	return &Asked{Run: row.ID, Outcome: "applied"}, nil
@@ -195,26 +211,20 @@ func Decide(ctx context.Context, o Options, id, callID string, allow, forRun boo
 	if forRun {
 		q.Scope = approveForRun
 	}
-	if Live(row) {
-		waiting, ok := waitingCall(row.TaskRow.Waiting)
-		switch {
-		case !ok:
-			return &Asked{Run: row.ID, Live: true, Outcome: fmt.Sprintf("refused: run %s has no tool call waiting for a person's approval (run control %s)", row.ID, row.Axes.Control)}, nil
-		case callID != "" && callID != waiting:
-			return &Asked{Run: row.ID, Live: true, Outcome: fmt.Sprintf("refused: run %s waits on call %s, not %s", row.ID, waiting, callID)}, nil
-		}
-		q.CallID = waiting
-		return ask(ctx, o, row, q, wait)
-	}
 	st, err := decodeState(row)
 	if err != nil {
 		return nil, err
 	}
-	if st.AwaitingCall == nil {
-		return nil, fmt.Errorf("run %s has no tool call waiting for a person's approval", row.ID)
+	c := st.AwaitingCall
+	switch {
+	case c == nil:
+		return &Asked{Run: row.ID, Live: Live(row), Outcome: fmt.Sprintf("refused: run %s has no tool call waiting for a person's approval (run control %s)", row.ID, row.Axes.Control)}, nil
+	case callID != "" && callID != c.ID:
+		return &Asked{Run: row.ID, Live: Live(row), Outcome: fmt.Sprintf("refused: run %s waits on call %s (%s), not %s", row.ID, c.ID, c.Name, callID)}, nil
 	}
-	if callID != "" && callID != st.AwaitingCall.ID {
-		return nil, fmt.Errorf("run %s waits on call %s (%s), not %s", row.ID, st.AwaitingCall.ID, st.AwaitingCall.Name, callID)
+	q.CallID = c.ID // never an empty id another call could take
+	if Live(row) {
+		return ask(ctx, o, row, q, wait)
 	}
 	q.Run, q.Who, q.Session = row.ID, "person", session()
 	if _, err := o.Store.AddRequest(ctx, q); err != nil {
@@ -223,37 +233,9 @@ func Decide(ctx context.Context, o Options, id, callID string, allow, forRun boo
 	return &Asked{Run: row.ID, Outcome: "pending"}, nil
 }
 
-// checkSteerOf refuses an impossible steering of row by its stored state.
-func checkSteerOf(o Options, row *store.Run, want map[string]string) error {
-	st, err := decodeState(row)
-	if err != nil {
-		return err
-	}
-	next, err := steerAxes(row.Axes, want)
-	if err != nil {
-		return err
-	}
-	return o.steerPossible(row.Axes, next, st.Phase)
-}
-
-// waitingCall reads the call a live run waits on from its task row's
-// waiting note ("call ID (tool) waits for a person's approval: …").
-func waitingCall(waiting string) (string, bool) {
-	rest, ok := strings.CutPrefix(waiting, "call ")
-	if !ok || !strings.Contains(waiting, "waits for a person's approval") {
-		return "", false
-	}
-	id, _, _ := strings.Cut(rest, " ")
-	return id, id != ""
-}
-
 // WaitsForCall reports that run row waits for a person's decision on a
 // tool call (live, or stopped to wait with --no-wait).
 func WaitsForCall(row *store.Run) bool {
-	if Live(row) {
-		_, ok := waitingCall(row.TaskRow.Waiting)
-		return ok
-	}
 	st, err := decodeState(row)
 	return err == nil && st.AwaitingCall != nil
 }

@@ -209,6 +209,11 @@ func (r *runner) loop(ctx context.Context) (*Outcome, error) {
 	defer func() { stopWatch(); <-watched }()
 	for r.stop == nil {
 		r.safePoint(ctx)
+		if r.stop == nil {
+			// Only here, between steps: a unit never ends inside an
+			// answer's calls.
+			r.assistedPause(ctx)
+		}
 		if r.stop != nil {
 			if err := r.save(); err != nil {
 				return nil, err
@@ -302,10 +307,6 @@ func (r *runner) step(ctx context.Context) error {
 			me = &event.ModelError{Provider: le.Provider, StatusCode: le.StatusCode, Message: le.Message, Retryable: le.Retryable}
 		}
 		r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: req.Model, Duration: took.String(), Error: me})
-		if ctx.Err() != nil {
-			r.finish(StatusInterrupted, "interrupted")
-			return nil
-		}
 		reason := fmt.Sprintf("model request failed: %v", err)
 		if r.o.ProviderHint != "" && (le == nil || le.StatusCode == 0 || le.StatusCode == 401 || le.StatusCode == 403) {
 			reason += "; " + r.o.ProviderHint
