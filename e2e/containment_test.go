@@ -270,3 +270,26 @@ func TestGateTestsDoNotSeeTheGitDirectory(t *testing.T) {
 		t.Fatalf("gate %v %v", d["gate_status"], d["reasons"])
 	}
 }
+
+// Uncontained, a criterion's check still cannot reach the person's
+// repository through git: its checkout lies inside the repository's
+// state, and git stops above it.
+func TestUncontainedCheckFindsNoRepository(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	g := calcGoals()
+	first := g["goals"].([]any)[0].(map[string]any)
+	first["criteria"] = append(first["criteria"].([]map[string]any),
+		crit("adversarial", "command", "the check's checkout is in no repository", map[string]any{"run": "git rev-parse --git-dir", "expect_exit": 128}))
+	steps := fixSteps()
+	steps[1] = calls(call("goals", g))
+	res := ultraWithEnv(t, dir, uncontained, runArgs(newModel(t, steps...), "--permission-profile", "trusted", "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	for _, c := range ofType(res.events(t), "criterion") {
+		if strings.Contains(fmt.Sprint(data(c)["summary"]), "rev-parse") && data(c)["status"] != "pass" {
+			t.Fatalf("the check reached a repository: %v", data(c))
+		}
+	}
+}

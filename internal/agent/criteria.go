@@ -284,7 +284,12 @@ func (r *runner) runCriterion(ctx context.Context, tree string, t target, label 
 func (r *runner) checkSandbox(ctx context.Context, dest string, ch goal.Channel) (*proc.Sandbox, error) {
 	st := r.o.sandboxStatus()
 	if !st.Available {
-		return nil, nil
+		// Uncontained, git must still not find the person's repository
+		// above the checkout (the state directory lies inside it), as in
+		// the gate's uncontained test runs.
+		return &proc.Sandbox{Env: func(env []string) []string {
+			return append(env, "GIT_CEILING_DIRECTORIES="+filepath.Dir(dest))
+		}}, nil
 	}
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
 	l := sandbox.Layout{
