@@ -218,7 +218,7 @@ func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result,
 	}
 	hit := gate.CachedPass(input.Previous, input.Tree)
 	if hit == nil && r.hasGoals() {
-		hit = samCode(ctx, r.row.Workdir, input.Previous, input.Tree)
+		hit = sameCode(ctx, r.row.Workdir, input.Previous, input.Tree)
 	}
 	if hit != nil {
 		d := gate.FromCache(*hit, input.N, r.o.Now())
@@ -235,18 +235,18 @@ func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result,
 	return d, res, path, err
 }
 
-// samCode is the latest decision that passed (or a person waived) a tree
+// sameCode is the latest decision that passed (or a person waived) a tree
 // with the same code as tree: the two differ only in ultra's own records
 // of the run (goals.json, the ledger), which every step of a run with
 // goals changes.
-func samCode(ctx context.Context, workdir string, prev []gate.Decision, tree string) *gate.Decision {
+func sameCode(ctx context.Context, workdir string, prev []gate.Decision, tree string) *gate.Decision {
 	code, err := workspace.WithoutPaths(ctx, workdir, tree, goalArtifacts)
 	if err != nil {
 		return nil
 	}
 	for i := len(prev) - 1; i >= 0; i-- {
 		d := prev[i]
-		if !d.Status.Advances() || d.Status == gate.Concerns || d.Tree == "" || (d.NeedsWaiver && d.Waiver == nil) {
+		if !d.Valid(d.Tree) || d.Status == gate.Concerns {
 			continue
 		}
 		if c, err := workspace.WithoutPaths(ctx, workdir, d.Tree, goalArtifacts); err == nil && c == code {

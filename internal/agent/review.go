@@ -267,7 +267,7 @@ func (r *runner) commitRecords(ctx context.Context, subject, body string) string
 		return r.commitFailed(err)
 	}
 	for i := len(ds) - 1; i >= 0; i-- {
-		if ds[i].Status.Advances() && ds[i].Tree != "" {
+		if ds[i].Valid(ds[i].Tree) { // green, and waived where it needs a waiver
 			return r.commitGoal(ctx, ds[i], subject, body, []string{fmt.Sprintf("Ultra-Ledger: %d", r.goals.ledger.Len())})
 		}
 	}
