@@ -280,10 +280,18 @@ func TestTasksAllRepos(t *testing.T) {
 		}
 		ids[dir] = runID(t, res.events(t))
 	}
-	// A repository whose runs were seen, then removed.
+	// A repository where a run (a chat) started, then removed.
 	gone := repo(t, map[string]string{"README": "x\n"})
-	if res := ultra(t, gone, "tasks"); res.code != 0 || !strings.Contains(res.stdout, "no runs yet") {
+	if res := ultra(t, gone, "-p", "--provider", "openai", "--base-url", newModel(t, text("x")).url, "--model", "scripted", "what?"); res.code != 0 {
+		t.Fatalf("a chat in the repository: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	// Only starting a run registers a repository: looking does not.
+	looked := repo(t, map[string]string{"README": "y\n"})
+	if res := ultra(t, looked, "tasks"); res.code != 0 || !strings.Contains(res.stdout, "no runs yet") {
 		t.Fatalf("tasks in an empty repository: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if reg, _ := os.ReadFile(filepath.Join(stateHome(t), "ultra", "repos.json")); !strings.Contains(string(reg), gone) || strings.Contains(string(reg), looked) {
+		t.Fatalf("the registry:\n%s", reg)
 	}
 	if err := os.RemoveAll(gone); err != nil {
 		t.Fatal(err)

@@ -17,9 +17,6 @@ func newCancelCmd() *cobra.Command {
 		Short: "Stop a run for good (a running one is interrupted first)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireRunID(args[0]); err != nil {
-				return err
-			}
 			p, st, row, err := openRun(cmd, args[0])
 			if err != nil {
 				return err

@@ -127,6 +127,7 @@ func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
 	}
 	o := f.options(p, pc, sinks)
 	o.Store = st
+	rememberRepo(p.Root)
 	ctx, stop := interruptible()
 	defer stop()
 	ask := func(q string) (*agent.Outcome, error) {

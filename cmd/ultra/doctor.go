@@ -11,6 +11,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/doctor"
+	"github.com/ultra-dev/ultra/internal/store"
 )
 
 func newDoctorCmd() *cobra.Command {
@@ -114,24 +115,32 @@ func newDoctorFixCmd() *cobra.Command {
 // doctorEnv is the inspection's view of the project (outside a git
 // repository, only the environment is checked); close it when done.
 func doctorEnv(cmd *cobra.Command) (doctor.Env, func()) {
-	e := doctor.Env{}
 	p, err := findProject(cmd)
 	if err != nil {
-		return e, func() {}
+		return doctor.Env{}, func() {}
 	}
-	e.Root, e.StateRoot = p.Root, p.StateRoot
-	e.VerifyCommands = p.Config.Verify.Command
-	e.HookCommand = p.gitSettings().Hook
+	// A store that cannot be opened is left to Inspect, which reports it.
+	st, err := p.openStore()
+	if err != nil {
+		st = nil
+	}
+	e := doctorEnvOf(p, st)
+	e.Provider = doctorProvider(p)
+	return e, func() {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// doctorEnvOf is doctor's view of project p with its open store (nil:
+// Inspect opens it, or reports why it cannot).
+func doctorEnvOf(p *project, st *store.Store) doctor.Env {
+	e := doctor.Env{Root: p.Root, StateRoot: p.StateRoot, Store: st, VerifyCommands: p.Config.Verify.Command, HookCommand: p.gitSettings().Hook}
 	if dir, err := p.worktreeDir(); err == nil {
 		e.WorktreeDir = dir
 	}
-	e.Provider = doctorProvider(p)
-	// A store that cannot be opened is left to Inspect, which reports it.
-	if st, err := p.openStore(); err == nil {
-		e.Store = st
-		return e, func() { st.Close() }
-	}
-	return e, func() {}
+	return e
 }
 
 // doctorProvider is the configured model server, or nil when none is

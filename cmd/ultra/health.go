@@ -20,7 +20,9 @@ import (
 // healthEnv is doctor's quick check of dir (the checkout, or a run's
 // worktree): only what blocks verified work.
 func healthEnv(p *project, st *store.Store, dir string) doctor.Env {
-	return doctor.Env{Root: dir, StateRoot: p.StateRoot, Store: st, VerifyCommands: p.Config.Verify.Command, DispatchOnly: true}
+	e := doctorEnvOf(p, st)
+	e.Root, e.DispatchOnly = dir, true
+	return e
 }
 
 // healthProblems is agent.Options.Health: what still blocks verified work
@@ -113,8 +115,9 @@ func heal(cmd *cobra.Command, f *runFlags, control string) error {
 		return err
 	}
 	defer st.Close()
-	env, done := doctorEnv(cmd)
-	defer done()
+	// The store is open already; the model server is checked once, by
+	// the run's preflight.
+	env := doctorEnvOf(p, st)
 	ctx := cmd.Context()
 	r := doctor.Inspect(ctx, env)
 	var auto []doctor.Finding

@@ -40,6 +40,8 @@ func launch(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, out io
 			return nil, err
 		}
 	}
+	// ultra tasks --all-repos lists the repositories where runs started.
+	rememberRepo(p.Root)
 	ctx, stop := interruptible()
 	defer stop()
 	res, err := agent.Start(ctx, o, spec)

@@ -37,7 +37,7 @@ func registryPath() (string, error) {
 	return filepath.Join(state, "repos.json"), nil
 }
 
-// rememberRepo records that ultra opened the store of the repository at
+// rememberRepo records that a run or chat started in the repository at
 // root. It is best effort: a registry that cannot be written costs only
 // --all-repos its entry.
 func rememberRepo(root string) {

@@ -117,9 +117,6 @@ func firstNonEmptyStr(s ...string) string {
 }
 
 func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOptions) error {
-	if err := requireRunID(id); err != nil {
-		return err
-	}
 	p, st, row, err := openRun(cmd, id)
 	if err != nil {
 		return err

@@ -116,9 +116,6 @@ func newReviewCmd() *cobra.Command {
 
 // runReviewSpec is the review of a run's branch against the run's start.
 func runReviewSpec(cmd *cobra.Command, st *store.Store, id string) (agent.ReviewSpec, error) {
-	if err := requireRunID(id); err != nil {
-		return agent.ReviewSpec{}, err
-	}
 	row, err := getRun(cmd, st, id)
 	if err != nil {
 		return agent.ReviewSpec{}, err

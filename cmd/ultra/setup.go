@@ -65,7 +65,6 @@ func (p *project) openStore() (*store.Store, error) {
 		return nil, fmt.Errorf("creating %s: %w", p.StateRoot, err)
 	}
 	ensureIgnored(p.StateRoot)
-	rememberRepo(p.Root)
 	return store.Open(filepath.Join(p.StateRoot, "ultra.db"))
 }
 

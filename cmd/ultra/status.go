@@ -20,9 +20,6 @@ func newStatusCmd() *cobra.Command {
 		Short: "Show a run's phase, axes, retries, budgets, plan and last events",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireRunID(args[0]); err != nil {
-				return err
-			}
 			p, st, row, err := openRun(cmd, args[0])
 			if err != nil {
 				return err

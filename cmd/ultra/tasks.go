@@ -52,7 +52,7 @@ func newTasksCmd() *cobra.Command {
 		Long: "Lists the repository's runs and sessions, those that need a person first, then running, stuck\n" +
 			"(its process is dead or its heartbeat is older than " + tasks.StaleAfter.String() + "), paused and resumable ones,\n" +
 			"with the command a person would run next. Finished runs (done, failed, cancelled) are left out\n" +
-			"but for the last few unless --all. --all-repos lists every repository whose store ultra opened.",
+			"but for the last few unless --all. --all-repos lists every repository a run or chat started in.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sources, skipped, err := openTaskSources(cmd, allRepos)
@@ -74,8 +74,8 @@ func newTasksCmd() *cobra.Command {
 				if asJSON {
 					return writeJSON(w, v)
 				}
-				printTasks(w, v, allRepos, time.Now())
-				return nil
+				// Tasks and reasons are the model's and the person's text.
+				return printTasks(printableWriter{w}, v, allRepos, time.Now())
 			}
 			if !watch {
 				return draw(cmd.Context(), out)
@@ -115,7 +115,7 @@ func newTasksCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&watch, "watch", false, "redraw every second until Ctrl-C")
 	cmd.Flags().BoolVar(&all, "all", false, "list finished runs too")
-	cmd.Flags().BoolVar(&allRepos, "all-repos", false, "list the tasks of every repository whose store ultra opened")
+	cmd.Flags().BoolVar(&allRepos, "all-repos", false, "list the tasks of every repository a run or chat started in")
 	return cmd
 }
 
@@ -245,7 +245,7 @@ func taskRow(v *store.TaskView, host string, now time.Time) tasks.Row {
 	return r
 }
 
-func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) {
+func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) error {
 	if len(v.Tasks) == 0 {
 		if v.HiddenFinished > 0 {
 			fmt.Fprintf(w, "nothing in flight; %d finished runs not shown: ultra tasks --all\n", v.HiddenFinished)
@@ -253,7 +253,9 @@ func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) {
 			fmt.Fprintln(w, "no runs yet: start one with ultra run \"TASK\"")
 		}
 	} else {
-		tasks.Table(w, v.Tasks, now, repos)
+		if err := tasks.Table(w, v.Tasks, now, repos); err != nil {
+			return err
+		}
 		if v.HiddenFinished > 0 {
 			fmt.Fprintf(w, "%d older finished runs not shown: ultra tasks --all\n", v.HiddenFinished)
 		}
@@ -261,6 +263,7 @@ func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) {
 	for _, s := range v.Skipped {
 		fmt.Fprintf(w, "skipped %s: %s\n", s.Repo, s.Reason)
 	}
+	return nil
 }
 
 // usageSum is tokens and cost summed over model responses.

@@ -17,6 +17,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/tasks"
 	"github.com/ultra-dev/ultra/internal/tool"
 )
 
@@ -77,7 +78,7 @@ func (r *runner) watch(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		if time.Since(last) >= 2*time.Second {
+		if time.Since(last) >= tasks.BeatEvery {
 			beat()
 			last = time.Now()
 		}

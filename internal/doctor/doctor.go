@@ -10,6 +10,8 @@ package doctor
 
 import (
 	"fmt"
+	"github.com/ultra-dev/ultra/internal/tasks"
+	"github.com/ultra-dev/ultra/internal/workspace"
 	"sort"
 	"strings"
 	"time"
@@ -50,8 +52,9 @@ const (
 )
 
 // HeartbeatStale is how old a running run's heartbeat may be before
-// doctor says its process may be stuck or gone.
-const HeartbeatStale = 2 * time.Minute
+// doctor says its process may be stuck or gone (the same age as ultra
+// tasks judges by).
+const HeartbeatStale = tasks.StaleAfter
 
 // Finding is one thing wrong that needs fixing.
 type Finding struct {
@@ -230,7 +233,7 @@ func Assess(o Observations, now time.Time) Report {
 		add(Finding{ID: KindGit, Severity: Error, Subject: "git", Problem: "git is not installed: ultra works in git repositories", Fix: "install git (apt-get install git)"})
 	}
 	if b := o.BaseGate; b != nil && !b.Evaluated {
-		add(Finding{ID: KindBaseGate, Severity: Error, Subject: "tree " + short(b.Tree), Run: b.Run,
+		add(Finding{ID: KindBaseGate, Severity: Error, Subject: "tree " + workspace.Short(b.Tree), Run: b.Run,
 			Problem: "the checkout's test suite could not run or be read when run " + b.Run + " measured it (" + b.Reason + "): no run from this tree can be verified",
 			Fix:     "ultra doctor heal (a repair run makes the suite run; land it with ultra land RUN), or set verify.command in .ultra/config"})
 	}
@@ -471,13 +474,6 @@ func isAssignment(f string) bool {
 		}
 	}
 	return name != ""
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
 
 // Dispatch policies (project config repair.on_unhealthy): what a run does

@@ -29,6 +29,22 @@ type Environment struct {
 // Runners are the test runners the environment section looks for.
 var Runners = []string{"go", "node", "npm", "python3", "pytest", "cargo", "mvn", "gradle", "cmake", "make"}
 
+// dispatchEnvironment is what of the machine blocks verified work, found
+// cheaply for the health check before every run: git, and a gate key
+// others can read (the sandbox is the permission profile's to demand).
+func dispatchEnvironment() EnvObs {
+	var o EnvObs
+	if _, err := exec.LookPath("git"); err != nil {
+		o.GitMissing = true
+	}
+	if p, err := gatefile.KeyPath(); err == nil {
+		if fi, err := os.Stat(p); err == nil {
+			o.GateKey, o.GateKeyMode = p, uint32(fi.Mode().Perm())
+		}
+	}
+	return o
+}
+
 // gatherEnvironment probes the machine.
 func gatherEnvironment() (Environment, EnvObs) {
 	e := Environment{Sandbox: sandbox.Probe(), Landlock: sandbox.LandlockABI(), Profiles: map[string]string{}, Tools: map[string]string{}, Channels: map[string]string{}}

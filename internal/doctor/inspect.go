@@ -100,7 +100,11 @@ func Inspect(ctx context.Context, e Env) Report {
 func Observe(ctx context.Context, e Env) (Observations, Environment) {
 	o := Observations{StorePath: e.StorePath()}
 	var env Environment
-	if !e.SkipEnvironment {
+	switch {
+	case e.SkipEnvironment:
+	case e.DispatchOnly:
+		o.Env = dispatchEnvironment()
+	default:
 		env, o.Env = gatherEnvironment()
 	}
 	if e.Provider != nil {

@@ -32,9 +32,13 @@ const (
 	ForNext     = "next"     // an assisted run waits for ultra next at the end of a unit
 )
 
-// StaleAfter is how old a live run's heartbeat may be before the run
-// counts as stuck.
-const StaleAfter = 15 * time.Second
+// A live run writes its heartbeat every BeatEvery; one older than
+// StaleAfter means its process is stuck or gone. Every surface judges by
+// these (ultra tasks, ultra doctor), and the runner beats by BeatEvery.
+const (
+	BeatEvery  = 2 * time.Second
+	StaleAfter = 15 * time.Second
+)
 
 // Process says what the caller knows of a task's process.
 type Process int
