@@ -106,27 +106,19 @@ func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
 	if session != "" {
 		row, _ = st.GetRun(cmd.Context(), session)
 	}
-	fb, fm, fu := "", "", ""
-	if row != nil {
-		fb, fm, fu = row.Provider, row.Model, row.BaseURL
+	// The answer goes to stdout; the log only with --output jsonl (to
+	// stdout) or -v (to stderr, ultra -p -v too).
+	logTo := io.Discard
+	switch {
+	case f.output == "jsonl":
+		logTo = cmd.OutOrStdout()
+	case f.verbose:
+		logTo = cmd.ErrOrStderr()
 	}
-	pc, err := f.resolveProvider(p, fb, fm, fu)
+	o, err := runOptions(cmd, &f.runFlags, p, st, logTo, row, true)
 	if err != nil {
 		return err
 	}
-	var sinks []event.Sink
-	switch {
-	case f.output == "jsonl":
-		if sinks, err = f.sinks(cmd.OutOrStdout()); err != nil {
-			return err
-		}
-	case f.verbose: // ultra -p -v too: the log goes to stderr
-		if sinks, err = f.sinks(cmd.ErrOrStderr()); err != nil {
-			return err
-		}
-	}
-	o := f.options(p, pc, sinks)
-	o.Store = st
 	rememberRepo(p.Root)
 	ctx, stop := interruptible()
 	defer stop()

@@ -10,31 +10,48 @@ import (
 	"github.com/ultra-dev/ultra/internal/store"
 )
 
-// launch is how every command that starts a run starts it: the run
-// flags' provider (checked before anything is made), the surfaces on out
-// and extra sinks, the store, doctor's health check for repairs, and an
-// interruptible context. prepare, when set, completes the spec with the
-// options (say, a worktree whose setup uses the verify timeout) or
-// refuses to start.
-func launch(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, out io.Writer, spec agent.Spec,
-	prepare func(*agent.Options, *agent.Spec) error, extra ...event.Sink) (*agent.Outcome, error) {
+// runOptions are the options every command that starts or continues a
+// run builds the same way: the run flags' provider (the run's own as the
+// fallback, for row), checked before anything is made when preflight is
+// set; the surfaces on out and extra sinks; the store; doctor's health
+// check for repairs.
+func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, out io.Writer, row *store.Run, check bool, extra ...event.Sink) (agent.Options, error) {
 	if err := f.validate(); err != nil {
-		return nil, err
+		return agent.Options{}, err
 	}
-	pc, err := f.resolveProvider(p, "", "", "")
+	var fb [3]string
+	if row != nil {
+		fb = [3]string{row.Provider, row.Model, row.BaseURL}
+	}
+	pc, err := f.resolveProvider(p, fb[0], fb[1], fb[2])
 	if err != nil {
-		return nil, err
+		return agent.Options{}, err
 	}
 	sinks, err := f.sinks(out)
 	if err != nil {
-		return nil, err
+		return agent.Options{}, err
 	}
-	if err := preflight(cmd.Context(), pc, p); err != nil {
-		return nil, err
+	if check {
+		if err := preflight(cmd.Context(), pc, p); err != nil {
+			return agent.Options{}, err
+		}
 	}
 	o := f.options(p, pc, append(sinks, extra...))
 	o.Store = st
 	o.Health = healthProblems(p, st)
+	return o, nil
+}
+
+// launch is how every command that starts a run starts it (runOptions,
+// then an interruptible context). prepare, when set, completes the spec
+// with the options (say, a worktree whose setup uses the verify timeout)
+// or refuses to start.
+func launch(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, out io.Writer, spec agent.Spec,
+	prepare func(*agent.Options, *agent.Spec) error, extra ...event.Sink) (*agent.Outcome, error) {
+	o, err := runOptions(cmd, f, p, st, out, nil, true, extra...)
+	if err != nil {
+		return nil, err
+	}
 	if prepare != nil {
 		if err := prepare(&o, &spec); err != nil {
 			return nil, err

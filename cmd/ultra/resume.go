@@ -122,28 +122,13 @@ func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOpti
 		return err
 	}
 	defer st.Close()
-	if err := f.validate(); err != nil {
-		return err
-	}
 	if len(f.verifyCmds) > 0 {
 		return usageErr("--verify-command cannot change a run's test command: it is fixed when the run starts")
 	}
-	pc, err := f.resolveProvider(p, row.Provider, row.Model, row.BaseURL)
+	o, err := runOptions(cmd, f, p, st, cmd.OutOrStdout(), row, wouldContinue(row))
 	if err != nil {
 		return err
 	}
-	sinks, err := f.sinks(cmd.OutOrStdout())
-	if err != nil {
-		return err
-	}
-	if wouldContinue(row) {
-		if err := preflight(cmd.Context(), pc, p); err != nil {
-			return err
-		}
-	}
-	o := f.options(p, pc, sinks)
-	o.Store = st
-	o.Health = healthProblems(p, st)
 	ro.Budgets = f.explicitBudgets()
 	ctx, stop := interruptible()
 	defer stop()
