@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,12 +69,12 @@ const svcPage = `<!doctype html>
 </body></html>
 `
 
-func httpGoal() map[string]any {
-	start := "python3 server.py 18081"
+func httpGoal(port int) map[string]any {
+	start := fmt.Sprintf("python3 server.py %d", port)
 	return map[string]any{"title": "Health service", "objective": "an HTTP service answers /health and echoes what is posted", "criteria": []any{
-		crit("happy", "http", "GET /health answers ok", map[string]any{"start": start, "port": 18081, "path": "/health", "expect_status": 200, "expect_body": "^ok$"}),
-		crit("edge", "http", "an unknown path is a 404", map[string]any{"start": start, "port": 18081, "path": "/nope", "expect_status": 404}),
-		crit("adversarial", "http", "markup posted comes back as data", map[string]any{"start": start, "port": 18081, "method": "POST", "path": "/echo", "body": "<script>",
+		crit("happy", "http", "GET /health answers ok", map[string]any{"start": start, "port": port, "path": "/health", "expect_status": 200, "expect_body": "^ok$"}),
+		crit("edge", "http", "an unknown path is a 404", map[string]any{"start": start, "port": port, "path": "/nope", "expect_status": 404}),
+		crit("adversarial", "http", "markup posted comes back as data", map[string]any{"start": start, "port": port, "method": "POST", "path": "/echo", "body": "<script>",
 			"expect_status": 200, "expect_json": map[string]any{"echo": "^<script>$"}}),
 	}}
 }
@@ -129,7 +130,7 @@ func TestThreeGoalBrief(t *testing.T) {
 	}
 	verifyStep := []step{calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{}))}
 	steps := []step{calls(call("read", map[string]any{"file_path": "README.md"})),
-		calls(call("goals", map[string]any{"goals": []any{httpGoal(), cliGoal(), pageGoal()}})),
+		calls(call("goals", map[string]any{"goals": []any{httpGoal(18081), cliGoal(), pageGoal()}})),
 		write("server.py", svcServer)}
 	steps = append(steps, verifyStep...)
 	steps = append(steps, write("shout.py", svcShout))
@@ -336,7 +337,9 @@ func TestServerThatRefusesToDie(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, svcProject)
 	stubborn := strings.Replace(svcServer, "import http.server, json, sys", "import http.server, json, sys, signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)", 1)
-	g := httpGoal()
+	// Its own port: tests run in parallel, and uncontained checks share
+	// the host's network.
+	g := httpGoal(18082)
 	m := newModel(t,
 		calls(call("goals", map[string]any{"goals": []any{g}})),
 		calls(call("write", map[string]any{"file_path": "server.py", "content": stubborn})),
@@ -363,7 +366,7 @@ func TestServerThatRefusesToDie(t *testing.T) {
 			t.Fatalf("the second attempt: %v", data(e))
 		}
 	}
-	if out, _ := exec.Command("pgrep", "-f", "server.py 18081").Output(); len(bytes.TrimSpace(out)) > 0 {
+	if out, _ := exec.Command("pgrep", "-f", "server.py 18082").Output(); len(bytes.TrimSpace(out)) > 0 {
 		t.Fatalf("a server is still running: %s", out)
 	}
 }

@@ -315,3 +315,15 @@ func withoutRecords(t testing.TB, dir, tree string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// noBranchOrWorktree asserts no run left an ultra/ branch or a worktree in
+// dir's repository.
+func noBranchOrWorktree(t *testing.T, dir string) {
+	t.Helper()
+	if b := strings.TrimSpace(git(t, dir, "branch", "--list", "ultra/*")); b != "" {
+		t.Errorf("a branch was made: %s", b)
+	}
+	if w := git(t, dir, "worktree", "list", "--porcelain"); strings.Count(w, "worktree ") != 1 {
+		t.Errorf("a worktree was made:\n%s", w)
+	}
+}

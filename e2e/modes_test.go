@@ -13,12 +13,7 @@ import (
 // checkout is as it was.
 func noRunGit(t *testing.T, dir, status string) {
 	t.Helper()
-	if b := git(t, dir, "branch", "--list", "ultra/*"); strings.TrimSpace(b) != "" {
-		t.Errorf("a branch was left behind: %s", b)
-	}
-	if w := git(t, dir, "worktree", "list"); strings.Count(strings.TrimSpace(w), "\n") != 0 {
-		t.Errorf("a worktree was left behind:\n%s", w)
-	}
+	noBranchOrWorktree(t, dir)
 	if s := git(t, dir, "status", "--porcelain"); s != status {
 		t.Errorf("the checkout changed: %q, was %q", s, status)
 	}

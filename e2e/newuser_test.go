@@ -31,12 +31,7 @@ func closedURL(t *testing.T) string {
 // was made in dir.
 func nothingMade(t *testing.T, dir string) {
 	t.Helper()
-	if out := git(t, dir, "branch", "--list", "ultra/*"); strings.TrimSpace(out) != "" {
-		t.Errorf("a branch was made: %s", out)
-	}
-	if out := git(t, dir, "worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
-		t.Errorf("a worktree was made:\n%s", out)
-	}
+	noBranchOrWorktree(t, dir)
 	r := ultra(t, dir, "runs", "--json")
 	var runs []any
 	if err := json.Unmarshal([]byte(r.stdout), &runs); r.code != 0 || err != nil || len(runs) != 0 {
@@ -352,11 +347,13 @@ func TestNewUserVersionAndV(t *testing.T) {
 func settle(t *testing.T, dir string) {
 	t.Helper()
 	t.Cleanup(func() {
+		var out []byte
 		for i := 0; i < 100; i++ {
-			if out, _ := exec.Command("pgrep", "-f", dir).Output(); len(bytes.TrimSpace(out)) == 0 {
+			if out, _ = exec.Command("pgrep", "-af", dir).Output(); len(bytes.TrimSpace(out)) == 0 {
 				return
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
+		t.Errorf("processes of the killed run outlived it by 10s:\n%s", out)
 	})
 }
