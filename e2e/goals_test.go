@@ -224,28 +224,31 @@ func TestThreeGoalBrief(t *testing.T) {
 		}
 		return nil
 	})
-	orig, _ := os.ReadFile(png)
-	os.WriteFile(png, append(orig, 0), 0o644)
+	if png == "" {
+		t.Fatal("no browser.png among the evidence")
+	}
+	orig := readFile(t, png)
+	must(t, os.WriteFile(png, append([]byte(orig), 0), 0o644))
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 1 || !strings.Contains(v.stderr, "changed after ultra captured it") {
 		t.Fatalf("ledger --verify of changed evidence: %d %s %s", v.code, v.stdout, v.stderr)
 	}
-	os.WriteFile(png, orig, 0o644)
+	must(t, os.WriteFile(png, []byte(orig), 0o644))
 	// Nor may the evidence or the records be reached through a link.
-	os.Rename(png, png+".moved")
-	os.Symlink(png+".moved", png)
+	must(t, os.Rename(png, png+".moved"))
+	must(t, os.Symlink(png+".moved", png))
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 1 || !strings.Contains(v.stderr, "through a link") {
 		t.Fatalf("ledger --verify of linked evidence: %d %s %s", v.code, v.stdout, v.stderr)
 	}
-	os.Remove(png)
-	os.Rename(png+".moved", png)
+	must(t, os.Remove(png))
+	must(t, os.Rename(png+".moved", png))
 	ultraDir := filepath.Join(wt, ".ultra")
-	os.Rename(ultraDir, ultraDir+".moved")
-	os.Symlink(ultraDir+".moved", ultraDir)
+	must(t, os.Rename(ultraDir, ultraDir+".moved"))
+	must(t, os.Symlink(ultraDir+".moved", ultraDir))
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 1 || !strings.Contains(v.stderr, "not a directory") {
 		t.Fatalf("ledger --verify of a linked .ultra: %d %s %s", v.code, v.stdout, v.stderr)
 	}
-	os.Remove(ultraDir)
-	os.Rename(ultraDir+".moved", ultraDir)
+	must(t, os.Remove(ultraDir))
+	must(t, os.Rename(ultraDir+".moved", ultraDir))
 	briefPath := filepath.Join(wt, ".ultra", "brief.md")
 	origBrief := readFile(t, briefPath)
 	os.WriteFile(briefPath, []byte(origBrief+"- and a pony\n"), 0o644)

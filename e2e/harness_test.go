@@ -327,3 +327,11 @@ func noBranchOrWorktree(t *testing.T, dir string) {
 		t.Errorf("a worktree was made:\n%s", w)
 	}
 }
+
+// must fails the test on a setup error.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
