@@ -379,21 +379,13 @@ func writeReview(stateRoot string, rep *ReviewReport) (string, error) {
 		rep.Findings = []Finding{}
 	}
 	b, _ := json.MarshalIndent(rep, "", "  ")
-	if err := writeFileAtomic(p, append(b, '\n')); err != nil {
+	if err := tool.ReplaceFile(p, append(b, '\n'), 0o644); err != nil {
 		return "", err
 	}
-	if err := writeFileAtomic(strings.TrimSuffix(p, ".json")+".md", []byte(rep.Markdown())); err != nil {
+	if err := tool.ReplaceFile(strings.TrimSuffix(p, ".json")+".md", []byte(rep.Markdown()), 0o644); err != nil {
 		return "", err
 	}
 	return p, nil
-}
-
-func writeFileAtomic(p string, b []byte) error {
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
 }
 
 // inTree reports whether file is a path of tree (a commit's or a tree's

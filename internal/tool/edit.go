@@ -106,7 +106,7 @@ func (Edit) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if err := ctx.Err(); err != nil {
 		return errorf("edit of %s canceled", rp.Rel)
 	}
-	if err := replaceFile(rp.Abs, []byte(updated), info.Mode().Perm()); err != nil {
+	if err := ReplaceFile(rp.Abs, []byte(updated), info.Mode().Perm()); err != nil {
 		return errorf("cannot write %s: %v", rp.Rel, err)
 	}
 	if ni, err := os.Stat(rp.Abs); err == nil {

@@ -192,11 +192,12 @@ func writableTarget(env *Env, p string) (resolved, *FileTracker, *Result) {
 	return rp, files, nil
 }
 
-// replaceFile writes data to path through a new file renamed over it, so
-// that the write lands in the worktree's own directory entry: a hard link
-// the path shares with a file elsewhere (the person's checkout, ultra's
-// state) keeps its old content. An existing file keeps its mode.
-func replaceFile(path string, data []byte, perm fs.FileMode) error {
+// ReplaceFile writes data to path through a new file renamed over it, so
+// that the write lands in the directory's own entry: neither a symbolic
+// link at path nor a hard link it shares with a file elsewhere (the
+// person's checkout, ultra's state) is written through. An existing file
+// keeps its mode.
+func ReplaceFile(path string, data []byte, perm fs.FileMode) error {
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("%s is not a regular file", filepath.Base(path))

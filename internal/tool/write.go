@@ -65,7 +65,7 @@ func (Write) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		return errorf("cannot write %s: %v", rp.Rel, err)
 	}
 	content := []byte(a.Content)
-	if err := replaceFile(rp.Abs, content, 0o644); err != nil {
+	if err := ReplaceFile(rp.Abs, content, 0o644); err != nil {
 		return errorf("cannot write %s: %v", rp.Rel, err)
 	}
 	if info, err := os.Stat(rp.Abs); err == nil {
