@@ -67,7 +67,12 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 		fmt.Fprintf(&b, "criteria of %s not run: the tests must pass first (cycle %d of %d)\n", g.ID, g.Attempt, goal.MaxCycles)
 	}
 	v := g.Judge(advanced)
-	if start := r.st.Goals.StartCode[g.ID]; v.Complete && start != "" && codeOf(ctx, r.row.Workdir, d.Tree) == start {
+	if start := r.st.Goals.StartCode[g.ID]; v.Complete && (start == "" || codeOf(ctx, r.row.Workdir, d.Tree) == "") {
+		// Fail closed: without the code the goal started from, or the
+		// code now, ultra cannot tell that anything changed.
+		v.Complete = false
+		v.Reason = "ultra could not tell the code the goal started from or the code now (git failed), so it cannot see a change: verify again"
+	} else if v.Complete && codeOf(ctx, r.row.Workdir, d.Tree) == start {
 		// Criteria that pass on the very code the goal started from show
 		// nothing about the goal: no work, no completion.
 		v.Complete = false
