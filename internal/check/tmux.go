@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -72,7 +73,11 @@ func (s *sup) tmux(ctx context.Context) {
 	// remain-on-exit keeps the pane (and what it showed) when the program
 	// ends; without the status line the pane has the whole size.
 	_, err = tm("set-option", "-g", "remain-on-exit", "on", ";", "set-option", "-g", "status", "off", ";",
-		"new-session", "-d", "-s", tmuxSession, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "--", s.shell, "-c", c.Start)
+		"new-session", "-d", "-s", tmuxSession, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "--",
+		// tmux tells the pane's program where its server is (TMUX): a
+		// program under test must not drive its own pane, whose text is
+		// the evidence.
+		"env", "-u", "TMUX", "-u", "TMUX_PANE", s.shell, "-c", c.Start)
 	serverPid := 0
 	s.cleanups = append(s.cleanups, func() { s.stopTmux(tm, &serverPid) })
 	if err != nil {
@@ -228,6 +233,9 @@ func (s *sup) stopTmux(tm func(...string) (string, error), serverPid *int) {
 	if *serverPid != 0 {
 		pid := *serverPid
 		if !waitFor(termGrace, func() bool { return !alive(pid) }) {
+			// What the message says is done: it is killed, and still a
+			// leftover (the result is BLOCKED).
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 			s.leftover(leftover{What: "tmux server still running after kill-server; killed", Pid: pid, Comm: "tmux"})
 		}
 	}

@@ -128,3 +128,16 @@ func TestSplitKeys(t *testing.T) {
 		}
 	}
 }
+
+// The program under test is not told where the tmux server that shows it
+// is: it cannot drive its own pane.
+func TestTmuxProgramCannotFindItsServer(t *testing.T) {
+	needTmux(t)
+	r := newRunner(t, t.TempDir())
+	res := r.Run(context.Background(), crit(goal.ChannelTmux, goal.Check{
+		Start: `echo "server:${TMUX:-none} pane:${TMUX_PANE:-none}"; sleep 30`,
+		Steps: []goal.Step{{Expect: "server:none pane:none"}},
+	}))
+	logResult(t, res)
+	wantStatus(t, res, goal.CriterionPass)
+}
