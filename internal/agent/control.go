@@ -31,6 +31,14 @@ type control struct {
 	mu          sync.Mutex
 	modelCancel context.CancelFunc // set while a model answer streams
 	activity    string
+	since       time.Time // when activity began
+	// partial is the answer streaming in; dirty says the store has not
+	// seen its latest fragment. poke wakes the watcher to record a change
+	// of activity at once (attached surfaces read it from the store).
+	partial strings.Builder
+	dirty   bool
+	poke    chan struct{}
+	live    func(event.Live) // the bus's passing-state stream
 	// units and milestones count phase changes and milestones; a deferred
 	// request remembers the counts when it was first seen.
 	units, milestones int
@@ -39,16 +47,72 @@ type control struct {
 	pausedUnit        int // the unit count at the last assisted pause
 }
 
+// setActivity says what the run does now: surfaces in this process see
+// it at once, attached ones through the store within a poll.
 func (c *control) setActivity(a string) {
 	c.mu.Lock()
-	c.activity = a
+	changed := a != c.activity
+	if changed {
+		c.activity, c.since = a, time.Now()
+	}
+	if a != "waiting for the model" && c.partial.Len() > 0 {
+		c.partial.Reset()
+		c.dirty, changed = true, true
+	}
+	since, live := c.since, c.live
 	c.mu.Unlock()
+	if !changed {
+		return
+	}
+	if live != nil {
+		live(event.Live{Activity: a, Since: since})
+	}
+	c.wake()
 }
 
-func (c *control) getActivity() string {
+func (c *control) wake() {
+	if c.poke == nil {
+		return
+	}
+	select {
+	case c.poke <- struct{}{}:
+	default:
+	}
+}
+
+// delta takes one streamed fragment of an answer.
+func (c *control) delta(d llm.Delta) {
+	if d.Kind != llm.DeltaText || d.Text == "" {
+		return
+	}
+	c.mu.Lock()
+	if c.partial.Len() < maxPartial {
+		c.partial.WriteString(d.Text)
+	}
+	c.dirty = true
+	live := c.live
+	c.mu.Unlock()
+	if live != nil {
+		live(event.Live{Text: d.Text})
+	}
+}
+
+// maxPartial bounds the streamed answer kept for attached surfaces.
+const maxPartial = 64 << 10
+
+// runtime is what the store's task_runtime row says of the run now.
+func (c *control) runtime() (activity string, since time.Time, partial string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.activity
+	c.dirty = false
+	return c.activity, c.since, c.partial.String()
+}
+
+// partialDirty says a fragment arrived that the store has not seen.
+func (c *control) partialDirty() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dirty
 }
 
 // pollEvery is how often a live run looks for requests.
@@ -66,21 +130,27 @@ func (r *runner) watch(ctx context.Context) {
 	tick := time.NewTicker(r.o.pollEvery())
 	defer tick.Stop()
 	host, _ := os.Hostname()
+	var last time.Time
 	beat := func() {
+		a, since, partial := r.ctl.runtime()
 		_ = r.o.Store.Beat(context.Background(), r.row.ID, store.Runtime{PID: os.Getpid(), Host: host, Worktree: r.row.Workspace.Worktree,
-			Model: r.o.Model, ContextWindow: r.o.ContextWindow, Activity: r.ctl.getActivity()})
+			Model: r.o.Model, ContextWindow: r.o.ContextWindow, Activity: a, ActivitySince: since, Partial: partial})
+		last = time.Now()
 	}
 	beat()
-	last := time.Now()
+	// The streamed answer reaches the store at most this often.
+	const partialEvery = 150 * time.Millisecond
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-r.ctl.poke:
+			beat()
+			continue
 		case <-tick.C:
 		}
-		if time.Since(last) >= tasks.BeatEvery {
+		if time.Since(last) >= tasks.BeatEvery || (r.ctl.partialDirty() && time.Since(last) >= partialEvery) {
 			beat()
-			last = time.Now()
 		}
 		r.ctl.mu.Lock()
 		cancel := r.ctl.modelCancel
@@ -121,7 +191,7 @@ func (r *runner) streamModel(ctx context.Context, req llm.Request) (resp *llm.Re
 	r.ctl.modelCancel = cancel
 	r.ctl.mu.Unlock()
 	r.ctl.setActivity("waiting for the model")
-	resp, err = r.model.Stream(mctx, req, nil)
+	resp, err = r.model.Stream(mctx, req, r.ctl.delta)
 	r.ctl.mu.Lock()
 	r.ctl.modelCancel = nil
 	r.ctl.mu.Unlock()

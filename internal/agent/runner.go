@@ -101,6 +101,7 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 		_ = o.Store.AppendEvent(context.Background(), e.Run, e.Seq, e.Time, string(e.Type), e.Phase, data)
 	})
 	r.bus = event.NewBus(row.ID, last, o.Now, append([]event.Sink{storeSink}, o.Sinks...)...)
+	r.ctl.poke, r.ctl.live = make(chan struct{}, 1), r.bus.Live
 	retries := o.ModelRetries
 	if retries == 0 {
 		retries = llm.DefaultRetries
@@ -319,8 +320,8 @@ func (r *runner) step(ctx context.Context) error {
 	model, cost := r.countUsage(req, resp, turn)
 	r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: model, Usage: event.Usage(resp.Usage), Cost: cost,
 		StopReason: resp.StopReason, ToolCalls: len(resp.ToolCalls), Duration: took.String()})
-	if strings.TrimSpace(resp.Text) != "" {
-		r.emit(event.AssistantText, event.AssistantTextData{Text: resp.Text})
+	if thinking := thinkingText(resp.Thinking); strings.TrimSpace(resp.Text) != "" || thinking != "" {
+		r.emit(event.AssistantText, event.AssistantTextData{Text: resp.Text, Thinking: thinking})
 	}
 	calls := normaliseCalls(resp.ToolCalls, turn)
 	r.appendMessage(llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: historyCalls(calls), Thinking: resp.Thinking})
@@ -338,6 +339,18 @@ func (r *runner) step(ctx context.Context) error {
 	r.runCalls(ctx, calls)
 	r.ctl.setActivity("")
 	return nil
+}
+
+// thinkingText is the readable part of a model's thinking, bounded for
+// an event (redacted blocks have none).
+func thinkingText(th []llm.Thinking) string {
+	var parts []string
+	for _, t := range th {
+		if s := strings.TrimSpace(t.Text); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return event.Truncate(strings.Join(parts, "\n\n"), 16<<10)
 }
 
 // idle handles an answer without a tool call: only the phase machine ends a

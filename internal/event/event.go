@@ -193,6 +193,9 @@ type (
 	}
 	AssistantTextData struct {
 		Text string `json:"text"`
+		// Thinking is the model's readable reasoning before the text,
+		// when the provider returned any.
+		Thinking string `json:"thinking,omitempty"`
 	}
 	ToolCallData struct {
 		CallID string          `json:"call_id"`
@@ -386,4 +389,41 @@ func Truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "… [truncated]"
+}
+
+// Live is a passing state of a run: what it is doing now and the text
+// streaming in from the model. It is not an event: it is never numbered,
+// stored or written as JSONL (a surface that attaches later reads the
+// activity and the partial answer from the task's runtime in the store).
+type Live struct {
+	Run string
+	// Activity is what the run does now ("waiting for the model",
+	// "running go test ./..."), set with Since when it changes; "" when
+	// the run does nothing a person waits on.
+	Activity string
+	Since    time.Time
+	// Text is a fragment of the answer streaming in; Thinking marks a
+	// fragment of the model's thinking.
+	Text     string
+	Thinking bool
+}
+
+// LiveSink is a sink that also shows the passing state of a run.
+type LiveSink interface {
+	Live(Live)
+}
+
+// Live delivers l to the sinks that show passing state, in order.
+func (b *Bus) Live(l Live) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l.Run = b.run
+	if l.Since.IsZero() && l.Activity != "" {
+		l.Since = b.now()
+	}
+	for _, s := range b.sinks {
+		if ls, ok := s.(LiveSink); ok {
+			ls.Live(l)
+		}
+	}
 }

@@ -125,6 +125,10 @@ var migrations = []string{
 	// reads a run's row: the columns stored after its (large) state would
 	// cost walking all of it.
 	`CREATE INDEX runs_list ON runs(created_at, id, task, phase, status, reason, axes, provider, model, pid, updated_at, finished_at, workspace);`,
+	// 7: what a surface that attaches to a live run shows between events:
+	// since when the run does what it does, and the answer streaming in.
+	`ALTER TABLE task_runtime ADD COLUMN activity_since TEXT NOT NULL DEFAULT '';
+	ALTER TABLE task_runtime ADD COLUMN partial TEXT NOT NULL DEFAULT '';`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -117,23 +117,30 @@ func (s *Store) Beat(ctx context.Context, run string, rt Runtime) error {
 	if rt.Heartbeat.IsZero() {
 		rt.Heartbeat = time.Now()
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO task_runtime (task_id, pid, host, worktree, model, context_tokens, context_window, activity, heartbeat)
-		VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(task_id) DO UPDATE SET pid=excluded.pid, host=excluded.host, worktree=excluded.worktree,
+	since := ""
+	if !rt.ActivitySince.IsZero() {
+		since = ts(rt.ActivitySince)
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO task_runtime (task_id, pid, host, worktree, model, context_tokens, context_window, activity, heartbeat, activity_since, partial)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(task_id) DO UPDATE SET pid=excluded.pid, host=excluded.host, worktree=excluded.worktree,
 		model=excluded.model, context_tokens=excluded.context_tokens, context_window=excluded.context_window,
-		activity=excluded.activity, heartbeat=excluded.heartbeat`,
-		run, rt.PID, rt.Host, rt.Worktree, rt.Model, rt.ContextTokens, rt.ContextWindow, rt.Activity, ts(rt.Heartbeat))
+		activity=excluded.activity, heartbeat=excluded.heartbeat, activity_since=excluded.activity_since, partial=excluded.partial`,
+		run, rt.PID, rt.Host, rt.Worktree, rt.Model, rt.ContextTokens, rt.ContextWindow, rt.Activity, ts(rt.Heartbeat), since, rt.Partial)
 	return err
 }
 
 // RuntimeOf reads a task's runtime (zero when it never beat).
 func (s *Store) RuntimeOf(ctx context.Context, run string) (Runtime, error) {
 	var rt Runtime
-	var hb string
-	err := s.db.QueryRowContext(ctx, `SELECT pid, host, worktree, model, context_tokens, context_window, activity, heartbeat FROM task_runtime WHERE task_id=?`, run).
-		Scan(&rt.PID, &rt.Host, &rt.Worktree, &rt.Model, &rt.ContextTokens, &rt.ContextWindow, &rt.Activity, &hb)
+	var hb, since string
+	err := s.db.QueryRowContext(ctx, `SELECT pid, host, worktree, model, context_tokens, context_window, activity, heartbeat, activity_since, partial FROM task_runtime WHERE task_id=?`, run).
+		Scan(&rt.PID, &rt.Host, &rt.Worktree, &rt.Model, &rt.ContextTokens, &rt.ContextWindow, &rt.Activity, &hb, &since, &rt.Partial)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rt, nil
 	}
 	rt.Heartbeat = parseTS(hb)
+	if since != "" {
+		rt.ActivitySince = parseTS(since)
+	}
 	return rt, err
 }

@@ -120,7 +120,10 @@ type Runtime struct {
 	ContextTokens int       `json:"context_tokens,omitempty"`
 	ContextWindow int       `json:"context_window,omitempty"`
 	Activity      string    `json:"activity,omitempty"` // what the process does now: waiting for the model, running a tool, …
-	Heartbeat     time.Time `json:"heartbeat"`
+	ActivitySince time.Time `json:"activity_since,omitzero"`
+	// Partial is the answer streaming in from the model, "" between answers.
+	Partial   string    `json:"partial,omitempty"`
+	Heartbeat time.Time `json:"heartbeat"`
 }
 
 // Workspace is where a run works in git and what became of it.
@@ -357,6 +360,18 @@ func (s *Store) LastSeq(ctx context.Context, run string) (int64, error) {
 	return n, err
 }
 
+// EventsAfter returns the run's events numbered after seq, in order, at
+// most limit of them (all with limit 0): how a surface follows a run.
+func (s *Store) EventsAfter(ctx context.Context, run string, seq int64, limit int) ([]StoredEvent, error) {
+	q := `SELECT seq, at, type, phase, data FROM events WHERE run_id=? AND seq>? ORDER BY seq`
+	args := []any{run, seq}
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	return s.scanEvents(ctx, q, args...)
+}
+
 // Events returns the run's events in order; with last > 0, only the last ones.
 func (s *Store) Events(ctx context.Context, run string, last int) ([]StoredEvent, error) {
 	q := `SELECT seq, at, type, phase, data FROM events WHERE run_id=? ORDER BY seq`
@@ -365,6 +380,10 @@ func (s *Store) Events(ctx context.Context, run string, last int) ([]StoredEvent
 		q = `SELECT * FROM (SELECT seq, at, type, phase, data FROM events WHERE run_id=? ORDER BY seq DESC LIMIT ?) ORDER BY seq`
 		args = append(args, last)
 	}
+	return s.scanEvents(ctx, q, args...)
+}
+
+func (s *Store) scanEvents(ctx context.Context, q string, args ...any) ([]StoredEvent, error) {
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err

@@ -214,3 +214,44 @@ func TestClaimIsOneStep(t *testing.T) {
 		t.Fatal("a claim with a stale status won")
 	}
 }
+
+// A surface follows a run by the events after the last it saw, and reads
+// what the run does now (and the answer streaming in) from its runtime.
+func TestFollowingARun(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "ultra.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := newRun("261122-010101-bbbb")
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(1); i <= 5; i++ {
+		if err := s.AppendEvent(ctx, r.ID, i, time.Now(), "warning", "planning", json.RawMessage(fmt.Sprintf(`{"message":"%d"}`, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, err := s.EventsAfter(ctx, r.ID, 2, 2)
+	if err != nil || len(evs) != 2 || evs[0].Seq != 3 || evs[1].Seq != 4 {
+		t.Fatalf("after 2, limit 2: %+v %v", evs, err)
+	}
+	if evs, _ = s.EventsAfter(ctx, r.ID, 5, 0); len(evs) != 0 {
+		t.Fatalf("after the last: %+v", evs)
+	}
+	since := time.Now().Add(-3 * time.Second).UTC().Truncate(time.Millisecond)
+	if err := s.Beat(ctx, r.ID, Runtime{PID: 7, Activity: "waiting for the model", ActivitySince: since, Partial: "Hello, wor"}); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := s.RuntimeOf(ctx, r.ID)
+	if err != nil || rt.Activity != "waiting for the model" || rt.Partial != "Hello, wor" || !rt.ActivitySince.Equal(since) {
+		t.Fatalf("runtime %+v %v (since %v)", rt, err, since)
+	}
+	if err := s.Beat(ctx, r.ID, Runtime{PID: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if rt, _ = s.RuntimeOf(ctx, r.ID); rt.Partial != "" || !rt.ActivitySince.IsZero() {
+		t.Fatalf("an idle beat keeps %+v", rt)
+	}
+}
