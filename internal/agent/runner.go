@@ -341,6 +341,27 @@ func (r *runner) step(ctx context.Context) error {
 	return nil
 }
 
+// activityOf says what running a call means to a person watching:
+// the command of a bash call, the tests for verify.
+func activityOf(c llm.ToolCall) string {
+	switch c.Name {
+	case "verify":
+		return "running the tests"
+	case "bash":
+		var a struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal([]byte(c.Arguments), &a) == nil && strings.TrimSpace(a.Command) != "" {
+			cmd := strings.Join(strings.Fields(a.Command), " ")
+			if r := []rune(cmd); len(r) > 60 {
+				cmd = string(r[:60]) + "…"
+			}
+			return "running `" + event.Printable(cmd) + "`"
+		}
+	}
+	return "running " + c.Name
+}
+
 // thinkingText is the readable part of a model's thinking, bounded for
 // an event (redacted blocks have none).
 func thinkingText(th []llm.Thinking) string {
@@ -517,7 +538,7 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 			results[i] = r.refuse(calls[i], ref)
 		} else {
 			r.callID = calls[i].ID
-			r.ctl.setActivity("running " + calls[i].Name)
+			r.ctl.setActivity(activityOf(calls[i]))
 			start := time.Now()
 			results[i] = r.execute(ctx, calls[i])
 			took[i] = time.Since(start)
