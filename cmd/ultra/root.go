@@ -22,13 +22,17 @@ func newRoot() *cobra.Command {
 	root.PersistentFlags().StringP("dir", "C", "", "work in this directory instead of the current one")
 	// ultra -p "question": a chat that prints its answer and exits.
 	var pf chatFlags
+	var tf tuiFlags
 	var printMode bool
 	pf.register(root)
 	root.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Name != "base-url" && f.Name != "model" && f.Name != "provider" && f.Name != "output" {
+		switch f.Name {
+		case "base-url", "model", "provider", "output", "permission-profile", "model-mode":
+		default:
 			f.Hidden = true
 		}
 	})
+	tf.register(root)
 	root.Flags().BoolVarP(&printMode, "print", "p", false, "print mode: answer the question (arguments or stdin) read-only, print the answer and exit")
 	root.Args = cobra.ArbitraryArgs
 	root.RunE = func(cmd *cobra.Command, args []string) error {
@@ -38,13 +42,16 @@ func newRoot() *cobra.Command {
 		if len(args) > 0 {
 			return usageErr("unknown command %q for \"ultra\" (see ultra --help)", args[0])
 		}
+		if interactive() {
+			return openTUI(cmd, &pf, &tf, "")
+		}
 		return cmd.Help()
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see %s --help)", err, c.CommandPath())
 	})
 	root.AddCommand(newRunCmd(), newPlanCmd(), newGoalsCmd(), newResumeCmd(), newApproveCmd(), newRunsCmd(), newStatusCmd(), newCancelCmd(), newModelsCmd(), newVerifyCmd(), newGateCmd(), newDiffCmd(), newLandCmd(), newUndoCmd(), newGCCmd(), newHookCmd(), newDoctorCmd(), newDevCmd(), newTasksCmd(), newReportCmd(), newResearchCmd(), newReviewCmd())
-	root.AddCommand(newChatCmd(), newSteerCmd(), newAutonomousCmd(), newNextCmd(), newPauseCmd(), newStopCmd(), newRepairCmd())
+	root.AddCommand(newChatCmd(), newSteerCmd(), newAutonomousCmd(), newNextCmd(), newPauseCmd(), newStopCmd(), newRepairCmd(), newAttachCmd())
 	return root
 }
 

@@ -1,0 +1,976 @@
+// Package tui is ultra's interactive terminal interface: a client of the
+// store and of ultra's own commands. It follows a run's events as the
+// store has them, shows the five axes as a badge, and acts only by
+// running the command line's commands (the one command table,
+// internal/command), so a run it starts outlives it and any terminal can
+// attach to any run.
+package tui
+
+import (
+	"context"
+	"fmt"
+	"image/color"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/command"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/tasks"
+)
+
+// Options configure a TUI.
+type Options struct {
+	Backend Backend
+	Project string    // the repository's name, for the title
+	Axes    axes.Axes // the axes of the next run
+	Attach  string    // a run to follow from the start
+	Model   string    // the model of the next runs ("" for the configured one)
+	Extra   []string  // flags for every run the TUI starts (--base-url, --provider)
+	Files   []string  // the repository's files, for @path completion
+	Now     func() time.Time
+	Poll    time.Duration // how often the store is read (default 100 ms)
+}
+
+type overlay int
+
+const (
+	ovNone overlay = iota
+	ovHelp
+	ovTasks
+)
+
+// Model is the TUI's bubbletea model.
+type Model struct {
+	o     Options
+	w, h  int
+	sess  Session
+	rt    store.Runtime
+	next  axes.Axes
+	model string
+	input textarea.Model
+
+	history []string
+	hpos    int
+
+	ov       overlay
+	rows     []tasks.Row
+	sel      int
+	rowsErr  string
+	denyCall string // the call whose denial reason the input takes
+	planEdit bool   // the input takes guidance for the plan
+	hideAsk  string // the call or plan whose prompt was put away (Esc)
+
+	scroll    int  // lines above the bottom (0 follows the end)
+	openTools bool // tool outputs shown whole
+	openThink bool // thinking shown
+	quitAt    time.Time
+	busy      []string // commands running, as typed
+	tick      int
+	notice    string
+	polling   bool
+	started   time.Time
+	// pending counts new runs being started: typed text waits for them.
+	pending int
+}
+
+// New returns a TUI model.
+func New(o Options) *Model {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Poll <= 0 {
+		o.Poll = 100 * time.Millisecond
+	}
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Prompt = "› "
+	ta.Placeholder = "a task, a question, or /help"
+	ta.CharLimit = 0
+	ta.MaxHeight = 8
+	ta.SetHeight(2)
+	ta.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j", "shift+enter")
+	ta.Focus()
+	m := &Model{o: o, next: o.Axes, model: o.Model, input: ta, w: 100, h: 30, started: o.Now()}
+	if m.next.Surface == "" {
+		m.next.Surface = "tui"
+	}
+	if o.Attach != "" {
+		m.sess.Run = o.Attach
+	}
+	return m
+}
+
+// Init starts the clock that drives polling and the spinner.
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.tickCmd(), m.pollCmd()) }
+
+type (
+	tickMsg struct{}
+	pollMsg struct {
+		run  string
+		row  *store.Run
+		evs  []store.StoredEvent
+		rt   store.Runtime
+		err  error
+		more bool
+	}
+	execMsg struct {
+		typed string
+		out   string
+		code  int
+		quiet bool // the run it drives shows its own progress
+	}
+	startedMsg struct {
+		typed string
+		run   string
+		err   error
+		wait  func() (string, int)
+	}
+	tasksMsg struct {
+		rows []tasks.Row
+		err  error
+	}
+)
+
+func (m *Model) tickCmd() tea.Cmd {
+	return tea.Tick(m.o.Poll, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// pollCmd reads the followed run's row, new events and runtime.
+func (m *Model) pollCmd() tea.Cmd {
+	run := m.sess.Run
+	if run == "" || m.polling {
+		return nil
+	}
+	m.polling = true
+	seq, be := m.sess.Seq, m.o.Backend
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		const batch = 2000
+		evs, err := be.EventsAfter(ctx, run, seq, batch)
+		if err != nil {
+			return pollMsg{run: run, err: err}
+		}
+		row, err := be.Row(ctx, run)
+		if err != nil {
+			return pollMsg{run: run, err: err}
+		}
+		rt, _ := be.Runtime(ctx, run)
+		return pollMsg{run: run, row: row, evs: evs, rt: rt, more: len(evs) == batch}
+	}
+}
+
+// Axes are the axes the badge shows: the followed run's, else the next
+// run's.
+func (m *Model) Axes() axes.Axes {
+	if m.sess.Run != "" && m.sess.Axes.Mode != "" {
+		a := m.sess.Axes
+		if a.Surface == "" {
+			a.Surface = m.next.Surface
+		}
+		return a
+	}
+	return m.next
+}
+
+// live says the followed run's process is driving it now.
+func (m *Model) live() bool { return m.sess.Run != "" && m.sess.Status == "running" }
+
+// Update handles one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.input.SetWidth(max(m.w-2, 10))
+		return m, nil
+	case tickMsg:
+		m.tick++
+		if m.ov == ovTasks && m.tick%10 == 0 {
+			return m, tea.Batch(m.tickCmd(), m.pollCmd(), m.tasksCmd())
+		}
+		return m, tea.Batch(m.tickCmd(), m.pollCmd())
+	case pollMsg:
+		m.polling = false
+		if msg.run != m.sess.Run {
+			return m, nil
+		}
+		if msg.err != nil {
+			m.notice = "reading the store: " + msg.err.Error()
+			return m, nil
+		}
+		for _, e := range msg.evs {
+			m.sess.Fold(e)
+		}
+		m.sess.Row(msg.row)
+		m.rt = msg.rt
+		if msg.more {
+			return m, m.pollCmd()
+		}
+		return m, nil
+	case execMsg:
+		m.done(msg.typed)
+		out := strings.TrimRight(printable(msg.out), "\n")
+		switch {
+		case msg.code != 0:
+			m.sess.Add(&Item{Kind: KindError, Title: fmt.Sprintf("%s: exit %d", msg.typed, msg.code), Body: firstLines(out, 40)})
+		case msg.quiet:
+		default:
+			m.sess.Add(&Item{Kind: KindInfo, Title: msg.typed, Body: out})
+		}
+		m.scroll = 0
+		return m, m.pollCmd()
+	case startedMsg:
+		m.done(msg.typed)
+		m.pending--
+		if msg.err != nil {
+			m.sess.Add(&Item{Kind: KindError, Title: "could not start: " + msg.typed, Body: printable(msg.err.Error())})
+			return m, nil
+		}
+		m.follow(msg.run)
+		return m, tea.Batch(m.pollCmd(), func() tea.Msg {
+			out, code := msg.wait()
+			return execMsg{typed: msg.typed, out: out, code: code, quiet: true}
+		})
+	case tasksMsg:
+		m.rows, m.rowsErr = msg.rows, ""
+		if msg.err != nil {
+			m.rowsErr = msg.err.Error()
+		}
+		if m.sel >= len(m.rows) {
+			m.sel = max(len(m.rows)-1, 0)
+		}
+		return m, nil
+	case tea.PasteMsg:
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return m, cmd
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return m, nil
+}
+
+// follow makes run the run on screen.
+func (m *Model) follow(run string) {
+	if run == m.sess.Run {
+		return
+	}
+	m.sess = Session{Run: run}
+	m.rt = store.Runtime{}
+	m.scroll, m.hideAsk, m.polling = 0, "", false
+}
+
+func (m *Model) done(typed string) {
+	if i := slices.Index(m.busy, typed); i >= 0 {
+		m.busy = slices.Delete(m.busy, i, i+1)
+	}
+}
+
+// exec runs `ultra args` without blocking the screen.
+func (m *Model) exec(typed string, args []string, quiet bool) tea.Cmd {
+	m.busy = append(m.busy, typed)
+	be := m.o.Backend
+	return func() tea.Msg {
+		out, code := be.Exec(context.Background(), args)
+		return execMsg{typed: typed, out: out, code: code, quiet: quiet && code == 0}
+	}
+}
+
+// start runs a command that starts a run, then follows the run.
+func (m *Model) start(typed string, args []string) tea.Cmd {
+	m.busy = append(m.busy, typed)
+	m.pending++
+	be := m.o.Backend
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		run, wait, err := be.Start(ctx, args)
+		return startedMsg{typed: typed, run: run, err: err, wait: wait}
+	}
+}
+
+func (m *Model) tasksCmd() tea.Cmd {
+	be := m.o.Backend
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		rows, err := be.Tasks(ctx, false)
+		return tasksMsg{rows: rows, err: err}
+	}
+}
+
+// Shortcuts: Ctrl+Shift+letter where the terminal tells them apart
+// (bubbletea asks for the keyboard enhancements), Alt+letter everywhere.
+var shortcuts = []struct {
+	keys []string
+	what string
+}{
+	{[]string{"ctrl+shift+m", "alt+m"}, "cycle the work mode"},
+	{[]string{"ctrl+shift+a", "alt+a"}, "run control: autonomous"},
+	{[]string{"ctrl+shift+s", "alt+s"}, "run control: assisted"},
+	{[]string{"ctrl+shift+i", "alt+i"}, "run control: manual"},
+	{[]string{"ctrl+shift+r", "alt+r"}, "work mode: repair"},
+	{[]string{"ctrl+shift+p", "alt+p"}, "cycle the permission profile"},
+	{[]string{"ctrl+shift+t", "alt+t"}, "the tasks panel"},
+	{[]string{"ctrl+o"}, "show or fold tool output"},
+	{[]string{"ctrl+t"}, "show or fold thinking"},
+	{[]string{"esc"}, "interrupt the current step (pause), or close a panel"},
+	{[]string{"ctrl+c ctrl+c"}, "quit (runs go on; ultra tasks lists them)"},
+	{[]string{"pgup", "pgdown"}, "scroll the conversation"},
+	{[]string{"alt+enter", "ctrl+j"}, "a new line in the input"},
+	{[]string{"tab"}, "complete a /command or an @path"},
+	{[]string{"up", "down"}, "the input's history"},
+}
+
+func shortcut(k string) int {
+	for i, s := range shortcuts {
+		if slices.Contains(s.keys, k) {
+			return i
+		}
+	}
+	return -1
+}
+
+// cycle is the value after v in vals.
+func cycle(vals []string, v string) string {
+	i := slices.Index(vals, v)
+	return vals[(i+1)%len(vals)]
+}
+
+func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	ks := k.String()
+	if ks != "ctrl+c" {
+		m.quitAt = time.Time{}
+	}
+	switch ks {
+	case "ctrl+c":
+		if !m.quitAt.IsZero() && m.o.Now().Sub(m.quitAt) < 2*time.Second {
+			return m, tea.Quit
+		}
+		m.quitAt = m.o.Now()
+		m.input.Reset()
+		m.denyCall, m.planEdit = "", false
+		m.notice = "press Ctrl-C again to quit (runs go on; ultra tasks lists them)"
+		return m, nil
+	case "esc":
+		switch {
+		case m.ov != ovNone:
+			m.ov = ovNone
+		case m.denyCall != "" || m.planEdit:
+			m.denyCall, m.planEdit = "", false
+			m.input.Reset()
+		case m.asking() != "":
+			m.hideAsk = m.asking()
+		case m.live():
+			return m, m.exec("/pause", []string{"pause", m.sess.Run, "--reason", "interrupted from the TUI (Esc)"}, true)
+		}
+		return m, nil
+	case "ctrl+o":
+		m.openTools = !m.openTools
+		m.touchAll(KindTool)
+		return m, nil
+	case "ctrl+t":
+		m.openThink = !m.openThink
+		m.touchAll(KindThinking)
+		return m, nil
+	case "pgup":
+		m.scroll += max(m.convHeight()-2, 1)
+		return m, nil
+	case "pgdown":
+		m.scroll = max(m.scroll-max(m.convHeight()-2, 1), 0)
+		return m, nil
+	}
+	if i := shortcut(ks); i >= 0 && i <= 6 {
+		return m, m.shortcutCmd(i)
+	}
+	if m.ov == ovTasks {
+		return m.tasksKey(ks)
+	}
+	if m.ov == ovHelp {
+		m.ov = ovNone
+		return m, nil
+	}
+	if ask := m.asking(); ask != "" && m.input.Value() == "" && m.denyCall == "" && !m.planEdit {
+		if cmd, ok := m.askKey(ks); ok {
+			return m, cmd
+		}
+	}
+	switch ks {
+	case "enter":
+		return m, m.submit()
+	case "tab":
+		m.complete()
+		return m, nil
+	case "up":
+		if !strings.Contains(m.input.Value(), "\n") && len(m.history) > 0 {
+			m.hpos = max(m.hpos-1, 0)
+			m.input.SetValue(m.history[m.hpos])
+			return m, nil
+		}
+	case "down":
+		if !strings.Contains(m.input.Value(), "\n") && m.hpos < len(m.history) {
+			m.hpos++
+			if m.hpos == len(m.history) {
+				m.input.Reset()
+			} else {
+				m.input.SetValue(m.history[m.hpos])
+			}
+			return m, nil
+		}
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return m, cmd
+}
+
+func (m *Model) touchAll(k Kind) {
+	for _, it := range m.sess.Items() {
+		if it.Kind == k {
+			it.touch()
+		}
+	}
+}
+
+// shortcutCmd applies shortcut i as its slash command would.
+func (m *Model) shortcutCmd(i int) tea.Cmd {
+	a := m.Axes()
+	var line string
+	switch i {
+	case 0:
+		line = "/mode " + cycle(axes.Values[axes.Mode], a.Mode)
+	case 1:
+		line = "/control autonomous"
+	case 2:
+		line = "/control assisted"
+	case 3:
+		line = "/control manual"
+	case 4:
+		line = "/mode repair"
+	case 5:
+		line = "/permission-profile " + cycle(axes.Values[axes.Permission], a.Permission)
+	case 6:
+		line = "/tasks"
+	}
+	return m.slash(line)
+}
+
+// asking names the prompt that waits for a person's answer: an approval
+// ("call:ID") or a plan ("plan:RUN"); "" when none does or it was put
+// away.
+func (m *Model) asking() string {
+	id := ""
+	switch {
+	case m.sess.Waiting != nil && (m.sess.Status == "running" || m.sess.Status == "needs_approval"):
+		id = "call:" + m.sess.Waiting.CallID
+	case m.sess.Plan != "" && m.sess.Status == "needs_approval":
+		id = "plan:" + m.sess.Run
+	}
+	if id == m.hideAsk {
+		return ""
+	}
+	return id
+}
+
+// askKey answers the prompt on screen.
+func (m *Model) askKey(ks string) (tea.Cmd, bool) {
+	run := m.sess.Run
+	if w := m.sess.Waiting; w != nil && strings.HasPrefix(m.asking(), "call:") {
+		switch ks {
+		case "a", "y":
+			return m.exec("/approve", []string{"approve", run, "--call", w.CallID}, true), true
+		case "r":
+			return m.exec("/approve --for-run", []string{"approve", run, "--call", w.CallID, "--for-run"}, true), true
+		case "d", "n":
+			m.denyCall = w.CallID
+			m.input.Placeholder = "why it is denied (the model reads this); enter sends, esc goes back"
+			return nil, true
+		}
+		return nil, false
+	}
+	switch ks {
+	case "a":
+		return m.exec("/approve", []string{"approve", run}, true), true
+	case "A":
+		return m.exec("/approve --autonomous", []string{"approve", run, "--autonomous"}, true), true
+	case "e":
+		m.planEdit = true
+		m.input.Placeholder = "what to change in the plan; enter sends it back to planning, esc goes back"
+		return nil, true
+	case "r":
+		return m.exec("/cancel", []string{"cancel", run, "--reason", "plan rejected from the TUI"}, false), true
+	}
+	return nil, false
+}
+
+func (m *Model) tasksKey(ks string) (tea.Model, tea.Cmd) {
+	if len(m.rows) == 0 {
+		return m, nil
+	}
+	r := m.rows[m.sel]
+	switch ks {
+	case "up", "k":
+		m.sel = max(m.sel-1, 0)
+	case "down", "j":
+		m.sel = min(m.sel+1, len(m.rows)-1)
+	case "enter":
+		m.ov = ovNone
+		m.follow(r.ID)
+		return m, m.pollCmd()
+	case "r":
+		m.ov = ovNone
+		m.follow(r.ID)
+		return m, tea.Batch(m.pollCmd(), m.exec("/resume "+r.ID, []string{"resume", r.ID}, true))
+	case "p":
+		return m, m.exec("/pause "+r.ID, []string{"pause", r.ID}, false)
+	case "s":
+		return m, m.exec("/stop "+r.ID, []string{"stop", r.ID}, false)
+	case "c":
+		return m, m.exec("/cancel "+r.ID, []string{"cancel", r.ID}, false)
+	}
+	return m, nil
+}
+
+// submit takes the input: a slash command, an answer to a prompt, or a
+// message (a new task, a question, guidance).
+func (m *Model) submit() tea.Cmd {
+	text := strings.TrimSpace(m.input.Value())
+	m.input.Reset()
+	m.input.Placeholder = "a task, a question, or /help"
+	m.scroll = 0
+	if text == "" {
+		return nil
+	}
+	if len(m.history) == 0 || m.history[len(m.history)-1] != text {
+		m.history = append(m.history, text)
+	}
+	m.hpos = len(m.history)
+	if call := m.denyCall; call != "" {
+		m.denyCall = ""
+		return m.exec("/deny", []string{"approve", m.sess.Run, "--call", call, "--deny", text}, true)
+	}
+	if m.planEdit {
+		m.planEdit = false
+		return m.exec("/resume", []string{"resume", m.sess.Run, text}, true)
+	}
+	if strings.HasPrefix(text, "/") {
+		return m.slash(text)
+	}
+	return m.message(text)
+}
+
+// message sends typed text where it belongs: guidance for a run that
+// waits, the next question of a chat, or a new run.
+func (m *Model) message(text string) tea.Cmd {
+	if m.pending > 0 {
+		m.notice = "a run is starting; wait for it"
+		return nil
+	}
+	a := m.next
+	run := m.sess.Run
+	switch {
+	case m.live():
+		m.notice = "the run is working: Esc pauses it, then your message goes on as guidance (or /steer its axes)"
+		m.input.SetValue(text)
+		return nil
+	case run != "" && m.sess.Axes.Mode == "chat" && a.Mode == "chat":
+		return m.start("chat", []string{"chat", run, text, "--output", "jsonl"})
+	case run != "" && resumable(m.sess.Status):
+		return m.exec("/resume", []string{"resume", run, text}, true)
+	}
+	var args []string
+	switch a.Mode {
+	case "chat":
+		args = []string{"chat", text}
+	case "research":
+		args = []string{"research", text}
+	case "review":
+		args = []string{"review"}
+		m.sess.Add(&Item{Kind: KindInfo, Title: "a review inspects the working tree's changes; your text is not sent (ultra review takes a run or --base)"})
+	case "plan":
+		args = []string{"plan", "--control", a.Control, "--permission-profile", a.Permission, "--model-mode", a.ModelMode, text}
+	default:
+		args = []string{"run", "--mode", a.Mode, "--control", a.Control, "--permission-profile", a.Permission, "--model-mode", a.ModelMode, text}
+	}
+	if a.Mode == "chat" || a.Mode == "research" {
+		args = append(args, "--permission-profile", a.Permission, "--model-mode", a.ModelMode)
+	}
+	if m.model != "" {
+		args = append(args, "--model", m.model)
+	}
+	args = append(append(args, m.o.Extra...), "--output", "jsonl")
+	return m.start(oneLine(text, 60), args)
+}
+
+// resumable says a person's message continues a run in this status.
+func resumable(status string) bool {
+	switch status {
+	case "paused", "stopped", "escalated", "interrupted", "failed", "budget_exhausted", "needs_approval":
+		return true
+	}
+	return false
+}
+
+// drives are the commands that may go on with a run in their own process:
+// their progress shows as the run's events.
+var drives = map[string]bool{"approve": true, "deny": true, "resume": true, "next": true, "autonomous": true, "repair": true}
+
+// slash runs a slash command from the shared command table.
+func (m *Model) slash(line string) tea.Cmd {
+	inv, err := command.Parse(line)
+	if err != nil {
+		m.sess.Add(&Item{Kind: KindError, Title: err.Error()})
+		return nil
+	}
+	name := inv.Cmd.Name
+	switch name {
+	case "help":
+		m.ov = ovHelp
+		return nil
+	case "clear":
+		m.sess.Clear()
+		m.scroll = 0
+		return nil
+	case "tasks":
+		m.ov, m.sel = ovTasks, 0
+		return m.tasksCmd()
+	case "attach":
+		if len(inv.Args) == 0 {
+			m.sess.Add(&Item{Kind: KindError, Title: "/attach needs a run id (see /tasks)"})
+			return nil
+		}
+		m.follow(inv.Args[0])
+		return m.pollCmd()
+	case "model":
+		if len(inv.Args) > 0 {
+			m.model = inv.Args[0]
+			m.sess.Add(&Item{Kind: KindInfo, Title: "the next runs use the model " + printable(m.model)})
+			return nil
+		}
+	case "review":
+		if !m.live() {
+			args, err := inv.CLIArgs("")
+			if err != nil {
+				m.sess.Add(&Item{Kind: KindError, Title: err.Error()})
+				return nil
+			}
+			return m.start(line, append(args, "--output", "jsonl"))
+		}
+	}
+	if inv.Cmd.Axes && !m.live() && !(m.sess.Run != "" && resumable(m.sess.Status)) {
+		ch, err := inv.AxisChanges()
+		if err != nil {
+			m.sess.Add(&Item{Kind: KindError, Title: err.Error()})
+			return nil
+		}
+		next, err := m.next.Steer(ch)
+		if err != nil {
+			m.sess.Add(&Item{Kind: KindError, Title: err.Error()})
+			return nil
+		}
+		m.next = next
+		m.sess.Add(&Item{Kind: KindInfo, Title: "the next run: " + next.String()})
+		return nil
+	}
+	args, err := inv.CLIArgs(m.sess.Run)
+	if err != nil {
+		m.sess.Add(&Item{Kind: KindError, Title: err.Error()})
+		return nil
+	}
+	return m.exec(line, args, drives[name] && m.sess.Run != "")
+}
+
+// complete completes a slash command or an @path mention.
+func (m *Model) complete() {
+	v := m.input.Value()
+	if strings.HasPrefix(v, "/") {
+		c := command.CompleteLine(v)
+		switch len(c) {
+		case 0:
+			m.notice = "no completion"
+		case 1:
+			m.input.SetValue(c[0] + " ")
+		default:
+			m.input.SetValue(commonPrefix(c))
+			m.notice = strings.Join(c, "  ")
+		}
+		return
+	}
+	i := strings.LastIndexByte(v, '@')
+	if i < 0 || strings.ContainsAny(v[i:], " \n") {
+		return
+	}
+	prefix := v[i+1:]
+	var c []string
+	for _, f := range m.o.Files {
+		if strings.HasPrefix(f, prefix) {
+			c = append(c, f)
+			if len(c) == 50 {
+				break
+			}
+		}
+	}
+	switch len(c) {
+	case 0:
+		m.notice = "no file starts with " + prefix
+	case 1:
+		m.input.SetValue(v[:i+1] + c[0] + " ")
+	default:
+		m.input.SetValue(v[:i+1] + commonPrefix(c))
+		m.notice = strings.Join(c[:min(len(c), 8)], "  ")
+	}
+}
+
+func commonPrefix(ss []string) string {
+	p := ss[0]
+	for _, s := range ss[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}
+
+// spinner frames.
+var frames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// View renders the screen.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.WindowTitle = Title(m.Axes(), m.o.Project)
+	return v
+}
+
+// inputHeight is the input's rows.
+func (m *Model) inputHeight() int { return min(max(m.input.LineCount(), 2), 8) }
+
+// convHeight is the rows of the conversation.
+func (m *Model) convHeight() int { return max(m.h-3-m.inputHeight(), 1) }
+
+// Render is the screen's content.
+func (m *Model) Render() string {
+	lines := make([]string, 0, m.h)
+	lines = append(lines, m.header())
+	conv := m.conversation(m.convHeight())
+	lines = append(lines, conv...)
+	lines = append(lines, m.statusBar())
+	m.input.SetHeight(m.inputHeight())
+	lines = append(lines, strings.Split(m.input.View(), "\n")...)
+	lines = append(lines, m.hints())
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, m.w, "")
+	}
+	if len(lines) > m.h {
+		lines = lines[:m.h]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *Model) header() string {
+	a := m.Axes()
+	pulse := a.Control == "autonomous" && m.live() && (m.tick/10)%2 == 1
+	left := stBold.Render("ultra") + " " + Badge(a, m.w, pulse)
+	if ph := m.sess.Phase; ph != "" && m.sess.Run != "" {
+		left += "  " + lipgloss.NewStyle().Foreground(phaseColor[ph]).Render("▸ "+ph)
+	}
+	right := m.o.Project
+	if m.sess.Run != "" {
+		right = m.sess.Run + "  " + right
+	}
+	right = stDim.Render(right)
+	gap := m.w - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 1 {
+		return left
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
+
+// conversation renders the last rows of the conversation above the
+// scroll position, with the answer streaming in and any prompt: only the
+// items on screen are rendered.
+func (m *Model) conversation(rows int) []string {
+	w := m.w
+	var tail []string
+	if p := m.rt.Partial; p != "" && m.live() && m.rt.Activity == "waiting for the model" {
+		tail = append(tail, markdown(printable(p), w)...)
+	}
+	tail = append(tail, m.prompt()...)
+	need := rows + m.scroll
+	var rev [][]string
+	got := len(tail)
+	items := m.sess.Items()
+	for i := len(items) - 1; i >= 0 && got < need; i-- {
+		it := items[i]
+		open := m.openTools
+		if it.Kind == KindThinking {
+			open = m.openThink
+		}
+		ls := it.Lines(w, open)
+		rev = append(rev, ls)
+		got += len(ls)
+	}
+	all := make([]string, 0, got)
+	for i := len(rev) - 1; i >= 0; i-- {
+		all = append(all, rev[i]...)
+	}
+	all = append(all, tail...)
+	if m.scroll > 0 && len(all) < need {
+		m.scroll = max(len(all)-rows, 0) // the top
+		need = rows + m.scroll
+	}
+	end := len(all) - m.scroll
+	start := max(end-rows, 0)
+	out := all[start:max(end, start)]
+	if m.ov != ovNone {
+		out = m.overlayLines(rows)
+	}
+	for len(out) < rows {
+		out = append([]string{""}, out...)
+	}
+	return out
+}
+
+// prompt is the question on screen: an approval or a plan.
+func (m *Model) prompt() []string {
+	ask := m.asking()
+	if ask == "" {
+		return nil
+	}
+	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(colWarning).Padding(0, 1).Width(max(m.w-2, 20))
+	var body string
+	if w := m.sess.Waiting; w != nil && strings.HasPrefix(ask, "call:") {
+		args := printable(oneLine(string(w.Args), 400))
+		body = stWarn.Render("approve this call?") + " " + stTool.Render(w.Tool) + " " + args + "\n" +
+			stBold.Render("a") + " allow once   " + stBold.Render("r") + " allow for this run   " + stBold.Render("d") + " deny with a reason   " + stDim.Render("esc later")
+		if m.denyCall != "" {
+			body += "\n" + stDim.Render("type the reason below")
+		}
+	} else {
+		plan := m.sess.Plan
+		pl := strings.Split(plan, "\n")
+		if len(pl) > 12 {
+			pl = append(pl[:12], fmt.Sprintf("… %d more lines (ultra goals %s)", len(pl)-12, m.sess.Run))
+		}
+		body = stWarn.Render("the plan waits for you") + "\n" + strings.Join(pl, "\n") + "\n" +
+			stBold.Render("a") + " accept   " + stBold.Render("A") + " accept and run autonomously   " + stBold.Render("e") + " edit   " + stBold.Render("r") + " reject   " + stDim.Render("esc later")
+	}
+	return strings.Split(box.Render(body), "\n")
+}
+
+func (m *Model) overlayLines(rows int) []string {
+	var out []string
+	switch m.ov {
+	case ovHelp:
+		out = append(out, stHeading.Render("commands"), "")
+		out = append(out, strings.Split(command.Help(), "\n")...)
+		out = append(out, "", stHeading.Render("keys"), "")
+		for _, s := range shortcuts {
+			out = append(out, fmt.Sprintf("  %-28s %s", strings.Join(s.keys, " / "), s.what))
+		}
+		out = append(out, "", stDim.Render("any key closes this"))
+	case ovTasks:
+		out = append(out, stHeading.Render("tasks")+stDim.Render("   ↑↓ choose · enter attach · r resume · p pause · s stop · c cancel · esc close"), "")
+		if m.rowsErr != "" {
+			out = append(out, stBad.Render(m.rowsErr))
+		}
+		if len(m.rows) == 0 && m.rowsErr == "" {
+			out = append(out, stDim.Render("no runs yet"))
+		}
+		for i, r := range m.rows {
+			line := fmt.Sprintf("%-22s %-10s %-12s %-11s %-34s %8s  %s", r.ID, r.Mode, r.Class.Class, r.Phase,
+				BadgePlain(r.Axes, 100), fmt.Sprintf("$%.2f", r.Cost), oneLine(printable(r.Task), 60))
+			st := lipgloss.NewStyle()
+			switch r.Class.Class {
+			case "waiting":
+				st = st.Foreground(colWarning).Bold(true)
+			case "stuck", "failed":
+				st = st.Foreground(colError).Bold(true)
+			case "running":
+				st = st.Foreground(colSuccess)
+			case "done", "cancelled":
+				st = st.Foreground(colDim)
+			}
+			if i == m.sel {
+				line = "▶ " + line
+				st = st.Reverse(true)
+			} else {
+				line = "  " + line
+			}
+			out = append(out, st.Render(ansi.Truncate(line, m.w, "…")))
+			if i == m.sel && r.Class.Next != "" {
+				out = append(out, stDim.Render("    next: "+r.Class.Next))
+			}
+		}
+	}
+	if len(out) > rows {
+		out = out[:rows]
+	}
+	return out
+}
+
+func (m *Model) statusBar() string {
+	s := m.sess
+	var parts []string
+	if s.Run == "" {
+		parts = append(parts, "no run")
+	} else {
+		ph := s.Phase
+		if ph == "" {
+			ph = "…"
+		}
+		parts = append(parts, "phase "+ph)
+		if s.Status != "" && s.Status != "running" {
+			parts = append(parts, s.Status)
+		}
+		if s.Goal != "" {
+			parts = append(parts, "goal "+s.Goal)
+		}
+		if s.MaxRet > 0 {
+			parts = append(parts, fmt.Sprintf("retries %d/%d", s.Retries, s.MaxRet))
+		}
+		parts = append(parts, tasks.Tokens(s.Tokens)+" tok", fmt.Sprintf("$%.4f", s.Cost))
+	}
+	line := strings.Join(parts, " · ")
+	act := ""
+	switch {
+	case m.live() && m.rt.Activity != "":
+		act = m.rt.Activity
+		if !m.rt.ActivitySince.IsZero() {
+			act += fmt.Sprintf(" %ds", int(m.o.Now().Sub(m.rt.ActivitySince).Seconds()))
+		}
+	case len(m.busy) > 0:
+		act = "running " + m.busy[len(m.busy)-1]
+	case m.live():
+		act = "working"
+	}
+	if act != "" {
+		line += "  " + stInfo.Render(frames[m.tick%len(frames)]+" "+printable(act))
+	}
+	if m.notice != "" {
+		line += "  " + stWarn.Render(m.notice)
+	}
+	return lipgloss.NewStyle().Reverse(true).Render(ansi.Truncate(" "+line, m.w, "…") + strings.Repeat(" ", max(m.w-ansi.StringWidth(line)-1, 0)))
+}
+
+var stInfo = lipgloss.NewStyle().Foreground(colInfo)
+
+// phaseColor is the colour of each phase in the header.
+var phaseColor = map[string]color.Color{
+	"planning": colAccent, "building": colInfo, "verifying": colWarning, "iterating": colWarning, "reviewing": colWarning,
+	"complete": colSuccess, "escalated": colError, "cancelled": colError, "answering": colDim, "researching": colInfo,
+}
+
+func (m *Model) hints() string {
+	h := "enter send · alt+enter newline · /help · tab complete · esc interrupt · ctrl+c ctrl+c quit"
+	if m.w < CompactBelow {
+		h = "/help · esc interrupt · ^C^C quit"
+	}
+	return stDim.Render(h)
+}

@@ -1,0 +1,304 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/store"
+)
+
+// Session is what the screen shows of one run, folded from its events
+// (as the store has them) and its row: nothing here is the TUI's own
+// knowledge, so any process can build it for any run. It is pure.
+type Session struct {
+	Run     string
+	Task    string
+	Axes    axes.Axes
+	Phase   string
+	Status  string // the run's status as stored; "running" while it runs
+	Reason  string
+	Goal    string
+	Retries int
+	MaxRet  int
+	Tokens  int64 // input and output, summed
+	Cost    float64
+	Seq     int64 // the last event folded
+
+	// Waiting is the tool call that waits for a person's approval (manual
+	// control), nil when none does.
+	Waiting *event.ApprovalData
+	// Plan is the plan that waits for acceptance, "" when none does.
+	Plan string
+
+	items []*Item
+	calls map[string]*Item
+}
+
+// Items are the conversation's entries, oldest first.
+func (s *Session) Items() []*Item { return s.items }
+
+// Add appends an entry.
+func (s *Session) Add(it *Item) { s.items = append(s.items, it) }
+
+// Clear empties the conversation on screen (the run's events stay in the
+// store).
+func (s *Session) Clear() { s.items, s.calls = nil, nil }
+
+// Finished says the run's process has ended it (for now).
+func (s *Session) Finished() bool {
+	return s.Run != "" && s.Status != "" && s.Status != "running"
+}
+
+// Fold takes one stored event into the session.
+func (s *Session) Fold(e store.StoredEvent) {
+	if e.Seq <= s.Seq {
+		return
+	}
+	s.Seq = e.Seq
+	if e.Phase != "" {
+		s.Phase = e.Phase
+	}
+	if s.calls == nil {
+		s.calls = map[string]*Item{}
+	}
+	switch event.Type(e.Type) {
+	case event.RunStarted:
+		var d event.RunStartedData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Task, s.Axes, s.Status = d.Task, d.Axes, "running"
+			s.Add(&Item{Kind: KindUser, Body: printable(d.Task)})
+			where := d.Workdir
+			if d.Branch != "" {
+				where = d.Branch + " · " + d.Workdir
+			}
+			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("run %s · %s/%s · %s", s.Run, d.Provider, d.Model, where))})
+		}
+	case event.RunResumed:
+		var d event.RunResumedData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Status, s.Plan = "running", ""
+			t := "resumed (was " + d.From + ")"
+			if d.Guidance != "" {
+				s.Add(&Item{Kind: KindUser, Body: printable(d.Guidance)})
+			}
+			s.Add(&Item{Kind: KindPhase, Title: t})
+		}
+	case event.PhaseChanged:
+		var d event.PhaseChangedData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Phase = d.To
+			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("phase %s → %s (%s): %s", d.From, d.To, d.By, oneLine(d.Reason, 200)))})
+		}
+	case event.AxisChanged:
+		var d event.AxisChangedData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Axes.Mode, s.Axes.Control, s.Axes.Permission, s.Axes.ModelMode = d.Axes.Mode, d.Axes.Control, d.Axes.Permission, d.Axes.ModelMode
+			who := ""
+			if d.By != "" {
+				who = " by " + d.By
+			}
+			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("%s %s → %s%s: %s", d.Axis, d.From, d.To, who, oneLine(d.Reason, 160)))})
+		}
+	case event.PlanProposed:
+		var d event.PlanProposedData
+		if json.Unmarshal(e.Data, &d) == nil {
+			title := "plan proposed"
+			if d.Accepted {
+				title = "plan accepted (" + d.By + ")"
+				s.Plan = ""
+			} else {
+				s.Plan = printable(d.Plan)
+			}
+			s.Add(&Item{Kind: KindInfo, Title: title, Body: printable(d.Plan)})
+		}
+	case event.AssistantText:
+		var d event.AssistantTextData
+		if json.Unmarshal(e.Data, &d) == nil {
+			if strings.TrimSpace(d.Thinking) != "" {
+				s.Add(&Item{Kind: KindThinking, Body: printable(d.Thinking)})
+			}
+			if strings.TrimSpace(d.Text) != "" {
+				s.Add(&Item{Kind: KindAssistant, Body: printable(d.Text)})
+			}
+		}
+	case event.ModelResponse:
+		var d event.ModelResponseData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Tokens += d.Usage.InputTokens + d.Usage.OutputTokens
+			s.Cost += d.Cost
+			if d.Error != nil {
+				s.Add(&Item{Kind: KindError, Title: "model error", Body: printable(d.Error.Error())})
+			}
+		}
+	case event.ModelRetry:
+		var d event.ModelRetryData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("model error: %s; retry %d in %s", oneLine(d.Error, 160), d.Attempt, d.Wait))})
+		}
+	case event.ToolCall:
+		var d event.ToolCallData
+		if json.Unmarshal(e.Data, &d) == nil {
+			if d.Tool == "phase" || d.Tool == "verify" || d.Tool == "review" {
+				break // their own events say what happened
+			}
+			it := &Item{Kind: KindTool, Title: printable(callTitle(d.Tool, d.Args)), CallID: d.CallID}
+			if diff := editDiff(d.Tool, d.Args); diff != "" {
+				it.Body, it.Diff = printable(diff), true
+			}
+			s.calls[d.CallID] = it
+			s.Add(it)
+		}
+	case event.ToolResult:
+		var d event.ToolResultData
+		if json.Unmarshal(e.Data, &d) == nil {
+			it := s.calls[d.CallID]
+			if it == nil {
+				break
+			}
+			it.Done, it.Failed = true, d.IsError
+			switch {
+			case d.IsError && strings.HasPrefix(d.Output, "Refused"):
+				it.Body, it.Diff = "", false // the refusal says why
+			case !it.Diff || d.IsError:
+				it.Body, it.Diff = printable(d.Output), false
+			}
+			it.touch()
+			if s.Waiting != nil && s.Waiting.CallID == d.CallID {
+				s.Waiting = nil
+			}
+		}
+	case event.Refusal:
+		var d event.RefusalData
+		if json.Unmarshal(e.Data, &d) == nil {
+			if it := s.calls[d.CallID]; it != nil {
+				it.Done, it.Failed = true, true
+				it.touch()
+			}
+			s.Add(&Item{Kind: KindRefusal, Title: printable("[" + d.Layer + "] " + d.Tool), Body: printable(d.Reason)})
+		}
+	case event.Approval:
+		var d event.ApprovalData
+		if json.Unmarshal(e.Data, &d) == nil {
+			if d.State == "waiting" {
+				w := d
+				s.Waiting = &w
+				s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("call %s (%s) waits for your approval", d.CallID, callTitle(d.Tool, d.Args)))})
+				break
+			}
+			if s.Waiting != nil && s.Waiting.CallID == d.CallID {
+				s.Waiting = nil
+			}
+			line := fmt.Sprintf("call %s (%s) %s", d.CallID, d.Tool, strings.ReplaceAll(d.State, "_", " "))
+			if d.Reason != "" {
+				line += ": " + oneLine(d.Reason, 160)
+			}
+			s.Add(&Item{Kind: KindInfo, Title: printable(line)})
+		}
+	case event.VerifyResult:
+		var d event.VerifyResultData
+		if json.Unmarshal(e.Data, &d) == nil {
+			pass := d.Status == "pass" || d.Status == "PASS" || d.Status == "WAIVED" || d.Status == "CONCERNS"
+			title := fmt.Sprintf("gate %s: %s · passed %d · failed %d · skipped %d · %s", d.Status, oneLine(d.Reason, 120), d.Passed, d.Failed, d.Skipped, d.Duration)
+			var b strings.Builder
+			for i, f := range d.Failing {
+				if i == 12 {
+					fmt.Fprintf(&b, "… and %d more\n", len(d.Failing)-12)
+					break
+				}
+				b.WriteString("✗ " + f + "\n")
+			}
+			s.Add(&Item{Kind: KindVerify, Title: printable(title), Body: printable(b.String()), Failed: !pass})
+		}
+	case event.Criterion:
+		var d event.CriterionData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("criterion %s %s [%s] %s", d.Criterion, d.Status, d.Channel, oneLine(d.Summary, 120)))})
+		}
+	case event.Ledger:
+		var d event.LedgerData
+		if json.Unmarshal(e.Data, &d) == nil {
+			switch d.Kind {
+			case "goal_started":
+				s.Goal, s.Retries = d.Goal, 0
+			case "goal_completed", "goal_failed":
+				s.Add(&Item{Kind: KindPhase, Title: printable(strings.ReplaceAll(d.Kind, "_", " ") + " " + d.Goal)})
+			}
+		}
+	case event.Review:
+		var d event.ReviewData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Add(&Item{Kind: KindVerify, Title: printable(fmt.Sprintf("review round %d: %s", d.Round, d.Verdict)), Body: printable("✗ " + strings.Join(d.Blockers, "\n✗ ")), Failed: d.Verdict != "APPROVE"})
+		}
+	case event.Commit:
+		var d event.CommitData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("committed %s on %s (gate %d %s)", short(d.Commit), d.Branch, d.Gate, d.Status))})
+		}
+	case event.Control:
+		var d event.ControlData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("%s request: %s", d.Kind, oneLine(d.Outcome, 200)))})
+		}
+	case event.Answer:
+		var d event.AnswerData
+		if json.Unmarshal(e.Data, &d) == nil && d.Path != "" {
+			s.Add(&Item{Kind: KindInfo, Title: printable("report written to " + d.Path)})
+		}
+	case event.Warning:
+		var d event.WarningData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Add(&Item{Kind: KindInfo, Title: printable("warning: " + d.Message)})
+		}
+	case event.Compaction:
+		var d event.CompactionData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("context compacted (%s): %d → %d tokens", d.Kind, d.Before, d.After))})
+		}
+	case event.RunFinished:
+		var d event.RunFinishedData
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.Status, s.Reason = d.Status, d.Reason
+			s.Waiting = nil
+			kind := KindInfo
+			if d.Status != "complete" && d.Status != "paused" && d.Status != "needs_approval" {
+				kind = KindError
+			}
+			s.Add(&Item{Kind: kind, Title: printable(fmt.Sprintf("%s: %s", d.Status, oneLine(d.Reason, 300))),
+				Body: fmt.Sprintf("turns %d · tokens %d in / %d out · $%.4f · %s", d.Turns, d.Usage.InputTokens, d.Usage.OutputTokens, d.Cost, d.Wall)})
+		}
+	}
+}
+
+// Row takes the run's row: its axes, phase and status are the store's,
+// whatever the events said.
+func (s *Session) Row(r *store.Run) {
+	if r == nil {
+		return
+	}
+	s.Run, s.Axes, s.Phase, s.Status, s.Reason = r.ID, r.Axes, r.Phase, r.Status, r.Reason
+	if s.Task == "" {
+		s.Task = r.Task
+	}
+	t := r.TaskRow
+	s.Retries, s.MaxRet = t.Retries, t.MaxRetries
+	s.Tokens, s.Cost = t.InputTokens+t.OutputTokens, t.SpentCost
+	if t.Goal != "" {
+		s.Goal = t.Goal
+	}
+	if r.Status != "running" {
+		s.Waiting = nil
+	}
+	if r.Status != "needs_approval" {
+		s.Plan = ""
+	}
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

@@ -1,0 +1,481 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/command"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/tasks"
+)
+
+func TestBadge(t *testing.T) {
+	a := axes.Axes{Mode: "build", Control: "autonomous", Permission: "trusted", ModelMode: "smart"}
+	for _, c := range []struct {
+		a     axes.Axes
+		width int
+		want  string
+	}{
+		{a, 120, "build | autonomous | trusted | smart"},
+		{a, 80, "build | autonomous | trusted | smart"},
+		{a, 79, "[B][A][T][S]"},
+		{axes.Axes{Mode: "chat", Control: "manual", Permission: "restricted", ModelMode: "fast"}, 60, "[C][M][R][F]"},
+		// A repair or a review keeps its full label, however narrow.
+		{axes.Axes{Mode: "repair", Control: "assisted", Permission: "normal", ModelMode: "deep"}, 60, "[repair][A][N][D]"},
+		{axes.Axes{Mode: "review", Control: "manual", Permission: "unrestricted", ModelMode: "deep"}, 40, "[review][M][U][D]"},
+	} {
+		if got := BadgePlain(c.a, c.width); got != c.want {
+			t.Errorf("%v at %d: %q, want %q", c.a, c.width, got, c.want)
+		}
+		if got := ansi.Strip(Badge(c.a, c.width, false)); got != c.want {
+			t.Errorf("styled %v at %d reads %q, want %q", c.a, c.width, got, c.want)
+		}
+	}
+	if got := Title(a, "calc"); got != "ultra[build|A|trusted|smart] calc" {
+		t.Errorf("title %q", got)
+	}
+}
+
+// Each axis value has its colour, as the table says.
+func TestBadgeColours(t *testing.T) {
+	for v, want := range map[string]string{"chat": "8", "plan": "5", "build": "2", "review": "3", "repair": "1", "research": "6",
+		"manual": "8", "assisted": "3", "autonomous": "2", "restricted": "2", "normal": "8", "trusted": "3", "unrestricted": "1"} {
+		c, ok := valueColor[v]
+		if !ok {
+			t.Errorf("%s has no colour", v)
+			continue
+		}
+		if fmt.Sprint(c) != fmt.Sprint(ansiColor(want)) {
+			t.Errorf("%s is %v, want ANSI %s", v, c, want)
+		}
+	}
+}
+
+func ansiColor(n string) any {
+	switch n {
+	case "1":
+		return colError
+	case "2":
+		return colSuccess
+	case "3":
+		return colWarning
+	case "5":
+		return colAccent
+	case "6":
+		return colInfo
+	}
+	return colDim
+}
+
+// newDemo is a TUI following a demo run, as of its events.
+func newDemo(t testing.TB, width, height int, control string) (*Model, *fake) {
+	f := newFake()
+	demoRun(f, "20261124-120000-abcdef", control)
+	m := New(Options{Backend: f, Project: "calc", Axes: axes.Default, Attach: "20261124-120000-abcdef", Now: func() time.Time { return t0.Add(time.Minute) }})
+	m.Update(tea.WindowSizeMsg{Width: width, Height: height})
+	pump(t, m, m.pollCmd())
+	return m, f
+}
+
+// pump runs cmd and feeds its messages back to m, as the program would
+// (ticks excepted, so the test decides when time passes).
+func pump(t testing.TB, m *Model, cmd tea.Cmd) {
+	for i := 0; cmd != nil && i < 50; i++ {
+		msg := cmd()
+		switch msg := msg.(type) {
+		case tea.BatchMsg:
+			for _, c := range msg {
+				pump(t, m, c)
+			}
+			return
+		case tickMsg, nil:
+			return
+		}
+		_, cmd = m.Update(msg)
+	}
+}
+
+func press(m *Model, keys ...string) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, k := range keys {
+		var msg tea.KeyPressMsg
+		switch k {
+		case "enter":
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+		case "tab":
+			msg = tea.KeyPressMsg{Code: tea.KeyTab}
+		case "ctrl+c":
+			msg = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+		case "alt+m", "alt+a", "alt+s", "alt+i", "alt+r", "alt+p", "alt+t":
+			msg = tea.KeyPressMsg{Code: rune(k[4]), Mod: tea.ModAlt}
+		case "ctrl+shift+m":
+			msg = tea.KeyPressMsg{Code: 'm', Mod: tea.ModCtrl | tea.ModShift}
+		default:
+			for _, r := range k {
+				// Typing into the input only makes its cursor blink;
+				// a single letter may answer a prompt or drive a panel.
+				_, c := m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+				if len(k) == 1 {
+					cmds = append(cmds, c)
+				}
+			}
+			continue
+		}
+		_, c := m.Update(msg)
+		cmds = append(cmds, c)
+	}
+	return tea.Batch(cmds...)
+}
+
+func screen(m *Model) string { return ansi.Strip(m.Render()) }
+
+// Golden frames of a run in the middle of its work, wide and narrow.
+func TestGoldenFrames(t *testing.T) {
+	for _, w := range []int{120, 70} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			m, _ := newDemo(t, w, 40, "manual")
+			golden.RequireEqual(t, []byte(screen(m)+"\n"))
+		})
+	}
+}
+
+func TestFrameShowsTheRun(t *testing.T) {
+	m, _ := newDemo(t, 120, 50, "manual")
+	s := screen(m)
+	for _, want := range []string{
+		"ultra build | manual | trusted | smart",            // the badge after the name
+		"Plan", "calc.go", "-return a - b", "+return a + b", // markdown, the edit as a diff
+		"▸ thinking (2 lines",                    // thinking folded
+		"✗ bash go test ./...", "… 2 more lines", // a failed call, output folded
+		"gate FAIL", "✗ calc.TestMul", "✗ calc.TestDiv", // the failing tests
+		"refused [policy] bash", "git push is not allowed", // the refusal with its layer
+		"approve this call? write", "a allow once", "r allow for this run", "d deny with a reason",
+		"phase iterating", "goal g1", "retries 1/10", "12.4k tok", "$0.0321",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the frame lacks %q:\n%s", want, s)
+		}
+	}
+	if got := m.View().WindowTitle; got != "ultra[build|M|trusted|smart] calc" {
+		t.Errorf("title %q", got)
+	}
+	// ctrl+o and ctrl+t unfold.
+	m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
+	m.Update(tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl})
+	s = screen(m)
+	for _, want := range []string{"line 5", "Add subtracts."} {
+		if !strings.Contains(s, want) {
+			t.Errorf("unfolded frame lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestCompactBadgeUnder80(t *testing.T) {
+	m, _ := newDemo(t, 70, 30, "autonomous")
+	first := strings.SplitN(screen(m), "\n", 2)[0]
+	if !strings.HasPrefix(first, "ultra [B][A][T][S]") {
+		t.Errorf("header %q", first)
+	}
+}
+
+// Approvals: allow once, for the run, and a denial whose reason the model
+// reads; each is the command line's approve.
+func TestApprovalKeys(t *testing.T) {
+	id := "20261124-120000-abcdef"
+	for _, c := range []struct {
+		keys []string
+		want []string
+	}{
+		{[]string{"a"}, []string{"approve", id, "--call", "c9"}},
+		{[]string{"r"}, []string{"approve", id, "--call", "c9", "--for-run"}},
+		{[]string{"d", "not that file", "enter"}, []string{"approve", id, "--call", "c9", "--deny", "not that file"}},
+	} {
+		m, f := newDemo(t, 120, 40, "manual")
+		pump(t, m, press(m, c.keys...))
+		if got := f.lastExec(); !slices.Equal(got, c.want) {
+			t.Errorf("%v ran %v, want %v", c.keys, got, c.want)
+		}
+	}
+}
+
+func TestPlanAcceptance(t *testing.T) {
+	id := "20261124-130000-aaaaaa"
+	setup := func() (*Model, *fake) {
+		f := newFake()
+		a := axes.Axes{Mode: "plan", Control: "assisted", Permission: "normal", ModelMode: "smart"}
+		f.setRow(&store.Run{ID: id, Task: "t", Phase: "planning", Status: "needs_approval", Axes: a})
+		f.add(id, event.RunStarted, "planning", event.RunStartedData{Task: "t", Axes: a})
+		f.add(id, event.PlanProposed, "planning", event.PlanProposedData{Plan: "1. fix Add\n2. test it"})
+		m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+		m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		pump(t, m, m.pollCmd())
+		return m, f
+	}
+	m, _ := setup()
+	s := screen(m)
+	for _, want := range []string{"the plan waits for you", "1. fix Add", "a accept", "A accept and run autonomously", "e edit", "r reject"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("lacks %q:\n%s", want, s)
+		}
+	}
+	for _, c := range []struct {
+		keys []string
+		want []string
+	}{
+		{[]string{"a"}, []string{"approve", id}},
+		{[]string{"A"}, []string{"approve", id, "--autonomous"}},
+		{[]string{"e", "split it in two goals", "enter"}, []string{"resume", id, "split it in two goals"}},
+		{[]string{"r"}, []string{"cancel", id, "--reason", "plan rejected from the TUI"}},
+	} {
+		m, f := setup()
+		pump(t, m, press(m, c.keys...))
+		if got := f.lastExec(); !slices.Equal(got, c.want) {
+			t.Errorf("%v ran %v, want %v", c.keys, got, c.want)
+		}
+	}
+}
+
+// A slash command changes the next run's axes when no run is live, and
+// steers the live run otherwise; a shortcut is the same command.
+func TestSlashCommandsAndShortcuts(t *testing.T) {
+	m := New(Options{Backend: newFake(), Axes: axes.Default})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	pump(t, m, press(m, "/mode repair --manual --permission-profile trusted", "enter"))
+	if a := m.Axes(); a.Mode != "repair" || a.Control != "manual" || a.Permission != "trusted" {
+		t.Fatalf("axes %v", a)
+	}
+	pump(t, m, press(m, "alt+m")) // repair → research
+	if a := m.Axes(); a.Mode != "research" {
+		t.Fatalf("alt+m: %v", a)
+	}
+	pump(t, m, press(m, "ctrl+shift+m")) // research → chat
+	if a := m.Axes(); a.Mode != "chat" {
+		t.Fatalf("ctrl+shift+m: %v", a)
+	}
+	pump(t, m, press(m, "alt+a", "alt+p"))
+	if a := m.Axes(); a.Control != "autonomous" || a.Permission != "unrestricted" {
+		t.Fatalf("alt+a alt+p: %v", a)
+	}
+	if !strings.Contains(screen(m), "ultra chat | autonomous | unrestricted | smart") {
+		t.Errorf("badge:\n%s", screen(m))
+	}
+
+	live, f := newDemo(t, 120, 40, "autonomous")
+	id := "20261124-120000-abcdef"
+	pump(t, live, press(live, "/mode repair --manual --scope now", "enter"))
+	if got, want := f.lastExec(), []string{"steer", id, "--mode", "repair", "--control", "manual", "--scope", "now"}; !slices.Equal(sorted(got), sorted(want)) || got[0] != "steer" || got[1] != id {
+		t.Errorf("steered with %v, want %v", got, want)
+	}
+	pump(t, live, press(live, "alt+i"))
+	if got := f.lastExec(); !slices.Contains(got, "--control") || !slices.Contains(got, "manual") || got[0] != "steer" {
+		t.Errorf("alt+i ran %v", got)
+	}
+	pump(t, live, press(live, "/bogus", "enter"))
+	if !strings.Contains(screen(live), "unknown command /bogus") {
+		t.Errorf("an unknown command is not named:\n%s", screen(live))
+	}
+}
+
+func sorted(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
+
+// Every command of the table is handled by the TUI: none falls through
+// to an unknown-command error or a crash.
+func TestEveryCommandHandled(t *testing.T) {
+	for _, c := range command.Table {
+		if !c.On(command.TUI) {
+			continue
+		}
+		m, f := newDemo(t, 120, 40, "autonomous")
+		line := "/" + c.Name
+		switch c.Name {
+		case "mode":
+			line += " repair"
+		case "control":
+			line += " assisted"
+		case "permission-profile":
+			line += " trusted"
+		case "model-mode":
+			line += " deep"
+		case "steer":
+			line += " --mode repair"
+		case "deny":
+			line += " no"
+		case "attach":
+			f.setRow(&store.Run{ID: "20261124-170000-ffffff", Status: "complete", Axes: axes.Default})
+			line += " 20261124-170000-ffffff"
+		case "model":
+			line += " other-model"
+		}
+		before := len(f.execs) + len(f.starts)
+		itemsBefore := len(m.sess.Items())
+		pump(t, m, press(m, line, "enter"))
+		acted := len(f.execs)+len(f.starts) > before || m.ov != ovNone || len(m.sess.Items()) != itemsBefore || m.sess.Run != "20261124-120000-abcdef"
+		if !acted {
+			t.Errorf("%s did nothing", line)
+		}
+		for _, it := range m.sess.Items()[min(itemsBefore, len(m.sess.Items())):] {
+			if it.Kind == KindError && strings.Contains(it.Title, "unknown command") {
+				t.Errorf("%s: %s", line, it.Title)
+			}
+		}
+	}
+}
+
+// A message with no run starts one with the next run's axes; in a chat
+// session it is the next question.
+func TestMessagesStartRuns(t *testing.T) {
+	f := newFake()
+	f.startID = "20261124-140000-bbbbbb"
+	m := New(Options{Backend: f, Axes: axes.Axes{Mode: "build", Control: "assisted", Permission: "normal", ModelMode: "fast"}, Model: "m1", Extra: []string{"--base-url", "http://x"}})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	f.setRow(&store.Run{ID: f.startID, Status: "running", Axes: axes.Default})
+	pump(t, m, press(m, "fix the parser", "enter"))
+	want := []string{"run", "--mode", "build", "--control", "assisted", "--permission-profile", "normal", "--model-mode", "fast", "fix the parser", "--model", "m1", "--base-url", "http://x", "--output", "jsonl"}
+	if len(f.starts) != 1 || !slices.Equal(f.starts[0], want) {
+		t.Fatalf("started %v, want %v", f.starts, want)
+	}
+	if m.sess.Run != f.startID {
+		t.Errorf("follows %q", m.sess.Run)
+	}
+	// The live run gets no message; the text stays in the input.
+	pump(t, m, press(m, "more", "enter"))
+	if len(f.starts) != 1 || m.input.Value() != "more" {
+		t.Errorf("a message to a live run: starts %v, input %q", f.starts, m.input.Value())
+	}
+}
+
+func TestEscPausesAndCtrlCTwiceQuits(t *testing.T) {
+	m, f := newDemo(t, 120, 40, "autonomous")
+	pump(t, m, press(m, "esc"))
+	if got := f.lastExec(); len(got) < 2 || got[0] != "pause" || got[1] != "20261124-120000-abcdef" {
+		t.Errorf("esc ran %v", got)
+	}
+	if cmd := press(m, "ctrl+c"); isQuit(cmd) {
+		t.Fatal("one ctrl+c quit")
+	}
+	if !strings.Contains(screen(m), "press Ctrl-C again to quit") {
+		t.Error("no warning after the first ctrl+c")
+	}
+	if cmd := press(m, "ctrl+c"); !isQuit(cmd) {
+		t.Fatal("the second ctrl+c did not quit")
+	}
+}
+
+func isQuit(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range b {
+			if isQuit(c) {
+				return true
+			}
+		}
+		return false
+	}
+	_, ok := msg.(tea.QuitMsg)
+	return ok
+}
+
+// Model text reaches the screen without its escape sequences.
+func TestModelTextMadePrintable(t *testing.T) {
+	f := newFake()
+	id := "20261124-150000-cccccc"
+	f.setRow(&store.Run{ID: id, Status: "running", Axes: axes.Default})
+	f.add(id, event.AssistantText, "building", event.AssistantTextData{Text: "hi \x1b]52;c;ZXZpbA==\x07there \x1b[2J"})
+	f.rts[id] = store.Runtime{Activity: "waiting for the model", Partial: "part \x1b]0;owned\x07ial"}
+	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+	pump(t, m, m.pollCmd())
+	raw := m.Render()
+	for _, bad := range []string{"\x1b]52", "\x1b[2J", "\x1b]0;owned"} {
+		if strings.Contains(raw, bad) {
+			t.Errorf("the frame carries %q", bad)
+		}
+	}
+	if s := screen(m); !strings.Contains(s, "hi there") || !strings.Contains(s, "part ial") {
+		t.Errorf("frame:\n%s", s)
+	}
+}
+
+// The conversation renders only what is on screen: scrolling up shows
+// older items, and the bottom follows new ones.
+func TestScroll(t *testing.T) {
+	f := newFake()
+	id := "20261124-160000-dddddd"
+	f.setRow(&store.Run{ID: id, Status: "running", Axes: axes.Default})
+	for i := range 200 {
+		f.add(id, event.AssistantText, "building", event.AssistantTextData{Text: fmt.Sprintf("message %d", i)})
+	}
+	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 20})
+	pump(t, m, m.pollCmd())
+	if s := screen(m); !strings.Contains(s, "message 199") || strings.Contains(s, "message 150") {
+		t.Fatalf("bottom:\n%s", s)
+	}
+	for range 40 {
+		m.Update(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	}
+	if s := screen(m); !strings.Contains(s, "message 0") {
+		t.Fatalf("top:\n%s", s)
+	}
+	for range 40 {
+		m.Update(tea.KeyPressMsg{Code: tea.KeyPgDown})
+	}
+	if s := screen(m); !strings.Contains(s, "message 199") {
+		t.Fatalf("back at the bottom:\n%s", s)
+	}
+}
+
+func TestTasksPanel(t *testing.T) {
+	m, f := newDemo(t, 120, 40, "autonomous")
+	other := "20261124-170000-eeeeee"
+	f.setRow(&store.Run{ID: other, Task: "other", Status: "paused", Axes: axes.Default})
+	f.tasks = append(f.tasks, rowOf("20261124-120000-abcdef", "running"), rowOf(other, "waiting"))
+	pump(t, m, press(m, "alt+t"))
+	s := screen(m)
+	if !strings.Contains(s, "tasks") || !strings.Contains(s, other) {
+		t.Fatalf("panel:\n%s", s)
+	}
+	pump(t, m, press(m, "j", "p"))
+	if got := f.lastExec(); !slices.Equal(got, []string{"pause", other}) {
+		t.Errorf("p ran %v", got)
+	}
+	pump(t, m, press(m, "enter"))
+	if m.sess.Run != other || m.ov != ovNone {
+		t.Errorf("enter attached to %q (overlay %d)", m.sess.Run, m.ov)
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	m := New(Options{Backend: newFake(), Axes: axes.Default, Files: []string{"cmd/main.go", "internal/calc/calc.go", "internal/calc/calc_test.go"}})
+	pump(t, m, press(m, "/permi", "tab"))
+	if v := m.input.Value(); v != "/permission-profile " {
+		t.Errorf("completed %q", v)
+	}
+	m.input.Reset()
+	pump(t, m, press(m, "look at @internal/calc/calc_", "tab"))
+	if v := m.input.Value(); v != "look at @internal/calc/calc_test.go " {
+		t.Errorf("completed %q", v)
+	}
+}
+
+func rowOf(id, class string) tasks.Row {
+	r := tasks.Row{ID: id, Task: "t", Mode: "build", Axes: axes.Default, Status: "running", Phase: "building"}
+	r.Class.Class = class
+	return r
+}
+
+var _ = context.Background
