@@ -124,7 +124,9 @@ type (
 		typed string
 		out   string
 		code  int
-		quiet bool // the run it drives shows its own progress
+		// drive: the command may go on with the run on screen, whose
+		// events show its progress and end; its exit code is the run's.
+		drive bool
 	}
 	startedMsg struct {
 		typed string
@@ -218,9 +220,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.done(msg.typed)
 		out := strings.TrimRight(printable(msg.out), "\n")
 		switch {
+		case msg.drive && (msg.code == 0 || msg.code == 3 || msg.code == 4):
 		case msg.code != 0:
 			m.sess.Add(&Item{Kind: KindError, Title: fmt.Sprintf("%s: exit %d", msg.typed, msg.code), Body: firstLines(out, 40)})
-		case msg.quiet:
 		default:
 			m.sess.Add(&Item{Kind: KindInfo, Title: msg.typed, Body: out})
 		}
@@ -236,7 +238,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.follow(msg.run)
 		return m, tea.Batch(m.pollCmd(), func() tea.Msg {
 			out, code := msg.wait()
-			return execMsg{typed: msg.typed, out: out, code: code, quiet: true}
+			return execMsg{typed: msg.typed, out: out, code: code, drive: true}
 		})
 	case tasksMsg:
 		m.rows, m.rowsErr = msg.rows, ""
@@ -273,15 +275,23 @@ func (m *Model) done(typed string) {
 	}
 }
 
-// exec runs `ultra args` without blocking the screen.
-func (m *Model) exec(typed string, args []string, quiet bool) tea.Cmd {
+// exec runs `ultra args` without blocking the screen; drive says it may
+// go on with the run on screen (its output is then the run's events).
+func (m *Model) exec(typed string, args []string, drive bool) tea.Cmd {
 	m.busy = append(m.busy, typed)
+	if drive && len(args) > 0 && jsonOutput[args[0]] {
+		args = append([]string{args[0], "--output", "jsonl"}, args[1:]...)
+	}
 	be := m.o.Backend
 	return func() tea.Msg {
 		out, code := be.Exec(context.Background(), args)
-		return execMsg{typed: typed, out: out, code: code, quiet: quiet && code == 0}
+		return execMsg{typed: typed, out: out, code: code, drive: drive}
 	}
 }
+
+// jsonOutput are the commands that drive a run and print its events as
+// JSON lines when asked (the TUI shows the events from the store).
+var jsonOutput = map[string]bool{"approve": true, "resume": true, "next": true, "repair": true}
 
 // start runs a command that starts a run, then follows the run.
 func (m *Model) start(typed string, args []string) tea.Cmd {
@@ -553,11 +563,11 @@ func (m *Model) submit() tea.Cmd {
 	m.hpos = len(m.history)
 	if call := m.denyCall; call != "" {
 		m.denyCall = ""
-		return m.exec("/deny", []string{"approve", m.sess.Run, "--call", call, "--deny", text}, true)
+		return m.exec("/deny", []string{"approve", m.sess.Run, "--call", call, "--deny=" + text}, true)
 	}
 	if m.planEdit {
 		m.planEdit = false
-		return m.exec("/resume", []string{"resume", m.sess.Run, text}, true)
+		return m.exec("/resume", []string{"resume", m.sess.Run, "--", text}, true)
 	}
 	if strings.HasPrefix(text, "/") {
 		return m.slash(text)
@@ -582,7 +592,7 @@ func (m *Model) message(text string) tea.Cmd {
 	case run != "" && m.sess.Axes.Mode == "chat" && a.Mode == "chat":
 		return m.start("chat", []string{"chat", run, text, "--output", "jsonl"})
 	case run != "" && resumable(m.sess.Status):
-		return m.exec("/resume", []string{"resume", run, text}, true)
+		return m.exec("/resume", []string{"resume", run, "--", text}, true)
 	}
 	var args []string
 	switch a.Mode {
@@ -631,6 +641,12 @@ func (m *Model) slash(line string) tea.Cmd {
 	name := inv.Cmd.Name
 	switch name {
 	case "help":
+		if len(inv.Args) > 0 {
+			if c, ok := command.Lookup(inv.Args[0]); ok {
+				m.sess.Add(&Item{Kind: KindInfo, Title: "/help " + c.Name, Body: c.Usage()})
+				return nil
+			}
+		}
 		m.ov = ovHelp
 		return nil
 	case "clear":
@@ -918,6 +934,22 @@ func (m *Model) overlayLines(rows int) []string {
 func (m *Model) statusBar() string {
 	s := m.sess
 	var parts []string
+	act := ""
+	switch {
+	case m.live() && m.rt.Activity != "":
+		act = m.rt.Activity
+		if !m.rt.ActivitySince.IsZero() {
+			act += fmt.Sprintf(" %ds", int(m.o.Now().Sub(m.rt.ActivitySince).Seconds()))
+		}
+	case len(m.busy) > 0:
+		act = "running " + m.busy[len(m.busy)-1]
+	case m.live():
+		act = "working"
+	}
+	if act != "" {
+		// What happens now comes first: it must not be cut off.
+		parts = append(parts, stInfo.Render(frames[m.tick%len(frames)]+" "+oneLine(printable(act), 80)))
+	}
 	if s.Run == "" {
 		parts = append(parts, "no run")
 	} else {
@@ -937,26 +969,9 @@ func (m *Model) statusBar() string {
 		}
 		parts = append(parts, tasks.Tokens(s.Tokens)+" tok", fmt.Sprintf("$%.4f", s.Cost))
 	}
-	line := strings.Join(parts, " · ")
-	act := ""
-	switch {
-	case m.live() && m.rt.Activity != "":
-		act = m.rt.Activity
-		if !m.rt.ActivitySince.IsZero() {
-			act += fmt.Sprintf(" %ds", int(m.o.Now().Sub(m.rt.ActivitySince).Seconds()))
-		}
-	case len(m.busy) > 0:
-		act = "running " + m.busy[len(m.busy)-1]
-	case m.live():
-		act = "working"
-	}
-	if act != "" {
-		line += "  " + stInfo.Render(frames[m.tick%len(frames)]+" "+printable(act))
-	}
-	if m.notice != "" {
-		line += "  " + stWarn.Render(m.notice)
-	}
-	return lipgloss.NewStyle().Reverse(true).Render(ansi.Truncate(" "+line, m.w, "…") + strings.Repeat(" ", max(m.w-ansi.StringWidth(line)-1, 0)))
+	line := " " + strings.Join(parts, " · ")
+	line = ansi.Truncate(line, m.w, "…")
+	return lipgloss.NewStyle().Reverse(true).Render(line + strings.Repeat(" ", max(m.w-ansi.StringWidth(line), 0)))
 }
 
 var stInfo = lipgloss.NewStyle().Foreground(colInfo)
@@ -968,6 +983,9 @@ var phaseColor = map[string]color.Color{
 }
 
 func (m *Model) hints() string {
+	if m.notice != "" {
+		return stWarn.Render(m.notice)
+	}
 	h := "enter send · alt+enter newline · /help · tab complete · esc interrupt · ctrl+c ctrl+c quit"
 	if m.w < CompactBelow {
 		h = "/help · esc interrupt · ^C^C quit"

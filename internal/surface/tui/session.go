@@ -230,7 +230,11 @@ func (s *Session) Fold(e store.StoredEvent) {
 	case event.Review:
 		var d event.ReviewData
 		if json.Unmarshal(e.Data, &d) == nil {
-			s.Add(&Item{Kind: KindVerify, Title: printable(fmt.Sprintf("review round %d: %s", d.Round, d.Verdict)), Body: printable("✗ " + strings.Join(d.Blockers, "\n✗ ")), Failed: d.Verdict != "APPROVE"})
+			var body string
+			for _, b := range d.Blockers {
+				body += "✗ " + b + "\n"
+			}
+			s.Add(&Item{Kind: KindVerify, Title: printable(fmt.Sprintf("review round %d: %s", d.Round, d.Verdict)), Body: printable(body), Failed: d.Verdict != "APPROVE"})
 		}
 	case event.Commit:
 		var d event.CommitData
@@ -240,7 +244,14 @@ func (s *Session) Fold(e store.StoredEvent) {
 	case event.Control:
 		var d event.ControlData
 		if json.Unmarshal(e.Data, &d) == nil {
-			s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("%s request: %s", d.Kind, oneLine(d.Outcome, 200)))})
+			// Approvals, waits and axis changes have their own lines.
+			switch {
+			case strings.HasPrefix(d.Outcome, "refused"):
+				s.Add(&Item{Kind: KindError, Title: printable(fmt.Sprintf("%s request %s", d.Kind, oneLine(d.Outcome, 300)))})
+			case d.Kind == "approve" || d.Kind == "deny" || d.Kind == "steer" || strings.HasPrefix(d.Outcome, "waiting") || strings.HasPrefix(d.Outcome, "applied"):
+			default:
+				s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("%s request: %s", d.Kind, oneLine(d.Outcome, 200)))})
+			}
 		}
 	case event.Answer:
 		var d event.AnswerData
@@ -272,13 +283,21 @@ func (s *Session) Fold(e store.StoredEvent) {
 	}
 }
 
-// Row takes the run's row: its axes, phase and status are the store's,
-// whatever the events said.
+// Row takes the run's row: its status is the store's; its axes and phase
+// only until events say them.
 func (s *Session) Row(r *store.Run) {
 	if r == nil {
 		return
 	}
-	s.Run, s.Axes, s.Phase, s.Status, s.Reason = r.ID, r.Axes, r.Phase, r.Status, r.Reason
+	// The row is saved at the end of a step; the events say at once what
+	// changed within it (a phase, a steered axis), so they win.
+	s.Run, s.Status, s.Reason = r.ID, r.Status, r.Reason
+	if s.Seq == 0 || s.Axes.Mode == "" {
+		s.Axes = r.Axes
+	}
+	if s.Seq == 0 || s.Phase == "" {
+		s.Phase = r.Phase
+	}
 	if s.Task == "" {
 		s.Task = r.Task
 	}

@@ -198,9 +198,9 @@ func TestApprovalKeys(t *testing.T) {
 		keys []string
 		want []string
 	}{
-		{[]string{"a"}, []string{"approve", id, "--call", "c9"}},
-		{[]string{"r"}, []string{"approve", id, "--call", "c9", "--for-run"}},
-		{[]string{"d", "not that file", "enter"}, []string{"approve", id, "--call", "c9", "--deny", "not that file"}},
+		{[]string{"a"}, []string{"approve", "--output", "jsonl", id, "--call", "c9"}},
+		{[]string{"r"}, []string{"approve", "--output", "jsonl", id, "--call", "c9", "--for-run"}},
+		{[]string{"d", "-rf is not that file", "enter"}, []string{"approve", "--output", "jsonl", id, "--call", "c9", "--deny=-rf is not that file"}},
 	} {
 		m, f := newDemo(t, 120, 40, "manual")
 		pump(t, m, press(m, c.keys...))
@@ -234,9 +234,9 @@ func TestPlanAcceptance(t *testing.T) {
 		keys []string
 		want []string
 	}{
-		{[]string{"a"}, []string{"approve", id}},
-		{[]string{"A"}, []string{"approve", id, "--autonomous"}},
-		{[]string{"e", "split it in two goals", "enter"}, []string{"resume", id, "split it in two goals"}},
+		{[]string{"a"}, []string{"approve", "--output", "jsonl", id}},
+		{[]string{"A"}, []string{"approve", "--output", "jsonl", id, "--autonomous"}},
+		{[]string{"e", "--split it in two goals", "enter"}, []string{"resume", "--output", "jsonl", id, "--", "--split it in two goals"}},
 		{[]string{"r"}, []string{"cancel", id, "--reason", "plan rejected from the TUI"}},
 	} {
 		m, f := setup()

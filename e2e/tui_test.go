@@ -1,0 +1,371 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tpane is the real ultra in a tmux pane of its own tmux server: keys are
+// typed into it and the screen read back as a person sees it.
+type tpane struct {
+	t    testing.TB
+	sock string
+}
+
+// openPane starts `ultra ARGS` in dir in a w×h tmux window. When ultra
+// exits, the pane says so ("[exited N]") and stays.
+func openTPane(t testing.TB, dir string, w, h int, args ...string) *tpane {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	sockDir, err := os.MkdirTemp("", "ut") // a short path: tmux sockets have a length limit
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &tpane{t: t, sock: filepath.Join(sockDir, "s")}
+	var env []string
+	for _, kv := range ultraEnv(t) {
+		if !strings.HasPrefix(kv, "TMUX") && !strings.HasPrefix(kv, "TERM=") && !strings.HasPrefix(kv, "NO_COLOR=") {
+			env = append(env, shq(kv))
+		}
+	}
+	env = append(env, "TERM=xterm-256color")
+	qargs := []string{shq(ultraBin)}
+	for _, a := range args {
+		qargs = append(qargs, shq(a))
+	}
+	shell := fmt.Sprintf("env -i %s %s; echo \"[exited $?]\"; sleep 600", strings.Join(env, " "), strings.Join(qargs, " "))
+	p.tmux("-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-c", dir, shell)
+	t.Cleanup(func() {
+		exec.Command("tmux", "-S", p.sock, "kill-server").Run()
+		os.RemoveAll(sockDir)
+	})
+	return p
+}
+
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func (p *tpane) tmux(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (p *tpane) screen() string { return p.tmux("capture-pane", "-p") }
+
+func (p *tpane) title() string { return strings.TrimSpace(p.tmux("display-message", "-p", "#{pane_title}")) }
+
+// keys types keys (tmux key names or literal text).
+func (p *tpane) keys(keys ...string) { p.tmux(append([]string{"send-keys"}, keys...)...) }
+
+// text types s literally, then Enter.
+func (p *tpane) enter(s string) {
+	p.tmux("send-keys", "-l", s)
+	p.tmux("send-keys", "Enter")
+}
+
+// waitFor waits until the screen satisfies ok, and returns it.
+func (p *tpane) waitFor(what string, ok func(string) bool) string {
+	p.t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	var s string
+	for time.Now().Before(deadline) {
+		s = p.screen()
+		if ok(s) {
+			return s
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+	p.t.Fatalf("the screen never showed %s:\n%s", what, s)
+	return ""
+}
+
+func (p *tpane) waitText(s string) string {
+	p.t.Helper()
+	return p.waitFor(fmt.Sprintf("%q", s), func(scr string) bool { return strings.Contains(scr, s) })
+}
+
+// header is the screen's first line.
+func header(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+// tuiArgs point the TUI's runs at the scripted model.
+func tuiArgs(m *model, extra ...string) []string {
+	return append([]string{"--provider", "openai", "--base-url", m.url, "--model", "scripted"}, extra...)
+}
+
+// slow makes each scripted answer take a while, so a person (and the
+// test) sees each phase.
+func slow(steps []step, ms int) []step {
+	for _, s := range steps {
+		s["delay_ms"] = ms
+	}
+	return steps
+}
+
+// statusJSON is `ultra status RUN --json`, decoded.
+func statusJSON(t *testing.T, dir, id string) map[string]any {
+	t.Helper()
+	st := ultra(t, dir, "status", id, "--json")
+	var v map[string]any
+	if err := json.Unmarshal([]byte(st.stdout), &v); err != nil {
+		t.Fatalf("status %s: %v\n%s%s", id, err, st.stdout, st.stderr)
+	}
+	return v
+}
+
+// onlyRun is the one run of dir.
+func onlyRun(t *testing.T, dir string) string {
+	t.Helper()
+	r := ultra(t, dir, "runs", "--json")
+	var runs []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &runs); err != nil || len(runs) != 1 {
+		t.Fatalf("runs: %v %s", err, r.stdout)
+	}
+	return runs[0].ID
+}
+
+// A full run typed into the TUI and watched to completion: the header
+// follows the phases, the terminal's title carries the axes.
+func TestTUIFullRun(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, slow(fixSteps(), 600)...)
+	p := openTPane(t, dir, 120, 40, tuiArgs(m)...)
+	s := p.waitText("ultra build | autonomous | normal | smart")
+	if !strings.Contains(s, "no run") {
+		t.Fatalf("first frame:\n%s", s)
+	}
+	if got := p.title(); got != "ultra[build|A|normal|smart] "+filepath.Base(dir) {
+		t.Errorf("pane title %q", got)
+	}
+	p.enter("fix Add in calc")
+	var seen []string
+	final := p.waitFor("the run complete", func(s string) bool {
+		h := header(s)
+		if i := strings.Index(h, "▸ "); i >= 0 {
+			ph := strings.Fields(h[i+len("▸ "):])[0]
+			if len(seen) == 0 || seen[len(seen)-1] != ph {
+				seen = append(seen, ph)
+			}
+		}
+		return strings.Contains(h, "▸ complete")
+	})
+	want := []string{"planning", "building", "verifying"}
+	for _, w := range want {
+		found := false
+		for _, s := range seen {
+			found = found || s == w
+		}
+		if !found {
+			t.Errorf("the header never showed %s (saw %v)", w, seen)
+		}
+	}
+	for _, w := range []string{"+return a + b", "gate PASS", "complete: the final review approved"} {
+		if !strings.Contains(final, w) {
+			t.Errorf("the final screen lacks %q:\n%s", w, final)
+		}
+	}
+	id := onlyRun(t, dir)
+	if st := statusJSON(t, dir, id); st["status"] != "complete" {
+		t.Errorf("the run is %v", st["status"])
+	}
+}
+
+// Under 80 columns the badge is compact; resizing the terminal redraws it.
+func TestTUICompactBadgeAndResize(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, text("unused"))
+	p := openTPane(t, dir, 70, 30, tuiArgs(m, "--permission-profile", "trusted")...)
+	p.waitFor("the compact badge", func(s string) bool { return strings.HasPrefix(header(s), "ultra [B][A][T][S]") })
+	p.tmux("resize-window", "-x", "120", "-y", "30")
+	p.waitFor("the full badge after the resize", func(s string) bool {
+		return strings.HasPrefix(header(s), "ultra build | autonomous | trusted | smart")
+	})
+	// Repair keeps its full label however narrow.
+	p.enter("/mode repair")
+	p.tmux("resize-window", "-x", "60", "-y", "30")
+	p.waitFor("repair in full", func(s string) bool { return strings.HasPrefix(header(s), "ultra [repair][A][T][S]") })
+}
+
+// manualSteps: a model that reads, proposes goals (twice: the first is
+// denied), and fixes calc.
+func manualSteps() []step {
+	f := fixSteps()
+	return append([]step{f[0], f[1]}, f[1:]...)
+}
+
+// A manual run driven from the TUI: approvals let calls run, a denial's
+// reason reaches the model, the plan is accepted from its prompt; a
+// slash command and a shortcut change the live run's axes, recorded in
+// its transitions as a person's; leaving manual control releases the
+// call that waits and the run completes.
+func TestTUIApprovalsAndSteering(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, manualSteps()...)
+	p := openTPane(t, dir, 120, 40, tuiArgs(m, "--control", "manual")...)
+	p.waitText("ultra build | manual | normal | smart")
+	p.enter("fix Add in calc")
+	p.waitText("approve this call? read")
+	p.keys("a")
+	p.waitText("approve this call? glob")
+	p.keys("r") // glob for the rest of the run
+	p.waitText("approve this call? goals")
+	waitRequests(t, m, 2)
+	if !strings.Contains(string(m.srv.Requests()[1].Body), "return a - b") {
+		t.Fatal("the approved read's result did not reach the model")
+	}
+	p.keys("d")
+	p.waitText("why it is denied")
+	p.enter("split it into two goals")
+	p.waitText("denied: split it into two goals")
+	waitRequests(t, m, 3)
+	if body := string(m.srv.Requests()[2].Body); !strings.Contains(body, "Denied by a person: split it into two goals") {
+		t.Fatalf("the denial did not reach the model:\n%s", body)
+	}
+	p.waitFor("the second goals call waiting", func(s string) bool { return strings.Count(s, "approve this call? goals") == 1 && strings.Contains(s, "denied") })
+	p.keys("a")
+	p.waitText("the plan waits for you")
+	p.keys("a") // accept: the run goes on under manual control
+	p.waitText("approve this call? edit")
+	id := onlyRun(t, dir)
+	p.enter("/permission-profile trusted")
+	p.waitFor("the trusted badge", func(s string) bool { return strings.Contains(header(s), "manual | trusted") })
+	p.keys("M-p") // Alt+P: the next profile
+	p.waitFor("the unrestricted badge", func(s string) bool { return strings.Contains(header(s), "manual | unrestricted") })
+	var tr []map[string]any
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		tr = steered(t, dir, id, "permission_profile")
+		if len(tr) >= 2 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(tr) != 2 || tr[0]["to"] != "trusted" || tr[1]["to"] != "unrestricted" || tr[0]["by"] != "person" || tr[1]["by"] != "person" {
+		t.Fatalf("steered transitions of the profile: %v", tr)
+	}
+	if got := p.title(); !strings.HasPrefix(got, "ultra[build|M|unrestricted|smart]") {
+		t.Errorf("title %q", got)
+	}
+	p.keys("M-a") // Alt+A: autonomous releases the waiting edit
+	p.waitFor("the run complete", func(s string) bool { return strings.Contains(header(s), "▸ complete") })
+	if st := statusJSON(t, dir, id); st["status"] != "complete" {
+		t.Errorf("the run is %v", st["status"])
+	}
+	if tr := steered(t, dir, id, "control"); len(tr) != 1 || tr[0]["to"] != "autonomous" {
+		t.Errorf("steered transitions of the control: %v", tr)
+	}
+}
+
+// steered are the run's recorded changes of axis by steering.
+func steered(t *testing.T, dir, id, axis string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	ts, _ := statusJSON(t, dir, id)["transitions"].([]any)
+	for _, x := range ts {
+		if e := x.(map[string]any); e["axis"] == axis && e["scope"] != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Plan mode from the TUI: the plan waits, "accept and run autonomously"
+// switches the run to build under autonomous control and it completes.
+func TestTUIPlanAcceptAutonomous(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, fixSteps()...)
+	p := openTPane(t, dir, 120, 40, tuiArgs(m, "--mode", "plan", "--control", "assisted")...)
+	p.waitText("ultra plan | assisted | normal | smart")
+	p.enter("fix Add in calc")
+	p.waitText("the plan waits for you")
+	p.keys("A")
+	p.waitFor("the run complete", func(s string) bool { return strings.Contains(header(s), "▸ complete") })
+	id := onlyRun(t, dir)
+	st := statusJSON(t, dir, id)
+	ax, _ := st["axes"].(map[string]any)
+	if st["status"] != "complete" || ax["mode"] != "build" || ax["control"] != "autonomous" {
+		t.Fatalf("the run: %v %v", st["status"], ax)
+	}
+}
+
+// A headless run started elsewhere: a second terminal attaches to it,
+// approves its calls and its plan; Esc pauses the live run; Ctrl-C
+// twice quits.
+func TestTUIAttachEscAndQuit(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	steps := fixSteps()
+	steps[2]["delay_ms"] = 30000 // the edit's answer is slow: Esc sets it aside
+	m := newModel(t, steps...)
+	l := startLive(t, dir, runArgs(m, "--control", "manual", "fix calc")...)
+	w := l.waitEvent(t, "the read waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting"
+	})
+	id := w["run"].(string)
+	p := openTPane(t, dir, 100, 35, "attach", id)
+	p.waitText("approve this call? read")
+	if !strings.Contains(header(p.screen()), id) {
+		t.Errorf("the header does not name the run:\n%s", p.screen())
+	}
+	p.keys("a")
+	p.waitText("approve this call? glob")
+	p.keys("a")
+	p.waitText("approve this call? goals")
+	p.keys("a")
+	p.waitText("the plan waits for you")
+	l.wait(t) // the headless process ends at the plan
+	p.keys("A")
+	p.waitFor("the run working under autonomous control", func(s string) bool {
+		return strings.Contains(header(s), "build | autonomous") && strings.Contains(s, "waiting for the model")
+	})
+	p.keys("Escape")
+	p.waitFor("the run paused", func(s string) bool { return strings.Contains(s, "paused") && !strings.Contains(s, "waiting for the model") })
+	if st := statusJSON(t, dir, id); st["status"] != "paused" {
+		t.Fatalf("after Esc the run is %v", st["status"])
+	}
+	p.keys("C-c")
+	p.waitText("press Ctrl-C again to quit")
+	p.keys("C-c")
+	p.waitText("[exited 0]")
+}
+
+// A run the TUI started goes on when the TUI quits.
+func TestTUIRunOutlivesTUI(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, slow(fixSteps(), 400)...)
+	p := openTPane(t, dir, 100, 30, tuiArgs(m)...)
+	p.waitText("ultra build | autonomous")
+	p.enter("fix Add in calc")
+	p.waitText("▸ planning")
+	p.keys("C-c")
+	p.keys("C-c")
+	p.waitText("[exited 0]")
+	id := onlyRun(t, dir)
+	deadline := time.Now().Add(45 * time.Second)
+	for time.Now().Before(deadline) {
+		if st := statusJSON(t, dir, id); st["status"] == "complete" {
+			return
+		} else if st["status"] != "running" {
+			t.Fatalf("the run ended %v: %v", st["status"], st["reason"])
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatal("the run did not complete after the TUI quit")
+}
