@@ -63,7 +63,9 @@ func (p *tpane) tmux(args ...string) string {
 
 func (p *tpane) screen() string { return p.tmux("capture-pane", "-p") }
 
-func (p *tpane) title() string { return strings.TrimSpace(p.tmux("display-message", "-p", "#{pane_title}")) }
+func (p *tpane) title() string {
+	return strings.TrimSpace(p.tmux("display-message", "-p", "#{pane_title}"))
+}
 
 // keys types keys (tmux key names or literal text).
 func (p *tpane) keys(keys ...string) { p.tmux(append([]string{"send-keys"}, keys...)...) }
@@ -236,7 +238,9 @@ func TestTUIApprovalsAndSteering(t *testing.T) {
 	if body := string(m.srv.Requests()[2].Body); !strings.Contains(body, "Denied by a person: split it into two goals") {
 		t.Fatalf("the denial did not reach the model:\n%s", body)
 	}
-	p.waitFor("the second goals call waiting", func(s string) bool { return strings.Count(s, "approve this call? goals") == 1 && strings.Contains(s, "denied") })
+	p.waitFor("the second goals call waiting", func(s string) bool {
+		return strings.Count(s, "approve this call? goals") == 1 && strings.Contains(s, "denied")
+	})
 	p.keys("a")
 	p.waitText("the plan waits for you")
 	p.keys("a") // accept: the run goes on under manual control
@@ -335,7 +339,9 @@ func TestTUIAttachEscAndQuit(t *testing.T) {
 		return strings.Contains(header(s), "build | autonomous") && strings.Contains(s, "waiting for the model")
 	})
 	p.keys("Escape")
-	p.waitFor("the run paused", func(s string) bool { return strings.Contains(s, "paused") && !strings.Contains(s, "waiting for the model") })
+	p.waitFor("the run paused", func(s string) bool {
+		return strings.Contains(s, "paused") && !strings.Contains(s, "waiting for the model")
+	})
 	if st := statusJSON(t, dir, id); st["status"] != "paused" {
 		t.Fatalf("after Esc the run is %v", st["status"])
 	}
