@@ -35,7 +35,7 @@ type control struct {
 	// partial is the answer streaming in; dirty says the store has not
 	// seen its latest fragment. poke wakes the watcher to record a change
 	// of activity at once (attached surfaces read it from the store).
-	partial strings.Builder
+	partial []byte
 	dirty   bool
 	poke    chan struct{}
 	live    func(event.Live) // the bus's passing-state stream
@@ -55,9 +55,9 @@ func (c *control) setActivity(a string) {
 	if changed {
 		c.activity, c.since = a, time.Now()
 	}
-	if a != "waiting for the model" && c.partial.Len() > 0 {
-		c.partial.Reset()
-		c.dirty, changed = true, true
+	if changed && len(c.partial) > 0 {
+		c.partial = c.partial[:0]
+		c.dirty = true
 	}
 	since, live := c.since, c.live
 	c.mu.Unlock()
@@ -80,14 +80,23 @@ func (c *control) wake() {
 	}
 }
 
+// newAnswer starts the streamed text of a new answer.
+func (c *control) newAnswer() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.partial) > 0 {
+		c.partial, c.dirty = c.partial[:0], true
+	}
+}
+
 // delta takes one streamed fragment of an answer.
 func (c *control) delta(d llm.Delta) {
 	if d.Kind != llm.DeltaText || d.Text == "" {
 		return
 	}
 	c.mu.Lock()
-	if c.partial.Len() < maxPartial {
-		c.partial.WriteString(d.Text)
+	if len(c.partial) < maxPartial {
+		c.partial = append(c.partial, d.Text...)
 	}
 	c.dirty = true
 	live := c.live
@@ -97,7 +106,25 @@ func (c *control) delta(d llm.Delta) {
 	}
 }
 
-// maxPartial bounds the streamed answer kept for attached surfaces.
+// Write takes a running command's output as it is produced (tool.Env's
+// Output): its tail is kept for attached surfaces.
+func (c *control) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.partial = append(c.partial, p...)
+	if len(c.partial) > maxPartial {
+		c.partial = append(c.partial[:0], c.partial[len(c.partial)-maxPartial/2:]...)
+	}
+	c.dirty = true
+	live := c.live
+	c.mu.Unlock()
+	if live != nil {
+		live(event.Live{Text: string(p), Output: true})
+	}
+	return len(p), nil
+}
+
+// maxPartial bounds the streamed answer (or output) kept for attached
+// surfaces.
 const maxPartial = 64 << 10
 
 // runtime is what the store's task_runtime row says of the run now.
@@ -105,7 +132,7 @@ func (c *control) runtime() (activity string, since time.Time, partial string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dirty = false
-	return c.activity, c.since, c.partial.String()
+	return c.activity, c.since, strings.ToValidUTF8(string(c.partial), "")
 }
 
 // partialDirty says a fragment arrived that the store has not seen.
@@ -191,6 +218,7 @@ func (r *runner) streamModel(ctx context.Context, req llm.Request) (resp *llm.Re
 	r.ctl.modelCancel = cancel
 	r.ctl.mu.Unlock()
 	r.ctl.setActivity("waiting for the model")
+	r.ctl.newAnswer()
 	resp, err = r.model.Stream(mctx, req, r.ctl.delta)
 	r.ctl.mu.Lock()
 	r.ctl.modelCancel = nil

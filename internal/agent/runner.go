@@ -102,6 +102,7 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 	})
 	r.bus = event.NewBus(row.ID, last, o.Now, append([]event.Sink{storeSink}, o.Sinks...)...)
 	r.ctl.poke, r.ctl.live = make(chan struct{}, 1), r.bus.Live
+	env.Output = &r.ctl
 	retries := o.ModelRetries
 	if retries == 0 {
 		retries = llm.DefaultRetries

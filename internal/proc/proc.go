@@ -24,6 +24,9 @@ type Options struct {
 	Timeout    time.Duration // 0 means no timeout beyond ctx
 	MaxCapture int           // bytes of output kept in memory (head and tail); default 64 KiB
 	LogPath    string        // when set, the complete output is written here
+	// Tee, when set, sees the output as it is produced (a surface showing
+	// a command at work); it must not block.
+	Tee io.Writer
 	Stdin      io.Reader     // nil means no input
 	// KeepGroup leaves processes the command put in the background alive
 	// after it exits. By default they are killed with the group.
@@ -110,6 +113,9 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 		logFile = f
 		defer logFile.Close()
 		sink = io.MultiWriter(capture, logFile)
+	}
+	if opts.Tee != nil {
+		sink = io.MultiWriter(sink, opts.Tee)
 	}
 	out := &lockedWriter{w: sink}
 

@@ -79,6 +79,7 @@ func (Bash) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		Timeout:    timeout,
 		MaxCapture: maxBashCapture,
 		LogPath:    logPath,
+		Tee:        env.Output,
 	}
 	env.Sandbox.Apply(&opts)
 	res, err := proc.Shell(ctx, a.Command, opts)

@@ -6,6 +6,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/llm"
@@ -43,4 +44,6 @@ type Env struct {
 	// Sandbox runs bash commands contained; nil runs them as they are (no
 	// sandbox on this machine, and a profile that allows that).
 	Sandbox *proc.Sandbox
+	// Output, when set, sees a bash command's output as it is produced.
+	Output io.Writer
 }

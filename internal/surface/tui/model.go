@@ -753,6 +753,9 @@ func commonPrefix(ss []string) string {
 	return p
 }
 
+// liveOutputLines is how much of a running command's output shows.
+const liveOutputLines = 8
+
 // spinner frames.
 var frames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
@@ -814,8 +817,21 @@ func (m *Model) header() string {
 func (m *Model) conversation(rows int) []string {
 	w := m.w
 	var tail []string
-	if p := m.rt.Partial; p != "" && m.live() && m.rt.Activity == "waiting for the model" {
-		tail = append(tail, markdown(printable(p), w)...)
+	if p := m.rt.Partial; p != "" && m.live() {
+		switch {
+		case m.rt.Activity == "waiting for the model":
+			tail = append(tail, markdown(printable(p), w)...)
+		case strings.HasPrefix(m.rt.Activity, "running"):
+			// A command at work: the tail of its output.
+			lines := strings.Split(strings.TrimRight(printable(p), "\n"), "\n")
+			if len(lines) > liveOutputLines {
+				lines = lines[len(lines)-liveOutputLines:]
+			}
+			tail = append(tail, stDim.Render("┌ "+oneLine(printable(m.rt.Activity), w-4)))
+			for _, l := range lines {
+				tail = append(tail, stDim.Render("│ ")+ansi.Truncate(l, w-2, "…"))
+			}
+		}
 	}
 	tail = append(tail, m.prompt()...)
 	need := rows + m.scroll

@@ -479,3 +479,25 @@ func rowOf(id, class string) tasks.Row {
 }
 
 var _ = context.Background
+
+// A command at work shows the tail of its output as it comes.
+func TestRunningCommandOutput(t *testing.T) {
+	f := newFake()
+	id := "20261124-150000-eeeeee"
+	f.setRow(&store.Run{ID: id, Status: "running", Axes: axes.Default})
+	var out strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&out, "ok %d\n", i)
+	}
+	f.rts[id] = store.Runtime{Activity: "running `go test ./...`", Partial: out.String()}
+	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 30})
+	pump(t, m, m.pollCmd())
+	s := screen(m)
+	if !strings.Contains(s, "┌ running `go test ./...`") || !strings.Contains(s, "│ ok 19") || strings.Contains(s, "ok 11\n") {
+		t.Fatalf("frame:\n%s", s)
+	}
+	if strings.Contains(s, "│ ok 11") {
+		t.Errorf("more than %d lines of output:\n%s", liveOutputLines, s)
+	}
+}
