@@ -67,7 +67,7 @@ type Model struct {
 	planEdit bool   // the input takes guidance for the plan
 	hideAsk  string // the call or plan whose prompt was put away (Esc)
 
-	scroll    int  // lines above the bottom (0 follows the end)
+	at        pos  // the scroll position
 	openTools bool // tool outputs shown whole
 	openThink bool // thinking shown
 	quitAt    time.Time
@@ -78,6 +78,8 @@ type Model struct {
 	started   time.Time
 	// pending counts new runs being started: typed text waits for them.
 	pending int
+	// shown are the items of the last frame.
+	shown []*Item
 }
 
 // New returns a TUI model.
@@ -97,7 +99,7 @@ func New(o Options) *Model {
 	ta.SetHeight(2)
 	ta.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j", "shift+enter")
 	ta.Focus()
-	m := &Model{o: o, next: o.Axes, model: o.Model, input: ta, w: 100, h: 30, started: o.Now()}
+	m := &Model{o: o, next: o.Axes, model: o.Model, input: ta, w: 100, h: 30, started: o.Now(), at: pos{item: -1}}
 	if m.next.Surface == "" {
 		m.next.Surface = "tui"
 	}
@@ -226,7 +228,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		default:
 			m.sess.Add(&Item{Kind: KindInfo, Title: msg.typed, Body: out})
 		}
-		m.scroll = 0
+		m.at = pos{item: -1}
 		return m, m.pollCmd()
 	case startedMsg:
 		m.done(msg.typed)
@@ -266,7 +268,7 @@ func (m *Model) follow(run string) {
 	}
 	m.sess = Session{Run: run}
 	m.rt = store.Runtime{}
-	m.scroll, m.hideAsk, m.polling = 0, "", false
+	m.at, m.hideAsk, m.polling = pos{item: -1}, "", false
 }
 
 func (m *Model) done(typed string) {
@@ -391,10 +393,10 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.touchAll(KindThinking)
 		return m, nil
 	case "pgup":
-		m.scroll += max(m.convHeight()-2, 1)
+		m.scroll(max(m.convHeight()-2, 1))
 		return m, nil
 	case "pgdown":
-		m.scroll = max(m.scroll-max(m.convHeight()-2, 1), 0)
+		m.scroll(-max(m.convHeight()-2, 1))
 		return m, nil
 	}
 	if i := shortcut(ks); i >= 0 && i <= 6 {
@@ -553,7 +555,7 @@ func (m *Model) submit() tea.Cmd {
 	text := strings.TrimSpace(m.input.Value())
 	m.input.Reset()
 	m.input.Placeholder = "a task, a question, or /help"
-	m.scroll = 0
+	m.at = pos{item: -1}
 	if text == "" {
 		return nil
 	}
@@ -651,7 +653,7 @@ func (m *Model) slash(line string) tea.Cmd {
 		return nil
 	case "clear":
 		m.sess.Clear()
-		m.scroll = 0
+		m.at = pos{item: -1}
 		return nil
 	case "tasks":
 		m.ov, m.sel = ovTasks, 0
@@ -811,10 +813,37 @@ func (m *Model) header() string {
 	return left + strings.Repeat(" ", gap) + right
 }
 
-// conversation renders the last rows of the conversation above the
-// scroll position, with the answer streaming in and any prompt: only the
-// items on screen are rendered.
+// conversation renders the rows of the conversation at the scroll
+// position: the end (with the answer streaming in, a command's output
+// and any prompt), or an anchored item when scrolled back. Only the items
+// on screen are rendered.
 func (m *Model) conversation(rows int) []string {
+	var out []string
+	shown := make([]*Item, 0, rows)
+	if m.ov != ovNone {
+		out = m.overlayLines(rows)
+	} else if m.at.follow() {
+		out = m.bottom(rows, &shown)
+	} else {
+		out = m.anchored(rows, &shown)
+	}
+	// Only the items of this frame keep their rendered lines: memory is
+	// what is on screen (the conversation itself is the store's).
+	for _, it := range m.shown {
+		if !slices.Contains(shown, it) {
+			it.touch()
+		}
+	}
+	m.shown = shown
+	for len(out) < rows {
+		out = append([]string{""}, out...)
+	}
+	return out
+}
+
+// tail is what follows the last item: the answer streaming in, a
+// command's output, the prompt that waits for a person.
+func (m *Model) tail() []string {
 	w := m.w
 	var tail []string
 	if p := m.rt.Partial; p != "" && m.live() {
@@ -833,18 +862,41 @@ func (m *Model) conversation(rows int) []string {
 			}
 		}
 	}
-	tail = append(tail, m.prompt()...)
-	need := rows + m.scroll
+	return append(tail, m.prompt()...)
+}
+
+// lines are item i's rendered lines as the screen shows them.
+func (m *Model) lines(i int) []string {
+	it := m.sess.Items()[i]
+	open := m.openTools
+	if it.Kind == KindThinking {
+		open = m.openThink
+	}
+	return it.Lines(m.w, open)
+}
+
+// height is item i's rows, without keeping its lines (scrolling passes
+// over items it does not show).
+func (m *Model) height(i int) int {
+	it := m.sess.Items()[i]
+	open := m.openTools
+	if it.Kind == KindThinking {
+		open = m.openThink
+	}
+	if it.cacheLines != nil && it.cacheW == m.w && it.cacheOpen == open {
+		return len(it.cacheLines)
+	}
+	return len(it.render(m.w, open))
+}
+
+// bottom is the last rows: the newest items and the tail.
+func (m *Model) bottom(rows int, shown *[]*Item) []string {
+	tail := m.tail()
 	var rev [][]string
 	got := len(tail)
-	items := m.sess.Items()
-	for i := len(items) - 1; i >= 0 && got < need; i-- {
-		it := items[i]
-		open := m.openTools
-		if it.Kind == KindThinking {
-			open = m.openThink
-		}
-		ls := it.Lines(w, open)
+	for i := len(m.sess.Items()) - 1; i >= 0 && got < rows; i-- {
+		ls := m.lines(i)
+		*shown = append(*shown, m.sess.Items()[i])
 		rev = append(rev, ls)
 		got += len(ls)
 	}
@@ -853,20 +905,102 @@ func (m *Model) conversation(rows int) []string {
 		all = append(all, rev[i]...)
 	}
 	all = append(all, tail...)
-	if m.scroll > 0 && len(all) < need {
-		m.scroll = max(len(all)-rows, 0) // the top
-		need = rows + m.scroll
+	return all[max(len(all)-rows, 0):]
+}
+
+// anchored is the rows whose last is line (height-1-off) of the anchor
+// item; at the top of the conversation, the first rows.
+func (m *Model) anchored(rows int, shown *[]*Item) []string {
+	items := m.sess.Items()
+	if m.at.item >= len(items) {
+		m.at = pos{item: -1}
+		return m.bottom(rows, shown)
 	}
-	end := len(all) - m.scroll
-	start := max(end-rows, 0)
-	out := all[start:max(end, start)]
-	if m.ov != ovNone {
-		out = m.overlayLines(rows)
+	ls := m.lines(m.at.item)
+	m.at.off = min(m.at.off, len(ls)-1)
+	acc := [][]string{ls[:len(ls)-m.at.off]}
+	*shown = append(*shown, items[m.at.item])
+	got := len(acc[0])
+	i := m.at.item - 1
+	for ; i >= 0 && got < rows; i-- {
+		l := m.lines(i)
+		*shown = append(*shown, items[i])
+		acc = append(acc, l)
+		got += len(l)
 	}
-	for len(out) < rows {
-		out = append([]string{""}, out...)
+	if got >= rows {
+		all := make([]string, 0, got)
+		for k := len(acc) - 1; k >= 0; k-- {
+			all = append(all, acc[k]...)
+		}
+		return all[len(all)-rows:]
 	}
-	return out
+	// The top: the first rows, and the anchor where they end.
+	var all []string
+	for k := len(acc) - 1; k >= 0; k-- {
+		all = append(all, acc[k]...)
+	}
+	j := m.at.item
+	extra := m.at.off
+	for len(all) < rows {
+		if extra > 0 {
+			l := m.lines(j)
+			take := min(extra, rows-len(all))
+			start := len(l) - extra
+			all = append(all, l[start:start+take]...)
+			extra -= take
+			m.at.off = extra
+			continue
+		}
+		if j+1 >= len(items) {
+			m.at = pos{item: -1} // all of it fits
+			return m.bottom(rows, shown)
+		}
+		j++
+		l := m.lines(j)
+		*shown = append(*shown, items[j])
+		take := min(len(l), rows-len(all))
+		all = append(all, l[:take]...)
+		m.at = pos{item: j, off: len(l) - take}
+	}
+	return all
+}
+
+// pos is where the screen's last row is: follow the end (item -1), or
+// the line (height-1-off) of item.
+type pos struct{ item, off int }
+
+func (p pos) follow() bool { return p.item < 0 }
+
+// scroll moves the screen up (n > 0) or down by n rows.
+func (m *Model) scroll(n int) {
+	items := m.sess.Items()
+	if len(items) == 0 {
+		return
+	}
+	if m.at.follow() {
+		if n <= 0 {
+			return
+		}
+		// The tail is not part of the scrolled conversation.
+		m.at = pos{item: len(items) - 1}
+	}
+	m.at.off += n
+	for m.at.off < 0 {
+		if m.at.item+1 >= len(items) {
+			m.at = pos{item: -1}
+			return
+		}
+		m.at.item++
+		m.at.off += m.height(m.at.item)
+	}
+	for m.at.item > 0 && m.at.off >= m.height(m.at.item) {
+		m.at.off -= m.height(m.at.item)
+		m.at.item--
+	}
+	if h := m.height(m.at.item); m.at.off >= h {
+		m.at.off = h - 1
+	}
 }
 
 // prompt is the question on screen: an approval or a plan.
