@@ -26,8 +26,8 @@ type Options struct {
 	LogPath    string        // when set, the complete output is written here
 	// Tee, when set, sees the output as it is produced (a surface showing
 	// a command at work); it must not block.
-	Tee io.Writer
-	Stdin      io.Reader     // nil means no input
+	Tee   io.Writer
+	Stdin io.Reader // nil means no input
 	// KeepGroup leaves processes the command put in the background alive
 	// after it exits. By default they are killed with the group.
 	KeepGroup bool

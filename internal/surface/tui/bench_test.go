@@ -109,4 +109,3 @@ func TestFrameMemoryIsTheScreen(t *testing.T) {
 		t.Fatalf("%d items hold rendered lines after a frame of 40 rows", cached)
 	}
 }
-
