@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
@@ -77,14 +79,17 @@ func openTUI(cmd *cobra.Command, pf *chatFlags, tf *tuiFlags, attach string) err
 	if pf != nil {
 		model = pf.model
 	}
+	hist := history{path: filepath.Join(p.StateRoot, "tui", "history.jsonl")}
 	m := tui.New(tui.Options{
-		Backend: &tui.Processes{Store: st, Program: prog, Dir: p.Dir, Logs: filepath.Join(p.StateRoot, "tui"), Env: env},
-		Project: filepath.Base(p.Root),
-		Axes:    a,
-		Attach:  attach,
-		Model:   model,
-		Extra:   extra,
-		Files:   repoFiles(p.Root),
+		Backend:  &tui.Processes{Store: st, Program: prog, Dir: p.Dir, Logs: filepath.Join(p.StateRoot, "tui"), Env: env},
+		Project:  filepath.Base(p.Root),
+		Axes:     a,
+		Attach:   attach,
+		Model:    model,
+		Extra:    extra,
+		Files:    repoFiles(p.Root),
+		History:  hist.load(),
+		Remember: hist.add,
 	})
 	_, err = tea.NewProgram(m, tea.WithContext(cmd.Context())).Run()
 	if err != nil && !isContextDone(cmd.Context()) {
@@ -117,4 +122,55 @@ func newAttachCmd() *cobra.Command {
 			return openTUI(cmd, nil, nil, args[0])
 		},
 	}
+}
+
+// history is what a person typed into the TUI in this repository, one
+// JSON string a line, private to them (0600), the last historyKeep kept.
+type history struct{ path string }
+
+const historyKeep = 1000
+
+func (h history) load() []string {
+	b, err := os.ReadFile(h.path)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		var s string
+		if json.Unmarshal([]byte(l), &s) == nil && s != "" {
+			out = append(out, s)
+		}
+	}
+	if len(out) > historyKeep {
+		out = out[len(out)-historyKeep:]
+		h.rewrite(out)
+	}
+	return out
+}
+
+func (h history) rewrite(entries []string) {
+	var b strings.Builder
+	for _, e := range entries {
+		j, _ := json.Marshal(e)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	tmp := h.path + ".tmp"
+	if os.WriteFile(tmp, []byte(b.String()), 0o600) == nil {
+		_ = os.Rename(tmp, h.path)
+	}
+}
+
+func (h history) add(s string) {
+	if os.MkdirAll(filepath.Dir(h.path), 0o700) != nil {
+		return
+	}
+	f, err := os.OpenFile(h.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	j, _ := json.Marshal(s)
+	_, _ = f.Write(append(j, '\n'))
 }

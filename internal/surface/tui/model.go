@@ -34,6 +34,10 @@ type Options struct {
 	Model   string    // the model of the next runs ("" for the configured one)
 	Extra   []string  // flags for every run the TUI starts (--base-url, --provider)
 	Files   []string  // the repository's files, for @path completion
+	// History is what was typed before, oldest first; Remember keeps a
+	// new entry (nil: history lasts the session).
+	History  []string
+	Remember func(string)
 	Now     func() time.Time
 	Poll    time.Duration // how often the store is read (default 100 ms)
 }
@@ -106,6 +110,8 @@ func New(o Options) *Model {
 	if o.Attach != "" {
 		m.sess.Run = o.Attach
 	}
+	m.history = slices.Clone(o.History)
+	m.hpos = len(m.history)
 	return m
 }
 
@@ -561,6 +567,9 @@ func (m *Model) submit() tea.Cmd {
 	}
 	if len(m.history) == 0 || m.history[len(m.history)-1] != text {
 		m.history = append(m.history, text)
+		if m.o.Remember != nil {
+			m.o.Remember(text)
+		}
 	}
 	m.hpos = len(m.history)
 	if call := m.denyCall; call != "" {
