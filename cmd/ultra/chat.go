@@ -119,6 +119,7 @@ func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
 	if err != nil {
 		return err
 	}
+	defer closeSinks(o)
 	rememberRepo(p.Root)
 	ctx, stop := interruptible()
 	defer stop()

@@ -52,6 +52,7 @@ func launch(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, out io
 	if err != nil {
 		return nil, err
 	}
+	defer closeSinks(o)
 	if prepare != nil {
 		if err := prepare(&o, &spec); err != nil {
 			return nil, err
@@ -66,4 +67,14 @@ func launch(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, out io
 		return nil, usageErr("%v", err)
 	}
 	return res, err
+}
+
+// closeSinks ends the surfaces that draw while a run goes on (the live
+// line of a terminal log), whatever way the run ended.
+func closeSinks(o agent.Options) {
+	for _, s := range o.Sinks {
+		if c, ok := s.(interface{ Close() }); ok {
+			c.Close()
+		}
+	}
 }

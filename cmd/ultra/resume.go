@@ -129,6 +129,7 @@ func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOpti
 	if err != nil {
 		return err
 	}
+	defer closeSinks(o)
 	ro.Budgets = f.explicitBudgets()
 	ctx, stop := interruptible()
 	defer stop()

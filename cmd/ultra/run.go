@@ -28,6 +28,7 @@ import (
 type runFlags struct {
 	output, provider, baseURL, model string
 	noStream, verbose, noGateCache   bool
+	quiet                            bool
 	maxRetries, maxTurns             int
 	maxIn, maxOut                    int64
 	maxCost                          float64
@@ -47,6 +48,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.model, "model", "", "model name [env ULTRA_MODEL, config model.name]")
 	fl.BoolVar(&f.noStream, "no-stream", false, "ask for whole answers instead of streams")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show model requests, usage and full answers in the human log")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "human log: show only warnings, errors, what waits for a person (an approval, a plan to accept) and the run's final lines; no spinner or streamed answer (--output jsonl is unchanged)")
 	fl.IntVar(&f.maxRetries, "max-retries", 0, "failed verifications before escalating, at least 1 (default 10) [config run.max_retries]")
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "model requests budget, at least 1 (default 200) [config run.max_turns]")
 	fl.Int64Var(&f.maxIn, "max-input-tokens", 0, "input token budget, at least 1 (default 20000000) [config run.max_input_tokens]")
@@ -232,21 +234,41 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, 
 	return &providerChoice{name: name, baseURL: base, model: model, models: models, provider: prov, hint: hint, secrets: secrets}, nil
 }
 
-// sinks builds the surfaces of a headless run.
+// sinks builds the surfaces of a headless run. The human log is live on
+// a terminal (unless --quiet): the answer streams in and a spinner line
+// says what the run does; it ends itself with the run_finished event.
+// Anything else (a pipe, a file) gets one plain line per event, without
+// escape sequences. NO_COLOR turns the colours off, not the live part.
 func (f *runFlags) sinks(w io.Writer) ([]event.Sink, error) {
 	switch f.output {
 	case "jsonl":
 		return []event.Sink{event.NewJSONL(w)}, nil
 	case "human", "":
-		color := false
-		if file, ok := w.(*os.File); ok && os.Getenv("NO_COLOR") == "" {
-			color = term.IsTerminal(int(file.Fd()))
+		if f.quiet && f.verbose {
+			return nil, usageErr("--quiet and --verbose contradict each other: give one")
 		}
-		l := headless.New(w, color)
-		l.Verbose = f.verbose
+		file, _ := w.(*os.File)
+		tty := file != nil && term.IsTerminal(int(file.Fd()))
+		l := headless.New(w, tty && os.Getenv("NO_COLOR") == "")
+		l.Verbose, l.Quiet = f.verbose, f.quiet
+		if tty && !f.quiet {
+			l.EnableLive(headless.LiveOptions{Width: terminalWidth(file)})
+		}
 		return []event.Sink{l}, nil
 	}
 	return nil, usageErr("unknown --output %q (human or jsonl)", f.output)
+}
+
+// terminalWidth reports the columns of the terminal on file, 0 when it
+// cannot tell.
+func terminalWidth(file *os.File) func() int {
+	return func() int {
+		w, _, err := term.GetSize(int(file.Fd()))
+		if err != nil {
+			return 0
+		}
+		return w
+	}
 }
 
 func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) agent.Options {

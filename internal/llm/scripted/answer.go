@@ -20,6 +20,7 @@ type answer struct {
 	finish    string
 	usage     wireUsage
 	chunkSize int
+	chunkGap  time.Duration // between the pieces of a stream
 	truncate  bool
 }
 
@@ -120,7 +121,10 @@ func (a *answer) writeStream(ctx context.Context, w http.ResponseWriter, include
 	if a.truncate {
 		pieces = pieces[:1+len(pieces[1:])/2]
 	}
-	for _, p := range pieces {
+	for i, p := range pieces {
+		if i > 0 && !sleep(ctx, a.chunkGap) {
+			return
+		}
 		if !a.event(w, []wireChoice{{Delta: p}}, nil) || ctx.Err() != nil {
 			return
 		}

@@ -241,7 +241,10 @@ func (m *anthropicAnswer) writeStream(ctx context.Context, w http.ResponseWriter
 				"usage": map[string]any{"output_tokens": m.usage.OutputTokens}}},
 			sse{"message_stop", map[string]any{"type": "message_stop"}})
 	}
-	for _, ev := range events {
+	for i, ev := range events {
+		if i > 0 && !sleep(ctx, m.chunkGap) {
+			return
+		}
 		data, _ := json.Marshal(ev.data)
 		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.name, data); err != nil || ctx.Err() != nil {
 			return

@@ -65,6 +65,8 @@
 //	chunk_size     streamed text and arguments are cut into pieces of this
 //	               many characters; by default each is cut into about three
 //	               pieces, to exercise the client's assembly
+//	chunk_delay_ms wait this long between the pieces of a streamed answer
+//	               (after the first), to show a stream arriving slowly
 //	truncate       stop the answer half-way: a stream ends cleanly after
 //	               half of its pieces, without finish_reason or [DONE]; a
 //	               JSON answer ends after half of its bytes

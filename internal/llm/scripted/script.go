@@ -33,6 +33,7 @@ type Step struct {
 	DelayMS      int        `json:"delay_ms,omitempty"`
 	Repeat       int        `json:"repeat,omitempty"`
 	ChunkSize    int        `json:"chunk_size,omitempty"`
+	ChunkDelayMS int        `json:"chunk_delay_ms,omitempty"`
 	Truncate     bool       `json:"truncate,omitempty"`
 }
 
@@ -148,7 +149,7 @@ func (st *Step) validate() error {
 	for _, f := range []struct {
 		name  string
 		value int
-	}{{"repeat", st.Repeat}, {"delay_ms", st.DelayMS}, {"chunk_size", st.ChunkSize}, {"retry_after", st.RetryAfter}} {
+	}{{"repeat", st.Repeat}, {"delay_ms", st.DelayMS}, {"chunk_size", st.ChunkSize}, {"chunk_delay_ms", st.ChunkDelayMS}, {"retry_after", st.RetryAfter}} {
 		if f.value < 0 {
 			return fmt.Errorf("%q is %d, want 0 or more", f.name, f.value)
 		}
@@ -157,8 +158,8 @@ func (st *Step) validate() error {
 		if st.Status < 400 || st.Status > 599 {
 			return fmt.Errorf(`"status" is %d, want an error status (400-599)`, st.Status)
 		}
-		if st.Text != "" || len(st.ToolCalls) > 0 || st.Usage != nil || st.FinishReason != "" || st.Truncate || st.ChunkSize != 0 {
-			return errors.New(`a "status" step answers with an error only: drop "text", "tool_calls", "usage", "finish_reason", "truncate" and "chunk_size"`)
+		if st.Text != "" || len(st.ToolCalls) > 0 || st.Usage != nil || st.FinishReason != "" || st.Truncate || st.ChunkSize != 0 || st.ChunkDelayMS != 0 {
+			return errors.New(`a "status" step answers with an error only: drop "text", "tool_calls", "usage", "finish_reason", "truncate", "chunk_size" and "chunk_delay_ms"`)
 		}
 		return nil
 	}

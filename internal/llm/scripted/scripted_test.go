@@ -156,6 +156,42 @@ func TestChunkSize(t *testing.T) {
 	}
 }
 
+// chunk_delay_ms spaces a stream's pieces out, in both wire formats: the
+// text arrives piece by piece, not all at the end.
+func TestChunkDelay(t *testing.T) {
+	const gap = 100 * time.Millisecond
+	script := `{"steps": [{"text": "abcd", "chunk_size": 1, "chunk_delay_ms": 100}]}`
+	for _, wire := range []string{"openai", "anthropic"} {
+		t.Run(wire, func(t *testing.T) {
+			_, url := start(t, script, "")
+			var at []time.Time
+			var text string
+			on := func(d llm.Delta) {
+				if d.Kind == llm.DeltaText && d.Text != "" {
+					at = append(at, time.Now())
+					text += d.Text
+				}
+			}
+			req := llm.Request{Messages: user("go")}
+			var err error
+			if wire == "openai" {
+				_, err = provider(t, url, true).Stream(context.Background(), req, on)
+			} else {
+				_, err = anthropicProvider(t, url, true).Stream(context.Background(), req, on)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text != "abcd" || len(at) != 4 {
+				t.Fatalf("text %q in %d fragments", text, len(at))
+			}
+			if spread := at[3].Sub(at[0]); spread < 3*gap {
+				t.Errorf("the four pieces arrived within %v, want at least %v between first and last", spread, 3*gap)
+			}
+		})
+	}
+}
+
 func TestErrorStatus(t *testing.T) {
 	bothModes(t, func(t *testing.T, stream bool) {
 		_, url := start(t, `{"steps": [
@@ -468,6 +504,8 @@ func TestScriptErrors(t *testing.T) {
 		{`{"steps": [{"status": 500, "text": "x"}]}`, `step 0: a "status" step answers with an error only`},
 		{`{"steps": [{"error": "x"}]}`, `step 0: "error" needs a "status"`},
 		{`{"steps": [{"text": "x", "repeat": -1}]}`, `step 0: "repeat" is -1`},
+		{`{"steps": [{"text": "x", "chunk_delay_ms": -5}]}`, `step 0: "chunk_delay_ms" is -5, want 0 or more`},
+		{`{"steps": [{"status": 500, "chunk_delay_ms": 5}]}`, `step 0: a "status" step answers with an error only`},
 		{`{"steps": [{"tool_calls": [{"name": "a", "arguments": [1]}]}]}`, `step 0: tool_calls[0]: "arguments" must be a JSON object`},
 		{`{"steps": [{"tool_calls": [{"name": "a", "arguments": {}, "raw_arguments": "x"}]}]}`, `not both`},
 		{`{"steps": [{"text": "x"}], "on_exhausted": "loop"}`, `"on_exhausted" is "loop"`},
@@ -496,7 +534,7 @@ func TestLoadScriptValid(t *testing.T) {
 	  {"text": "I'll look around."},
 	  {"tool_calls": [{"name": "edit", "raw_arguments": ""}]},
 	  {"status": 503, "retry_after": 1},
-	  {"repeat": 2, "delay_ms": 1, "chunk_size": 4, "finish_reason": "length", "text": "x"},
+	  {"repeat": 2, "delay_ms": 1, "chunk_size": 4, "chunk_delay_ms": 2, "finish_reason": "length", "text": "x"},
 	  {"truncate": true}
 	], "on_exhausted": "text"}`
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
@@ -506,7 +544,7 @@ func TestLoadScriptValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sc.Steps) != 5 || *sc.Steps[1].ToolCalls[0].RawArguments != "" || sc.Steps[3].FinishReason != "length" {
+	if len(sc.Steps) != 5 || *sc.Steps[1].ToolCalls[0].RawArguments != "" || sc.Steps[3].FinishReason != "length" || sc.Steps[3].ChunkDelayMS != 2 {
 		t.Errorf("script = %+v", sc)
 	}
 }

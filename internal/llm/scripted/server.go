@@ -201,6 +201,7 @@ func (s *Server) answer(step Step, req *chatRequest, n, bodyLen int) *answer {
 		text:      step.Text,
 		finish:    step.FinishReason,
 		chunkSize: step.ChunkSize,
+		chunkGap:  time.Duration(step.ChunkDelayMS) * time.Millisecond,
 		truncate:  step.Truncate,
 	}
 	if a.model == "" {

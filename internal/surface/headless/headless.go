@@ -1,5 +1,8 @@
 // Package headless renders a run's event stream as a readable log for a
 // terminal or a CI job: one line per event, prefixed with the phase badge.
+// On a terminal (EnableLive) the log is also live: the model's answer
+// appears as it streams in, and a spinner line under the log says what
+// the run is doing, for how long, and what it has spent.
 package headless
 
 import (
@@ -12,16 +15,22 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 )
 
-// Log is an event sink writing a human log.
+// Log is an event sink writing a human log. It is also an
+// event.LiveSink: with EnableLive it shows the run's passing state.
 type Log struct {
 	mu      sync.Mutex
 	w       io.Writer
 	color   bool
-	Verbose bool // also show model requests and full assistant text
+	Verbose bool // also show model requests, full assistant text and thinking
+	// Quiet shows only warnings, errors, what waits for a person and the
+	// run's end.
+	Quiet bool
 	// heldError is a model error's line, written with the next event: a
 	// request cut short because the run was interrupted is not a model
 	// error, and the run's end says it once.
 	heldError string
+	phase     string    // the last event's phase, for streamed lines
+	live      *progress // nil unless EnableLive
 }
 
 // palette are the only escape sequences the log writes itself.
@@ -62,27 +71,71 @@ func (l *Log) badge(p string) string {
 
 // Emit writes one event.
 func (l *Log) Emit(e event.Event) {
-	line := l.format(e)
-	if l.color {
-		line = event.PrintableKeeping(line, palette)
-	} else {
-		line = event.Printable(line)
-	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	var b strings.Builder
+	if e.Phase != "" {
+		l.phase = e.Phase
+	}
+	if l.live != nil {
+		l.liveEvent(&b, &e)
+	}
+	line := l.clean(l.format(e))
+	var lines []string
 	if held := l.heldError; held != "" {
 		l.heldError = ""
 		if !interrupted(e) {
-			fmt.Fprintln(l.w, held)
+			lines = append(lines, held)
 		}
 	}
 	if d, ok := e.Data.(event.ModelResponseData); ok && d.Error != nil {
-		l.heldError = line
-		return
+		l.heldError, line = line, ""
 	}
-	if line != "" {
-		fmt.Fprintln(l.w, line)
+	if line != "" && (!l.Quiet || quietShows(e)) {
+		lines = append(lines, line)
 	}
+	var s *spinner
+	if l.live == nil {
+		for _, line := range lines {
+			b.WriteString(line + "\n")
+		}
+	} else {
+		// The run's end erases the live part for good before its lines.
+		if _, end := e.Data.(event.RunFinishedData); end {
+			s = l.finishLive(&b)
+		}
+		l.printLive(&b, lines)
+	}
+	l.flush(&b)
+	l.mu.Unlock()
+	if s != nil {
+		<-s.done
+	}
+}
+
+// clean keeps only the log's own escape sequences in line.
+func (l *Log) clean(line string) string {
+	if l.color {
+		return event.PrintableKeeping(line, palette)
+	}
+	return event.Printable(line)
+}
+
+// quietShows reports whether --quiet shows e: warnings, errors, what a
+// person must act on, and the run's end.
+func quietShows(e event.Event) bool {
+	switch d := e.Data.(type) {
+	case event.WarningData, event.ModelRetryData, event.RunFinishedData:
+		return true
+	case event.ModelResponseData:
+		return d.Error != nil
+	case event.ApprovalData:
+		return d.State == "waiting"
+	case event.PlanProposedData:
+		return !d.Accepted
+	case event.ControlData:
+		return strings.HasPrefix(d.Outcome, "waiting") || strings.HasPrefix(d.Outcome, "refused")
+	}
+	return false
 }
 
 // interrupted reports the end of a run a person interrupted.
@@ -179,10 +232,20 @@ func (l *Log) format(e event.Event) string {
 	case event.ModelRetryData:
 		return fmt.Sprintf("%s %s %s; retry %d in %s", b, l.paint(yellow, "model error:"), d.Error, d.Attempt, d.Wait)
 	case event.AssistantTextData:
-		if l.Verbose {
-			return fmt.Sprintf("%s %s\n%s", b, l.paint(dim, "model says:"), indent(d.Text))
+		// Either may be empty: an answer of thinking and tool calls only,
+		// or text already shown as it streamed in.
+		var parts []string
+		if l.Verbose && strings.TrimSpace(d.Thinking) != "" {
+			parts = append(parts, fmt.Sprintf("%s %s\n%s", b, l.paint(dim, "model thinks:"), l.paint(dim, indent(d.Thinking))))
 		}
-		return fmt.Sprintf("%s %s", b, l.paint(dim, oneLine(d.Text, 160)))
+		if strings.TrimSpace(d.Text) != "" {
+			if l.Verbose {
+				parts = append(parts, fmt.Sprintf("%s %s\n%s", b, l.paint(dim, "model says:"), indent(d.Text)))
+			} else {
+				parts = append(parts, fmt.Sprintf("%s %s", b, l.paint(dim, oneLine(d.Text, 160))))
+			}
+		}
+		return strings.Join(parts, "\n")
 	case event.ToolCallData:
 		switch d.Tool {
 		case "phase", "verify", "review": // their own events say what happened
