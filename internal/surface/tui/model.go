@@ -38,8 +38,8 @@ type Options struct {
 	// new entry (nil: history lasts the session).
 	History  []string
 	Remember func(string)
-	Now     func() time.Time
-	Poll    time.Duration // how often the store is read (default 100 ms)
+	Now      func() time.Time
+	Poll     time.Duration // how often the store is read (default 100 ms)
 }
 
 type overlay int
