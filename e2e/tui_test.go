@@ -3,98 +3,22 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-// tpane is the real ultra in a tmux pane of its own tmux server: keys are
-// typed into it and the screen read back as a person sees it.
-type tpane struct {
-	t    testing.TB
-	sock string
-}
-
-// openPane starts `ultra ARGS` in dir in a w×h tmux window. When ultra
-// exits, the pane says so ("[exited N]") and stays.
-func openTPane(t testing.TB, dir string, w, h int, args ...string) *tpane {
+// openTPane starts the TUI (`ultra ARGS`) in dir in a w×h terminal.
+func openTPane(t testing.TB, dir string, w, h int, args ...string) *pane {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
-	sockDir, err := os.MkdirTemp("", "ut") // a short path: tmux sockets have a length limit
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &tpane{t: t, sock: filepath.Join(sockDir, "s")}
 	var env []string
 	for _, kv := range ultraEnv(t) {
-		if !strings.HasPrefix(kv, "TMUX") && !strings.HasPrefix(kv, "TERM=") && !strings.HasPrefix(kv, "NO_COLOR=") {
-			env = append(env, shq(kv))
+		if !strings.HasPrefix(kv, "NO_COLOR=") {
+			env = append(env, kv)
 		}
 	}
-	env = append(env, "TERM=xterm-256color")
-	qargs := []string{shq(ultraBin)}
-	for _, a := range args {
-		qargs = append(qargs, shq(a))
-	}
-	shell := fmt.Sprintf("env -i %s %s; echo \"[exited $?]\"; sleep 600", strings.Join(env, " "), strings.Join(qargs, " "))
-	p.tmux("-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-c", dir, shell)
-	t.Cleanup(func() {
-		exec.Command("tmux", "-S", p.sock, "kill-server").Run()
-		os.RemoveAll(sockDir)
-	})
-	return p
-}
-
-func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-func (p *tpane) tmux(args ...string) string {
-	p.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...).CombinedOutput()
-	if err != nil {
-		p.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-func (p *tpane) screen() string { return p.tmux("capture-pane", "-p") }
-
-func (p *tpane) title() string {
-	return strings.TrimSpace(p.tmux("display-message", "-p", "#{pane_title}"))
-}
-
-// keys types keys (tmux key names or literal text).
-func (p *tpane) keys(keys ...string) { p.tmux(append([]string{"send-keys"}, keys...)...) }
-
-// text types s literally, then Enter.
-func (p *tpane) enter(s string) {
-	p.tmux("send-keys", "-l", s)
-	p.tmux("send-keys", "Enter")
-}
-
-// waitFor waits until the screen satisfies ok, and returns it.
-func (p *tpane) waitFor(what string, ok func(string) bool) string {
-	p.t.Helper()
-	deadline := time.Now().Add(45 * time.Second)
-	var s string
-	for time.Now().Before(deadline) {
-		s = p.screen()
-		if ok(s) {
-			return s
-		}
-		time.Sleep(40 * time.Millisecond)
-	}
-	p.t.Fatalf("the screen never showed %s:\n%s", what, s)
-	return ""
-}
-
-func (p *tpane) waitText(s string) string {
-	p.t.Helper()
-	return p.waitFor(fmt.Sprintf("%q", s), func(scr string) bool { return strings.Contains(scr, s) })
+	return startPane(t, dir, env, w, h, args...)
 }
 
 // header is the screen's first line.
@@ -192,13 +116,13 @@ func TestTUICompactBadgeAndResize(t *testing.T) {
 	m := newModel(t, text("unused"))
 	p := openTPane(t, dir, 70, 30, tuiArgs(m, "--permission-profile", "trusted")...)
 	p.waitFor("the compact badge", func(s string) bool { return strings.HasPrefix(header(s), "ultra [B][A][T][S]") })
-	p.tmux("resize-window", "-x", "120", "-y", "30")
+	p.tmux("resize-window", "-t", "lm", "-x", "120", "-y", "30")
 	p.waitFor("the full badge after the resize", func(s string) bool {
 		return strings.HasPrefix(header(s), "ultra build | autonomous | trusted | smart")
 	})
 	// Repair keeps its full label however narrow.
 	p.enter("/mode repair")
-	p.tmux("resize-window", "-x", "60", "-y", "30")
+	p.tmux("resize-window", "-t", "lm", "-x", "60", "-y", "30")
 	p.waitFor("repair in full", func(s string) bool { return strings.HasPrefix(header(s), "ultra [repair][A][T][S]") })
 }
 
@@ -324,8 +248,8 @@ func TestTUIAttachEscAndQuit(t *testing.T) {
 	id := w["run"].(string)
 	p := openTPane(t, dir, 100, 35, "attach", id)
 	p.waitText("approve this call? read")
-	if !strings.Contains(header(p.screen()), id) {
-		t.Errorf("the header does not name the run:\n%s", p.screen())
+	if !strings.Contains(header(p.text()), id) {
+		t.Errorf("the header does not name the run:\n%s", p.text())
 	}
 	p.keys("a")
 	p.waitText("approve this call? glob")
@@ -348,7 +272,9 @@ func TestTUIAttachEscAndQuit(t *testing.T) {
 	p.keys("C-c")
 	p.waitText("press Ctrl-C again to quit")
 	p.keys("C-c")
-	p.waitText("[exited 0]")
+	if code := p.exited(); code != 0 {
+		t.Fatalf("the TUI exited %d", code)
+	}
 }
 
 // A run the TUI started goes on when the TUI quits.
@@ -362,7 +288,9 @@ func TestTUIRunOutlivesTUI(t *testing.T) {
 	p.waitText("▸ planning")
 	p.keys("C-c")
 	p.keys("C-c")
-	p.waitText("[exited 0]")
+	if code := p.exited(); code != 0 {
+		t.Fatalf("the TUI exited %d", code)
+	}
 	id := onlyRun(t, dir)
 	deadline := time.Now().Add(45 * time.Second)
 	for time.Now().Before(deadline) {
@@ -385,21 +313,21 @@ func BenchmarkTUIStartup(b *testing.B) {
 	dir := repo(b, calcProject)
 	m := newModel(b, text("unused"))
 	p := openTPane(b, dir, 120, 40, "--version")
-	p.waitText("[exited 0]")
+	p.exited()
 	var env []string
 	for _, kv := range ultraEnv(b) {
 		if !strings.HasPrefix(kv, "TMUX") && !strings.HasPrefix(kv, "TERM=") {
-			env = append(env, shq(kv))
+			env = append(env, shellQuote(kv))
 		}
 	}
-	cmd := fmt.Sprintf("env -i %s TERM=xterm-256color %s --base-url %s --model scripted", strings.Join(env, " "), shq(ultraBin), shq(m.url))
+	cmd := fmt.Sprintf("env -i %s TERM=xterm-256color %s --base-url %s --model scripted", strings.Join(env, " "), shellQuote(ultraBin), shellQuote(m.url))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		p.tmux("respawn-pane", "-k", cmd)
-		for !strings.Contains(p.screen(), "ultra build | autonomous") {
+		p.tmux("respawn-pane", "-k", "-t", "lm", cmd)
+		for !strings.Contains(p.text(), "ultra build | autonomous") {
 			if time.Since(start) > 10*time.Second {
-				b.Fatalf("no first frame:\n%s", p.screen())
+				b.Fatalf("no first frame:\n%s", p.text())
 			}
 			time.Sleep(2 * time.Millisecond)
 		}
