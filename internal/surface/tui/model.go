@@ -1021,7 +1021,7 @@ func (m *Model) prompt() []string {
 	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(colWarning).Padding(0, 1).Width(max(m.w-2, 20))
 	var body string
 	if w := m.sess.Waiting; w != nil && strings.HasPrefix(ask, "call:") {
-		args := printable(oneLine(string(w.Args), 400))
+		args := printable(oneLine(string(w.Args), 2*m.w-40))
 		body = stWarn.Render("approve this call?") + " " + stTool.Render(w.Tool) + " " + args + "\n" +
 			stBold.Render("a") + " allow once   " + stBold.Render("r") + " allow for this run   " + stBold.Render("d") + " deny with a reason   " + stDim.Render("esc later")
 		if m.denyCall != "" {
@@ -1096,7 +1096,8 @@ func (m *Model) statusBar() string {
 	act := ""
 	switch {
 	case m.live() && m.rt.Activity != "":
-		act = m.rt.Activity
+		// The command line's instructions are for other terminals.
+		act, _, _ = strings.Cut(m.rt.Activity, ": ultra ")
 		if !m.rt.ActivitySince.IsZero() {
 			act += fmt.Sprintf(" %ds", int(m.o.Now().Sub(m.rt.ActivitySince).Seconds()))
 		}
