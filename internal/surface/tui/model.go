@@ -845,7 +845,11 @@ func (m *Model) conversation(rows int) []string {
 	}
 	m.shown = shown
 	for len(out) < rows {
-		out = append([]string{""}, out...)
+		if m.ov != ovNone {
+			out = append(out, "") // a panel reads from the top
+		} else {
+			out = append([]string{""}, out...)
+		}
 	}
 	return out
 }
