@@ -14,7 +14,9 @@ func newRoot() *cobra.Command {
 		Long: "ultra takes a task or a brief from requirement to verified change with nobody watching:\n" +
 			"planning (goals with success criteria) → per goal: building → verifying → (iterating → verifying)* → commit\n" +
 			"→ final gate → review → complete.\n" +
-			"A goal completes only when ultra itself has run the project's tests and every criterion's scenario and seen them pass.",
+			"A goal completes only when ultra itself has run the project's tests and every criterion's scenario and seen them pass.\n\n" +
+			"In a terminal, ultra with no command opens the TUI: type a task, watch it, approve calls and plans, steer its axes\n" +
+			"(/help inside; ultra attach RUN watches a run another terminal started).",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
