@@ -104,8 +104,12 @@ func TestTUIFullRun(t *testing.T) {
 		}
 	}
 	id := onlyRun(t, dir)
-	if st := statusJSON(t, dir, id); st["status"] != "complete" {
+	st := statusJSON(t, dir, id)
+	if st["status"] != "complete" {
 		t.Errorf("the run is %v", st["status"])
+	}
+	if ax, _ := st["axes"].(map[string]any); ax["surface"] != "tui" {
+		t.Errorf("a run the TUI started records the surface %v", ax["surface"])
 	}
 }
 

@@ -2,10 +2,13 @@ package main
 
 import (
 	"io"
+	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/store"
 )
@@ -38,6 +41,11 @@ func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, ou
 	}
 	o := f.options(p, pc, append(sinks, extra...))
 	o.Store = st
+	// The TUI runs its commands with ULTRA_SURFACE=tui: the runs it
+	// starts record the surface a person follows them on.
+	if s := os.Getenv("ULTRA_SURFACE"); slices.Contains(axes.Values[axes.Surface], s) {
+		o.Surface = s
+	}
 	o.Health = healthProblems(p, st)
 	return o, nil
 }

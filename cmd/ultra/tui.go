@@ -66,7 +66,7 @@ func openTUI(cmd *cobra.Command, pf *chatFlags, tf *tuiFlags, attach string) err
 	if prog == "" {
 		return usageErr("cannot find the ultra program to run commands with")
 	}
-	env := os.Environ()
+	env := append(os.Environ(), "ULTRA_SURFACE=tui")
 	var extra []string
 	if pf != nil {
 		for _, f := range []struct{ name, v string }{{"provider", pf.provider}, {"base-url", pf.baseURL}} {

@@ -91,6 +91,9 @@ type Options struct {
 	// OneUnit: the run goes on for one unit (a phase), then pauses
 	// (ultra next on a run no process drives).
 	OneUnit bool
+	// Surface, when set, is the surface a person follows a new run on
+	// (tui for the runs the TUI starts), whatever the spec says.
+	Surface string
 	// Health is doctor's check of what blocks verified work (nil: none):
 	// a repair-mode run's verification passes only when it finds nothing.
 	Health func(ctx context.Context, workdir string) []string
@@ -158,6 +161,9 @@ func NewRunID(now time.Time) string {
 // person, runs out of budget, fails or ctx is cancelled.
 func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	o = o.withDefaults()
+	if o.Surface != "" {
+		spec.Axes.Surface = o.Surface
+	}
 	if err := spec.Axes.Validate(); err != nil {
 		return nil, err
 	}

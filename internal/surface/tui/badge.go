@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/event"
 )
 
 // The palette's roles; each axis value takes one.
@@ -95,7 +96,7 @@ func BadgePlain(a axes.Axes, width int) string {
 func Title(a axes.Axes, project string) string {
 	t := "ultra[" + a.Mode + "|" + initial(a.Control) + "|" + a.Permission + "|" + a.ModelMode + "]"
 	if project != "" {
-		t += " " + project
+		t += " " + event.Printable(project)
 	}
 	return t
 }

@@ -77,6 +77,9 @@ func (it *Item) render(width int, open bool) []string {
 	if width < 10 {
 		width = 10
 	}
+	// Whatever reached an item (model text, a command's output, a file
+	// name), the screen gets only what prints.
+	it.Title, it.Body = printable(it.Title), printable(it.Body)
 	var out []string
 	add := func(prefix string, s string, st *lipgloss.Style) {
 		for _, l := range wrap(s, width-ansi.StringWidth(prefix)) {

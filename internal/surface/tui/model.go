@@ -750,7 +750,7 @@ func (m *Model) complete() {
 		m.input.SetValue(v[:i+1] + c[0] + " ")
 	default:
 		m.input.SetValue(v[:i+1] + commonPrefix(c))
-		m.notice = strings.Join(c[:min(len(c), 8)], "  ")
+		m.notice = printable(strings.Join(c[:min(len(c), 8)], "  "))
 	}
 }
 
@@ -810,7 +810,7 @@ func (m *Model) header() string {
 	if ph := m.sess.Phase; ph != "" && m.sess.Run != "" {
 		left += "  " + lipgloss.NewStyle().Foreground(phaseColor[ph]).Render("▸ "+ph)
 	}
-	right := m.o.Project
+	right := printable(m.o.Project)
 	if m.sess.Run != "" {
 		right = m.sess.Run + "  " + right
 	}
@@ -1063,8 +1063,8 @@ func (m *Model) overlayLines(rows int) []string {
 			out = append(out, stDim.Render("no runs yet"))
 		}
 		for i, r := range m.rows {
-			line := fmt.Sprintf("%-22s %-10s %-12s %-11s %-34s %8s  %s", r.ID, r.Mode, r.Class.Class, r.Phase,
-				BadgePlain(r.Axes, 100), fmt.Sprintf("$%.2f", r.Cost), oneLine(printable(r.Task), 60))
+			line := printable(fmt.Sprintf("%-22s %-10s %-12s %-11s %-34s %8s  %s", r.ID, r.Mode, r.Class.Class, r.Phase,
+				BadgePlain(r.Axes, 100), fmt.Sprintf("$%.2f", r.Cost), oneLine(r.Task, 60)))
 			st := lipgloss.NewStyle()
 			switch r.Class.Class {
 			case "waiting":
@@ -1084,7 +1084,7 @@ func (m *Model) overlayLines(rows int) []string {
 			}
 			out = append(out, st.Render(ansi.Truncate(line, m.w, "…")))
 			if i == m.sel && r.Class.Next != "" {
-				out = append(out, stDim.Render("    next: "+r.Class.Next))
+				out = append(out, stDim.Render("    next: "+printable(r.Class.Next)))
 			}
 		}
 	}
