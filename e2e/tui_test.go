@@ -337,3 +337,26 @@ func BenchmarkTUIStartup(b *testing.B) {
 		}
 	}
 }
+
+// The TUI streams: the model's answer appears while it is written, and a
+// command's output while the command runs.
+func TestTUIStreamsAnswerAndOutput(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	f := fixSteps()
+	first := step{"text": "Reading calc.go first. The end of this answer comes later: end-of-answer.", "chunk_size": 4, "chunk_delay_ms": 60,
+		"tool_calls": f[0]["tool_calls"]}
+	slowBash := calls(call("bash", map[string]any{"command": "for i in 1 2 3 4 5 6; do echo out-$i; sleep 0.4; done"}))
+	steps := append([]step{first, f[1], slowBash}, f[2:]...)
+	m := newModel(t, steps...)
+	p := openTPane(t, dir, 120, 40, tuiArgs(m)...)
+	p.waitText("ultra build | autonomous")
+	p.enter("fix Add in calc")
+	p.waitFor("part of the answer while it streams", func(s string) bool {
+		return strings.Contains(s, "Reading calc.go") && !strings.Contains(s, "end-of-answer") && strings.Contains(s, "waiting for the model")
+	})
+	p.waitFor("the command's first lines while it runs", func(s string) bool {
+		return strings.Contains(s, "out-1") && !strings.Contains(s, "out-6") && strings.Contains(s, "running `for i in")
+	})
+	p.waitFor("the run complete", func(s string) bool { return strings.Contains(header(s), "▸ complete") })
+}
