@@ -202,10 +202,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		m.tick++
-		if m.ov == ovTasks && m.tick%10 == 0 {
-			return m, tea.Batch(m.tickCmd(), m.pollCmd(), m.tasksCmd())
+		var poll tea.Cmd
+		// A run that works is read every tick; one that ended (another
+		// process may resume it) once a second.
+		if m.live() || m.pending > 0 || len(m.busy) > 0 || m.tick%10 == 0 {
+			poll = m.pollCmd()
 		}
-		return m, tea.Batch(m.tickCmd(), m.pollCmd())
+		if m.ov == ovTasks && m.tick%10 == 0 {
+			return m, tea.Batch(m.tickCmd(), poll, m.tasksCmd())
+		}
+		return m, tea.Batch(m.tickCmd(), poll)
 	case pollMsg:
 		m.polling = false
 		if msg.run != m.sess.Run {
