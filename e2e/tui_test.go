@@ -88,6 +88,8 @@ func TestTUIFullRun(t *testing.T) {
 		}
 		return strings.Contains(h, "▸ complete")
 	})
+	// The phase changes before the run's last event arrives.
+	final = p.waitText("complete: the final review approved")
 	want := []string{"planning", "building", "verifying"}
 	for _, w := range want {
 		found := false

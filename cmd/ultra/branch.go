@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/gate"
@@ -103,6 +104,11 @@ func newDiffCmd() *cobra.Command {
 			}
 			g := workspace.Command(cmd.Context(), o.Repo, gitArgs...)
 			g.Stdout, g.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			// The model wrote these files: a terminal gets only what
+			// prints (a pipe gets the patch as it is).
+			if f, ok := g.Stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+				g.Stdout = printableWriter{f}
+			}
 			return g.Run()
 		},
 	}

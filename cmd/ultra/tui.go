@@ -20,13 +20,15 @@ import (
 // tuiFlags are the root's flags for the TUI: the axes and model of the
 // runs it starts.
 type tuiFlags struct {
-	mode, control string
+	mode, control      string
+	includeUncommitted bool
 }
 
 func (t *tuiFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&t.mode, "mode", "build", "the TUI's work mode for the next run: "+strings.Join(axes.Values[axes.Mode], ", "))
 	fl.StringVar(&t.control, "control", "autonomous", "the TUI's run control for the next run: "+strings.Join(axes.Values[axes.Control], ", "))
+	fl.BoolVar(&t.includeUncommitted, "include-uncommitted", false, "the runs the TUI starts begin from the checkout's uncommitted changes (as ultra run --include-uncommitted)")
 }
 
 // interactive says stdin and stdout are a terminal: the TUI can run.
@@ -79,6 +81,10 @@ func openTUI(cmd *cobra.Command, pf *chatFlags, tf *tuiFlags, attach string) err
 	if pf != nil {
 		model = pf.model
 	}
+	var startExtra []string
+	if tf != nil && tf.includeUncommitted {
+		startExtra = append(startExtra, "--include-uncommitted")
+	}
 	hist := history{path: filepath.Join(p.StateRoot, "tui", "history.jsonl")}
 	m := tui.New(tui.Options{
 		Backend:  &tui.Processes{Store: st, Program: prog, Dir: p.Dir, Logs: filepath.Join(p.StateRoot, "tui"), Env: env},
@@ -119,6 +125,9 @@ func newAttachCmd() *cobra.Command {
 		Short: "Open the TUI on a run another process drives (or one that ended): watch it, approve, steer",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireRunID(args[0]); err != nil {
+				return err
+			}
 			return openTUI(cmd, nil, nil, args[0])
 		},
 	}

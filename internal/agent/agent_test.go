@@ -217,6 +217,21 @@ func TestNormaliseCalls(t *testing.T) {
 	if ids[0] != "ultra_7_1" || ids[1] != "x" || ids[2] != "ultra_7_3" {
 		t.Fatalf("ids %v", ids)
 	}
+	// A model's id becomes part of commands people paste: only plain
+	// words are kept.
+	for _, c := range []struct{ id, want string }{
+		{"call_abc-DEF_09", "call_abc-DEF_09"},
+		{"toolu_01A09q90qw90lq917835lq9", "toolu_01A09q90qw90lq917835lq9"},
+		{"x;touch /tmp/PWNED;#", "ultra_2_1"},
+		{"c3 --for-run --autonomous", "ultra_2_1"},
+		{"--deny=x", "ultra_2_1"},
+		{"a\x1b]52;c;eA==\a", "ultra_2_1"},
+		{strings.Repeat("a", 65), "ultra_2_1"},
+	} {
+		if got := normaliseCalls([]llm.ToolCall{{ID: c.id, Name: "bash"}}, 2)[0].ID; got != c.want {
+			t.Errorf("%q became %q, want %q", c.id, got, c.want)
+		}
+	}
 }
 
 func TestExitCodes(t *testing.T) {

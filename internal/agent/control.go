@@ -95,8 +95,8 @@ func (c *control) delta(d llm.Delta) {
 		return
 	}
 	c.mu.Lock()
-	if len(c.partial) < maxPartial {
-		c.partial = append(c.partial, d.Text...)
+	if room := maxPartial - len(c.partial); room > 0 {
+		c.partial = append(c.partial, d.Text[:min(room, len(d.Text))]...)
 	}
 	c.dirty = true
 	live := c.live
@@ -170,6 +170,10 @@ func (r *runner) watch(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			// The run's process stops driving it: nothing is under way.
+			r.ctl.setActivity("")
+			r.ctl.newAnswer()
+			beat()
 			return
 		case <-r.ctl.poke:
 			beat()

@@ -382,7 +382,8 @@ func writeReview(stateRoot string, rep *ReviewReport) (string, error) {
 	if err := tool.ReplaceFile(p, append(b, '\n'), 0o644); err != nil {
 		return "", err
 	}
-	if err := tool.ReplaceFile(strings.TrimSuffix(p, ".json")+".md", []byte(rep.Markdown()), 0o644); err != nil {
+	// The findings are the model's words; the page is for people.
+	if err := tool.ReplaceFile(strings.TrimSuffix(p, ".json")+".md", []byte(event.Printable(rep.Markdown())), 0o644); err != nil {
 		return "", err
 	}
 	return p, nil

@@ -454,13 +454,29 @@ func normaliseCalls(calls []llm.ToolCall, turn int) []llm.ToolCall {
 	out := make([]llm.ToolCall, len(calls))
 	seen := map[string]bool{}
 	for i, c := range calls {
-		if c.ID == "" || seen[c.ID] {
+		// The model names its calls, and a call's id is shown to people
+		// in commands to paste (ultra approve RUN --call ID): an id that is
+		// not a plain word is replaced.
+		if c.ID == "" || seen[c.ID] || !plainID(c.ID) {
 			c.ID = fmt.Sprintf("ultra_%d_%d", turn, i+1)
 		}
 		seen[c.ID] = true
 		out[i] = c
 	}
 	return out
+}
+
+// plainID says id is letters, digits, _ and - only, at most 64 of them.
+func plainID(id string) bool {
+	if len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // historyCalls is how an answer's calls are kept in the conversation:

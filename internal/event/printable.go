@@ -8,8 +8,9 @@ import (
 
 // Printable is s without what a terminal would act on rather than show:
 // escape sequences (a model's text could clear the screen, retitle the
-// window, write the clipboard or hide text), and every other control
-// character but newline and tab. Text a model wrote passes through it
+// window, write the clipboard or hide text), every other control
+// character but newline and tab, and the bidirectional controls that
+// reorder text. Text a model wrote passes through it
 // before it reaches a person's terminal.
 func Printable(s string) string { return PrintableKeeping(s, nil) }
 
@@ -52,7 +53,14 @@ func PrintableKeeping(s string, keep []string) string {
 }
 
 func isControl(r rune) bool {
-	return r != '\n' && r != '\t' && (unicode.IsControl(r) || r == 0x1b)
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || r == 0x1b || bidiControl(r))
+}
+
+// bidiControl recognises the characters that reorder the text around
+// them (embeddings, overrides, isolates): a terminal that honours them
+// could show a command other than the one that runs.
+func bidiControl(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
 // escapeLen is the length of the escape sequence s starts with: CSI

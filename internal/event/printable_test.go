@@ -12,6 +12,8 @@ func TestPrintable(t *testing.T) {
 		{"bell\x07 nul\x00 del\x7f c1\u009b", "bell nul del c1"},
 		{"naïve — ünïcode ✓", "naïve — ünïcode ✓"},
 		{"cut \x1b[", "cut "},
+		{"ls \u2067# list\u2069 && \u202ehs.x/gro\u202c", "ls # list && hs.x/gro"},
+		{"עברית and العربية stay", "עברית and العربية stay"},
 	}
 	for _, c := range cases {
 		if got := Printable(c.in); got != c.want {

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -49,8 +50,12 @@ func (f *fake) setRow(r *store.Run) {
 func (f *fake) Row(_ context.Context, id string) (*store.Run, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	r := *f.rows[id]
-	return &r, nil
+	r, ok := f.rows[id]
+	if !ok {
+		return nil, fmt.Errorf("run not found: %s", id)
+	}
+	c := *r
+	return &c, nil
 }
 
 func (f *fake) EventsAfter(_ context.Context, id string, seq int64, limit int) ([]store.StoredEvent, error) {

@@ -8,6 +8,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/color"
 	"slices"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/command"
+	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tasks"
 )
@@ -33,7 +35,10 @@ type Options struct {
 	Attach  string    // a run to follow from the start
 	Model   string    // the model of the next runs ("" for the configured one)
 	Extra   []string  // flags for every run the TUI starts (--base-url, --provider)
-	Files   []string  // the repository's files, for @path completion
+	// Worktree are flags for the runs that make a worktree (ultra run and
+	// plan): --include-uncommitted.
+	Worktree []string
+	Files    []string // the repository's files, for @path completion
 	// History is what was typed before, oldest first; Remember keeps a
 	// new entry (nil: history lasts the session).
 	History  []string
@@ -46,7 +51,6 @@ type overlay int
 
 const (
 	ovNone overlay = iota
-	ovHelp
 	ovTasks
 )
 
@@ -75,6 +79,7 @@ type Model struct {
 	openTools bool // tool outputs shown whole
 	openThink bool // thinking shown
 	quitAt    time.Time
+	confirm   string   // the key (and what) a second press confirms
 	busy      []string // commands running, as typed
 	tick      int
 	notice    string
@@ -180,7 +185,7 @@ func (m *Model) pollCmd() tea.Cmd {
 // Axes are the axes the badge shows: the followed run's, else the next
 // run's.
 func (m *Model) Axes() axes.Axes {
-	if m.sess.Run != "" && m.sess.Axes.Mode != "" {
+	if m.onRun() && m.sess.Axes.Mode != "" {
 		a := m.sess.Axes
 		if a.Surface == "" {
 			a.Surface = m.next.Surface
@@ -188,6 +193,13 @@ func (m *Model) Axes() axes.Axes {
 		return a
 	}
 	return m.next
+}
+
+// onRun says axis commands, shortcuts and typed text act on the run on
+// screen (it works, or waits to be resumed); otherwise they set up the
+// next run, and the badge shows its axes.
+func (m *Model) onRun() bool {
+	return m.sess.Run != "" && (m.sess.Status == "" || m.live() || resumable(m.sess.Status))
 }
 
 // live says the followed run's process is driving it now.
@@ -372,6 +384,10 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	ks := k.String()
 	if ks != "ctrl+c" {
 		m.quitAt = time.Time{}
+		m.notice = ""
+	}
+	if c, _, _ := strings.Cut(m.confirm, ":"); c != ks {
+		m.confirm = ""
 	}
 	switch ks {
 	case "ctrl+c":
@@ -392,6 +408,8 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.input.Reset()
 		case m.asking() != "":
 			m.hideAsk = m.asking()
+		case m.hideAsk != "" && m.sess.Waiting != nil:
+			m.hideAsk = "" // the call still waits: its prompt comes back
 		case m.live():
 			return m, m.exec("/pause", []string{"pause", m.sess.Run, "--reason", "interrupted from the TUI (Esc)"}, true)
 		}
@@ -417,14 +435,18 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if m.ov == ovTasks {
 		return m.tasksKey(ks)
 	}
-	if m.ov == ovHelp {
-		m.ov = ovNone
-		return m, nil
-	}
-	if ask := m.asking(); ask != "" && m.input.Value() == "" && m.denyCall == "" && !m.planEdit {
-		if cmd, ok := m.askKey(ks); ok {
-			return m, cmd
+	if m.modal() && ks == "/" {
+		// A slash command while a prompt waits: the prompt steps aside
+		// and comes back once the command is sent.
+		m.hideAsk = m.asking()
+	} else if m.modal() {
+		// A prompt has the keys until it is answered or put away: typed
+		// text must never answer it by accident.
+		cmd, ok := m.askKey(ks)
+		if !ok {
+			m.say("the prompt above has the keys; Esc puts it away and returns to typing")
 		}
+		return m, cmd
 	}
 	switch ks {
 	case "enter":
@@ -468,7 +490,16 @@ func (m *Model) shortcutCmd(i int) tea.Cmd {
 	var line string
 	switch i {
 	case 0:
-		line = "/mode " + cycle(axes.Values[axes.Mode], a.Mode)
+		modes := axes.Values[axes.Mode]
+		if m.onRun() {
+			// A run keeps its kind: one with a branch and worktree cannot
+			// become a read-only mode, and the other way round; none
+			// becomes a review.
+			modes = slices.DeleteFunc(slices.Clone(modes), func(v string) bool {
+				return v == phase.Review || phase.Worktree(v) != phase.Worktree(a.Mode)
+			})
+		}
+		line = "/mode " + cycle(modes, a.Mode)
 	case 1:
 		line = "/control autonomous"
 	case 2:
@@ -502,6 +533,26 @@ func (m *Model) asking() string {
 	return id
 }
 
+// modal says a prompt has the keys (the input is not shown).
+func (m *Model) modal() bool {
+	return m.asking() != "" && m.denyCall == "" && !m.planEdit && m.ov == ovNone
+}
+
+// confirmed says key k was pressed twice in a row for what; the first
+// press asks for the second.
+func (m *Model) confirmed(k, what string) bool {
+	if m.confirm == k+":"+what {
+		m.confirm = ""
+		return true
+	}
+	m.confirm = k + ":" + what
+	m.say(fmt.Sprintf("press %s again to %s", k, what))
+	return false
+}
+
+// say shows a notice on the hints line until the next key.
+func (m *Model) say(s string) { m.notice = s }
+
 // askKey answers the prompt on screen.
 func (m *Model) askKey(ks string) (tea.Cmd, bool) {
 	run := m.sess.Run
@@ -527,7 +578,10 @@ func (m *Model) askKey(ks string) (tea.Cmd, bool) {
 		m.planEdit = true
 		m.input.Placeholder = "what to change in the plan; enter sends it back to planning, esc goes back"
 		return nil, true
-	case "r":
+	case "x":
+		if !m.confirmed("x", "reject the plan (the run is cancelled)") {
+			return nil, true
+		}
 		return m.exec("/cancel", []string{"cancel", run, "--reason", "plan rejected from the TUI"}, false), true
 	}
 	return nil, false
@@ -548,15 +602,25 @@ func (m *Model) tasksKey(ks string) (tea.Model, tea.Cmd) {
 		m.follow(r.ID)
 		return m, m.pollCmd()
 	case "r":
+		if r.Class.Class == "running" {
+			m.say(r.ID + " is running: enter attaches to it")
+			return m, nil
+		}
 		m.ov = ovNone
 		m.follow(r.ID)
 		return m, tea.Batch(m.pollCmd(), m.exec("/resume "+r.ID, []string{"resume", r.ID}, true))
 	case "p":
 		return m, m.exec("/pause "+r.ID, []string{"pause", r.ID}, false)
 	case "s":
-		return m, m.exec("/stop "+r.ID, []string{"stop", r.ID}, false)
+		if m.confirmed("s", "stop "+r.ID) {
+			return m, m.exec("/stop "+r.ID, []string{"stop", r.ID}, false)
+		}
 	case "c":
-		return m, m.exec("/cancel "+r.ID, []string{"cancel", r.ID}, false)
+		if m.confirmed("c", "cancel "+r.ID+" for good") {
+			return m, m.exec("/cancel "+r.ID, []string{"cancel", r.ID}, false)
+		}
+	default:
+		m.say("the tasks panel has the keys: ↑↓ enter r p s c; Esc returns to typing")
 	}
 	return m, nil
 }
@@ -587,6 +651,7 @@ func (m *Model) submit() tea.Cmd {
 		return m.exec("/resume", []string{"resume", m.sess.Run, "--", text}, true)
 	}
 	if strings.HasPrefix(text, "/") {
+		m.hideAsk = ""
 		return m.slash(text)
 	}
 	return m.message(text)
@@ -602,36 +667,41 @@ func (m *Model) message(text string) tea.Cmd {
 	a := m.next
 	run := m.sess.Run
 	switch {
+	case m.live() && m.sess.Waiting != nil:
+		m.hideAsk = ""
+		m.say("the run waits for your decision on call " + m.sess.Waiting.CallID + ": answer the prompt (d denies it with your words)")
+		m.input.SetValue(text)
+		return nil
 	case m.live():
-		m.notice = "the run is working: Esc pauses it, then your message goes on as guidance (or /steer its axes)"
+		m.say("the run is working: Esc pauses it, then your message goes on as guidance (or /steer its axes)")
 		m.input.SetValue(text)
 		return nil
 	case run != "" && m.sess.Axes.Mode == "chat" && a.Mode == "chat":
-		return m.start("chat", []string{"chat", run, text, "--output", "jsonl"})
+		return m.start("chat", append(append([]string{"chat", "--output", "jsonl"}, m.o.Extra...), run, "--", text))
 	case run != "" && resumable(m.sess.Status):
 		return m.exec("/resume", []string{"resume", run, "--", text}, true)
 	}
+	// Flags first, then the text after "--": a task that starts with a
+	// dash is still the task.
 	var args []string
 	switch a.Mode {
-	case "chat":
-		args = []string{"chat", text}
-	case "research":
-		args = []string{"research", text}
+	case "chat", "research":
+		args = []string{a.Mode, "--permission-profile", a.Permission, "--model-mode", a.ModelMode}
 	case "review":
 		args = []string{"review"}
 		m.sess.Add(&Item{Kind: KindInfo, Title: "a review inspects the working tree's changes; your text is not sent (ultra review takes a run or --base)"})
 	case "plan":
-		args = []string{"plan", "--control", a.Control, "--permission-profile", a.Permission, "--model-mode", a.ModelMode, text}
+		args = append([]string{"plan", "--control", a.Control, "--permission-profile", a.Permission, "--model-mode", a.ModelMode}, m.o.Worktree...)
 	default:
-		args = []string{"run", "--mode", a.Mode, "--control", a.Control, "--permission-profile", a.Permission, "--model-mode", a.ModelMode, text}
+		args = append([]string{"run", "--mode", a.Mode, "--control", a.Control, "--permission-profile", a.Permission, "--model-mode", a.ModelMode}, m.o.Worktree...)
 	}
-	if a.Mode == "chat" || a.Mode == "research" {
-		args = append(args, "--permission-profile", a.Permission, "--model-mode", a.ModelMode)
-	}
-	if m.model != "" {
+	if m.model != "" && a.Mode != "review" {
 		args = append(args, "--model", m.model)
 	}
 	args = append(append(args, m.o.Extra...), "--output", "jsonl")
+	if a.Mode != "review" {
+		args = append(args, "--", text)
+	}
 	return m.start(oneLine(text, 60), args)
 }
 
@@ -664,7 +734,7 @@ func (m *Model) slash(line string) tea.Cmd {
 				return nil
 			}
 		}
-		m.ov = ovHelp
+		m.sess.Add(&Item{Kind: KindInfo, Title: "/help", Body: helpText()})
 		return nil
 	case "clear":
 		m.sess.Clear()
@@ -678,7 +748,14 @@ func (m *Model) slash(line string) tea.Cmd {
 			m.sess.Add(&Item{Kind: KindError, Title: "/attach needs a run id (see /tasks)"})
 			return nil
 		}
-		m.follow(inv.Args[0])
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		row, err := m.o.Backend.Row(ctx, inv.Args[0])
+		cancel()
+		if err != nil {
+			m.sess.Add(&Item{Kind: KindError, Title: "/attach: " + err.Error()})
+			return nil
+		}
+		m.follow(row.ID)
 		return m.pollCmd()
 	case "model":
 		if len(inv.Args) > 0 {
@@ -696,7 +773,7 @@ func (m *Model) slash(line string) tea.Cmd {
 			return m.start(line, append(args, "--output", "jsonl"))
 		}
 	}
-	if inv.Cmd.Axes && !m.live() && !(m.sess.Run != "" && resumable(m.sess.Status)) {
+	if inv.Cmd.Axes && !m.onRun() {
 		ch, err := inv.AxisChanges()
 		if err != nil {
 			m.sess.Add(&Item{Kind: KindError, Title: err.Error()})
@@ -730,8 +807,14 @@ func (m *Model) complete() {
 		case 1:
 			m.input.SetValue(c[0] + " ")
 		default:
-			m.input.SetValue(commonPrefix(c))
-			m.notice = strings.Join(c, "  ")
+			p := commonPrefix(c)
+			m.input.SetValue(p)
+			cut := strings.LastIndexByte(p, ' ') + 1
+			var words []string
+			for _, x := range c {
+				words = append(words, x[cut:])
+			}
+			m.say(strings.Join(words, "  "))
 		}
 		return
 	}
@@ -742,7 +825,7 @@ func (m *Model) complete() {
 	prefix := v[i+1:]
 	var c []string
 	for _, f := range m.o.Files {
-		if strings.HasPrefix(f, prefix) {
+		if strings.HasPrefix(f, prefix) && printable(f) == f && !strings.ContainsAny(f, " \n") {
 			c = append(c, f)
 			if len(c) == 50 {
 				break
@@ -768,6 +851,21 @@ func commonPrefix(ss []string) string {
 		}
 	}
 	return p
+}
+
+// forScreen says a run's own words about what a person can do in the
+// TUI's terms: `ultra next RUN` is /next, `ultra approve RUN --call ID`
+// is the prompt's keys.
+func (m *Model) forScreen(s string) string {
+	if m.sess.Run == "" {
+		return s
+	}
+	if before, _, ok := strings.Cut(s, ": ultra approve "+m.sess.Run); ok {
+		return before
+	}
+	r := strings.NewReplacer("ultra next "+m.sess.Run, "/next", "ultra resume "+m.sess.Run, "/resume",
+		"ultra approve "+m.sess.Run, "/approve")
+	return r.Replace(s)
 }
 
 // liveOutputLines is how much of a running command's output shows.
@@ -797,8 +895,21 @@ func (m *Model) Render() string {
 	conv := m.conversation(m.convHeight())
 	lines = append(lines, conv...)
 	lines = append(lines, m.statusBar())
-	m.input.SetHeight(m.inputHeight())
-	lines = append(lines, strings.Split(m.input.View(), "\n")...)
+	switch {
+	case m.modal():
+		lines = append(lines, stWarn.Render("› answer the prompt above (its keys); / starts a command; Esc puts it away"))
+		for range m.inputHeight() - 1 {
+			lines = append(lines, "")
+		}
+	case m.ov == ovTasks:
+		lines = append(lines, stWarn.Render("› the tasks panel has the keys; Esc returns to typing"))
+		for range m.inputHeight() - 1 {
+			lines = append(lines, "")
+		}
+	default:
+		m.input.SetHeight(m.inputHeight())
+		lines = append(lines, strings.Split(m.input.View(), "\n")...)
+	}
 	lines = append(lines, m.hints())
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, m.w, "")
@@ -1031,8 +1142,7 @@ func (m *Model) prompt() []string {
 	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(colWarning).Padding(0, 1).Width(max(m.w-2, 20))
 	var body string
 	if w := m.sess.Waiting; w != nil && strings.HasPrefix(ask, "call:") {
-		args := printable(oneLine(string(w.Args), 2*m.w-40))
-		body = stWarn.Render("approve this call?") + " " + stTool.Render(w.Tool) + " " + args + "\n" +
+		body = stWarn.Render("approve this call?") + " " + stTool.Render(w.Tool) + "\n" + callArgs(w.Args, max(m.w-6, 20), m.openTools) +
 			stBold.Render("a") + " allow once   " + stBold.Render("r") + " allow for this run   " + stBold.Render("d") + " deny with a reason   " + stDim.Render("esc later")
 		if m.denyCall != "" {
 			body += "\n" + stDim.Render("type the reason below")
@@ -1044,22 +1154,83 @@ func (m *Model) prompt() []string {
 			pl = append(pl[:12], fmt.Sprintf("… %d more lines (ultra goals %s)", len(pl)-12, m.sess.Run))
 		}
 		body = stWarn.Render("the plan waits for you") + "\n" + strings.Join(pl, "\n") + "\n" +
-			stBold.Render("a") + " accept   " + stBold.Render("A") + " accept and run autonomously   " + stBold.Render("e") + " edit   " + stBold.Render("r") + " reject   " + stDim.Render("esc later")
+			stBold.Render("a") + " accept   " + stBold.Render("A") + " accept and run autonomously   " + stBold.Render("e") + " edit   " + stBold.Render("x") + " reject   " + stDim.Render("esc later")
 	}
 	return strings.Split(box.Render(body), "\n")
+}
+
+// mainArgs are the arguments a call is judged by, shown first and whole
+// in an approval prompt.
+var mainArgs = []string{"command", "file_path", "path", "pattern", "url", "prompt", "to", "content", "new_string"}
+
+// callArgs shows a waiting call's arguments for a person to judge: the
+// ones that say what it does first and whole (up to 20 lines), then the
+// others a line each (whole with open).
+func callArgs(raw []byte, width int, open bool) string {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return strings.Join(wrap(printable(string(raw)), width), "\n") + "\n"
+	}
+	var b strings.Builder
+	for _, k := range mainArgs {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		delete(m, k)
+		text, isStr := v.(string)
+		if !isStr {
+			j, _ := json.Marshal(v)
+			text = string(j)
+		}
+		lines := wrap(printable(text), width-len(k)-2)
+		limit := 20
+		if open {
+			limit = len(lines)
+		}
+		for i, l := range lines {
+			if i == limit {
+				fmt.Fprintf(&b, "%s… %d more lines (ctrl+o shows all)\n", strings.Repeat(" ", len(k)+2), len(lines)-limit)
+				break
+			}
+			label := strings.Repeat(" ", len(k)+2)
+			if i == 0 {
+				label = stBold.Render(k) + ": "
+			}
+			b.WriteString(label + l + "\n")
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		j, _ := json.Marshal(m[k])
+		v := printable(string(j))
+		if !open {
+			v = oneLine(v, max(width-len(k)-2, 10))
+		}
+		b.WriteString(stDim.Render(k+": ") + v + "\n")
+	}
+	return b.String()
+}
+
+// helpText is /help: the commands of the table, then the keys.
+func helpText() string {
+	var b strings.Builder
+	b.WriteString("commands (/help COMMAND shows one; PgUp scrolls)\n\n")
+	b.WriteString(command.Help())
+	b.WriteString("\n\nkeys\n\n")
+	for _, s := range shortcuts {
+		fmt.Fprintf(&b, "  %-28s %s\n", strings.Join(s.keys, " / "), s.what)
+	}
+	return b.String()
 }
 
 func (m *Model) overlayLines(rows int) []string {
 	var out []string
 	switch m.ov {
-	case ovHelp:
-		out = append(out, stHeading.Render("commands"), "")
-		out = append(out, strings.Split(command.Help(), "\n")...)
-		out = append(out, "", stHeading.Render("keys"), "")
-		for _, s := range shortcuts {
-			out = append(out, fmt.Sprintf("  %-28s %s", strings.Join(s.keys, " / "), s.what))
-		}
-		out = append(out, "", stDim.Render("any key closes this"))
 	case ovTasks:
 		out = append(out, stHeading.Render("tasks")+stDim.Render("   ↑↓ choose · enter attach · r resume · p pause · s stop · c cancel · esc close"), "")
 		if m.rowsErr != "" {
@@ -1106,8 +1277,7 @@ func (m *Model) statusBar() string {
 	act := ""
 	switch {
 	case m.live() && m.rt.Activity != "":
-		// The command line's instructions are for other terminals.
-		act, _, _ = strings.Cut(m.rt.Activity, ": ultra ")
+		act = m.forScreen(m.rt.Activity)
 		if !m.rt.ActivitySince.IsZero() {
 			act += fmt.Sprintf(" %ds", int(m.o.Now().Sub(m.rt.ActivitySince).Seconds()))
 		}
@@ -1128,7 +1298,7 @@ func (m *Model) statusBar() string {
 			ph = "…"
 		}
 		parts = append(parts, "phase "+ph)
-		if s.Status != "" && s.Status != "running" {
+		if s.Status != "" && s.Status != "running" && s.Status != s.Phase {
 			parts = append(parts, s.Status)
 		}
 		if s.Goal != "" {
@@ -1137,7 +1307,10 @@ func (m *Model) statusBar() string {
 		if s.MaxRet > 0 {
 			parts = append(parts, fmt.Sprintf("retries %d/%d", s.Retries, s.MaxRet))
 		}
-		parts = append(parts, tasks.Tokens(s.Tokens)+" tok", fmt.Sprintf("$%.4f", s.Cost))
+		parts = append(parts, tasks.Tokens(s.Tokens)+" tok")
+		if s.Cost > 0 {
+			parts = append(parts, fmt.Sprintf("$%.4f", s.Cost))
+		}
 	}
 	line := " " + strings.Join(parts, " · ")
 	line = ansi.Truncate(line, m.w, "…")

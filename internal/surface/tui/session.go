@@ -279,6 +279,9 @@ func (s *Session) Fold(e store.StoredEvent) {
 			}
 			s.Add(&Item{Kind: kind, Title: printable(fmt.Sprintf("%s: %s", d.Status, oneLine(d.Reason, 300))),
 				Body: fmt.Sprintf("turns %d · tokens %d in / %d out · $%.4f · %s", d.Turns, d.Usage.InputTokens, d.Usage.OutputTokens, d.Cost, d.Wall)})
+			if next := nextSteps(d.Status, s.Axes.Mode); next != "" {
+				s.Add(&Item{Kind: KindInfo, Title: next})
+			}
 		}
 	}
 }
@@ -320,4 +323,17 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
+}
+
+// nextSteps says what a person can do with a run that ended.
+func nextSteps(status, mode string) string {
+	switch {
+	case status == "complete" && (mode == "build" || mode == "repair" || mode == "plan"):
+		return "next: /diff reads the change, /land merges it into its base, /undo drops it"
+	case status == "paused" || status == "stopped":
+		return "next: type guidance (or /resume) to go on, /next for one unit, /cancel to end it"
+	case status == "escalated" || status == "budget_exhausted" || status == "failed" || status == "interrupted":
+		return "next: type guidance for /resume, /status for the details, /cancel to end it"
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -225,7 +226,7 @@ func TestPlanAcceptance(t *testing.T) {
 	}
 	m, _ := setup()
 	s := screen(m)
-	for _, want := range []string{"the plan waits for you", "1. fix Add", "a accept", "A accept and run autonomously", "e edit", "r reject"} {
+	for _, want := range []string{"the plan waits for you", "1. fix Add", "a accept", "A accept and run autonomously", "e edit", "x reject", "answer the prompt above"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("lacks %q:\n%s", want, s)
 		}
@@ -237,10 +238,16 @@ func TestPlanAcceptance(t *testing.T) {
 		{[]string{"a"}, []string{"approve", "--output", "jsonl", id}},
 		{[]string{"A"}, []string{"approve", "--output", "jsonl", id, "--autonomous"}},
 		{[]string{"e", "--split it in two goals", "enter"}, []string{"resume", "--output", "jsonl", id, "--", "--split it in two goals"}},
-		{[]string{"r"}, []string{"cancel", id, "--reason", "plan rejected from the TUI"}},
+		{[]string{"x", "x"}, []string{"cancel", id, "--reason", "plan rejected from the TUI"}},
+		// Typed text never answers the prompt: "rename" would be r, e, …
+		{[]string{"rename the goal"}, nil},
+		// A second key other than x drops the rejection.
+		{[]string{"x", "a"}, []string{"approve", "--output", "jsonl", id}},
 	} {
 		m, f := setup()
-		pump(t, m, press(m, c.keys...))
+		for _, k := range c.keys {
+			pump(t, m, press(m, k))
+		}
 		if got := f.lastExec(); !slices.Equal(got, c.want) {
 			t.Errorf("%v ran %v, want %v", c.keys, got, c.want)
 		}
@@ -342,7 +349,7 @@ func TestMessagesStartRuns(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	f.setRow(&store.Run{ID: f.startID, Status: "running", Axes: axes.Default})
 	pump(t, m, press(m, "fix the parser", "enter"))
-	want := []string{"run", "--mode", "build", "--control", "assisted", "--permission-profile", "normal", "--model-mode", "fast", "fix the parser", "--model", "m1", "--base-url", "http://x", "--output", "jsonl"}
+	want := []string{"run", "--mode", "build", "--control", "assisted", "--permission-profile", "normal", "--model-mode", "fast", "--model", "m1", "--base-url", "http://x", "--output", "jsonl", "--", "fix the parser"}
 	if len(f.starts) != 1 || !slices.Equal(f.starts[0], want) {
 		t.Fatalf("started %v, want %v", f.starts, want)
 	}
@@ -499,5 +506,151 @@ func TestRunningCommandOutput(t *testing.T) {
 	}
 	if strings.Contains(s, "│ ok 11") {
 		t.Errorf("more than %d lines of output:\n%s", liveOutputLines, s)
+	}
+}
+
+// An approval prompt shows the argument a call is judged by first and
+// whole, however the model ordered and padded its arguments.
+func TestApprovalShowsTheCommandWhole(t *testing.T) {
+	f := newFake()
+	id := "20261124-190000-aaaaaa"
+	a := axes.Axes{Mode: "build", Control: "manual", Permission: "normal", ModelMode: "smart"}
+	f.setRow(&store.Run{ID: id, Status: "running", Axes: a})
+	pad := strings.Repeat("nothing is modified by this command. ", 20)
+	f.add(id, event.Approval, "building", event.ApprovalData{CallID: "c1", Tool: "bash", State: "waiting",
+		Args: json.RawMessage(`{"description":"` + pad + `","command":"go test ./calc/ | sed -e 's/^/  /' ; touch PWN9"}`)})
+	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	pump(t, m, m.pollCmd())
+	s := screen(m)
+	if !strings.Contains(s, "command: go test ./calc/ | sed -e 's/^/  /' ; touch PWN9") {
+		t.Fatalf("the command is not whole on screen:\n%s", s)
+	}
+}
+
+// A run that ended is history: the badge shows the next run's axes, and
+// shortcuts change those; a live run's mode cycles only among the modes
+// it can become.
+func TestAxesOfWhatTypingDoes(t *testing.T) {
+	f := newFake()
+	id := "20261124-200000-aaaaaa"
+	done := axes.Axes{Mode: "plan", Control: "autonomous", Permission: "normal", ModelMode: "smart"}
+	f.setRow(&store.Run{ID: id, Status: "cancelled", Axes: done})
+	f.add(id, event.RunStarted, "planning", event.RunStartedData{Task: "t", Axes: done})
+	next := axes.Axes{Mode: "build", Control: "assisted", Permission: "trusted", ModelMode: "deep", Surface: "tui"}
+	m := New(Options{Backend: f, Attach: id, Axes: next})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	pump(t, m, m.pollCmd())
+	if h := strings.SplitN(screen(m), "\n", 2)[0]; !strings.HasPrefix(h, "ultra build | assisted | trusted | deep") {
+		t.Fatalf("header %q", h)
+	}
+	for _, want := range []string{"review", "repair", "research", "chat", "plan", "build"} {
+		pump(t, m, press(m, "alt+m"))
+		if got := m.Axes().Mode; got != want {
+			t.Fatalf("alt+m gave %s, want %s", got, want)
+		}
+	}
+	if len(f.execs) != 0 {
+		t.Errorf("shortcuts on an ended run ran %v", f.execs)
+	}
+
+	live, lf := newDemo(t, 120, 40, "autonomous")
+	for _, want := range []string{"repair", "plan", "build"} {
+		pump(t, live, press(live, "alt+m"))
+		got := lf.lastExec()
+		if len(got) < 4 || got[0] != "steer" || !slices.Contains(got, want) {
+			t.Fatalf("alt+m on a live build run ran %v, want a steer to %s", got, want)
+		}
+		// The run takes the change: its event says so.
+		lf.add("20261124-120000-abcdef", event.AxisChanged, "iterating", event.AxisChangedData{Axis: "mode", To: want,
+			Axes: axes.Axes{Mode: want, Control: "autonomous", Permission: "trusted", ModelMode: "smart"}})
+		pump(t, live, live.pollCmd())
+	}
+}
+
+func TestAttachNamesAMissingRun(t *testing.T) {
+	m, f := newDemo(t, 120, 40, "autonomous")
+	pump(t, m, press(m, "/attach nosuchrun", "enter"))
+	if m.sess.Run != "20261124-120000-abcdef" || !strings.Contains(screen(m), "/attach: run not found: nosuchrun") {
+		t.Fatalf("follows %q:\n%s", m.sess.Run, screen(m))
+	}
+	_ = f
+}
+
+// Stopping or cancelling from the tasks panel takes a second press; a
+// running task is not resumed.
+func TestTasksPanelConfirms(t *testing.T) {
+	m, f := newDemo(t, 120, 40, "autonomous")
+	id := "20261124-120000-abcdef"
+	f.tasks = []tasks.Row{rowOf(id, "running")}
+	pump(t, m, press(m, "alt+t"))
+	pump(t, m, press(m, "c"))
+	if len(f.execs) != 0 || !strings.Contains(screen(m), "press c again to cancel "+id) {
+		t.Fatalf("one c ran %v:\n%s", f.execs, screen(m))
+	}
+	pump(t, m, press(m, "c"))
+	if got := f.lastExec(); !slices.Equal(got, []string{"cancel", id}) {
+		t.Fatalf("c c ran %v", got)
+	}
+	pump(t, m, press(m, "s"))
+	pump(t, m, press(m, "j"))
+	pump(t, m, press(m, "s"))
+	if got := f.lastExec(); got[0] != "cancel" {
+		t.Fatalf("s j s ran %v", got)
+	}
+	pump(t, m, press(m, "r"))
+	if got := f.lastExec(); got[0] != "cancel" || !strings.Contains(screen(m), "is running") {
+		t.Fatalf("r on a running task ran %v", got)
+	}
+}
+
+// A call that waits keeps its prompt: Esc puts it away, Esc again (or
+// typing) brings it back, and the run is not paused under it.
+func TestWaitingCallPromptComesBack(t *testing.T) {
+	m, f := newDemo(t, 120, 40, "manual")
+	pump(t, m, press(m, "esc"))
+	if m.modal() || strings.Contains(screen(m), "approve this call?") {
+		t.Fatal("esc did not put the prompt away")
+	}
+	pump(t, m, press(m, "esc"))
+	if !m.modal() || len(f.execs) != 0 {
+		t.Fatalf("the second esc: modal %v, ran %v", m.modal(), f.execs)
+	}
+	pump(t, m, press(m, "esc"))
+	pump(t, m, press(m, "go on please", "enter"))
+	if !m.modal() || len(f.execs) != 0 || !strings.Contains(screen(m), "waits for your decision on call c9") {
+		t.Fatalf("typing to a waiting run: modal %v, ran %v\n%s", m.modal(), f.execs, screen(m))
+	}
+}
+
+func TestNextStepsWhenARunEnds(t *testing.T) {
+	f := newFake()
+	id := "20261124-210000-aaaaaa"
+	f.setRow(&store.Run{ID: id, Status: "complete", Axes: axes.Default})
+	f.add(id, event.RunStarted, "planning", event.RunStartedData{Task: "t", Axes: axes.Default})
+	f.add(id, event.RunFinished, "complete", event.RunFinishedData{Status: "complete", Reason: "the final review approved"})
+	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+	pump(t, m, m.pollCmd())
+	if !strings.Contains(screen(m), "next: /diff reads the change, /land merges it") {
+		t.Fatalf("no next steps:\n%s", screen(m))
+	}
+}
+
+// A slash command can be typed while a prompt waits: "/" steps the prompt
+// aside, and none of the command's letters answers it.
+func TestSlashCommandUnderAPrompt(t *testing.T) {
+	m, f := newDemo(t, 120, 40, "manual")
+	pump(t, m, press(m, "/permission-profile trusted", "enter"))
+	got := f.lastExec()
+	if len(got) < 2 || got[0] != "steer" || !slices.Contains(got, "trusted") {
+		t.Fatalf("ran %v (all: %v)", got, f.execs)
+	}
+	for _, e := range f.execs {
+		if e[0] == "approve" {
+			t.Fatalf("the command's letters answered the prompt: %v", f.execs)
+		}
+	}
+	if !m.modal() {
+		t.Error("the prompt did not come back after the command")
 	}
 }
