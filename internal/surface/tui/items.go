@@ -270,6 +270,9 @@ func callTitle(tool string, raw json.RawMessage) string {
 	if json.Unmarshal(raw, &m) != nil {
 		return tool + " " + oneLine(string(raw), 200)
 	}
+	if g, ok := m["goals"].([]any); ok {
+		return fmt.Sprintf("%s: %d proposed", tool, len(g))
+	}
 	for _, k := range []string{"command", "file_path", "path", "pattern", "to", "prompt", "title"} {
 		if v, ok := m[k]; ok {
 			return tool + " " + oneLine(fmt.Sprint(v), 200)

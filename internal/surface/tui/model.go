@@ -114,6 +114,9 @@ func New(o Options) *Model {
 	}
 	if o.Attach != "" {
 		m.sess.Run = o.Attach
+	} else {
+		m.sess.Add(&Item{Kind: KindInfo, Title: "Type a task and press Enter: ultra runs it with the axes in the badge, on its own branch.",
+			Body: "/help lists the commands and keys · Alt+M changes the work mode (chat, plan, build, review, repair, research) · /tasks shows what runs"})
 	}
 	m.history = slices.Clone(o.History)
 	m.hpos = len(m.history)
@@ -509,7 +512,11 @@ func (m *Model) shortcutCmd(i int) tea.Cmd {
 	case 4:
 		line = "/mode repair"
 	case 5:
-		line = "/permission-profile " + cycle(axes.Values[axes.Permission], a.Permission)
+		p := cycle(axes.Values[axes.Permission], a.Permission)
+		line = "/permission-profile " + p
+		if p == "unrestricted" {
+			defer m.say("unrestricted: the model's commands reach the network, and run uncontained where there is no sandbox; Alt+P again for restricted")
+		}
 	case 6:
 		line = "/tasks"
 	}
@@ -1278,6 +1285,9 @@ func (m *Model) statusBar() string {
 	switch {
 	case m.live() && m.rt.Activity != "":
 		act = m.forScreen(m.rt.Activity)
+		if act == "waiting for the model" && m.rt.Partial != "" {
+			act = "the model is answering"
+		}
 		if !m.rt.ActivitySince.IsZero() {
 			act += fmt.Sprintf(" %ds", int(m.o.Now().Sub(m.rt.ActivitySince).Seconds()))
 		}

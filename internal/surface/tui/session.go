@@ -256,7 +256,20 @@ func (s *Session) Fold(e store.StoredEvent) {
 	case event.Answer:
 		var d event.AnswerData
 		if json.Unmarshal(e.Data, &d) == nil && d.Path != "" {
+			// A research report: its text, and where ultra wrote it.
+			if strings.TrimSpace(d.Text) != "" {
+				s.Add(&Item{Kind: KindAssistant, Body: printable(d.Text)})
+			}
 			s.Add(&Item{Kind: KindInfo, Title: printable("report written to " + d.Path)})
+		}
+	case event.Baseline:
+		var d event.BaselineData
+		if json.Unmarshal(e.Data, &d) == nil {
+			line := "baseline not evaluated: " + oneLine(d.Reason, 200)
+			if d.Evaluated {
+				line = fmt.Sprintf("baseline: %d tests before the run (%d failing, %d skipped) with %s", d.Executed, d.Failed, d.Skipped, strings.Join(d.Sources, ", "))
+			}
+			s.Add(&Item{Kind: KindPhase, Title: printable(line)})
 		}
 	case event.Warning:
 		var d event.WarningData
