@@ -355,7 +355,7 @@ func TestTUIStreamsAnswerAndOutput(t *testing.T) {
 	p.waitText("ultra build | autonomous")
 	p.enter("fix Add in calc")
 	p.waitFor("part of the answer while it streams", func(s string) bool {
-		return strings.Contains(s, "Reading calc.go") && !strings.Contains(s, "end-of-answer") && strings.Contains(s, "waiting for the model")
+		return strings.Contains(s, "Reading calc.go") && !strings.Contains(s, "end-of-answer") && strings.Contains(s, "the model is answering")
 	})
 	p.waitFor("the command's first lines while it runs", func(s string) bool {
 		return strings.Contains(s, "out-1") && !strings.Contains(s, "out-6") && strings.Contains(s, "running `for i in")
