@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
@@ -85,9 +86,11 @@ func openTUI(cmd *cobra.Command, pf *chatFlags, tf *tuiFlags, attach string) err
 	if tf != nil && tf.includeUncommitted {
 		startExtra = append(startExtra, "--include-uncommitted")
 	}
-	hist := history{path: filepath.Join(p.StateRoot, "tui", "history.jsonl")}
+	logs := filepath.Join(p.StateRoot, "tui")
+	pruneLogs(logs, 24*time.Hour)
+	hist := history{path: filepath.Join(logs, "history.jsonl")}
 	m := tui.New(tui.Options{
-		Backend:  &tui.Processes{Store: st, Program: prog, Dir: p.Dir, Logs: filepath.Join(p.StateRoot, "tui"), Env: env},
+		Backend:  &tui.Processes{Store: st, Program: prog, Dir: p.Dir, Logs: logs, Env: env},
 		Project:  filepath.Base(p.Root),
 		Axes:     a,
 		Attach:   attach,
@@ -182,4 +185,22 @@ func (h history) add(s string) {
 	defer f.Close()
 	j, _ := json.Marshal(s)
 	_, _ = f.Write(append(j, '\n'))
+}
+
+// pruneLogs removes the output files of commands a TUI ran (the TUI reads
+// and removes each when the command ends; one that outlived its TUI
+// leaves its file) once they are older than age.
+func pruneLogs(dir string, age time.Duration) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".log") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > age {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }

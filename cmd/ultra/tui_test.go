@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 // The TUI's input history survives the session, private to its owner,
@@ -29,5 +30,32 @@ func TestTUIHistory(t *testing.T) {
 	}
 	if again := h.load(); len(again) != historyKeep {
 		t.Fatalf("after trimming, %d entries", len(again))
+	}
+}
+
+// Command output a TUI left behind (its command outlived it) is removed
+// after a day; the history and recent files stay.
+func TestPruneTUILogs(t *testing.T) {
+	dir := t.TempDir()
+	old, fresh, hist := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log"), filepath.Join(dir, "history.jsonl")
+	for _, f := range []string{old, fresh, hist} {
+		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-48 * time.Hour)
+	for _, f := range []string{old, hist} {
+		if err := os.Chtimes(f, long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pruneLogs(dir, 24*time.Hour)
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Error("an old command output stayed")
+	}
+	for _, f := range []string{fresh, hist} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
 }
