@@ -360,8 +360,8 @@ func (l *Log) format(e event.Event) string {
 		if d.Reason != "" && d.Reason != d.Status {
 			s += " — " + d.Reason
 		}
-		s += fmt.Sprintf("\n%s   turns %d · tokens %d in / %d out · $%.4f · %s · exit %d",
-			b, d.Turns, d.Usage.InputTokens, d.Usage.OutputTokens, d.Cost, d.Wall, d.ExitCode)
+		s += fmt.Sprintf("\n%s   run %s · turns %d · tokens %d in / %d out · $%.4f · %s · exit %d",
+			b, e.Run, d.Turns, d.Usage.InputTokens, d.Usage.OutputTokens, d.Cost, d.Wall, d.ExitCode)
 		return s
 	}
 	return ""

@@ -362,13 +362,13 @@ func TestQuiet(t *testing.T) {
 	emit("iterating", event.VerifyResultData{Status: "FAIL", Reason: "1 of 2 tests failed", Failing: []string{"pkg.TestA"}})
 	emit("escalated", event.RunFinishedData{Status: "escalated", Reason: "model request failed", Turns: 2, ExitCode: 4})
 	out := buf.String()
-	for _, gone := range []string{"run r1", "read a.go", "chatter", "accepted", "phase", "approved", "gate", "pkg.TestA"} {
+	for _, gone := range []string{"openai/m", "read a.go", "chatter", "accepted", "phase", "approved", "gate", "pkg.TestA"} {
 		if strings.Contains(out, gone) {
 			t.Errorf("--quiet shows %q:\n%s", gone, out)
 		}
 	}
 	for _, want := range []string{"plan waiting for approval", "1. fix it", "waits for a person: ultra approve r1 --call call_3", "warning: disk nearly full",
-		"retry 1 in 1s", "model error: openai: HTTP 500: boom", "✗ escalated — model request failed", "exit 4"} {
+		"retry 1 in 1s", "model error: openai: HTTP 500: boom", "✗ escalated — model request failed", "run r1 · turns 2", "exit 4"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--quiet lacks %q:\n%s", want, out)
 		}
