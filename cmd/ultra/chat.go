@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/command"
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
@@ -51,11 +51,6 @@ func newChatCmd() *cobra.Command {
 	return cmd
 }
 
-// runIDShape is what a run id looks like, or a prefix of one: a first
-// argument of this shape names a session, and one that names none is an
-// error rather than the start of a question.
-var runIDShape = regexp.MustCompile(`^\d{8}(-\d{0,6}(-[0-9a-f]{0,6})?)?$`)
-
 // chat runs ultra chat (and ultra -p, print true): one question, or a
 // session of them.
 func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
@@ -65,7 +60,9 @@ func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
 	}
 	defer st.Close()
 	session := ""
-	if len(args) > 0 && runIDShape.MatchString(args[0]) {
+	// A first argument shaped like a run id names a session, and one that
+	// names none is an error rather than the start of a question.
+	if len(args) > 0 && command.LooksLikeRun(args[0]) {
 		row, err := getRun(cmd, st, args[0])
 		if err != nil {
 			return err

@@ -96,6 +96,7 @@ func openTUI(cmd *cobra.Command, pf *chatFlags, tf *tuiFlags, attach string) err
 		Attach:   attach,
 		Model:    model,
 		Extra:    extra,
+		Worktree: startExtra,
 		Files:    repoFiles(p.Root),
 		History:  hist.load(),
 		Remember: hist.add,

@@ -212,7 +212,7 @@ func TestRepairHistory(t *testing.T) {
 }
 
 func TestNormaliseCalls(t *testing.T) {
-	got := normaliseCalls([]llm.ToolCall{{Name: "a"}, {ID: "x", Name: "b"}, {ID: "x", Name: "c"}}, 7)
+	got := normaliseCalls([]llm.ToolCall{{Name: "a"}, {ID: "x", Name: "b"}, {ID: "x", Name: "c"}}, 7, nil)
 	ids := []string{got[0].ID, got[1].ID, got[2].ID}
 	if ids[0] != "ultra_7_1" || ids[1] != "x" || ids[2] != "ultra_7_3" {
 		t.Fatalf("ids %v", ids)
@@ -228,9 +228,16 @@ func TestNormaliseCalls(t *testing.T) {
 		{"a\x1b]52;c;eA==\a", "ultra_2_1"},
 		{strings.Repeat("a", 65), "ultra_2_1"},
 	} {
-		if got := normaliseCalls([]llm.ToolCall{{ID: c.id, Name: "bash"}}, 2)[0].ID; got != c.want {
+		if got := normaliseCalls([]llm.ToolCall{{ID: c.id, Name: "bash"}}, 2, nil)[0].ID; got != c.want {
 			t.Errorf("%q became %q, want %q", c.id, got, c.want)
 		}
+	}
+	// An id is one call's for the whole run: a later answer reusing it
+	// gets ultra's.
+	seen := map[string]bool{}
+	normaliseCalls([]llm.ToolCall{{ID: "call_1", Name: "bash"}}, 3, seen)
+	if got := normaliseCalls([]llm.ToolCall{{ID: "call_1", Name: "bash"}}, 5, seen)[0].ID; got != "ultra_5_1" {
+		t.Errorf("a reused id stayed %q", got)
 	}
 }
 

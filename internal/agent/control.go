@@ -80,6 +80,20 @@ func (c *control) wake() {
 	}
 }
 
+// begin starts an activity anew: its time and its streamed text, even
+// when it is the same as the last one (a second request to the model).
+func (c *control) begin(a string) {
+	c.mu.Lock()
+	c.activity, c.since = a, time.Now()
+	c.partial, c.dirty = c.partial[:0], true
+	since, live := c.since, c.live
+	c.mu.Unlock()
+	if live != nil {
+		live(event.Live{Activity: a, Since: since})
+	}
+	c.wake()
+}
+
 // newAnswer starts the streamed text of a new answer.
 func (c *control) newAnswer() {
 	c.mu.Lock()
@@ -221,9 +235,10 @@ func (r *runner) streamModel(ctx context.Context, req llm.Request) (resp *llm.Re
 	r.ctl.mu.Lock()
 	r.ctl.modelCancel = cancel
 	r.ctl.mu.Unlock()
-	r.ctl.setActivity("waiting for the model")
-	r.ctl.newAnswer()
+	r.ctl.begin("waiting for the model")
 	resp, err = r.model.Stream(mctx, req, r.ctl.delta)
+	// The answer is whole now: its events say it.
+	r.ctl.newAnswer()
 	r.ctl.mu.Lock()
 	r.ctl.modelCancel = nil
 	r.ctl.mu.Unlock()

@@ -175,7 +175,7 @@ func (r *runner) runHelper(ctx context.Context, taskID string, a helperTask) too
 		model, cost := r.countUsage(req, resp, turn)
 		r.emit(event.ModelResponse, event.ModelResponseData{Turn: turn, Model: model, Usage: event.Usage(resp.Usage), Cost: cost,
 			StopReason: resp.StopReason, ToolCalls: len(resp.ToolCalls), Duration: took.String()})
-		calls := normaliseCalls(resp.ToolCalls, turn)
+		calls := normaliseCalls(resp.ToolCalls, turn, r.callIDs())
 		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: historyCalls(calls), Thinking: resp.Thinking})
 		text := strings.TrimSpace(resp.Text)
 		if len(calls) == 0 {

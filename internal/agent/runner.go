@@ -62,6 +62,8 @@ type runner struct {
 	notes []string
 	// waitingOn says what the live run waits on a person for.
 	waitingOn string
+	// seenCalls are the call ids the run has used (callIDs).
+	seenCalls map[string]bool
 }
 
 func newRunner(ctx context.Context, o Options, row *store.Run, st runState, history []llm.Message) (*runner, error) {
@@ -324,7 +326,7 @@ func (r *runner) step(ctx context.Context) error {
 	if thinking := thinkingText(resp.Thinking); strings.TrimSpace(resp.Text) != "" || thinking != "" {
 		r.emit(event.AssistantText, event.AssistantTextData{Text: resp.Text, Thinking: thinking})
 	}
-	calls := normaliseCalls(resp.ToolCalls, turn)
+	calls := normaliseCalls(resp.ToolCalls, turn, r.callIDs())
 	r.appendMessage(llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: historyCalls(calls), Thinking: resp.Thinking})
 
 	if len(calls) == 0 {
@@ -450,9 +452,11 @@ func toolNames(specs []llm.ToolSpec) []string {
 }
 
 // normaliseCalls gives every call an id (some servers omit them).
-func normaliseCalls(calls []llm.ToolCall, turn int) []llm.ToolCall {
+func normaliseCalls(calls []llm.ToolCall, turn int, seen map[string]bool) []llm.ToolCall {
 	out := make([]llm.ToolCall, len(calls))
-	seen := map[string]bool{}
+	if seen == nil {
+		seen = map[string]bool{}
+	}
 	for i, c := range calls {
 		// The model names its calls, and a call's id is shown to people
 		// in commands to paste (ultra approve RUN --call ID): an id that is
@@ -464,6 +468,28 @@ func normaliseCalls(calls []llm.ToolCall, turn int) []llm.ToolCall {
 		out[i] = c
 	}
 	return out
+}
+
+// callIDs are the ids of every call the run has had: an id is one call's
+// for the whole run (a person's approval names it), so a model reusing
+// one gets ultra's instead.
+func (r *runner) callIDs() map[string]bool {
+	if r.seenCalls == nil {
+		r.seenCalls = map[string]bool{}
+		for _, m := range r.history {
+			for _, c := range m.ToolCalls {
+				r.seenCalls[c.ID] = true
+			}
+		}
+		if r.st.Goals != nil {
+			for _, m := range r.st.Goals.Review {
+				for _, c := range m.ToolCalls {
+					r.seenCalls[c.ID] = true
+				}
+			}
+		}
+	}
+	return r.seenCalls
 }
 
 // plainID says id is letters, digits, _ and - only, at most 64 of them.
@@ -555,7 +581,7 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 			results[i] = r.refuse(calls[i], ref)
 		} else {
 			r.callID = calls[i].ID
-			r.ctl.setActivity(activityOf(calls[i]))
+			r.ctl.begin(activityOf(calls[i]))
 			start := time.Now()
 			results[i] = r.execute(ctx, calls[i])
 			took[i] = time.Since(start)

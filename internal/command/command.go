@@ -10,6 +10,7 @@ package command
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -724,7 +725,7 @@ func (inv *Invocation) checkArgs() error {
 		}
 		inv.Args[0] = v
 	}
-	if n > 0 && (c.args == argRun || c.args == argPlain || (c.args == argRunText && inv.Flags["run"] == "")) {
+	if n > 0 && (c.args == argRun || c.args == argPlain || (c.args == argRunText && inv.Flags["run"] == "" && LooksLikeRun(inv.Args[0]))) {
 		if err := checkRunID(where, inv.Args[0]); err != nil {
 			return err
 		}
@@ -769,13 +770,26 @@ func (inv Invocation) runOf() (string, []string) {
 		return id, inv.Args
 	}
 	switch inv.Cmd.args {
-	case argRun, argRunText:
+	case argRun:
 		if len(inv.Args) > 0 {
+			return inv.Args[0], inv.Args[1:]
+		}
+	case argRunText:
+		// "/resume try the other parser" is guidance for the run on
+		// screen; a first word shaped like a run id names the run.
+		if len(inv.Args) > 0 && LooksLikeRun(inv.Args[0]) {
 			return inv.Args[0], inv.Args[1:]
 		}
 	}
 	return "", inv.Args
 }
+
+// runShape is what a run id looks like (20261124-091217-b8302f), or a
+// prefix of one.
+var runShape = regexp.MustCompile(`^\d{8}(-\d{0,6}(-[0-9a-f]{0,6})?)?$`)
+
+// LooksLikeRun says s has the shape of a run id or of a prefix of one.
+func LooksLikeRun(s string) bool { return runShape.MatchString(s) }
 
 // CLIArgs is the argv of `ultra` (without the program name) that carries
 // out the invocation. run is the run the surface shows ("" for none); it

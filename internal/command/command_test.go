@@ -213,7 +213,9 @@ func TestCLIArgs(t *testing.T) {
 		{"/cancel --reason obsolete", "r1", []string{"cancel", "r1", "--reason", "obsolete"}, ""},
 		{"/attach r5", "r1", []string{"attach", "r5"}, ""},
 		{"/resume", "r1", []string{"resume", "r1"}, ""},
-		{"/resume r2 try the other parser", "r1", []string{"resume", "r2", "try the other parser"}, ""},
+		{"/resume 20261124-1015 try the other parser", "r1", []string{"resume", "20261124-1015", "try the other parser"}, ""},
+		// A first word that is no run id is guidance for the run on screen.
+		{"/resume try the other parser", "r1", []string{"resume", "r1", "try the other parser"}, ""},
 		{"/resume --run r2 try it", "", []string{"resume", "r2", "try it"}, ""},
 		{"/resume --run r2 -- -v was wrong", "", []string{"resume", "r2", "--", "-v was wrong"}, ""},
 		{"/resume", "", nil, "/resume needs a run: attach to one or give its id"},

@@ -63,10 +63,15 @@ func (l *Log) paint(c, s string) string {
 }
 
 func (l *Log) badge(p string) string {
+	return l.paint(phaseColor[p], l.plainBadge(p))
+}
+
+// plainBadge is the phase badge without colour.
+func (l *Log) plainBadge(p string) string {
 	if p == "" {
 		p = "ultra"
 	}
-	return l.paint(phaseColor[p], fmt.Sprintf("[%-9s]", p))
+	return fmt.Sprintf("[%-9s]", p)
 }
 
 // Emit writes one event.

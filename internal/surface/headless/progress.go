@@ -363,7 +363,9 @@ func (l *Log) textLine(s string, thinking bool) string {
 // textRoom is how many columns a line of streamed text may take after
 // its badge (and label) without reaching the terminal's last column.
 func (l *Log) textRoom(thinking bool) int {
-	room := l.columns() - 1 - len("[building ] ")
+	// The badge is as wide as its phase's name ("[researching]" is wider
+	// than "[building ]").
+	room := l.columns() - 1 - cells(l.plainBadge(l.phase)) - 1
 	if thinking {
 		room -= len(thinkingLabel)
 	}

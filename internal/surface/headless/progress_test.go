@@ -273,9 +273,17 @@ func TestLiveStreamsTheAnswerOnce(t *testing.T) {
 // terminal's last column, at a space: the live part stays one screen
 // line per line, so erasing it erases all of it.
 func TestLiveWrapsLongStreamedLines(t *testing.T) {
+	for _, ph := range []string{"building", "researching"} {
+		t.Run(ph, func(t *testing.T) { wrapsIn(t, ph) })
+	}
+}
+
+// wrapsIn streams long lines in phase, whose badge may be wider than
+// the others'.
+func wrapsIn(t *testing.T, ph string) {
 	l, out, c := liveLog(false, 40)
 	emit := emitTo(l)
-	emit("building", event.AnswerData{}) // a phase, no line
+	emit(ph, event.AnswerData{}) // a phase, no line
 	l.Live(event.Live{Activity: "waiting for the model with a very long activity name", Since: c.now()})
 	for _, w := range strings.Fields("one two three four five six seven eight nine ten eleven twelve thirteen") {
 		l.Live(event.Live{Text: w + " "})
@@ -288,10 +296,11 @@ func TestLiveWrapsLongStreamedLines(t *testing.T) {
 		}
 	}
 	all := strings.Join(sc, "\n")
-	if !strings.Contains(all, "[building ] one two three four") || last(sc) != "⠋ waiting for the model with a very… 0s" {
+	badge := l.plainBadge(ph)
+	if !strings.Contains(all, badge+" one two three") || last(sc) != "⠋ waiting for the model with a very… 0s" {
 		t.Fatalf("screen:\n%s", all)
 	}
-	words := strings.Join(strings.Fields(strings.ReplaceAll(all, "[building ]", "")), " ")
+	words := strings.Join(strings.Fields(strings.ReplaceAll(all, badge, "")), " ")
 	if !strings.Contains(words, "ten eleven twelve thirteen") || strings.Count(words, "x") < 70 {
 		t.Fatalf("text lost in wrapping:\n%s", all)
 	}

@@ -79,7 +79,7 @@ func (it *Item) render(width int, open bool) []string {
 	}
 	// Whatever reached an item (model text, a command's output, a file
 	// name), the screen gets only what prints.
-	it.Title, it.Body = printable(it.Title), printable(it.Body)
+	it.Title, it.Body = printable(it.Title), untab(printable(it.Body))
 	var out []string
 	add := func(prefix string, s string, st *lipgloss.Style) {
 		for _, l := range wrap(s, width-ansi.StringWidth(prefix)) {
@@ -171,6 +171,10 @@ func (it *Item) render(width int, open bool) []string {
 	}
 	return append(out, "")
 }
+
+// untab makes tabs four spaces: the width a line is cut to is the width
+// drawn.
+func untab(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
 
 // wrap breaks s into lines of at most width cells.
 func wrap(s string, width int) []string {
@@ -318,6 +322,7 @@ func editDiff(tool string, raw json.RawMessage) string {
 
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
+	n = max(n, 1)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n]) + "…"
 	}

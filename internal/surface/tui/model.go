@@ -88,7 +88,14 @@ type Model struct {
 	// pending counts new runs being started: typed text waits for them.
 	pending int
 	// shown are the items of the last frame.
-	shown []*Item
+	shown    []*Item
+	tasksAll bool // the panel lists finished runs too
+	// gen counts the runs followed: a poll answers for one of them.
+	gen int
+	// tasksBusy: the tasks panel's rows are being read.
+	tasksBusy bool
+	// promptCut: the prompt on screen does not show the call whole.
+	promptCut bool
 }
 
 // New returns a TUI model.
@@ -129,6 +136,7 @@ func (m *Model) Init() tea.Cmd { return tea.Batch(m.tickCmd(), m.pollCmd()) }
 type (
 	tickMsg struct{}
 	pollMsg struct {
+		gen  int
 		run  string
 		row  *store.Run
 		evs  []store.StoredEvent
@@ -167,21 +175,21 @@ func (m *Model) pollCmd() tea.Cmd {
 		return nil
 	}
 	m.polling = true
-	seq, be := m.sess.Seq, m.o.Backend
+	seq, be, gen := m.sess.Seq, m.o.Backend, m.gen
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		const batch = 2000
 		evs, err := be.EventsAfter(ctx, run, seq, batch)
 		if err != nil {
-			return pollMsg{run: run, err: err}
+			return pollMsg{gen: gen, run: run, err: err}
 		}
 		row, err := be.Row(ctx, run)
 		if err != nil {
-			return pollMsg{run: run, err: err}
+			return pollMsg{gen: gen, run: run, err: err}
 		}
 		rt, _ := be.Runtime(ctx, run)
-		return pollMsg{run: run, row: row, evs: evs, rt: rt, more: len(evs) == batch}
+		return pollMsg{gen: gen, run: run, row: row, evs: evs, rt: rt, more: len(evs) == batch}
 	}
 }
 
@@ -206,7 +214,14 @@ func (m *Model) onRun() bool {
 }
 
 // live says the followed run's process is driving it now.
-func (m *Model) live() bool { return m.sess.Run != "" && m.sess.Status == "running" }
+func (m *Model) live() bool {
+	if m.sess.Run == "" || m.sess.Status != "running" {
+		return false
+	}
+	// A process that died leaves its run "running": its heartbeat says.
+	hb := m.rt.Heartbeat
+	return hb.IsZero() || m.o.Now().Sub(hb) < tasks.StaleAfter
+}
 
 // Update handles one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -228,10 +243,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(m.tickCmd(), poll)
 	case pollMsg:
-		m.polling = false
-		if msg.run != m.sess.Run {
-			return m, nil
+		if msg.gen != m.gen {
+			return m, nil // a poll of a run no longer on screen
 		}
+		m.polling = false
 		if msg.err != nil {
 			m.notice = "reading the store: " + msg.err.Error()
 			return m, nil
@@ -270,6 +285,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return execMsg{typed: msg.typed, out: out, code: code, drive: true}
 		})
 	case tasksMsg:
+		m.tasksBusy = false
 		m.rows, m.rowsErr = msg.rows, ""
 		if msg.err != nil {
 			m.rowsErr = msg.err.Error()
@@ -296,6 +312,7 @@ func (m *Model) follow(run string) {
 	m.sess = Session{Run: run}
 	m.rt = store.Runtime{}
 	m.at, m.hideAsk, m.polling = pos{item: -1}, "", false
+	m.gen++
 }
 
 func (m *Model) done(typed string) {
@@ -336,11 +353,15 @@ func (m *Model) start(typed string, args []string) tea.Cmd {
 }
 
 func (m *Model) tasksCmd() tea.Cmd {
-	be := m.o.Backend
+	if m.tasksBusy {
+		return nil
+	}
+	m.tasksBusy = true
+	be, all := m.o.Backend, m.tasksAll
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		rows, err := be.Tasks(ctx, false)
+		rows, err := be.Tasks(ctx, all)
 		return tasksMsg{rows: rows, err: err}
 	}
 }
@@ -564,6 +585,10 @@ func (m *Model) say(s string) { m.notice = s }
 func (m *Model) askKey(ks string) (tea.Cmd, bool) {
 	run := m.sess.Run
 	if w := m.sess.Waiting; w != nil && strings.HasPrefix(m.asking(), "call:") {
+		if m.promptCut && (ks == "a" || ks == "y" || ks == "r") {
+			m.say("the call does not show whole on this screen: make the terminal taller, or Ctrl+O, before allowing it (d denies it)")
+			return nil, true
+		}
 		switch ks {
 		case "a", "y":
 			return m.exec("/approve", []string{"approve", run, "--call", w.CallID}, true), true
@@ -748,7 +773,7 @@ func (m *Model) slash(line string) tea.Cmd {
 		m.at = pos{item: -1}
 		return nil
 	case "tasks":
-		m.ov, m.sel = ovTasks, 0
+		m.ov, m.sel, m.tasksAll = ovTasks, 0, inv.Flags["all"] == "true"
 		return m.tasksCmd()
 	case "attach":
 		if len(inv.Args) == 0 {
@@ -769,6 +794,16 @@ func (m *Model) slash(line string) tea.Cmd {
 			m.model = inv.Args[0]
 			m.sess.Add(&Item{Kind: KindInfo, Title: "the next runs use the model " + printable(m.model)})
 			return nil
+		}
+	case "repair":
+		if m.sess.Run == "" || !m.onRun() {
+			// A new repair run: follow it.
+			args, err := inv.CLIArgs("")
+			if err != nil {
+				m.sess.Add(&Item{Kind: KindError, Title: err.Error()})
+				return nil
+			}
+			return m.start(line, append(args, "--output", "jsonl"))
 		}
 	case "review":
 		if !m.live() {
@@ -851,13 +886,13 @@ func (m *Model) complete() {
 }
 
 func commonPrefix(ss []string) string {
-	p := ss[0]
+	p := []rune(ss[0])
 	for _, s := range ss[1:] {
-		for !strings.HasPrefix(s, p) {
+		for !strings.HasPrefix(s, string(p)) {
 			p = p[:len(p)-1]
 		}
 	}
-	return p
+	return string(p)
 }
 
 // forScreen says a run's own words about what a person can do in the
@@ -873,6 +908,23 @@ func (m *Model) forScreen(s string) string {
 	r := strings.NewReplacer("ultra next "+m.sess.Run, "/next", "ultra resume "+m.sess.Run, "/resume",
 		"ultra approve "+m.sess.Run, "/approve")
 	return r.Replace(s)
+}
+
+// overwritten is output as a terminal leaves it: of a line rewritten
+// with carriage returns (a progress bar), its last writing.
+func overwritten(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if j := strings.LastIndexByte(l, '\r'); j >= 0 {
+			l = l[j+1:]
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
 }
 
 // liveOutputLines is how much of a running command's output shows.
@@ -989,7 +1041,7 @@ func (m *Model) tail() []string {
 			tail = append(tail, markdown(printable(p), w)...)
 		case strings.HasPrefix(m.rt.Activity, "running"):
 			// A command at work: the tail of its output.
-			lines := strings.Split(strings.TrimRight(printable(p), "\n"), "\n")
+			lines := strings.Split(strings.TrimRight(printable(overwritten(p)), "\n"), "\n")
 			if len(lines) > liveOutputLines {
 				lines = lines[len(lines)-liveOutputLines:]
 			}
@@ -1149,7 +1201,9 @@ func (m *Model) prompt() []string {
 	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(colWarning).Padding(0, 1).Width(max(m.w-2, 20))
 	var body string
 	if w := m.sess.Waiting; w != nil && strings.HasPrefix(ask, "call:") {
-		body = stWarn.Render("approve this call?") + " " + stTool.Render(w.Tool) + "\n" + callArgs(w.Args, max(m.w-6, 20), m.openTools) +
+		args, cut := callArgs(w.Args, max(m.w-6, 20), m.convHeight()-5, m.openTools)
+		m.promptCut = cut
+		body = stWarn.Render("approve this call?") + " " + stTool.Render(w.Tool) + "\n" + args +
 			stBold.Render("a") + " allow once   " + stBold.Render("r") + " allow for this run   " + stBold.Render("d") + " deny with a reason   " + stDim.Render("esc later")
 		if m.denyCall != "" {
 			body += "\n" + stDim.Render("type the reason below")
@@ -1168,59 +1222,66 @@ func (m *Model) prompt() []string {
 
 // mainArgs are the arguments a call is judged by, shown first and whole
 // in an approval prompt.
-var mainArgs = []string{"command", "file_path", "path", "pattern", "url", "prompt", "to", "content", "new_string"}
+var mainArgs = []string{"command", "file_path", "path", "pattern", "url", "prompt", "to", "old_string", "new_string", "content"}
 
-// callArgs shows a waiting call's arguments for a person to judge: the
-// ones that say what it does first and whole (up to 20 lines), then the
-// others a line each (whole with open).
-func callArgs(raw []byte, width int, open bool) string {
+// callArgs shows a waiting call's arguments for a person to judge in at
+// most room lines: the ones that say what it does first and whole, then
+// the others a line each (whole with open). cut says the main arguments
+// do not show whole in room.
+func callArgs(raw []byte, width, room int, open bool) (text string, cut bool) {
+	var lines []string
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil || m == nil {
-		return strings.Join(wrap(printable(string(raw)), width), "\n") + "\n"
-	}
-	var b strings.Builder
-	for _, k := range mainArgs {
-		v, ok := m[k]
-		if !ok {
-			continue
-		}
-		delete(m, k)
-		text, isStr := v.(string)
-		if !isStr {
-			j, _ := json.Marshal(v)
-			text = string(j)
-		}
-		lines := wrap(printable(text), width-len(k)-2)
-		limit := 20
-		if open {
-			limit = len(lines)
-		}
-		for i, l := range lines {
-			if i == limit {
-				fmt.Fprintf(&b, "%s… %d more lines (ctrl+o shows all)\n", strings.Repeat(" ", len(k)+2), len(lines)-limit)
-				break
+		lines = wrap(untab(printable(string(raw))), width)
+	} else {
+		for _, k := range mainArgs {
+			v, ok := m[k]
+			if !ok {
+				continue
 			}
-			label := strings.Repeat(" ", len(k)+2)
-			if i == 0 {
-				label = stBold.Render(k) + ": "
+			delete(m, k)
+			text, isStr := v.(string)
+			if !isStr {
+				j, _ := json.Marshal(v)
+				text = string(j)
 			}
-			b.WriteString(label + l + "\n")
+			for i, l := range wrap(untab(printable(text)), width-len(k)-2) {
+				label := strings.Repeat(" ", len(k)+2)
+				if i == 0 {
+					label = stBold.Render(k) + ": "
+				}
+				lines = append(lines, label+l)
+			}
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			j, _ := json.Marshal(m[k])
+			name := oneLine(printable(k), 40)
+			v := untab(printable(string(j)))
+			if !open {
+				// The others are cut to a line: what the call does is in
+				// the main ones, shown whole.
+				lines = append(lines, stDim.Render(name+": ")+oneLine(v, max(width-len(name)-2, 10)))
+				continue
+			}
+			for i, l := range wrap(v, width-len(name)-2) {
+				if i == 0 {
+					l = stDim.Render(name+": ") + l
+				}
+				lines = append(lines, l)
+			}
 		}
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	room = max(room, 2)
+	if len(lines) > room {
+		lines = append(lines[:room-1], stWarn.Render(fmt.Sprintf("… %d more lines: a taller terminal (or ctrl+o) shows them", len(lines)-room+1)))
+		cut = true
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		j, _ := json.Marshal(m[k])
-		v := printable(string(j))
-		if !open {
-			v = oneLine(v, max(width-len(k)-2, 10))
-		}
-		b.WriteString(stDim.Render(k+": ") + v + "\n")
-	}
-	return b.String()
+	return strings.Join(lines, "\n") + "\n", cut
 }
 
 // helpText is /help: the commands of the table, then the keys.

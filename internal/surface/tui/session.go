@@ -285,7 +285,9 @@ func (s *Session) Fold(e store.StoredEvent) {
 		var d event.RunFinishedData
 		if json.Unmarshal(e.Data, &d) == nil {
 			s.Status, s.Reason = d.Status, d.Reason
-			s.Waiting = nil
+			if d.Status != "needs_approval" {
+				s.Waiting = nil // a --no-wait run that ended waiting for a call still waits
+			}
 			kind := KindInfo
 			if d.Status != "complete" && d.Status != "paused" && d.Status != "needs_approval" {
 				kind = KindError
@@ -323,7 +325,7 @@ func (s *Session) Row(r *store.Run) {
 	if t.Goal != "" {
 		s.Goal = t.Goal
 	}
-	if r.Status != "running" {
+	if r.Status != "running" && r.Status != "needs_approval" {
 		s.Waiting = nil
 	}
 	if r.Status != "needs_approval" {

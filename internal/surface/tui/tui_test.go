@@ -325,16 +325,42 @@ func TestEveryCommandHandled(t *testing.T) {
 		case "model":
 			line += " other-model"
 		}
-		before := len(f.execs) + len(f.starts)
 		itemsBefore := len(m.sess.Items())
 		pump(t, m, press(m, line, "enter"))
-		acted := len(f.execs)+len(f.starts) > before || m.ov != ovNone || len(m.sess.Items()) != itemsBefore || m.sess.Run != "20261124-120000-abcdef"
-		if !acted {
-			t.Errorf("%s did nothing", line)
-		}
 		for _, it := range m.sess.Items()[min(itemsBefore, len(m.sess.Items())):] {
-			if it.Kind == KindError && strings.Contains(it.Title, "unknown command") {
-				t.Errorf("%s: %s", line, it.Title)
+			if it.Kind == KindError {
+				t.Errorf("%s: %s %s", line, it.Title, it.Body)
+			}
+		}
+		// Each command does what it stands for: the command line's
+		// command, or the screen's own effect.
+		var ran []string
+		if len(f.execs) > 0 {
+			ran = f.execs[len(f.execs)-1]
+		}
+		if len(f.starts) > 0 {
+			ran = f.starts[len(f.starts)-1]
+		}
+		switch c.Name {
+		case "tasks":
+			if m.ov != ovTasks {
+				t.Errorf("%s: no tasks panel", line)
+			}
+		case "attach":
+			if m.sess.Run != "20261124-170000-ffffff" {
+				t.Errorf("%s: follows %s", line, m.sess.Run)
+			}
+		case "model", "help":
+			if it := m.sess.Items()[len(m.sess.Items())-1]; it.Kind != KindInfo || ran != nil {
+				t.Errorf("%s: %+v, ran %v", line, it, ran)
+			}
+		case "clear":
+			if len(m.sess.Items()) != 0 || ran != nil {
+				t.Errorf("%s: %d items, ran %v", line, len(m.sess.Items()), ran)
+			}
+		default:
+			if len(ran) == 0 || ran[0] != c.CLI[0] {
+				t.Errorf("%s ran %v, want ultra %s …", line, ran, strings.Join(c.CLI, " "))
 			}
 		}
 	}
@@ -652,5 +678,85 @@ func TestSlashCommandUnderAPrompt(t *testing.T) {
 	}
 	if !m.modal() {
 		t.Error("the prompt did not come back after the command")
+	}
+}
+
+// A command too long for the screen cannot be allowed until it shows
+// whole: its first lines stay on screen and a / r are refused.
+func TestApprovalOfACallThatDoesNotFit(t *testing.T) {
+	f := newFake()
+	id := "20261124-220000-aaaaaa"
+	a := axes.Axes{Mode: "build", Control: "manual", Permission: "normal", ModelMode: "smart"}
+	f.setRow(&store.Run{ID: id, Status: "running", Axes: a})
+	cmd := "rm -rf ~/FIRSTLINE" + strings.Repeat("\\necho harmless", 30)
+	f.add(id, event.Approval, "building", event.ApprovalData{CallID: "c1", Tool: "bash", State: "waiting",
+		Args: json.RawMessage(`{"command":"` + cmd + `"}`)})
+	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	pump(t, m, m.pollCmd())
+	s := screen(m)
+	if !strings.Contains(s, "approve this call? bash") || !strings.Contains(s, "rm -rf ~/FIRSTLINE") {
+		t.Fatalf("the head of the call is not on screen:\n%s", s)
+	}
+	pump(t, m, press(m, "a"))
+	pump(t, m, press(m, "r"))
+	if len(f.execs) != 0 || !strings.Contains(screen(m), "does not show whole") {
+		t.Fatalf("a call cut on screen was allowed: %v\n%s", f.execs, screen(m))
+	}
+	pump(t, m, press(m, "d", "too long", "enter"))
+	if got := f.lastExec(); len(got) == 0 || got[len(got)-1] != "--deny=too long" {
+		t.Fatalf("d ran %v", got)
+	}
+	// A terminal that shows it whole lets it be allowed.
+	m2 := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+	m2.Update(tea.WindowSizeMsg{Width: 80, Height: 60})
+	pump(t, m2, m2.pollCmd())
+	m2.Render()
+	pump(t, m2, press(m2, "a"))
+	if got := f.lastExec(); got[0] != "approve" || slices.Contains(got, "--deny=too long") {
+		t.Fatalf("a on a whole call ran %v", got)
+	}
+}
+
+// Tiny terminals do not crash the TUI.
+func TestTinyTerminal(t *testing.T) {
+	m, f := newDemo(t, 120, 40, "manual")
+	f.rts["20261124-120000-abcdef"] = store.Runtime{Activity: "running `go test`", Partial: "ok\n"}
+	pump(t, m, m.pollCmd())
+	for _, sz := range [][2]int{{1, 1}, {2, 3}, {3, 2}, {10, 5}, {0, 0}} {
+		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		_ = m.Render()
+	}
+}
+
+func TestOverwrittenLines(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\nlines\n":                 "plain\nlines\n",
+		"10%\r50%\r100%\ndone\n":         "100%\ndone\n",
+		"crlf line\r\nnext\r\n":          "crlf line\nnext\n",
+		"downloading 1\rdownloading 2\r": "downloading 2",
+	} {
+		if got := overwritten(in); got != want {
+			t.Errorf("overwritten(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A --no-wait run that ended waiting for a call still shows its prompt:
+// allowing it continues the run.
+func TestNoWaitRunKeepsItsPrompt(t *testing.T) {
+	f := newFake()
+	id := "20261124-230000-aaaaaa"
+	a := axes.Axes{Mode: "build", Control: "manual", Permission: "normal", ModelMode: "smart"}
+	f.setRow(&store.Run{ID: id, Status: "needs_approval", Axes: a})
+	f.add(id, event.Approval, "building", event.ApprovalData{CallID: "c1", Tool: "read", State: "waiting", Args: json.RawMessage(`{"file_path":"a.go"}`)})
+	f.add(id, event.RunFinished, "building", event.RunFinishedData{Status: "needs_approval", Reason: "call c1 waits"})
+	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	pump(t, m, m.pollCmd())
+	m.Render()
+	pump(t, m, press(m, "a"))
+	if got := f.lastExec(); !slices.Equal(got, []string{"approve", "--output", "jsonl", id, "--call", "c1"}) {
+		t.Fatalf("a ran %v\n%s", got, screen(m))
 	}
 }
