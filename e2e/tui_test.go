@@ -178,7 +178,9 @@ func TestTUIApprovalsAndSteering(t *testing.T) {
 	id := onlyRun(t, dir)
 	p.enter("/permission-profile trusted")
 	p.waitFor("the trusted badge", func(s string) bool { return strings.Contains(header(s), "manual | trusted") })
-	p.keys("M-p") // Alt+P: the next profile
+	p.keys("M-p") // Alt+P: the next profile, unrestricted, asks for a second press
+	p.waitText("press alt+p again to make the run unrestricted")
+	p.keys("M-p")
 	p.waitFor("the unrestricted badge", func(s string) bool { return strings.Contains(header(s), "manual | unrestricted") })
 	var tr []map[string]any
 	deadline := time.Now().Add(20 * time.Second)

@@ -107,7 +107,7 @@ func newDiffCmd() *cobra.Command {
 			// The model wrote these files: a terminal gets only what
 			// prints (a pipe gets the patch as it is).
 			if f, ok := g.Stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-				g.Stdout = printableWriter{f}
+				g.Stdout = printableWriter{w: f, held: new([]byte)}
 			}
 			return g.Run()
 		},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -100,10 +101,31 @@ func writeJSON(w io.Writer, v any) error {
 // printableWriter passes what commands print of the model's text (goal
 // titles, reasons, errors) through event.Printable on its way to a
 // terminal.
-type printableWriter struct{ w io.Writer }
+type printableWriter struct {
+	w    io.Writer
+	held *[]byte // an incomplete rune at the end of the last write
+}
 
+// Write makes b printable; a rune split across two writes (a C1 control
+// is two bytes) is judged whole, with the next write.
 func (p printableWriter) Write(b []byte) (int, error) {
-	if _, err := io.WriteString(p.w, event.Printable(string(b))); err != nil {
+	in := b
+	if p.held != nil && len(*p.held) > 0 {
+		in = append(*p.held, b...)
+		*p.held = nil
+	}
+	cut := len(in)
+	for i := max(len(in)-utf8.UTFMax+1, 0); i < len(in); i++ {
+		if utf8.RuneStart(in[i]) && !utf8.FullRune(in[i:]) {
+			cut = i
+			break
+		}
+	}
+	if cut < len(in) && p.held != nil {
+		*p.held = append([]byte(nil), in[cut:]...)
+		in = in[:cut]
+	}
+	if _, err := io.WriteString(p.w, event.Printable(string(in))); err != nil {
 		return 0, err
 	}
 	return len(b), nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/surface/tui"
+	"github.com/ultra-dev/ultra/internal/tool"
 )
 
 // tuiFlags are the root's flags for the TUI: the axes and model of the
@@ -169,16 +170,14 @@ func (h history) rewrite(entries []string) {
 		b.Write(j)
 		b.WriteByte('\n')
 	}
-	tmp := h.path + ".tmp"
-	if os.WriteFile(tmp, []byte(b.String()), 0o600) == nil {
-		_ = os.Rename(tmp, h.path)
-	}
+	_ = tool.ReplaceFile(h.path, []byte(b.String()), 0o600)
 }
 
 func (h history) add(s string) {
 	if os.MkdirAll(filepath.Dir(h.path), 0o700) != nil {
 		return
 	}
+	_ = os.Chmod(filepath.Dir(h.path), 0o700)
 	f, err := os.OpenFile(h.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return

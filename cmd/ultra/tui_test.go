@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -57,5 +58,20 @@ func TestPruneTUILogs(t *testing.T) {
 		if _, err := os.Stat(f); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+}
+
+// A C1 control split across two writes is still removed.
+func TestPrintableWriterHoldsSplitRunes(t *testing.T) {
+	var b strings.Builder
+	w := printableWriter{w: &b, held: new([]byte)}
+	raw := []byte("a\u009b2Jb é")
+	for i := range raw {
+		if _, err := w.Write(raw[i : i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := b.String(); got != "a2Jb é" {
+		t.Fatalf("wrote %q", got)
 	}
 }

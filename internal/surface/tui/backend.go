@@ -68,8 +68,10 @@ func (p *Processes) spawn(args []string) (*exec.Cmd, string, error) {
 	if err := os.MkdirAll(p.Logs, 0o700); err != nil {
 		return nil, "", err
 	}
+	_ = os.Chmod(p.Logs, 0o700)
 	out := filepath.Join(p.Logs, fmt.Sprintf("%s-%d-%d.log", time.Now().UTC().Format("20060102-150405"), os.Getpid(), p.n.Add(1)))
-	f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	// A new file, never through a link.
+	f, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, "", err
 	}

@@ -454,7 +454,7 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	if i := shortcut(ks); i >= 0 && i <= 6 {
-		return m, m.shortcutCmd(i)
+		return m, m.shortcutCmd(i, ks)
 	}
 	if m.ov == ovTasks {
 		return m.tasksKey(ks)
@@ -509,7 +509,7 @@ func (m *Model) touchAll(k Kind) {
 }
 
 // shortcutCmd applies shortcut i as its slash command would.
-func (m *Model) shortcutCmd(i int) tea.Cmd {
+func (m *Model) shortcutCmd(i int, key string) tea.Cmd {
 	a := m.Axes()
 	var line string
 	switch i {
@@ -535,6 +535,10 @@ func (m *Model) shortcutCmd(i int) tea.Cmd {
 	case 5:
 		p := cycle(axes.Values[axes.Permission], a.Permission)
 		line = "/permission-profile " + p
+		// A working run steps up to unrestricted only on a second press.
+		if p == "unrestricted" && m.onRun() && !m.confirmed(key, "make the run unrestricted") {
+			return nil
+		}
 		if p == "unrestricted" {
 			defer m.say("unrestricted: the model's commands reach the network, and run uncontained where there is no sandbox; Alt+P again for restricted")
 		}

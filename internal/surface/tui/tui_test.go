@@ -760,3 +760,16 @@ func TestNoWaitRunKeepsItsPrompt(t *testing.T) {
 		t.Fatalf("a ran %v\n%s", got, screen(m))
 	}
 }
+
+// A run steps up to unrestricted only on a second press.
+func TestUnrestrictedTakesASecondPress(t *testing.T) {
+	m, f := newDemo(t, 120, 40, "autonomous") // trusted: the next is unrestricted
+	pump(t, m, press(m, "alt+p"))
+	if len(f.execs) != 0 || !strings.Contains(screen(m), "press alt+p again to make the run unrestricted") {
+		t.Fatalf("one press ran %v:\n%s", f.execs, screen(m))
+	}
+	pump(t, m, press(m, "alt+p"))
+	if got := f.lastExec(); len(got) == 0 || got[0] != "steer" || !slices.Contains(got, "unrestricted") {
+		t.Fatalf("two presses ran %v", got)
+	}
+}
