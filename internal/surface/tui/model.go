@@ -262,13 +262,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case execMsg:
 		m.done(msg.typed)
-		out := strings.TrimRight(printable(msg.out), "\n")
 		switch {
 		case msg.drive && (msg.code == 0 || msg.code == 3 || msg.code == 4):
+			// The run's events said it all.
 		case msg.code != 0:
-			m.sess.Add(&Item{Kind: KindError, Title: fmt.Sprintf("%s: exit %d", msg.typed, msg.code), Body: firstLines(out, 40)})
+			m.sess.Add(&Item{Kind: KindError, Title: fmt.Sprintf("%s: exit %d", msg.typed, msg.code), Body: printable(firstLines(msg.out, 40))})
 		default:
-			m.sess.Add(&Item{Kind: KindInfo, Title: msg.typed, Body: out})
+			m.sess.Add(&Item{Kind: KindInfo, Title: msg.typed, Body: printable(strings.TrimRight(msg.out, "\n"))})
 		}
 		m.at = pos{item: -1}
 		return m, m.pollCmd()
@@ -345,7 +345,9 @@ func (m *Model) start(typed string, args []string) tea.Cmd {
 	m.pending++
 	be := m.o.Backend
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		// A run is known once its worktree is made and set up (the
+		// project's setup command may take minutes).
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
 		run, wait, err := be.Start(ctx, args)
 		return startedMsg{typed: typed, run: run, err: err, wait: wait}
