@@ -293,3 +293,47 @@ func TestUncontainedCheckFindsNoRepository(t *testing.T) {
 		}
 	}
 }
+
+// A run's contained commands do not see another repository's state: its
+// store, the TUI's history of what a person typed there.
+func TestOtherRepositoriesStateHidden(t *testing.T) {
+	t.Parallel()
+	base, err := os.MkdirTemp("/var/tmp", "ultra-e2e-")
+	if err != nil {
+		t.Skip("no /var/tmp to put repositories outside /tmp: ", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	mk := func(name string) string {
+		dir := filepath.Join(base, name)
+		for k, v := range calcProject {
+			p := filepath.Join(dir, k)
+			must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			must(t, os.WriteFile(p, []byte(v), 0o644))
+		}
+		git(t, dir, "init", "-q", "-b", "main")
+		git(t, dir, "add", "-A")
+		git(t, dir, "commit", "-q", "-m", "initial")
+		return dir
+	}
+	a, b := mk("a"), mk("b")
+	// A run in a registers a (and makes its store); a person's TUI
+	// history there.
+	ma := newModel(t, text("nothing to do"))
+	ultra(t, a, "chat", "--output", "jsonl", "--base-url", ma.url, "--model", "scripted", "what is this?")
+	hist := filepath.Join(a, ".ultra", "state", "tui", "history.jsonl")
+	must(t, os.MkdirAll(filepath.Dir(hist), 0o700))
+	must(t, os.WriteFile(hist, []byte(`"my secret plan"`+"\n"), 0o600))
+	probe := fmt.Sprintf(`for f in %q %q; do if cat "$f" >/dev/null 2>&1; then echo "READ $f"; else echo "HIDDEN $f"; fi; done`,
+		filepath.Join(a, ".ultra", "state", "ultra.db"), hist)
+	mb := newModel(t, planGoals("p"), calls(call("bash", map[string]any{"command": probe})), text("done"))
+	res := ultra(t, b, runArgs(mb, "--max-turns", "3", "look")...)
+	var out string
+	for _, e := range ofType(res.events(t), "tool_result") {
+		if data(e)["tool"] == "bash" {
+			out, _ = data(e)["output"].(string)
+		}
+	}
+	if !strings.Contains(out, "HIDDEN "+hist) || strings.Contains(out, "READ ") {
+		t.Fatalf("the contained command read what it must not:\n%s\n%s", out, res.stderr)
+	}
+}

@@ -152,15 +152,15 @@ func TestTUIApprovalsAndSteering(t *testing.T) {
 	p.waitText("ultra build | manual | normal | smart")
 	p.enter("fix Add in calc")
 	p.waitText("approve this call? read")
-	p.keys("a")
+	p.answer("a")
 	p.waitText("approve this call? glob")
-	p.keys("r") // glob for the rest of the run
+	p.answer("r") // glob for the rest of the run
 	p.waitText("approve this call? goals")
 	waitRequests(t, m, 2)
 	if !strings.Contains(string(m.srv.Requests()[1].Body), "return a - b") {
 		t.Fatal("the approved read's result did not reach the model")
 	}
-	p.keys("d")
+	p.answer("d")
 	p.waitText("why it is denied")
 	p.enter("split it into two goals")
 	p.waitText("denied: split it into two goals")
@@ -171,9 +171,9 @@ func TestTUIApprovalsAndSteering(t *testing.T) {
 	p.waitFor("the second goals call waiting", func(s string) bool {
 		return strings.Count(s, "approve this call? goals") == 1 && strings.Contains(s, "denied")
 	})
-	p.keys("a")
+	p.answer("a")
 	p.waitText("the plan waits for you")
-	p.keys("a") // accept: the run goes on under manual control
+	p.answer("a") // accept: the run goes on under manual control
 	p.waitText("approve this call? edit")
 	id := onlyRun(t, dir)
 	p.enter("/permission-profile trusted")
@@ -230,7 +230,7 @@ func TestTUIPlanAcceptAutonomous(t *testing.T) {
 	p.waitText("ultra plan | assisted | normal | smart")
 	p.enter("fix Add in calc")
 	p.waitText("the plan waits for you")
-	p.keys("A")
+	p.answer("A")
 	p.waitFor("the run complete", func(s string) bool { return strings.Contains(header(s), "▸ complete") })
 	id := onlyRun(t, dir)
 	st := statusJSON(t, dir, id)
@@ -259,14 +259,14 @@ func TestTUIAttachEscAndQuit(t *testing.T) {
 	if !strings.Contains(header(p.text()), id) {
 		t.Errorf("the header does not name the run:\n%s", p.text())
 	}
-	p.keys("a")
+	p.answer("a")
 	p.waitText("approve this call? glob")
-	p.keys("a")
+	p.answer("a")
 	p.waitText("approve this call? goals")
-	p.keys("a")
+	p.answer("a")
 	p.waitText("the plan waits for you")
 	l.wait(t) // the headless process ends at the plan
-	p.keys("A")
+	p.answer("A")
 	p.waitFor("the run working under autonomous control", func(s string) bool {
 		return strings.Contains(header(s), "build | autonomous") && strings.Contains(s, "waiting for the model")
 	})
@@ -363,4 +363,11 @@ func TestTUIStreamsAnswerAndOutput(t *testing.T) {
 		return strings.Contains(s, "out-1") && !strings.Contains(s, "out-6") && strings.Contains(s, "running `for i in")
 	})
 	p.waitFor("the run complete", func(s string) bool { return strings.Contains(header(s), "▸ complete") })
+}
+
+// answer presses a prompt's key as a person does: after reading it (a
+// prompt ignores keys in its first moments, tui.askGrace).
+func (p *pane) answer(key string) {
+	time.Sleep(800 * time.Millisecond)
+	p.keys(key)
 }

@@ -124,3 +124,20 @@ func updateRegistry(path string, change func(*repoRegistry)) error {
 	}
 	return os.Rename(tmp, path)
 }
+
+// otherStates are the .ultra/state directories of the repositories ultra
+// knows other than root: a run's contained commands must not read them
+// (their stores, their TUI history) any more than their own.
+func otherStates(root string) []string {
+	repos, err := knownRepos()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range repos {
+		if r.Root != root {
+			out = append(out, filepath.Join(r.Root, ".ultra", "state"))
+		}
+	}
+	return out
+}

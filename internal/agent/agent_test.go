@@ -239,6 +239,19 @@ func TestNormaliseCalls(t *testing.T) {
 	if got := normaliseCalls([]llm.ToolCall{{ID: "call_1", Name: "bash"}}, 5, seen)[0].ID; got != "ultra_5_1" {
 		t.Errorf("a reused id stayed %q", got)
 	}
+	// ultra's own names are ultra's: a model using one gets another, and
+	// a replacement is never an id already used.
+	seen = map[string]bool{}
+	first := normaliseCalls([]llm.ToolCall{{ID: "ultra_3_1", Name: "bash"}}, 2, seen)[0].ID
+	second := normaliseCalls([]llm.ToolCall{{ID: "ultra_3_1", Name: "bash"}}, 3, seen)[0].ID
+	if first == "ultra_3_1" || second == first || !seen[first] || !seen[second] {
+		t.Errorf("ids %q then %q (seen %v)", first, second, seen)
+	}
+	for _, id := range []string{"--for-run", "-h", "--", "-"} {
+		if got := normaliseCalls([]llm.ToolCall{{ID: id, Name: "bash"}}, 4, nil)[0].ID; got != "ultra_4_1" {
+			t.Errorf("%q stayed %q", id, got)
+		}
+	}
 }
 
 func TestExitCodes(t *testing.T) {
@@ -539,5 +552,25 @@ func TestChannelMissingRefused(t *testing.T) {
 	}
 	if why := channelMissing(goal.ChannelCommand); why != "" {
 		t.Fatalf("channelMissing(command) = %q", why)
+	}
+}
+
+// The default per-user state is hidden too when XDG_STATE_HOME points
+// elsewhere (runs started without it keep their gate key there).
+func TestHiddenPathsIncludeTheDefaultState(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home directory: ", err)
+	}
+	got := hiddenPaths("/r/.ultra/state")
+	for _, want := range []string{"/r/.ultra/state", filepath.Join(os.Getenv("XDG_STATE_HOME"), "ultra"), filepath.Join(home, ".local", "state", "ultra")} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s is not hidden: %v", want, got)
+		}
+	}
+	o := Options{StateRoot: "/r/.ultra/state", OtherState: []string{t.TempDir(), "/no/such/dir"}}
+	if h := o.hidden(); !slices.Contains(h, o.OtherState[0]) || slices.Contains(h, "/no/such/dir") {
+		t.Errorf("other states: %v", h)
 	}
 }

@@ -298,7 +298,7 @@ func (r *runner) checkSandbox(ctx context.Context, dest string, ch goal.Channel)
 	}
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
 	l := sandbox.Layout{
-		Work: dest, Hide: append(hiddenPaths(r.o.StateRoot), gateHiddenGit(ctx, r.row.Workdir)...),
+		Work: dest, Hide: append(r.o.hidden(), gateHiddenGit(ctx, r.row.Workdir)...),
 		Home: filepath.Join(runDir, "sandbox", "check-home"), Tmp: filepath.Join(runDir, "sandbox", "check-tmp"),
 		NoUnixSockets: ch != goal.ChannelTmux && ch != goal.ChannelBrowser,
 	}

@@ -461,8 +461,11 @@ func normaliseCalls(calls []llm.ToolCall, turn int, seen map[string]bool) []llm.
 		// The model names its calls, and a call's id is shown to people
 		// in commands to paste (ultra approve RUN --call ID): an id that is
 		// not a plain word is replaced.
-		if c.ID == "" || seen[c.ID] || !plainID(c.ID) {
+		if c.ID == "" || seen[c.ID] || !plainID(c.ID) || strings.HasPrefix(c.ID, "ultra_") {
 			c.ID = fmt.Sprintf("ultra_%d_%d", turn, i+1)
+			for n := 2; seen[c.ID]; n++ {
+				c.ID = fmt.Sprintf("ultra_%d_%d_%d", turn, i+1, n)
+			}
 		}
 		seen[c.ID] = true
 		out[i] = c
@@ -492,9 +495,10 @@ func (r *runner) callIDs() map[string]bool {
 	return r.seenCalls
 }
 
-// plainID says id is letters, digits, _ and - only, at most 64 of them.
+// plainID says id is letters, digits, _ and - only, at most 64 of them,
+// not starting with a dash (it would read as a flag).
 func plainID(id string) bool {
-	if len(id) > 64 {
+	if len(id) > 64 || strings.HasPrefix(id, "-") {
 		return false
 	}
 	for _, r := range id {

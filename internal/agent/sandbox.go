@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/config"
@@ -67,7 +68,27 @@ func hiddenPaths(stateRoot string) []string {
 		out = append(out, d)
 	}
 	home, _ := os.UserHomeDir()
+	if home != "" {
+		// The default per-user state too, when XDG_STATE_HOME points
+		// elsewhere: runs started without it keep their key there.
+		if d := filepath.Join(home, ".local", "state", "ultra"); !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
 	return append(out, sandbox.Secrets(home)...)
+}
+
+// hidden are the paths no contained command of the run sees: its own
+// repository's state and the per-user state (hiddenPaths), and the state
+// of the other repositories ultra knows.
+func (o Options) hidden() []string {
+	out := hiddenPaths(o.StateRoot)
+	for _, d := range o.OtherState {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // contained is the proc.Sandbox of a layout: bubblewrap with the layout's
@@ -98,7 +119,7 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 		// checkout: nothing of theirs may change it.
 		Work: row.Workdir, ReadOnlyWork: !prof.WriteWork || !phase.Worktree(row.Axes.Mode),
 		Protect: append([]string{filepath.Join(row.Workdir, ".git"), filepath.Join(row.Workdir, ".ultra")}, depPaths(row.Workdir, deps)...),
-		Hide:    hiddenPaths(o.StateRoot),
+		Hide:    o.hidden(),
 		Home:    filepath.Join(runDir, "sandbox", "home"), Tmp: filepath.Join(runDir, "sandbox", "tmp"),
 		Network: prof.Network, NoUnixSockets: !prof.Network,
 	}
@@ -171,7 +192,7 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 		return req, cleanup, nil
 	}
 	l := sandbox.Layout{
-		Work: dest, Hide: append(hiddenPaths(o.StateRoot), gateHiddenGit(ctx, workdir)...),
+		Work: dest, Hide: append(o.hidden(), gateHiddenGit(ctx, workdir)...),
 		Home: filepath.Join(runDir, "sandbox", "gate-home"), Tmp: filepath.Join(runDir, "sandbox", "gate-tmp"),
 		NoUnixSockets: !o.GateUnixSockets,
 	}

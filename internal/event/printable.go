@@ -53,14 +53,21 @@ func PrintableKeeping(s string, keep []string) string {
 }
 
 func isControl(r rune) bool {
-	return r != '\n' && r != '\t' && (unicode.IsControl(r) || r == 0x1b || bidiControl(r))
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || r == 0x1b || formatChar(r))
 }
 
-// bidiControl recognises the characters that reorder the text around
-// them (embeddings, overrides, isolates): a terminal that honours them
-// could show a command other than the one that runs.
-func bidiControl(r rune) bool {
-	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+// formatChar recognises the invisible format characters: those that
+// reorder the text around them (embeddings, overrides, isolates), so a
+// terminal that honours them could show a command other than the one
+// that runs, and the others (below).
+func formatChar(r rune) bool {
+	if r == 0x200C || r == 0x200D {
+		return false // joiners: scripts and emoji need them
+	}
+	// Format characters (soft hyphen, zero-width spaces, marks, BOM, the
+	// embeddings and isolates) are invisible, or measured differently by
+	// terminals: they can hide or shift text.
+	return unicode.Is(unicode.Cf, r)
 }
 
 // escapeLen is the length of the escape sequence s starts with: CSI

@@ -14,6 +14,8 @@ func TestPrintable(t *testing.T) {
 		{"cut \x1b[", "cut "},
 		{"ls \u2067# list\u2069 && \u202ehs.x/gro\u202c", "ls # list && hs.x/gro"},
 		{"עברית and العربية stay", "עברית and العربية stay"},
+		{"soft\u00adhy\u200bphen\ufeff\u2060 \u061c\u180e\u200e\u200f", "softhyphen "},
+		{"👩\u200d💻 می\u200cخواهم", "👩\u200d💻 می\u200cخواهم"},
 	}
 	for _, c := range cases {
 		if got := Printable(c.in); got != c.want {

@@ -96,6 +96,9 @@ type Model struct {
 	tasksBusy bool
 	// promptCut: the prompt on screen does not show the call whole.
 	promptCut bool
+	// askID is the prompt on screen and askSince when it appeared.
+	askID    string
+	askSince time.Time
 }
 
 // New returns a TUI model.
@@ -256,6 +259,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.sess.Row(msg.row)
 		m.rt = msg.rt
+		m.seeAsk()
 		if msg.more {
 			return m, m.pollCmd()
 		}
@@ -286,7 +290,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		})
 	case tasksMsg:
 		m.tasksBusy = false
+		// The selection is a run, not a row: rows move as runs change.
+		selected := ""
+		if m.sel < len(m.rows) {
+			selected = m.rows[m.sel].ID
+		}
 		m.rows, m.rowsErr = msg.rows, ""
+		for i, r := range m.rows {
+			if r.ID == selected {
+				m.sel = i
+			}
+		}
 		if msg.err != nil {
 			m.rowsErr = msg.err.Error()
 		}
@@ -432,7 +446,7 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case m.denyCall != "" || m.planEdit:
 			m.denyCall, m.planEdit = "", false
 			m.input.Reset()
-		case m.asking() != "":
+		case m.modal():
 			m.hideAsk = m.asking()
 		case m.hideAsk != "" && m.sess.Waiting != nil:
 			m.hideAsk = "" // the call still waits: its prompt comes back
@@ -468,6 +482,10 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	} else if m.modal() {
 		// A prompt has the keys until it is answered or put away: typed
 		// text must never answer it by accident.
+		if m.o.Now().Sub(m.askSince) < askGrace {
+			m.say("the prompt has just appeared: look at it, then answer")
+			return m, nil
+		}
 		cmd, ok := m.askKey(ks)
 		if !ok {
 			m.say("the prompt above has the keys; Esc puts it away and returns to typing")
@@ -567,9 +585,22 @@ func (m *Model) asking() string {
 	return id
 }
 
-// modal says a prompt has the keys (the input is not shown).
+// modal says a prompt has the keys (the input is not shown). A prompt
+// that appears while the person is typing waits for the input to be sent
+// or cleared: their letters are not its answers.
 func (m *Model) modal() bool {
-	return m.asking() != "" && m.denyCall == "" && !m.planEdit && m.ov == ovNone
+	return m.asking() != "" && m.denyCall == "" && !m.planEdit && m.ov == ovNone && m.input.Value() == ""
+}
+
+// askGrace is how long a new prompt shows before its keys answer it: a
+// key pressed as it appears was meant for something else.
+const askGrace = 700 * time.Millisecond
+
+// seeAsk notes when the prompt on screen first appeared.
+func (m *Model) seeAsk() {
+	if id := m.asking(); id != m.askID {
+		m.askID, m.askSince = id, m.o.Now()
+	}
 }
 
 // confirmed says key k was pressed twice in a row for what; the first
@@ -707,8 +738,7 @@ func (m *Model) message(text string) tea.Cmd {
 	switch {
 	case m.live() && m.sess.Waiting != nil:
 		m.hideAsk = ""
-		m.say("the run waits for your decision on call " + m.sess.Waiting.CallID + ": answer the prompt (d denies it with your words)")
-		m.input.SetValue(text)
+		m.say("the run waits for your decision on call " + m.sess.Waiting.CallID + ": answer the prompt (d denies it with your words; Up brings your text back)")
 		return nil
 	case m.live():
 		m.say("the run is working: Esc pauses it, then your message goes on as guidance (or /steer its axes)")
@@ -1228,7 +1258,12 @@ func (m *Model) prompt() []string {
 
 // mainArgs are the arguments a call is judged by, shown first and whole
 // in an approval prompt.
-var mainArgs = []string{"command", "file_path", "path", "pattern", "url", "prompt", "to", "old_string", "new_string", "content"}
+var mainArgs = []string{"command", "cmd", "file_path", "path", "pattern", "url", "prompt", "to", "old_string", "new_string", "content"}
+
+// minorArgs are the arguments that change nothing a call does: a line
+// each. Every other argument shows whole (a tool may read it under a name
+// of its own).
+var minorArgs = map[string]bool{"description": true, "timeout_ms": true, "timeout": true}
 
 // callArgs shows a waiting call's arguments for a person to judge in at
 // most room lines: the ones that say what it does first and whole, then
@@ -1238,9 +1273,24 @@ func callArgs(raw []byte, width, room int, open bool) (text string, cut bool) {
 	var lines []string
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil || m == nil {
+		// Arguments encoded twice are decoded twice, as the tools do.
+		var inner string
+		if json.Unmarshal(raw, &inner) == nil && json.Unmarshal([]byte(inner), &m) == nil && m != nil {
+			raw = []byte(inner)
+		}
+	}
+	if m == nil {
 		lines = wrap(untab(printable(string(raw))), width)
 	} else {
-		for _, k := range mainArgs {
+		keys := slices.Clone(mainArgs)
+		var rest []string
+		for k := range m {
+			if !slices.Contains(mainArgs, k) && !minorArgs[k] {
+				rest = append(rest, k)
+			}
+		}
+		slices.Sort(rest)
+		for _, k := range append(keys, rest...) {
 			v, ok := m[k]
 			if !ok {
 				continue
@@ -1251,15 +1301,16 @@ func callArgs(raw []byte, width, room int, open bool) (text string, cut bool) {
 				j, _ := json.Marshal(v)
 				text = string(j)
 			}
-			for i, l := range wrap(untab(printable(text)), width-len(k)-2) {
-				label := strings.Repeat(" ", len(k)+2)
+			name := oneLine(printable(k), 40)
+			for i, l := range wrap(untab(printable(text)), width-ansi.StringWidth(name)-2) {
+				label := strings.Repeat(" ", ansi.StringWidth(name)+2)
 				if i == 0 {
-					label = stBold.Render(k) + ": "
+					label = stBold.Render(name) + ": "
 				}
 				lines = append(lines, label+l)
 			}
 		}
-		keys := make([]string, 0, len(m))
+		keys = keys[:0]
 		for k := range m {
 			keys = append(keys, k)
 		}

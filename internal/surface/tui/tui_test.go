@@ -106,9 +106,13 @@ func pump(t testing.TB, m *Model, cmd tea.Cmd) {
 	}
 }
 
+// press types keys as a person who has seen the screen: a prompt on it
+// has been there longer than its grace (TestPromptGrace tests that).
 func press(m *Model, keys ...string) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, k := range keys {
+		m.seeAsk()
+		m.askSince = m.askSince.Add(-askGrace)
 		var msg tea.KeyPressMsg
 		switch k {
 		case "enter":
@@ -771,5 +775,60 @@ func TestUnrestrictedTakesASecondPress(t *testing.T) {
 	pump(t, m, press(m, "alt+p"))
 	if got := f.lastExec(); len(got) == 0 || got[0] != "steer" || !slices.Contains(got, "unrestricted") {
 		t.Fatalf("two presses ran %v", got)
+	}
+}
+
+// A prompt that appears as the person types does not take their keys:
+// not while the input holds text, and not in its first moments.
+func TestPromptGrace(t *testing.T) {
+	now := t0
+	f := newFake()
+	id := "20261124-235000-aaaaaa"
+	a := axes.Axes{Mode: "build", Control: "manual", Permission: "normal", ModelMode: "smart"}
+	f.setRow(&store.Run{ID: id, Status: "running", Axes: a})
+	m := New(Options{Backend: f, Attach: id, Axes: axes.Default, Now: func() time.Time { return now }})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	pump(t, m, m.pollCmd())
+	typeKey := func(r rune) {
+		modal := m.modal() // typing into the input only makes its cursor blink
+		if _, c := m.Update(tea.KeyPressMsg{Code: r, Text: string(r)}); modal {
+			pump(t, m, c)
+		}
+	}
+	typeKey('/')
+	typeKey('s')
+	// The call arrives mid-typing.
+	f.add(id, event.Approval, "building", event.ApprovalData{CallID: "c1", Tool: "bash", State: "waiting", Args: json.RawMessage(`{"command":"touch x"}`)})
+	pump(t, m, m.pollCmd())
+	for _, r := range "teer --reason prefer" {
+		typeKey(r)
+	}
+	if len(f.execs) != 0 || m.input.Value() != "/steer --reason prefer" {
+		t.Fatalf("typing answered the prompt: %v, input %q", f.execs, m.input.Value())
+	}
+	m.input.Reset()
+	// With the input empty, the prompt takes its keys, but not at once.
+	typeKey('a')
+	if len(f.execs) != 0 || !strings.Contains(screen(m), "has just appeared") {
+		t.Fatalf("a key in the prompt's first moment ran %v", f.execs)
+	}
+	now = now.Add(askGrace)
+	typeKey('a')
+	if got := f.lastExec(); len(got) == 0 || got[0] != "approve" {
+		t.Fatalf("a after the grace ran %v", got)
+	}
+}
+
+// The tasks panel's selection stays on its run when the rows reorder.
+func TestTasksSelectionFollowsTheRun(t *testing.T) {
+	m, f := newDemo(t, 120, 40, "autonomous")
+	a, b := "20261124-010000-aaaaaa", "20261124-020000-bbbbbb"
+	f.tasks = []tasks.Row{rowOf(a, "running"), rowOf(b, "paused")}
+	pump(t, m, press(m, "alt+t"))
+	pump(t, m, press(m, "j"))
+	f.tasks = []tasks.Row{rowOf(b, "paused"), rowOf(a, "failed")}
+	pump(t, m, m.tasksCmd())
+	if m.rows[m.sel].ID != b {
+		t.Fatalf("selection moved to %s", m.rows[m.sel].ID)
 	}
 }
