@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // pane is ultra running in a tmux pane of its own tmux server.
@@ -51,7 +53,7 @@ func startPane(t testing.TB, dir string, env []string, w, h int, args ...string)
 	return p
 }
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+var shellQuote = workspace.ShellQuote
 
 // tmuxEnv is the environment of the tmux client: not inside another
 // tmux session.

@@ -98,3 +98,14 @@ func escapeLen(s string) int {
 	}
 	return 2
 }
+
+// OneLine is s on one line (runs of white space made one space), cut to n
+// runes with an ellipsis: how a surface shows text in a line of its own.
+func OneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	n = max(n, 1)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -156,7 +156,7 @@ func (l *Log) format(e event.Event) string {
 	b := l.badge(e.Phase)
 	switch d := e.Data.(type) {
 	case event.RunStartedData:
-		s := fmt.Sprintf("%s %s %s\n%s   %s · %s/%s · %s", b, l.paint(bold, "run"), e.Run, b, d.Axes, d.Provider, d.Model, oneLine(d.Task, 120))
+		s := fmt.Sprintf("%s %s %s\n%s   %s · %s/%s · %s", b, l.paint(bold, "run"), e.Run, b, d.Axes, d.Provider, d.Model, event.OneLine(d.Task, 120))
 		if d.Branch != "" {
 			s += fmt.Sprintf("\n%s   branch %s from %s · worktree %s", b, d.Branch, d.Base, d.Workdir)
 		}
@@ -174,11 +174,11 @@ func (l *Log) format(e event.Event) string {
 	case event.RunResumedData:
 		s := fmt.Sprintf("%s %s %s (was %s)", b, l.paint(bold, "resumed"), e.Run, d.From)
 		if d.Guidance != "" {
-			s += ": " + oneLine(d.Guidance, 120)
+			s += ": " + event.OneLine(d.Guidance, 120)
 		}
 		return s
 	case event.PhaseChangedData:
-		return fmt.Sprintf("%s %s %s → %s (%s): %s", b, l.paint(bold, "phase"), d.From, d.To, d.By, oneLine(d.Reason, 160))
+		return fmt.Sprintf("%s %s %s → %s (%s): %s", b, l.paint(bold, "phase"), d.From, d.To, d.By, event.OneLine(d.Reason, 160))
 	case event.AxisChangedData:
 		s := fmt.Sprintf("%s %s %s: %s → %s", b, l.paint(bold, "axis"), d.Axis, d.From, d.To)
 		if d.By != "" {
@@ -187,14 +187,14 @@ func (l *Log) format(e event.Event) string {
 		if d.Scope != "" {
 			s += " [" + d.Scope + "]"
 		}
-		return s + ": " + oneLine(d.Reason, 160) + " · now " + d.Axes.String()
+		return s + ": " + event.OneLine(d.Reason, 160) + " · now " + d.Axes.String()
 	case event.ApprovalData:
 		switch d.State {
 		case "waiting":
 			return fmt.Sprintf("%s %s call %s (%s %s) waits for a person: ultra approve %s --call %s (or --deny REASON)", b,
-				l.paint(yellow, "approval"), d.CallID, d.Tool, oneLine(string(d.Args), 100), e.Run, d.CallID)
+				l.paint(yellow, "approval"), d.CallID, d.Tool, event.OneLine(string(d.Args), 100), e.Run, d.CallID)
 		case "denied":
-			return fmt.Sprintf("%s %s call %s (%s) denied: %s", b, l.paint(red, "approval"), d.CallID, d.Tool, oneLine(d.Reason, 160))
+			return fmt.Sprintf("%s %s call %s (%s) denied: %s", b, l.paint(red, "approval"), d.CallID, d.Tool, event.OneLine(d.Reason, 160))
 		}
 		return fmt.Sprintf("%s %s call %s (%s) %s", b, l.paint(green, "approval"), d.CallID, d.Tool, strings.ReplaceAll(d.State, "_", " "))
 	case event.ControlData:
@@ -209,7 +209,7 @@ func (l *Log) format(e event.Event) string {
 		if strings.HasPrefix(d.Outcome, "refused") || strings.HasPrefix(d.Outcome, "waiting") {
 			c = yellow
 		}
-		return fmt.Sprintf("%s %s %s: %s", b, l.paint(c, "control"), what, oneLine(d.Outcome, 200))
+		return fmt.Sprintf("%s %s %s: %s", b, l.paint(c, "control"), what, event.OneLine(d.Outcome, 200))
 	case event.AnswerData:
 		if d.Path != "" {
 			return fmt.Sprintf("%s %s %s", b, l.paint(bold, "report"), d.Path)
@@ -247,7 +247,7 @@ func (l *Log) format(e event.Event) string {
 			if l.Verbose {
 				parts = append(parts, fmt.Sprintf("%s %s\n%s", b, l.paint(dim, "model says:"), indent(d.Text)))
 			} else {
-				parts = append(parts, fmt.Sprintf("%s %s", b, l.paint(dim, oneLine(d.Text, 160))))
+				parts = append(parts, fmt.Sprintf("%s %s", b, l.paint(dim, event.OneLine(d.Text, 160))))
 			}
 		}
 		return strings.Join(parts, "\n")
@@ -262,16 +262,16 @@ func (l *Log) format(e event.Event) string {
 	case event.ToolResultData:
 		if !d.IsError {
 			if l.Verbose {
-				return fmt.Sprintf("%s   %s", b, l.paint(dim, oneLine(d.Output, 160)))
+				return fmt.Sprintf("%s   %s", b, l.paint(dim, event.OneLine(d.Output, 160)))
 			}
 			return ""
 		}
 		if strings.HasPrefix(d.Output, "Refused") || d.Tool == "verify" {
 			return "" // the refusal or verify event says it
 		}
-		return fmt.Sprintf("%s   %s %s", b, l.paint(red, "✗"), oneLine(d.Output, 200))
+		return fmt.Sprintf("%s   %s %s", b, l.paint(red, "✗"), event.OneLine(d.Output, 200))
 	case event.RefusalData:
-		return fmt.Sprintf("%s   %s %s: %s", b, l.paint(red, "refused"), "["+d.Layer+"]", oneLine(d.Reason, 200))
+		return fmt.Sprintf("%s   %s %s: %s", b, l.paint(red, "refused"), "["+d.Layer+"]", event.OneLine(d.Reason, 200))
 	case event.VerifyResultData:
 		c := red
 		if d.Status == "pass" {
@@ -324,9 +324,9 @@ func (l *Log) format(e event.Event) string {
 		case "blocked":
 			c, mark = yellow, "!"
 		}
-		s := fmt.Sprintf("%s   %s %s %s [%s] %s (%s)", b, l.paint(c, mark), l.paint(bold, d.Criterion), d.Status, d.Channel, oneLine(d.Summary, 160), d.Duration)
+		s := fmt.Sprintf("%s   %s %s %s [%s] %s (%s)", b, l.paint(c, mark), l.paint(bold, d.Criterion), d.Status, d.Channel, event.OneLine(d.Summary, 160), d.Duration)
 		if d.Status != "pass" && d.Reason != "" {
-			s += fmt.Sprintf("\n%s     %s", b, oneLine(d.Reason, 200))
+			s += fmt.Sprintf("\n%s     %s", b, event.OneLine(d.Reason, 200))
 		}
 		if len(d.Evidence) > 0 && (l.Verbose || d.Status != "pass") {
 			s += fmt.Sprintf("\n%s     %s", b, l.paint(dim, "evidence: "+strings.Join(d.Evidence, ", ")))
@@ -341,7 +341,7 @@ func (l *Log) format(e event.Event) string {
 			}
 		}
 		ids := strings.TrimSpace(d.Goal + " " + d.Criterion)
-		return fmt.Sprintf("%s %s %s %s %s", b, l.paint(bold, "ledger"), l.paint(dim, fmt.Sprintf("#%d", d.Seq)), d.Kind, strings.TrimSpace(ids+" "+oneLine(d.Text, 160)))
+		return fmt.Sprintf("%s %s %s %s %s", b, l.paint(bold, "ledger"), l.paint(dim, fmt.Sprintf("#%d", d.Seq)), d.Kind, strings.TrimSpace(ids+" "+event.OneLine(d.Text, 160)))
 	case event.ReviewData:
 		c := red
 		if d.Verdict == "APPROVE" {
@@ -349,7 +349,7 @@ func (l *Log) format(e event.Event) string {
 		}
 		s := fmt.Sprintf("%s %s round %d: %s", b, l.paint(bold, "review"), d.Round, l.paint(c, d.Verdict))
 		for _, bl := range d.Blockers {
-			s += fmt.Sprintf("\n%s   ✗ %s", b, oneLine(bl, 200))
+			s += fmt.Sprintf("\n%s   ✗ %s", b, event.OneLine(bl, 200))
 		}
 		return s
 	case event.CommitData:
@@ -376,13 +376,13 @@ func (l *Log) format(e event.Event) string {
 func argSummary(raw json.RawMessage) string {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return oneLine(string(raw), 120)
+		return event.OneLine(string(raw), 120)
 	}
 	if g, ok := m["goals"].([]any); ok {
 		return fmt.Sprintf("%d goals proposed", len(g))
 	}
 	if k, ok := m["kind"].(string); ok {
-		return k + " " + oneLine(fmt.Sprint(m["goal"], " ", m["criterion"]), 80)
+		return k + " " + event.OneLine(fmt.Sprint(m["goal"], " ", m["criterion"]), 80)
 	}
 	for _, k := range []string{"command", "file_path", "pattern", "to"} {
 		if v, ok := m[k]; ok {
@@ -390,22 +390,14 @@ func argSummary(raw json.RawMessage) string {
 			if k == "to" {
 				s = "→ " + s
 			}
-			return oneLine(s, 140)
+			return event.OneLine(s, 140)
 		}
 	}
 	if len(m) == 0 {
 		return ""
 	}
 	b, _ := json.Marshal(m)
-	return oneLine(string(b), 120)
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) > n {
-		return string([]rune(s)[:n]) + "…"
-	}
-	return s
+	return event.OneLine(string(b), 120)
 }
 
 func indent(s string) string {

@@ -272,21 +272,21 @@ func inline(s string) string {
 func callTitle(tool string, raw json.RawMessage) string {
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil {
-		return tool + " " + oneLine(string(raw), 200)
+		return tool + " " + event.OneLine(string(raw), 200)
 	}
 	if g, ok := m["goals"].([]any); ok {
 		return fmt.Sprintf("%s: %d proposed", tool, len(g))
 	}
 	for _, k := range []string{"command", "file_path", "path", "pattern", "to", "prompt", "title"} {
 		if v, ok := m[k]; ok {
-			return tool + " " + oneLine(fmt.Sprint(v), 200)
+			return tool + " " + event.OneLine(fmt.Sprint(v), 200)
 		}
 	}
 	if len(m) == 0 {
 		return tool
 	}
 	b, _ := json.Marshal(m)
-	return tool + " " + oneLine(string(b), 200)
+	return tool + " " + event.OneLine(string(b), 200)
 }
 
 // editDiff is an edit or write call's change as a diff, "" for other
@@ -318,15 +318,6 @@ func editDiff(tool string, raw json.RawMessage) string {
 		return ""
 	}
 	return b.String()
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	n = max(n, 1)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // printable makes model text safe for the screen.

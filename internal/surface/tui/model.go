@@ -22,6 +22,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/command"
+	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tasks"
@@ -770,7 +771,7 @@ func (m *Model) message(text string) tea.Cmd {
 	if a.Mode != "review" {
 		args = append(args, "--", text)
 	}
-	return m.start(oneLine(text, 60), args)
+	return m.start(event.OneLine(text, 60), args)
 }
 
 // resumable says a person's message continues a run in this status.
@@ -1081,7 +1082,7 @@ func (m *Model) tail() []string {
 			if len(lines) > liveOutputLines {
 				lines = lines[len(lines)-liveOutputLines:]
 			}
-			tail = append(tail, stDim.Render("┌ "+oneLine(printable(m.rt.Activity), w-4)))
+			tail = append(tail, stDim.Render("┌ "+event.OneLine(printable(m.rt.Activity), w-4)))
 			for _, l := range lines {
 				tail = append(tail, stDim.Render("│ ")+ansi.Truncate(l, w-2, "…"))
 			}
@@ -1301,7 +1302,7 @@ func callArgs(raw []byte, width, room int, open bool) (text string, cut bool) {
 				j, _ := json.Marshal(v)
 				text = string(j)
 			}
-			name := oneLine(printable(k), 40)
+			name := event.OneLine(printable(k), 40)
 			for i, l := range wrap(untab(printable(text)), width-ansi.StringWidth(name)-2) {
 				label := strings.Repeat(" ", ansi.StringWidth(name)+2)
 				if i == 0 {
@@ -1317,12 +1318,12 @@ func callArgs(raw []byte, width, room int, open bool) (text string, cut bool) {
 		slices.Sort(keys)
 		for _, k := range keys {
 			j, _ := json.Marshal(m[k])
-			name := oneLine(printable(k), 40)
+			name := event.OneLine(printable(k), 40)
 			v := untab(printable(string(j)))
 			if !open {
 				// The others are cut to a line: what the call does is in
 				// the main ones, shown whole.
-				lines = append(lines, stDim.Render(name+": ")+oneLine(v, max(width-len(name)-2, 10)))
+				lines = append(lines, stDim.Render(name+": ")+event.OneLine(v, max(width-len(name)-2, 10)))
 				continue
 			}
 			for i, l := range wrap(v, width-len(name)-2) {
@@ -1366,7 +1367,7 @@ func (m *Model) overlayLines(rows int) []string {
 		}
 		for i, r := range m.rows {
 			line := printable(fmt.Sprintf("%-22s %-10s %-12s %-11s %-34s %8s  %s", r.ID, r.Mode, r.Class.Class, r.Phase,
-				BadgePlain(r.Axes, 100), fmt.Sprintf("$%.2f", r.Cost), oneLine(r.Task, 60)))
+				BadgePlain(r.Axes, 100), fmt.Sprintf("$%.2f", r.Cost), event.OneLine(r.Task, 60)))
 			st := lipgloss.NewStyle()
 			switch r.Class.Class {
 			case "waiting":
@@ -1416,7 +1417,7 @@ func (m *Model) statusBar() string {
 	}
 	if act != "" {
 		// What happens now comes first: it must not be cut off.
-		parts = append(parts, stInfo.Render(frames[m.tick%len(frames)]+" "+oneLine(printable(act), 80)))
+		parts = append(parts, stInfo.Render(frames[m.tick%len(frames)]+" "+event.OneLine(printable(act), 80)))
 	}
 	if s.Run == "" {
 		parts = append(parts, "no run")

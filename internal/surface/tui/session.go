@@ -90,7 +90,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 		var d event.PhaseChangedData
 		if json.Unmarshal(e.Data, &d) == nil {
 			s.Phase = d.To
-			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("phase %s → %s (%s): %s", d.From, d.To, d.By, oneLine(d.Reason, 200)))})
+			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("phase %s → %s (%s): %s", d.From, d.To, d.By, event.OneLine(d.Reason, 200)))})
 		}
 	case event.AxisChanged:
 		var d event.AxisChangedData
@@ -100,7 +100,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 			if d.By != "" {
 				who = " by " + d.By
 			}
-			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("%s %s → %s%s: %s", d.Axis, d.From, d.To, who, oneLine(d.Reason, 160)))})
+			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("%s %s → %s%s: %s", d.Axis, d.From, d.To, who, event.OneLine(d.Reason, 160)))})
 		}
 	case event.PlanProposed:
 		var d event.PlanProposedData
@@ -136,7 +136,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 	case event.ModelRetry:
 		var d event.ModelRetryData
 		if json.Unmarshal(e.Data, &d) == nil {
-			s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("model error: %s; retry %d in %s", oneLine(d.Error, 160), d.Attempt, d.Wait))})
+			s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("model error: %s; retry %d in %s", event.OneLine(d.Error, 160), d.Attempt, d.Wait))})
 		}
 	case event.ToolCall:
 		var d event.ToolCallData
@@ -193,7 +193,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 			}
 			line := fmt.Sprintf("call %s (%s) %s", d.CallID, d.Tool, strings.ReplaceAll(d.State, "_", " "))
 			if d.Reason != "" {
-				line += ": " + oneLine(d.Reason, 160)
+				line += ": " + event.OneLine(d.Reason, 160)
 			}
 			s.Add(&Item{Kind: KindInfo, Title: printable(line)})
 		}
@@ -201,7 +201,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 		var d event.VerifyResultData
 		if json.Unmarshal(e.Data, &d) == nil {
 			pass := d.Status == "pass" || d.Status == "PASS" || d.Status == "WAIVED" || d.Status == "CONCERNS"
-			title := fmt.Sprintf("gate %s: %s · passed %d · failed %d · skipped %d · %s", d.Status, oneLine(d.Reason, 120), d.Passed, d.Failed, d.Skipped, d.Duration)
+			title := fmt.Sprintf("gate %s: %s · passed %d · failed %d · skipped %d · %s", d.Status, event.OneLine(d.Reason, 120), d.Passed, d.Failed, d.Skipped, d.Duration)
 			var b strings.Builder
 			for i, f := range d.Failing {
 				if i == 12 {
@@ -215,7 +215,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 	case event.Criterion:
 		var d event.CriterionData
 		if json.Unmarshal(e.Data, &d) == nil {
-			s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("criterion %s %s [%s] %s", d.Criterion, d.Status, d.Channel, oneLine(d.Summary, 120)))})
+			s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("criterion %s %s [%s] %s", d.Criterion, d.Status, d.Channel, event.OneLine(d.Summary, 120)))})
 		}
 	case event.Ledger:
 		var d event.LedgerData
@@ -247,10 +247,10 @@ func (s *Session) Fold(e store.StoredEvent) {
 			// Approvals, waits and axis changes have their own lines.
 			switch {
 			case strings.HasPrefix(d.Outcome, "refused"):
-				s.Add(&Item{Kind: KindError, Title: printable(fmt.Sprintf("%s request %s", d.Kind, oneLine(d.Outcome, 300)))})
+				s.Add(&Item{Kind: KindError, Title: printable(fmt.Sprintf("%s request %s", d.Kind, event.OneLine(d.Outcome, 300)))})
 			case d.Kind == "approve" || d.Kind == "deny" || d.Kind == "steer" || strings.HasPrefix(d.Outcome, "waiting") || strings.HasPrefix(d.Outcome, "applied"):
 			default:
-				s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("%s request: %s", d.Kind, oneLine(d.Outcome, 200)))})
+				s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("%s request: %s", d.Kind, event.OneLine(d.Outcome, 200)))})
 			}
 		}
 	case event.Answer:
@@ -265,7 +265,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 	case event.Baseline:
 		var d event.BaselineData
 		if json.Unmarshal(e.Data, &d) == nil {
-			line := "baseline not evaluated: " + oneLine(d.Reason, 200)
+			line := "baseline not evaluated: " + event.OneLine(d.Reason, 200)
 			if d.Evaluated {
 				line = fmt.Sprintf("baseline: %d tests before the run (%d failing, %d skipped) with %s", d.Executed, d.Failed, d.Skipped, strings.Join(d.Sources, ", "))
 			}
@@ -292,7 +292,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 			if d.Status != "complete" && d.Status != "paused" && d.Status != "needs_approval" {
 				kind = KindError
 			}
-			s.Add(&Item{Kind: kind, Title: printable(fmt.Sprintf("%s: %s", d.Status, oneLine(d.Reason, 300))),
+			s.Add(&Item{Kind: kind, Title: printable(fmt.Sprintf("%s: %s", d.Status, event.OneLine(d.Reason, 300))),
 				Body: fmt.Sprintf("turns %d · tokens %d in / %d out · $%.4f · %s", d.Turns, d.Usage.InputTokens, d.Usage.OutputTokens, d.Cost, d.Wall)})
 			if next := nextSteps(d.Status, s.Axes.Mode); next != "" {
 				s.Add(&Item{Kind: KindInfo, Title: next})

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -515,7 +514,6 @@ func rowOf(id, class string) tasks.Row {
 	return r
 }
 
-var _ = context.Background
 
 // A command at work shows the tail of its output as it comes.
 func TestRunningCommandOutput(t *testing.T) {
@@ -599,12 +597,11 @@ func TestAxesOfWhatTypingDoes(t *testing.T) {
 }
 
 func TestAttachNamesAMissingRun(t *testing.T) {
-	m, f := newDemo(t, 120, 40, "autonomous")
+	m, _ := newDemo(t, 120, 40, "autonomous")
 	pump(t, m, press(m, "/attach nosuchrun", "enter"))
 	if m.sess.Run != "20261124-120000-abcdef" || !strings.Contains(screen(m), "/attach: run not found: nosuchrun") {
 		t.Fatalf("follows %q:\n%s", m.sess.Run, screen(m))
 	}
-	_ = f
 }
 
 // Stopping or cancelling from the tasks panel takes a second press; a
