@@ -829,3 +829,49 @@ func TestTasksSelectionFollowsTheRun(t *testing.T) {
 		t.Fatalf("selection moved to %s", m.rows[m.sel].ID)
 	}
 }
+
+// Each PgUp moves the conversation by a screen less two rows, exactly,
+// down to the top; PgDn comes back the same way.
+func TestScrollMovesExactly(t *testing.T) {
+	f := newFake()
+	id := "20261124-160001-dddddd"
+	f.setRow(&store.Run{ID: id, Status: "complete", Axes: axes.Default})
+	for i := range 120 {
+		text := fmt.Sprintf("message %d", i)
+		if i%7 == 0 {
+			text += "\nwith a second line\nand a third"
+		}
+		f.add(id, event.AssistantText, "building", event.AssistantTextData{Text: text})
+	}
+	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 20})
+	pump(t, m, m.pollCmd())
+	var all []string
+	for i := range m.sess.Items() {
+		all = append(all, m.lines(i)...)
+	}
+	rows, step := m.convHeight(), m.convHeight()-2
+	view := func() []string { return m.conversation(rows) }
+	want := func(end int) []string {
+		if end < rows {
+			return all[:rows]
+		}
+		return all[end-rows : end]
+	}
+	for k := 0; ; k++ {
+		end := len(all) - k*step
+		if got := view(); !slices.Equal(got, want(end)) {
+			t.Fatalf("after %d PgUp: got\n%s\nwant\n%s", k, strings.Join(got, "\n"), strings.Join(want(end), "\n"))
+		}
+		if end <= rows {
+			break
+		}
+		m.Update(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	}
+	for range 100 {
+		m.Update(tea.KeyPressMsg{Code: tea.KeyPgDown})
+	}
+	if got := view(); !slices.Equal(got, want(len(all))) {
+		t.Fatalf("back at the bottom:\n%s", strings.Join(got, "\n"))
+	}
+}
