@@ -514,7 +514,6 @@ func rowOf(id, class string) tasks.Row {
 	return r
 }
 
-
 // A command at work shows the tail of its output as it comes.
 func TestRunningCommandOutput(t *testing.T) {
 	f := newFake()
