@@ -16,6 +16,24 @@ import (
 	"time"
 )
 
+// startFakemodel starts `ultra dev fakemodel --script script EXTRA…` as a
+// person would, and returns the URL it prints; it stops with the test.
+func startFakemodel(t *testing.T, script string, extra ...string) string {
+	t.Helper()
+	srv := exec.Command(ultraBin, append([]string{"dev", "fakemodel", "--script", script}, extra...)...)
+	srv.Env = ultraEnv(t)
+	out, _ := srv.StdoutPipe()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() })
+	url, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("fakemodel printed %q: %v", url, err)
+	}
+	return strings.TrimSpace(url)
+}
+
 // The scripted model runs as `ultra dev fakemodel`, and a run completes
 // against it, with every request in its log.
 func TestDevFakemodelCommand(t *testing.T) {
@@ -26,18 +44,7 @@ func TestDevFakemodelCommand(t *testing.T) {
 	os.WriteFile(script, b, 0o644)
 	logPath := filepath.Join(t.TempDir(), "requests.jsonl")
 
-	srv := exec.Command(ultraBin, "dev", "fakemodel", "--script", script, "--log", logPath)
-	srv.Env = ultraEnv(t)
-	out, _ := srv.StdoutPipe()
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
-	url, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(url, "http://127.0.0.1:") {
-		t.Fatalf("fakemodel printed %q: %v", url, err)
-	}
-	url = strings.TrimSpace(url)
+	url := startFakemodel(t, script, "--log", logPath)
 
 	res := ultra(t, dir, "run", "--base-url", url, "--model", "scripted", "fix calc")
 	if res.code != 0 {

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"net"
@@ -105,18 +104,7 @@ func TestNewUserFakemodelPassesThePreflight(t *testing.T) {
 	b, _ := json.Marshal(map[string]any{"steps": fixSteps()})
 	script := filepath.Join(t.TempDir(), "script.json")
 	os.WriteFile(script, b, 0o644)
-	fake := exec.Command(ultraBin, "dev", "fakemodel", "--script", script)
-	fake.Env = ultraEnv(t)
-	out, _ := fake.StdoutPipe()
-	if err := fake.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { fake.Process.Signal(os.Interrupt); fake.Wait() }()
-	url, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	url = strings.TrimSpace(url)
+	url := startFakemodel(t, script)
 	res := ultra(t, dir, "run", "--output", "jsonl", "--base-url", url, "--model", "scripted", "fix calc")
 	if res.code != 0 {
 		t.Fatalf("run against ultra dev fakemodel: exit %d\n%s", res.code, res.stderr)

@@ -188,12 +188,8 @@ func worktreeGone(ctx context.Context, row *store.Run) string {
 	switch {
 	case ws.Worktree == "":
 		return ""
-	case ws.Undone != "":
-		return "undone"
-	case ws.Landed != "":
-		return "landed"
-	case ws.Removed != "":
-		return "removed"
+	case ws.Fate() != "":
+		return ws.Fate()
 	case !workspace.Exists(ctx, ws.Worktree):
 		return "its worktree is missing"
 	}
