@@ -126,9 +126,8 @@ func (s *Session) Fold(e store.StoredEvent) {
 		}
 	case event.ModelResponse:
 		var d event.ModelResponseData
+		// Tokens and cost are the run row's (Row): the store sums them.
 		if json.Unmarshal(e.Data, &d) == nil {
-			s.Tokens += d.Usage.InputTokens + d.Usage.OutputTokens
-			s.Cost += d.Cost
 			if d.Error != nil {
 				s.Add(&Item{Kind: KindError, Title: "model error", Body: printable(d.Error.Error())})
 			}
