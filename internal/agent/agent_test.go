@@ -574,3 +574,28 @@ func TestHiddenPathsIncludeTheDefaultState(t *testing.T) {
 		t.Errorf("other states: %v", h)
 	}
 }
+
+// A running command's output reaches the store's runtime row redacted,
+// bounded, and never through the live stream (the command's output pump
+// must not wait on a surface; line mode does not show it).
+func TestCommandOutputKeptForAttachedSurfaces(t *testing.T) {
+	var lives []event.Live
+	c := &control{live: func(l event.Live) { lives = append(lives, l) },
+		redact: func(s string) string { return strings.ReplaceAll(s, "sk-secret-123", "[redacted]") }}
+	c.begin("running `env`")
+	lives = nil
+	c.Write([]byte("KEY=sk-secret-123\n"))
+	c.Write([]byte(strings.Repeat("x", 2*maxPartial)))
+	if len(lives) != 0 {
+		t.Fatalf("output went to the live stream: %d fragments", len(lives))
+	}
+	_, _, partial := c.runtime()
+	if strings.Contains(partial, "sk-secret-123") || len(partial) > maxPartial {
+		t.Fatalf("partial of %d bytes, secret kept: %v", len(partial), strings.Contains(partial, "sk-secret"))
+	}
+	c2 := &control{redact: c.redact}
+	c2.Write([]byte("token sk-secret-123 here"))
+	if _, _, p := c2.runtime(); p != "token [redacted] here" {
+		t.Fatalf("partial %q", p)
+	}
+}

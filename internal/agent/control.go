@@ -39,6 +39,7 @@ type control struct {
 	dirty   bool
 	poke    chan struct{}
 	live    func(event.Live) // the bus's passing-state stream
+	redact  func(string) string // the run's credentials out of stored text
 	// units and milestones count phase changes and milestones; a deferred
 	// request remembers the counts when it was first seen.
 	units, milestones int
@@ -121,7 +122,9 @@ func (c *control) delta(d llm.Delta) {
 }
 
 // Write takes a running command's output as it is produced (tool.Env's
-// Output): its tail is kept for attached surfaces.
+// Output): its tail is kept for attached surfaces, which read it from the
+// store (redacted, see runtime). It never waits on a surface: the
+// command's output pump calls it.
 func (c *control) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	c.partial = append(c.partial, p...)
@@ -129,11 +132,7 @@ func (c *control) Write(p []byte) (int, error) {
 		c.partial = append(c.partial[:0], c.partial[len(c.partial)-maxPartial/2:]...)
 	}
 	c.dirty = true
-	live := c.live
 	c.mu.Unlock()
-	if live != nil {
-		live(event.Live{Text: string(p), Output: true})
-	}
 	return len(p), nil
 }
 
@@ -146,7 +145,12 @@ func (c *control) runtime() (activity string, since time.Time, partial string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dirty = false
-	return c.activity, c.since, strings.ToValidUTF8(string(c.partial), "")
+	partial = strings.ToValidUTF8(string(c.partial), "")
+	if c.redact != nil {
+		// A command can print a credential; the store never keeps one.
+		partial = c.redact(partial)
+	}
+	return c.activity, c.since, partial
 }
 
 // partialDirty says a fragment arrived that the store has not seen.

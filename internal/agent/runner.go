@@ -103,7 +103,7 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 		_ = o.Store.AppendEvent(context.Background(), e.Run, e.Seq, e.Time, string(e.Type), e.Phase, data)
 	})
 	r.bus = event.NewBus(row.ID, last, o.Now, append([]event.Sink{storeSink}, o.Sinks...)...)
-	r.ctl.poke, r.ctl.live = make(chan struct{}, 1), r.bus.Live
+	r.ctl.poke, r.ctl.live, r.ctl.redact = make(chan struct{}, 1), r.bus.Live, r.redact
 	env.Output = &r.ctl
 	retries := o.ModelRetries
 	if retries == 0 {

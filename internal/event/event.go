@@ -403,11 +403,9 @@ type Live struct {
 	Activity string
 	Since    time.Time
 	// Text is a fragment of the answer streaming in; Thinking marks a
-	// fragment of the model's thinking, Output one of a running
-	// command's output.
+	// fragment of the model's thinking.
 	Text     string
 	Thinking bool
-	Output   bool
 }
 
 // LiveSink is a sink that also shows the passing state of a run.

@@ -90,7 +90,7 @@ func (l *Log) Live(lv event.Live) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p := l.live
-	if p == nil || p.finished || lv.Output {
+	if p == nil || p.finished {
 		return
 	}
 	var b strings.Builder
