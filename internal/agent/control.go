@@ -38,7 +38,7 @@ type control struct {
 	partial []byte
 	dirty   bool
 	poke    chan struct{}
-	live    func(event.Live) // the bus's passing-state stream
+	live    func(event.Live)    // the bus's passing-state stream
 	redact  func(string) string // the run's credentials out of stored text
 	// units and milestones count phase changes and milestones; a deferred
 	// request remembers the counts when it was first seen.
