@@ -566,10 +566,16 @@ func (r *runner) waitFor(ctx context.Context, what, why string, accept func(stor
 	}
 }
 
+// asksAPerson says call c waits for a person before it runs: manual
+// control, and its tool not allowed for the rest of the run.
+func (r *runner) asksAPerson(c llm.ToolCall) bool {
+	return r.row.Axes.Control == "manual" && !slices.Contains(r.st.AllowedTools, c.Name)
+}
+
 // approved holds a call of a manual run until a person allows or denies
 // it. ok false: the call does not run, and res says why.
 func (r *runner) approved(ctx context.Context, c llm.ToolCall) (res tool.Result, ok bool) {
-	if r.row.Axes.Control != "manual" || slices.Contains(r.st.AllowedTools, c.Name) {
+	if !r.asksAPerson(c) {
 		return tool.Result{}, true
 	}
 	r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, Args: rawArgs(c.Arguments), State: "waiting", Axes: r.row.Axes})
@@ -706,4 +712,14 @@ func awaitingDecision(ctx context.Context, st *store.Store, run string, c llm.To
 		}
 	}
 	return nil, fmt.Errorf("run %s waits for a person's decision on call %s (%s): ultra approve %s --call %s (or --deny REASON)", run, c.ID, c.Name, run, c.ID)
+}
+
+// checkAgain judges a call that waited for a person again, by the axes
+// that hold now (they may have changed while it waited); a call that did
+// not wait was judged a moment ago.
+func (r *runner) checkAgain(c llm.ToolCall, waited bool) *refusal {
+	if !waited {
+		return nil
+	}
+	return r.check(c)
 }

@@ -142,11 +142,8 @@ func withIdleRun(ctx context.Context, o Options, row *store.Run, fn func(*runner
 	if RunLocked(o.StateRoot, row.ID) {
 		return fmt.Errorf("%w: %s is being landed, undone or collected", ErrBusy, row.ID)
 	}
-	if ok, err := o.Store.Claim(ctx, row.ID, row.PID, row.Status, os.Getpid()); err != nil {
-		return err
-	} else if !ok {
-		return fmt.Errorf("%w: run %s was just resumed by another process", ErrBusy, row.ID)
-	}
+	// Everything that can fail before the run is taken: once taken, it is
+	// saved back whatever happens.
 	st, err := decodeState(row)
 	if err != nil {
 		return err
@@ -154,6 +151,11 @@ func withIdleRun(ctx context.Context, o Options, row *store.Run, fn func(*runner
 	r, err := newRunner(ctx, o, row, st, nil)
 	if err != nil {
 		return err
+	}
+	if ok, err := o.Store.Claim(ctx, row.ID, row.PID, row.Status, os.Getpid()); err != nil {
+		return err
+	} else if !ok {
+		return fmt.Errorf("%w: run %s was just resumed by another process", ErrBusy, row.ID)
 	}
 	ferr := fn(r)
 	// Saved whatever fn did: the row gets back its status and pid.

@@ -220,11 +220,14 @@ func (r *runner) helperCall(ctx context.Context, taskID string, c llm.ToolCall) 
 		}
 		ref := r.helperCheck(c)
 		if ref == nil {
+			waits := r.asksAPerson(marked)
 			var ok bool
 			if res, ok = r.approved(ctx, marked); !ok {
 				break
 			}
-			ref = r.helperCheck(c) // the axes may have changed while it waited
+			if waits {
+				ref = r.helperCheck(c) // the axes may have changed while it waited
+			}
 		}
 		if ref != nil {
 			res = r.refuse(marked, ref)

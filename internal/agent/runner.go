@@ -564,6 +564,7 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 		}
 		r.safePoint(ctx)
 		r.emit(event.ToolCall, event.ToolCallData{CallID: calls[i].ID, Tool: calls[i].Name, Args: rawArgs(calls[i].Arguments)})
+		waits := r.asksAPerson(calls[i])
 		if ctx.Err() != nil {
 			results[i] = tool.Result{IsError: true, Output: "interrupted before this call ran"}
 		} else if r.stop != nil {
@@ -579,9 +580,7 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 			}
 		} else if res, ok := r.approved(ctx, calls[i]); !ok {
 			results[i] = res
-		} else if ref := r.check(calls[i]); ref != nil {
-			// The axes changed while the call waited for a person: it is
-			// judged again by what holds now.
+		} else if ref := r.checkAgain(calls[i], waits); ref != nil {
 			results[i] = r.refuse(calls[i], ref)
 		} else {
 			r.callID = calls[i].ID
