@@ -81,13 +81,7 @@ func newRunsCmd() *cobra.Command {
 // gitState is what became of a run's branch and worktree.
 func gitState(ws store.Workspace) string { return ws.Fate() }
 
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(event.Printable(s)), " ")
-	if len([]rune(s)) > n {
-		return string([]rune(s)[:n-1]) + "…"
-	}
-	return s
-}
+func clip(s string, n int) string { return event.OneLine(event.Printable(s), n-1) }
 
 func writeJSON(w io.Writer, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")

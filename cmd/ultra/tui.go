@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -17,6 +16,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/surface/tui"
 	"github.com/ultra-dev/ultra/internal/tool"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // tuiFlags are the root's flags for the TUI: the axes and model of the
@@ -113,7 +113,7 @@ func isContextDone(ctx context.Context) bool { return ctx != nil && ctx.Err() !=
 
 // repoFiles are the repository's tracked files, for @path completion.
 func repoFiles(root string) []string {
-	out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output()
+	out, err := workspace.Command(context.Background(), root, "ls-files", "-z").Output()
 	if err != nil {
 		return nil
 	}

@@ -355,11 +355,7 @@ func activityOf(c llm.ToolCall) string {
 			Command string `json:"command"`
 		}
 		if json.Unmarshal([]byte(c.Arguments), &a) == nil && strings.TrimSpace(a.Command) != "" {
-			cmd := strings.Join(strings.Fields(a.Command), " ")
-			if r := []rune(cmd); len(r) > 60 {
-				cmd = string(r[:60]) + "…"
-			}
-			return "running `" + event.Printable(cmd) + "`"
+			return "running `" + event.Printable(event.OneLine(a.Command, 60)) + "`"
 		}
 	}
 	return "running " + c.Name

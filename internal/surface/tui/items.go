@@ -32,7 +32,6 @@ type Item struct {
 	Kind   Kind
 	Title  string // the first line: a tool's name and arguments, a verdict
 	Body   string // text, output, a diff
-	CallID string // for tools: the call, to attach its result
 	Diff   bool   // Body is a unified diff (edits)
 	Failed bool   // a tool result that is an error
 	Done   bool   // a tool call whose result arrived

@@ -95,8 +95,6 @@ type Model struct {
 	gen int
 	// tasksBusy: the tasks panel's rows are being read.
 	tasksBusy bool
-	// promptCut: the prompt on screen does not show the call whole.
-	promptCut bool
 	// askID is the prompt on screen and askSince when it appeared.
 	askID    string
 	askSince time.Time
@@ -165,6 +163,10 @@ type (
 	tasksMsg struct {
 		rows []tasks.Row
 		err  error
+	}
+	attachMsg struct {
+		row *store.Run
+		err error
 	}
 )
 
@@ -289,6 +291,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			out, code := msg.wait()
 			return execMsg{typed: msg.typed, out: out, code: code, drive: true}
 		})
+	case attachMsg:
+		if msg.err != nil {
+			m.sess.Add(&Item{Kind: KindError, Title: "/attach: " + msg.err.Error()})
+			return m, nil
+		}
+		m.follow(msg.row.ID)
+		return m, m.pollCmd()
 	case tasksMsg:
 		m.tasksBusy = false
 		// The selection is a run, not a row: rows move as runs change.
@@ -623,7 +632,7 @@ func (m *Model) say(s string) { m.notice = s }
 func (m *Model) askKey(ks string) (tea.Cmd, bool) {
 	run := m.sess.Run
 	if w := m.sess.Waiting; w != nil && strings.HasPrefix(m.asking(), "call:") {
-		if m.promptCut && (ks == "a" || ks == "y" || ks == "r") {
+		if _, cut := m.callShown(w.Args); cut && (ks == "a" || ks == "y" || ks == "r") {
 			m.say("the call does not show whole on this screen: make the terminal taller, or Ctrl+O, before allowing it (d denies it)")
 			return nil, true
 		}
@@ -817,15 +826,13 @@ func (m *Model) slash(line string) tea.Cmd {
 			m.sess.Add(&Item{Kind: KindError, Title: "/attach needs a run id (see /tasks)"})
 			return nil
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		row, err := m.o.Backend.Row(ctx, inv.Args[0])
-		cancel()
-		if err != nil {
-			m.sess.Add(&Item{Kind: KindError, Title: "/attach: " + err.Error()})
-			return nil
+		be, id := m.o.Backend, inv.Args[0]
+		return func() tea.Msg {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			row, err := be.Row(ctx, id)
+			return attachMsg{row: row, err: err}
 		}
-		m.follow(row.ID)
-		return m.pollCmd()
 	case "model":
 		if len(inv.Args) > 0 {
 			m.model = inv.Args[0]
@@ -1238,8 +1245,7 @@ func (m *Model) prompt() []string {
 	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(colWarning).Padding(0, 1).Width(max(m.w-2, 20))
 	var body string
 	if w := m.sess.Waiting; w != nil && strings.HasPrefix(ask, "call:") {
-		args, cut := callArgs(w.Args, max(m.w-6, 20), m.convHeight()-5, m.openTools)
-		m.promptCut = cut
+		args, _ := m.callShown(w.Args)
 		body = stWarn.Render("approve this call?") + " " + stTool.Render(w.Tool) + "\n" + args +
 			stBold.Render("a") + " allow once   " + stBold.Render("r") + " allow for this run   " + stBold.Render("d") + " deny with a reason   " + stDim.Render("esc later")
 		if m.denyCall != "" {
@@ -1340,6 +1346,12 @@ func callArgs(raw []byte, width, room int, open bool) (text string, cut bool) {
 		cut = true
 	}
 	return strings.Join(lines, "\n") + "\n", cut
+}
+
+// callShown is a waiting call's arguments as the prompt shows them at
+// the screen's size, and whether they are cut.
+func (m *Model) callShown(args []byte) (string, bool) {
+	return callArgs(args, max(m.w-6, 20), m.convHeight()-5, m.openTools)
 }
 
 // helpText is /help: the commands of the table, then the keys.

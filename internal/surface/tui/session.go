@@ -8,6 +8,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // Session is what the screen shows of one run, folded from its events
@@ -46,11 +47,6 @@ func (s *Session) Add(it *Item) { s.items = append(s.items, it) }
 // Clear empties the conversation on screen (the run's events stay in the
 // store).
 func (s *Session) Clear() { s.items, s.calls = nil, nil }
-
-// Finished says the run's process has ended it (for now).
-func (s *Session) Finished() bool {
-	return s.Run != "" && s.Status != "" && s.Status != "running"
-}
 
 // Fold takes one stored event into the session.
 func (s *Session) Fold(e store.StoredEvent) {
@@ -143,7 +139,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 			if d.Tool == "phase" || d.Tool == "verify" || d.Tool == "review" {
 				break // their own events say what happened
 			}
-			it := &Item{Kind: KindTool, Title: printable(callTitle(d.Tool, d.Args)), CallID: d.CallID}
+			it := &Item{Kind: KindTool, Title: printable(callTitle(d.Tool, d.Args))}
 			if diff := editDiff(d.Tool, d.Args); diff != "" {
 				it.Body, it.Diff = printable(diff), true
 			}
@@ -238,7 +234,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 	case event.Commit:
 		var d event.CommitData
 		if json.Unmarshal(e.Data, &d) == nil {
-			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("committed %s on %s (gate %d %s)", short(d.Commit), d.Branch, d.Gate, d.Status))})
+			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("committed %s on %s (gate %d %s)", workspace.Short(d.Commit), d.Branch, d.Gate, d.Status))})
 		}
 	case event.Control:
 		var d event.ControlData
@@ -330,13 +326,6 @@ func (s *Session) Row(r *store.Run) {
 	if r.Status != "needs_approval" {
 		s.Plan = ""
 	}
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // nextSteps says what a person can do with a run that ended.
