@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/gate"
@@ -106,8 +105,8 @@ func newDiffCmd() *cobra.Command {
 			g.Stdout, g.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			// The model wrote these files: a terminal gets only what
 			// prints (a pipe gets the patch as it is).
-			if f, ok := g.Stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-				g.Stdout = printableWriter{w: f, held: new([]byte)}
+			if isTerminal(g.Stdout) {
+				g.Stdout = printableWriter{w: g.Stdout, held: new([]byte)}
 			}
 			return g.Run()
 		},

@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/axes"
@@ -76,7 +74,7 @@ func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
 	in := cmd.InOrStdin()
 	interactive := false
 	if question == "" {
-		if file, ok := in.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+		if isTerminal(in) {
 			interactive = !print
 			if print {
 				return usageErr("ultra -p needs a question: as arguments or on stdin")

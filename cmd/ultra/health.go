@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/axes"
@@ -68,9 +66,9 @@ func dispatchCheck(cmd *cobra.Command, p *project, st *store.Store) (string, err
 		}
 		return "", nil
 	case doctor.Ask:
-		if in, ok := cmd.InOrStdin().(*os.File); ok && term.IsTerminal(int(in.Fd())) {
+		if isTerminal(cmd.InOrStdin()) {
 			fmt.Fprintf(w, "ultra: the health check found what blocks verified work:\n%s\nRepair it first (the run starts in repair mode)? [y/N] ", findingsText(blocking))
-			line, _ := bufio.NewReader(in).ReadString('\n')
+			line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
 			if a := strings.ToLower(strings.TrimSpace(line)); a == "y" || a == "yes" {
 				return repairFirst(ctx, env, blocking), nil
 			}
@@ -85,13 +83,7 @@ func dispatchCheck(cmd *cobra.Command, p *project, st *store.Store) (string, err
 // repairFirst applies doctor's safe fixes of the blocking findings and
 // says what is left for a repair run ("" when nothing is).
 func repairFirst(ctx context.Context, env doctor.Env, blocking []doctor.Finding) string {
-	var auto []doctor.Finding
-	for _, f := range blocking {
-		if f.Auto {
-			auto = append(auto, f)
-		}
-	}
-	if len(auto) > 0 {
+	if auto := doctor.AutoFixable(blocking); len(auto) > 0 {
 		doctor.Fix(ctx, env, doctor.Report{Findings: auto})
 		blocking = doctor.Blocking(doctor.Inspect(ctx, env))
 	}
@@ -120,14 +112,8 @@ func heal(cmd *cobra.Command, f *runFlags, control string) error {
 	env := doctorEnvOf(p, st)
 	ctx := cmd.Context()
 	r := doctor.Inspect(ctx, env)
-	var auto []doctor.Finding
-	for _, fd := range r.Findings {
-		if fd.Auto {
-			auto = append(auto, fd)
-		}
-	}
 	w := cmd.OutOrStdout()
-	for _, res := range doctor.Fix(ctx, env, doctor.Report{Findings: auto}) {
+	for _, res := range doctor.Fix(ctx, env, doctor.Report{Findings: doctor.AutoFixable(r.Findings)}) {
 		if res.Fixed {
 			fmt.Fprintf(w, "fixed %s: %s\n", res.ID, res.Detail)
 		}

@@ -126,8 +126,9 @@ func updateRegistry(path string, change func(*repoRegistry)) error {
 }
 
 // otherStates are the .ultra/state directories of the repositories ultra
-// knows other than root: a run's contained commands must not read them
-// (their stores, their TUI history) any more than their own.
+// knows other than root, those that exist: a run's contained commands
+// must not read them (their stores, their TUI history) any more than
+// their own. Read once, when the run starts.
 func otherStates(root string) []string {
 	repos, err := knownRepos()
 	if err != nil {
@@ -135,8 +136,9 @@ func otherStates(root string) []string {
 	}
 	var out []string
 	for _, r := range repos {
-		if r.Root != root {
-			out = append(out, filepath.Join(r.Root, ".ultra", "state"))
+		d := filepath.Join(r.Root, ".ultra", "state")
+		if fi, err := os.Stat(d); r.Root != root && err == nil && fi.IsDir() {
+			out = append(out, d)
 		}
 	}
 	return out

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/axes"
@@ -69,7 +68,7 @@ func newResearchCmd() *cobra.Command {
 func researchQuestion(in io.Reader, args []string) (string, error) {
 	q := strings.TrimSpace(strings.Join(args, " "))
 	if q == "" && in != nil {
-		if f, ok := in.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
+		if !isTerminal(in) {
 			b, err := io.ReadAll(io.LimitReader(in, researchQuestionMax+1))
 			if err != nil {
 				return "", usageErr("reading the question from stdin: %v", err)

@@ -153,9 +153,8 @@ func isStateError(err error) bool {
 // the other cases are refused by agent.Resume with their own reasons, and
 // the model server does not need to be checked for them.
 func wouldContinue(row *store.Run) bool {
-	ws := row.Workspace
 	return !agent.Live(row) && row.Status != agent.StatusComplete && row.Status != agent.StatusCancelled &&
-		ws.Removed == "" && ws.Undone == "" && ws.Landed == ""
+		row.Workspace.Fate() == ""
 }
 
 // waitsForCall reports that run id waits for a decision on a tool call

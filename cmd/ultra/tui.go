@@ -34,8 +34,12 @@ func (t *tuiFlags) register(cmd *cobra.Command) {
 }
 
 // interactive says stdin and stdout are a terminal: the TUI can run.
-func interactive() bool {
-	return term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd()))
+func interactive() bool { return isTerminal(os.Stdin) && isTerminal(os.Stdout) }
+
+// isTerminal says the stream (a command's input or output) is a terminal.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // openTUI runs the TUI in the project of cmd, following attach when set.

@@ -92,8 +92,8 @@ type Options struct {
 	// (ultra next on a run no process drives).
 	OneUnit bool
 	// OtherState are other repositories' .ultra/state directories (the
-	// ones ultra knows): hidden from the run's contained commands, like
-	// its own.
+	// ones ultra knows, that exist): hidden from the run's contained
+	// commands, like its own.
 	OtherState []string
 	// Surface, when set, is the surface a person follows a new run on
 	// (tui for the runs the TUI starts), whatever the spec says.

@@ -84,7 +84,7 @@ func hiddenPaths(stateRoot string) []string {
 func (o Options) hidden() []string {
 	out := hiddenPaths(o.StateRoot)
 	for _, d := range o.OtherState {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && !slices.Contains(out, d) {
+		if !slices.Contains(out, d) {
 			out = append(out, d)
 		}
 	}

@@ -309,3 +309,15 @@ func fixHooks(ctx context.Context, e Env, st *store.Store, f Finding, dryRun boo
 	}
 	return "installed run " + row.ID + "'s hooks again in " + hooksDir(e.StateRoot, row.ID), nil
 }
+
+// AutoFixable are the findings that code can fix safely (Fix applies
+// them), in order.
+func AutoFixable(fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Auto {
+			out = append(out, f)
+		}
+	}
+	return out
+}
