@@ -299,8 +299,8 @@ func fixHooks(ctx context.Context, e Env, st *store.Store, f Finding, dryRun boo
 	// through core.hooksPath: the worktree's own setting (ultra's hooks
 	// directory) must not be taken for them.
 	wt := row.Workspace.Worktree
-	if _, err := workspace.Git(ctx, wt, "config", "--worktree", "--get", "core.hooksPath"); err == nil {
-		if _, err := workspace.Git(ctx, wt, "config", "--worktree", "--unset", "core.hooksPath"); err != nil {
+	if _, err := workspace.LockedGit(ctx, e.Root, wt, "config", "--worktree", "--get", "core.hooksPath"); err == nil {
+		if _, err := workspace.LockedGit(ctx, e.Root, wt, "config", "--worktree", "--unset", "core.hooksPath"); err != nil {
 			return "", fmt.Errorf("clearing the hooks setting of %s: %w", wt, err)
 		}
 	}

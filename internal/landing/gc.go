@@ -245,7 +245,7 @@ func collectOrphan(ctx context.Context, o Options, path, branch string, force, d
 		return c
 	}
 	// Delete the branch only when nothing is lost: git's safe delete.
-	if _, err := workspace.Git(ctx, o.Repo, "branch", "-d", "--", branch); err != nil && force {
+	if _, err := workspace.LockedGit(ctx, o.Repo, o.Repo, "branch", "-d", "--", branch); err != nil && force {
 		_ = workspace.DeleteBranch(ctx, o.Repo, branch)
 	}
 	return c

@@ -61,7 +61,7 @@ func InstallHooks(ctx context.Context, repo, wt, hooksDir, check string) error {
 			return err
 		}
 	}
-	_, err = gitOut(ctx, wt, nil, "config", "--worktree", "core.hooksPath", hooksDir)
+	_, err = LockedGit(ctx, repo, wt, "config", "--worktree", "core.hooksPath", hooksDir)
 	return err
 }
 

@@ -7,14 +7,21 @@ import (
 	"syscall"
 )
 
-// worktreeGit runs a git worktree command while holding the repository's
-// worktree lock: git reads every worktree's administrative files while it
-// adds, lists, removes or prunes one, and fails on a half-made one ("failed
-// to read .git/worktrees/…/commondir"), so ultra's processes take turns.
+// worktreeGit runs a git worktree command in repo under its worktree lock.
 func worktreeGit(ctx context.Context, repo string, args ...string) (string, error) {
+	return LockedGit(ctx, repo, repo, append([]string{"worktree"}, args...)...)
+}
+
+// LockedGit runs git in dir while holding repo's worktree lock. git reads
+// every worktree's administrative files while it adds, lists, removes or
+// prunes one, sets worktree-scoped configuration (config --worktree) or
+// deletes a branch (branch -d/-D), and dies on one another process is
+// half-way through making ("failed to read .git/worktrees/…/commondir"):
+// ultra's processes take turns for all of these.
+func LockedGit(ctx context.Context, repo, dir string, args ...string) (string, error) {
 	unlock := lockWorktrees(ctx, repo)
 	defer unlock()
-	return gitOut(ctx, repo, nil, append([]string{"worktree"}, args...)...)
+	return gitOut(ctx, dir, nil, args...)
 }
 
 // lockWorktrees takes an advisory lock on a file in the repository's git

@@ -80,7 +80,7 @@ func DeleteBranch(ctx context.Context, repo, branch string) error {
 	if BranchTip(ctx, repo, branch) == "" {
 		return nil
 	}
-	_, err := gitOut(ctx, repo, nil, "branch", "-D", "--", branch)
+	_, err := LockedGit(ctx, repo, repo, "branch", "-D", "--", branch)
 	return err
 }
 

@@ -29,6 +29,20 @@ func newRepo(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// newWorktree makes run id's worktree of repo dir, as a run starts.
+func newWorktree(t *testing.T, dir, id string) *Worktree {
+	t.Helper()
+	ctx := context.Background()
+	w, err := Prepare(ctx, Start{Repo: dir, RunID: id, Dir: filepath.Join(t.TempDir(), "wt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Create(ctx, dir, w); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 func run(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
@@ -129,13 +143,7 @@ func assertPreflight(t *testing.T, err error, want string) {
 func TestWorktreeCommitAndHook(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t, map[string]string{"a": "1"})
-	w, err := Prepare(ctx, Start{Repo: dir, RunID: "r1", Dir: filepath.Join(t.TempDir(), "wt")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Create(ctx, dir, w); err != nil {
-		t.Fatal(err)
-	}
+	w := newWorktree(t, dir, "r1")
 	if CurrentBranch(ctx, w.Path) != "ultra/r1" || CurrentBranch(ctx, dir) != "main" {
 		t.Fatalf("branches: worktree %q, checkout %q", CurrentBranch(ctx, w.Path), CurrentBranch(ctx, dir))
 	}
