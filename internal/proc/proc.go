@@ -24,6 +24,7 @@ type Options struct {
 	Timeout    time.Duration // 0 means no timeout beyond ctx
 	MaxCapture int           // bytes of output kept in memory (head and tail); default 64 KiB
 	LogPath    string        // when set, the complete output is written here
+	MaxLog     int64         // when > 0, the log keeps only the first MaxLog bytes
 	// Tee, when set, sees the output as it is produced (a surface showing
 	// a command at work); it must not block.
 	Tee   io.Writer
@@ -80,6 +81,7 @@ type Result struct {
 	Canceled   bool          // ctx was cancelled and the group was killed
 	Duration   time.Duration // wall time
 	LogPath    string        // the full log, when Options.LogPath was set
+	LogCut     bool          // the log holds only the first Options.MaxLog bytes
 }
 
 // Shell runs script with bash -c (sh when bash is missing).
@@ -100,6 +102,7 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 	capture := &Capture{Max: opts.MaxCapture}
 	var sink io.Writer = capture
 	var logFile *os.File
+	var logged *capped
 	if opts.LogPath != "" {
 		if err := os.MkdirAll(filepath.Dir(opts.LogPath), 0o755); err != nil {
 			return Result{}, fmt.Errorf("creating log directory: %w", err)
@@ -112,7 +115,8 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 		}
 		logFile = f
 		defer logFile.Close()
-		sink = io.MultiWriter(capture, logFile)
+		logged = &capped{w: logFile, left: opts.MaxLog, unlimited: opts.MaxLog <= 0}
+		sink = io.MultiWriter(capture, logged)
 	}
 	if opts.Tee != nil {
 		sink = io.MultiWriter(sink, opts.Tee)
@@ -180,9 +184,32 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 	res.ExitCode = exitCode(cmd, waitErr)
 	res.Output, res.Truncated, res.TotalBytes = capture.Result()
 	if logFile != nil {
-		res.LogPath = opts.LogPath
+		res.LogPath, res.LogCut = opts.LogPath, logged.cut
 	}
 	return res, nil
+}
+
+// capped writes to w until left bytes are written and drops the rest,
+// never failing the command that prints.
+type capped struct {
+	w         io.Writer
+	left      int64
+	unlimited bool
+	cut       bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	n := len(p)
+	if !c.unlimited {
+		if int64(len(p)) > c.left {
+			p, c.cut = p[:c.left], true
+		}
+		c.left -= int64(len(p))
+	}
+	if len(p) > 0 {
+		_, _ = c.w.Write(p)
+	}
+	return n, nil
 }
 
 // killGroup sends SIGKILL to every process of the group.

@@ -67,6 +67,22 @@ func TestCaptureKeepsHeadAndTailAndFullLog(t *testing.T) {
 	}
 }
 
+func TestLogBounded(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "out.log")
+	res, err := Shell(context.Background(), "seq 1 100000; echo LAST", Options{MaxCapture: 1024, LogPath: log, MaxLog: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := os.ReadFile(log)
+	if len(full) != 1000 || !res.LogCut || !strings.HasPrefix(string(full), "1\n2\n") {
+		t.Fatalf("log has %d bytes, cut %v", len(full), res.LogCut)
+	}
+	// The command ran to its end and the capture saw it all.
+	if res.ExitCode != 0 || !strings.HasSuffix(strings.TrimSpace(res.Output), "LAST") || res.TotalBytes < 500000 {
+		t.Fatalf("%+v", res)
+	}
+}
+
 func TestMissingCommand(t *testing.T) {
 	if _, err := Run(context.Background(), "definitely-not-a-command-xyz", nil, Options{}); err == nil {
 		t.Fatal("want a start error")

@@ -27,6 +27,10 @@ type bashArgs struct {
 // and tail); the rest goes to a file under StateDir/outputs.
 const maxBashCapture = 30 << 10
 
+// maxBashLog bounds that file: a command printing without end (a loop, a
+// `yes`) must not fill the person's disk until its timeout.
+var maxBashLog int64 = 64 << 20
+
 // bashEnvOverrides are set for every command on top of the inherited
 // environment.
 var bashEnvOverrides = []string{"ULTRA=1", "GIT_TERMINAL_PROMPT=0", "PAGER=cat", "GIT_PAGER=cat"}
@@ -79,6 +83,7 @@ func (Bash) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		Timeout:    timeout,
 		MaxCapture: maxBashCapture,
 		LogPath:    logPath,
+		MaxLog:     maxBashLog,
 		Tee:        env.Output,
 	}
 	env.Sandbox.Apply(&opts)
@@ -108,7 +113,11 @@ func (Bash) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 			if within(root, saved) {
 				shown = relTo(root, saved)
 			}
-			fmt.Fprintf(&b, "[output truncated: %s in total, only the start and end are shown; the full output is in %s (use read with offset/limit or grep on it)]\n", humanSize(res.TotalBytes), shown)
+			kept := "the full output"
+			if res.LogCut {
+				kept = "its first " + humanSize(maxBashLog)
+			}
+			fmt.Fprintf(&b, "[output truncated: %s in total, only the start and end are shown; %s is in %s (use read with offset/limit or grep on it)]\n", humanSize(res.TotalBytes), kept, shown)
 		} else {
 			fmt.Fprintf(&b, "[output truncated: %s in total, only the start and end are shown]\n", humanSize(res.TotalBytes))
 		}

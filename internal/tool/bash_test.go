@@ -115,3 +115,18 @@ func TestBashArguments(t *testing.T) {
 		t.Fatalf("number command not malformed: %+v", r)
 	}
 }
+
+// A command printing without end fills its log only up to the bound, and
+// the model is told the file holds the start.
+func TestBashLogBounded(t *testing.T) {
+	old := maxBashLog
+	maxBashLog = 100 << 10
+	defer func() { maxBashLog = old }()
+	env := newTestEnv(t)
+	r := mustOK(t, call(t, Bash{}, env, obj{"command": "yes ultra | head -c 1000000"}))
+	contains(t, r.Output, "976.6 KB in total", "its first 100.0 KB is in")
+	p, _ := r.Data["output_path"].(string)
+	if fi, err := os.Stat(p); err != nil || fi.Size() != 100<<10 {
+		t.Fatalf("log %s: %v %v", p, fi, err)
+	}
+}
