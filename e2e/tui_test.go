@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,6 +123,11 @@ func TestTUICompactBadgeAndResize(t *testing.T) {
 	m := newModel(t, text("unused"))
 	p := openTPane(t, dir, 70, 30, tuiArgs(m, "--permission-profile", "trusted")...)
 	p.waitFor("the compact badge", func(s string) bool { return strings.HasPrefix(header(s), "ultra [B][A][T][S]") })
+	// The TUI keeps a person's typing here: the registry knows the
+	// repository from now on, so runs elsewhere hide its state.
+	if reg, _ := os.ReadFile(filepath.Join(stateHome(t), "ultra", "repos.json")); !strings.Contains(string(reg), `"`+dir+`"`) {
+		t.Errorf("the TUI did not register %s:\n%s", dir, reg)
+	}
 	p.tmux("resize-window", "-t", "lm", "-x", "120", "-y", "30")
 	p.waitFor("the full badge after the resize", func(s string) bool {
 		return strings.HasPrefix(header(s), "ultra build | autonomous | trusted | smart")

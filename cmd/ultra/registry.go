@@ -12,8 +12,8 @@ import (
 	"github.com/ultra-dev/ultra/internal/config"
 )
 
-// The registry of repositories is the list of repositories whose store
-// ultra opened, kept in $XDG_STATE_HOME/ultra/repos.json so that
+// The registry of repositories is the list of repositories where runs
+// started or the TUI opened, kept in $XDG_STATE_HOME/ultra/repos.json so that
 // `ultra tasks --all-repos` can find them.
 
 type knownRepo struct {
@@ -38,7 +38,7 @@ func registryPath() (string, error) {
 }
 
 // rememberRepo records that a run or chat started in the repository at
-// root. It is best effort: a registry that cannot be written costs only
+// root, or the TUI opened there. It is best effort: a registry that cannot be written costs only
 // --all-repos its entry.
 func rememberRepo(root string) {
 	path, err := registryPath()
