@@ -159,12 +159,11 @@ func doctorProvider(p *project) *doctor.Provider {
 		msg := err.Error()
 		return &doctor.Provider{Name: name, BaseURL: mc.BaseURL, Probe: func(context.Context) (bool, string) { return false, msg }}
 	}
-	key := ""
-	if ok {
-		key = os.Getenv(d.keyEnv)
-	}
+	// The key and headers a run would send (model.key_command included).
 	return &doctor.Provider{Name: pc.name, BaseURL: pc.baseURL, Hint: pc.hint,
-		Probe: func(ctx context.Context) (bool, string) { return probe(ctx, pc.name, pc.baseURL, key) }}
+		Probe: func(ctx context.Context) (bool, string) {
+			return probe(ctx, pc.name, pc.baseURL, pc.apiKey(), mc.Headers)
+		}}
 }
 
 // doctorExit is 1 when a finding needs fixing.

@@ -239,7 +239,13 @@ func listProviders(cmd *cobra.Command, p *project, asJSON, offline bool) error {
 		case needsKey(pc) != "":
 			e.Status = "no key: set " + d.keyEnv
 		default:
-			e.Reachable, e.Status = probe(cmd.Context(), name, pc.baseURL, pc.apiKey())
+			// The configured headers go to the provider runs use without
+			// --provider (as its preflight sends them), not to every server.
+			var headers map[string]string
+			if e.Default {
+				headers = p.Config.Model.Headers
+			}
+			e.Reachable, e.Status = probe(cmd.Context(), name, pc.baseURL, pc.apiKey(), headers)
 		}
 		out = append(out, e)
 	}
@@ -268,11 +274,12 @@ func listProviders(cmd *cobra.Command, p *project, asJSON, offline bool) error {
 }
 
 // probe asks a provider's model list, with the key in the header its API
-// expects, and says whether the server answered.
-func probe(ctx context.Context, provider, base, key string) (bool, string) {
+// expects and the given extra headers, and says whether the server
+// answered.
+func probe(ctx context.Context, provider, base, key string, headers map[string]string) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	req, err := modelsRequest(ctx, provider, base, key, nil)
+	req, err := modelsRequest(ctx, provider, base, key, headers)
 	if err != nil {
 		return false, err.Error()
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -218,5 +219,50 @@ func TestRequireRunID(t *testing.T) {
 	}
 	if err := requireRunID("2025"); err != nil {
 		t.Error(err)
+	}
+}
+
+// doctor and `ultra models --providers` ask the configured server with the
+// headers a run sends, so they agree with the run's preflight.
+func TestProbeSendsConfiguredHeaders(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Team") != "core" {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		w.Write([]byte(`{"data":[{"id":"m"}]}`))
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	if ok, status := probe(ctx, "openai", srv.URL+"/v1", "", nil); ok || !strings.Contains(status, "refuses") {
+		t.Fatalf("without the header: %v %s", ok, status)
+	}
+	t.Setenv("ULTRA_PROVIDER", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	p := &project{Root: t.TempDir()}
+	p.Config.Model.Provider, p.Config.Model.BaseURL, p.Config.Model.Name = "openai", srv.URL+"/v1", "m"
+	p.Config.Model.Headers = map[string]string{"X-Team": "core"}
+	prov := doctorProvider(p)
+	if prov == nil {
+		t.Fatal("no provider")
+	}
+	if ok, status := prov.Probe(ctx); !ok || status != "ok" {
+		t.Fatalf("doctor's probe: %v %s", ok, status)
+	}
+	cmd := &cobra.Command{}
+	var out strings.Builder
+	cmd.SetOut(&out)
+	cmd.SetContext(ctx)
+	if err := listProviders(cmd, p, true, false); err != nil {
+		t.Fatal(err)
+	}
+	var entries []modelsEntry
+	if err := json.Unmarshal([]byte(out.String()), &entries); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Provider == "openai" && (!e.Default || !e.Reachable || e.Status != "ok") {
+			t.Errorf("ultra models --providers: %+v", e)
+		}
 	}
 }
