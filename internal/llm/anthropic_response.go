@@ -42,6 +42,7 @@ func (a *anthropicAssembler) add(ev anthropic.MessageStreamEventUnion) {
 		case "thinking":
 			a.tslots[ev.Index] = len(a.think)
 			a.think = append(a.think, Thinking{Text: b.Thinking, Signature: b.Signature})
+			a.thinking(b.Thinking)
 		case "redacted_thinking":
 			a.think = append(a.think, Thinking{Redacted: b.Data})
 		}
@@ -60,6 +61,7 @@ func (a *anthropicAssembler) add(ev anthropic.MessageStreamEventUnion) {
 		case "thinking_delta":
 			if pos, ok := a.tslots[ev.Index]; ok {
 				a.think[pos].Text += d.Thinking
+				a.thinking(d.Thinking)
 			}
 		case "signature_delta":
 			if pos, ok := a.tslots[ev.Index]; ok {
@@ -147,6 +149,9 @@ func fromAnthropicMessage(m *anthropic.Message, onDelta func(Delta)) (*Response,
 		}
 	}
 	a := &answer{onDelta: onDelta, usage: anthropicUsage(m.Usage), haveUsage: true, stop: string(m.StopReason), model: string(m.Model)}
+	for _, th := range thinking {
+		a.thinking(th.Text)
+	}
 	a.addText(text.String())
 	for _, c := range calls {
 		a.addCall(c)

@@ -109,12 +109,13 @@ const (
 	DeltaText     DeltaKind = iota // a fragment of answer text
 	DeltaToolCall                  // a tool call started (ID, Name) or its arguments grew
 	DeltaUsage                     // usage became known
+	DeltaThinking                  // a fragment of the model's readable thinking
 )
 
 // Delta is one streamed fragment, delivered while the answer is produced.
 type Delta struct {
 	Kind      DeltaKind
-	Text      string // DeltaText: the fragment; DeltaToolCall: an argument fragment
+	Text      string // DeltaText, DeltaThinking: the fragment; DeltaToolCall: an argument fragment
 	ToolIndex int    // DeltaToolCall: which call of the answer
 	ToolID    string // DeltaToolCall: set on the first fragment of a call
 	ToolName  string // DeltaToolCall: set on the first fragment of a call

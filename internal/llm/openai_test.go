@@ -221,13 +221,15 @@ func streamDeltas(p Provider, req Request) (*Response, []Delta, error) {
 // checkDeltas verifies that the fragments add up to the final answer.
 func checkDeltas(t *testing.T, resp *Response, deltas []Delta) {
 	t.Helper()
-	var text strings.Builder
+	var text, thinking strings.Builder
 	calls := make([]ToolCall, len(resp.ToolCalls))
 	var usage *Usage
 	for _, d := range deltas {
 		switch d.Kind {
 		case DeltaText:
 			text.WriteString(d.Text)
+		case DeltaThinking:
+			thinking.WriteString(d.Text)
 		case DeltaToolCall:
 			if d.ToolIndex < 0 || d.ToolIndex >= len(calls) {
 				t.Fatalf("delta for tool index %d of %d", d.ToolIndex, len(calls))
@@ -252,6 +254,14 @@ func checkDeltas(t *testing.T, resp *Response, deltas []Delta) {
 	}
 	if text.String() != resp.Text {
 		t.Errorf("text deltas = %q, response text %q", text.String(), resp.Text)
+	}
+	// Readable thinking streams too, apart from the text.
+	var want strings.Builder
+	for _, th := range resp.Thinking {
+		want.WriteString(th.Text)
+	}
+	if thinking.String() != want.String() {
+		t.Errorf("thinking deltas = %q, response thinking %q", thinking.String(), want.String())
 	}
 	for i := range calls {
 		if calls[i] != resp.ToolCalls[i] {

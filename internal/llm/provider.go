@@ -89,6 +89,14 @@ func (a *answer) addText(s string) {
 	a.onDelta(Delta{Kind: DeltaText, Text: s})
 }
 
+// thinking forwards a fragment of readable thinking (kept apart from the
+// text by the adapter, in Response.Thinking).
+func (a *answer) thinking(s string) {
+	if s != "" {
+		a.onDelta(Delta{Kind: DeltaThinking, Text: s})
+	}
+}
+
 // addCall starts a tool call with what is known of it, and returns its
 // position.
 func (a *answer) addCall(c ToolCall) int {

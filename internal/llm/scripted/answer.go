@@ -16,6 +16,7 @@ type answer struct {
 	model     string
 	created   int64
 	text      string
+	thinking  string // readable thinking, sent before the text on the Anthropic wire
 	calls     []call
 	finish    string
 	usage     wireUsage

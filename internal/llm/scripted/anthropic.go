@@ -151,6 +151,10 @@ func newAnthropicAnswer(a *answer) *anthropicAnswer {
 	return m
 }
 
+// scriptedSignature signs the scripted thinking blocks (a client passes
+// it back unchanged).
+const scriptedSignature = "scripted-signature"
+
 // toolID is the Anthropic-style id of a call.
 func toolID(c call) string {
 	return "toolu_" + strings.TrimPrefix(c.id, "call_")
@@ -159,6 +163,9 @@ func toolID(c call) string {
 // blocks is the answer's content as Messages content blocks.
 func (m *anthropicAnswer) blocks() []map[string]any {
 	var out []map[string]any
+	if m.thinking != "" {
+		out = append(out, map[string]any{"type": "thinking", "thinking": m.thinking, "signature": scriptedSignature})
+	}
 	if m.text != "" {
 		out = append(out, map[string]any{"type": "text", "text": m.text})
 	}
@@ -217,6 +224,14 @@ func (m *anthropicAnswer) writeStream(ctx context.Context, w http.ResponseWriter
 		}
 		events = append(events, sse{"content_block_stop", map[string]any{"type": "content_block_stop", "index": index}})
 		index++
+	}
+	if m.thinking != "" {
+		var deltas []map[string]any
+		for _, t := range split(m.thinking, m.chunkSize) {
+			deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": t})
+		}
+		deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": scriptedSignature})
+		block(map[string]any{"type": "thinking", "thinking": "", "signature": ""}, deltas)
 	}
 	if m.text != "" {
 		var deltas []map[string]any

@@ -272,3 +272,44 @@ func TestAnthropicMalformedRequest(t *testing.T) {
 		t.Errorf("status %d body %+v (%v)", res.StatusCode, body, err)
 	}
 }
+
+// A step's thinking reaches the real adapter as a signed thinking block
+// before the text, streamed in pieces; the OpenAI wire leaves it out.
+func TestAnthropicThinking(t *testing.T) {
+	script := `{"steps":[{"thinking":"The user greets; I should greet back.","text":"Hello!","chunk_size":8,"repeat":3}]}`
+	bothModes(t, func(t *testing.T, stream bool) {
+		_, url := start(t, script, "")
+		var deltas []llm.Delta
+		resp, err := askAnthropic(anthropicProvider(t, url, stream), user("hi"), &deltas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []llm.Thinking{{Text: "The user greets; I should greet back.", Signature: "scripted-signature"}}
+		if resp.Text != "Hello!" || !reflect.DeepEqual(resp.Thinking, want) {
+			t.Fatalf("%+v", resp)
+		}
+		var thinking strings.Builder
+		pieces, first := 0, -1
+		for i, d := range deltas {
+			if d.Kind == llm.DeltaThinking {
+				thinking.WriteString(d.Text)
+				pieces++
+			}
+			if d.Kind == llm.DeltaText && first < 0 {
+				first = i
+			}
+		}
+		if thinking.String() != want[0].Text || (stream && pieces < 2) {
+			t.Errorf("thinking deltas %q in %d pieces", thinking.String(), pieces)
+		}
+		if first >= 0 && deltas[first-1].Kind != llm.DeltaThinking {
+			t.Errorf("the text did not follow the thinking: %+v", deltas)
+		}
+		if stream {
+			resp, err := provider(t, url, true).Stream(context.Background(), llm.Request{Messages: user("hi")}, nil)
+			if err != nil || resp.Text != "Hello!" || len(resp.Thinking) != 0 {
+				t.Errorf("OpenAI wire: %+v %v", resp, err)
+			}
+		}
+	})
+}

@@ -65,6 +65,10 @@
 //	chunk_size     streamed text and arguments are cut into pieces of this
 //	               many characters; by default each is cut into about three
 //	               pieces, to exercise the client's assembly
+//	thinking       readable thinking, answered before the text as a signed
+//	               thinking block on the Anthropic wire (streamed as
+//	               thinking_delta pieces); the OpenAI wire has no such
+//	               field and leaves it out
 //	chunk_delay_ms wait this long between the pieces of a streamed answer
 //	               (after the first), to show a stream arriving slowly
 //	truncate       stop the answer half-way: a stream ends cleanly after

@@ -24,6 +24,7 @@ type Script struct {
 // Step is one scripted answer.
 type Step struct {
 	Text         string     `json:"text,omitempty"`
+	Thinking     string     `json:"thinking,omitempty"` // Anthropic wire only
 	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
 	FinishReason string     `json:"finish_reason,omitempty"`
 	Usage        *Usage     `json:"usage,omitempty"`
@@ -158,8 +159,8 @@ func (st *Step) validate() error {
 		if st.Status < 400 || st.Status > 599 {
 			return fmt.Errorf(`"status" is %d, want an error status (400-599)`, st.Status)
 		}
-		if st.Text != "" || len(st.ToolCalls) > 0 || st.Usage != nil || st.FinishReason != "" || st.Truncate || st.ChunkSize != 0 || st.ChunkDelayMS != 0 {
-			return errors.New(`a "status" step answers with an error only: drop "text", "tool_calls", "usage", "finish_reason", "truncate", "chunk_size" and "chunk_delay_ms"`)
+		if st.Text != "" || st.Thinking != "" || len(st.ToolCalls) > 0 || st.Usage != nil || st.FinishReason != "" || st.Truncate || st.ChunkSize != 0 || st.ChunkDelayMS != 0 {
+			return errors.New(`a "status" step answers with an error only: drop "text", "thinking", "tool_calls", "usage", "finish_reason", "truncate", "chunk_size" and "chunk_delay_ms"`)
 		}
 		return nil
 	}

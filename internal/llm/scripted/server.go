@@ -199,6 +199,7 @@ func (s *Server) answer(step Step, req *chatRequest, n, bodyLen int) *answer {
 		model:     req.Model,
 		created:   time.Now().Unix(),
 		text:      step.Text,
+		thinking:  step.Thinking,
 		finish:    step.FinishReason,
 		chunkSize: step.ChunkSize,
 		chunkGap:  time.Duration(step.ChunkDelayMS) * time.Millisecond,
