@@ -355,13 +355,19 @@ func TestTUIStreamsAnswerAndOutput(t *testing.T) {
 	dir := repo(t, calcProject)
 	f := fixSteps()
 	first := step{"text": "Reading calc.go first. The end of this answer comes later: end-of-answer.", "chunk_size": 4, "chunk_delay_ms": 60,
+		"thinking":   "Add looks wrong in calc.go, so I should read it before I change anything. thought-ends-here.",
 		"tool_calls": f[0]["tool_calls"]}
 	slowBash := calls(call("bash", map[string]any{"command": "for i in 1 2 3 4 5 6; do echo out-$i; sleep 0.4; done"}))
 	steps := append([]step{first, f[1], slowBash}, f[2:]...)
 	m := newModel(t, steps...)
-	p := openTPane(t, dir, 120, 40, tuiArgs(m)...)
+	// The Anthropic wire, whose answers carry readable thinking.
+	p := openTPane(t, dir, 120, 40, "--provider", "anthropic", "--base-url", m.url, "--model", "scripted")
 	p.waitText("ultra build | autonomous")
 	p.enter("fix Add in calc")
+	p.waitFor("the thinking while it streams, folded to its newest line", func(s string) bool {
+		return strings.Contains(s, "▸ thinking") && strings.Contains(s, "Add looks wrong") && !strings.Contains(s, "thought-ends-here") &&
+			strings.Contains(s, "the model is thinking")
+	})
 	p.waitFor("part of the answer while it streams", func(s string) bool {
 		return strings.Contains(s, "Reading calc.go") && !strings.Contains(s, "end-of-answer") && strings.Contains(s, "the model is answering")
 	})

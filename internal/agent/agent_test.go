@@ -589,13 +589,38 @@ func TestCommandOutputKeptForAttachedSurfaces(t *testing.T) {
 	if len(lives) != 0 {
 		t.Fatalf("output went to the live stream: %d fragments", len(lives))
 	}
-	_, _, partial := c.runtime()
+	_, _, partial, _ := c.runtime()
 	if strings.Contains(partial, "sk-secret-123") || len(partial) > maxPartial {
 		t.Fatalf("partial of %d bytes, secret kept: %v", len(partial), strings.Contains(partial, "sk-secret"))
 	}
 	c2 := &control{redact: c.redact}
 	c2.Write([]byte("token sk-secret-123 here"))
-	if _, _, p := c2.runtime(); p != "token [redacted] here" {
+	if _, _, p, _ := c2.runtime(); p != "token [redacted] here" {
 		t.Fatalf("partial %q", p)
+	}
+}
+
+// Readable thinking streams apart from the answer: to this process's
+// surfaces marked as thinking, to the store in its own field, redacted
+// and bounded; a new answer starts both afresh.
+func TestThinkingStreamsApart(t *testing.T) {
+	var lives []event.Live
+	c := &control{live: func(l event.Live) { lives = append(lives, l) },
+		redact: func(s string) string { return strings.ReplaceAll(s, "sk-secret-123", "[redacted]") }}
+	c.begin("waiting for the model")
+	lives = nil
+	c.delta(llm.Delta{Kind: llm.DeltaThinking, Text: "the key is sk-secret-123; "})
+	c.delta(llm.Delta{Kind: llm.DeltaThinking, Text: strings.Repeat("t", 2*maxPartial)})
+	c.delta(llm.Delta{Kind: llm.DeltaText, Text: "The answer."})
+	if len(lives) != 3 || !lives[0].Thinking || !lives[1].Thinking || lives[2].Thinking || lives[2].Text != "The answer." {
+		t.Fatalf("live fragments: %+v", lives[0])
+	}
+	_, _, partial, thinking := c.runtime()
+	if partial != "The answer." || !strings.HasPrefix(thinking, "the key is [redacted]; ttt") || len(thinking) > maxPartial {
+		t.Fatalf("partial %q, thinking of %d bytes: %.40q", partial, len(thinking), thinking)
+	}
+	c.newAnswer()
+	if _, _, p, th := c.runtime(); p != "" || th != "" {
+		t.Fatalf("after a new answer: %q %q", p, th)
 	}
 }

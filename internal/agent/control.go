@@ -36,10 +36,12 @@ type control struct {
 	// seen its latest fragment. poke wakes the watcher to record a change
 	// of activity at once (attached surfaces read it from the store).
 	partial []byte
-	dirty   bool
-	poke    chan struct{}
-	live    func(event.Live)    // the bus's passing-state stream
-	redact  func(string) string // the run's credentials out of stored text
+	// thinking is the model's readable thinking streaming in before it.
+	thinking []byte
+	dirty    bool
+	poke     chan struct{}
+	live     func(event.Live)    // the bus's passing-state stream
+	redact   func(string) string // the run's credentials out of stored text
 	// units and milestones count phase changes and milestones; a deferred
 	// request remembers the counts when it was first seen.
 	units, milestones int
@@ -56,8 +58,8 @@ func (c *control) setActivity(a string) {
 	if changed {
 		c.activity, c.since = a, time.Now()
 	}
-	if changed && len(c.partial) > 0 {
-		c.partial = c.partial[:0]
+	if changed && (len(c.partial) > 0 || len(c.thinking) > 0) {
+		c.partial, c.thinking = c.partial[:0], c.thinking[:0]
 		c.dirty = true
 	}
 	since, live := c.since, c.live
@@ -86,7 +88,7 @@ func (c *control) wake() {
 func (c *control) begin(a string) {
 	c.mu.Lock()
 	c.activity, c.since = a, time.Now()
-	c.partial, c.dirty = c.partial[:0], true
+	c.partial, c.thinking, c.dirty = c.partial[:0], c.thinking[:0], true
 	since, live := c.since, c.live
 	c.mu.Unlock()
 	if live != nil {
@@ -99,25 +101,31 @@ func (c *control) begin(a string) {
 func (c *control) newAnswer() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.partial) > 0 {
-		c.partial, c.dirty = c.partial[:0], true
+	if len(c.partial) > 0 || len(c.thinking) > 0 {
+		c.partial, c.thinking, c.dirty = c.partial[:0], c.thinking[:0], true
 	}
 }
 
-// delta takes one streamed fragment of an answer.
+// delta takes one streamed fragment of an answer: its text or its
+// readable thinking, each kept apart for attached surfaces (bounded).
 func (c *control) delta(d llm.Delta) {
-	if d.Kind != llm.DeltaText || d.Text == "" {
+	if (d.Kind != llm.DeltaText && d.Kind != llm.DeltaThinking) || d.Text == "" {
 		return
 	}
+	thinking := d.Kind == llm.DeltaThinking
 	c.mu.Lock()
-	if room := maxPartial - len(c.partial); room > 0 {
-		c.partial = append(c.partial, d.Text[:min(room, len(d.Text))]...)
+	buf := &c.partial
+	if thinking {
+		buf = &c.thinking
+	}
+	if room := maxPartial - len(*buf); room > 0 {
+		*buf = append(*buf, d.Text[:min(room, len(d.Text))]...)
 	}
 	c.dirty = true
 	live := c.live
 	c.mu.Unlock()
 	if live != nil {
-		live(event.Live{Text: d.Text})
+		live(event.Live{Text: d.Text, Thinking: thinking})
 	}
 }
 
@@ -141,16 +149,18 @@ func (c *control) Write(p []byte) (int, error) {
 const maxPartial = 64 << 10
 
 // runtime is what the store's task_runtime row says of the run now.
-func (c *control) runtime() (activity string, since time.Time, partial string) {
+func (c *control) runtime() (activity string, since time.Time, partial, thinking string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dirty = false
 	partial = strings.ToValidUTF8(string(c.partial), "")
+	thinking = strings.ToValidUTF8(string(c.thinking), "")
 	if c.redact != nil {
-		// A command can print a credential; the store never keeps one.
-		partial = c.redact(partial)
+		// A command can print a credential, a model repeat one; the store
+		// never keeps one.
+		partial, thinking = c.redact(partial), c.redact(thinking)
 	}
-	return c.activity, c.since, partial
+	return c.activity, c.since, partial, thinking
 }
 
 // partialDirty says a fragment arrived that the store has not seen.
@@ -177,9 +187,9 @@ func (r *runner) watch(ctx context.Context) {
 	host, _ := os.Hostname()
 	var last time.Time
 	beat := func() {
-		a, since, partial := r.ctl.runtime()
+		a, since, partial, thinking := r.ctl.runtime()
 		_ = r.o.Store.Beat(context.Background(), r.row.ID, store.Runtime{PID: os.Getpid(), Host: host, Worktree: r.row.Workspace.Worktree,
-			Model: r.o.Model, ContextWindow: r.o.ContextWindow, Activity: a, ActivitySince: since, Partial: partial})
+			Model: r.o.Model, ContextWindow: r.o.ContextWindow, Activity: a, ActivitySince: since, Partial: partial, Thinking: thinking})
 		last = time.Now()
 	}
 	beat()

@@ -129,6 +129,8 @@ var migrations = []string{
 	// since when the run does what it does, and the answer streaming in.
 	`ALTER TABLE task_runtime ADD COLUMN activity_since TEXT NOT NULL DEFAULT '';
 	ALTER TABLE task_runtime ADD COLUMN partial TEXT NOT NULL DEFAULT '';`,
+	// 8: the model's readable thinking streaming in, before its answer.
+	`ALTER TABLE task_runtime ADD COLUMN thinking TEXT NOT NULL DEFAULT '';`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

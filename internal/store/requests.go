@@ -121,11 +121,11 @@ func (s *Store) Beat(ctx context.Context, run string, rt Runtime) error {
 	if !rt.ActivitySince.IsZero() {
 		since = ts(rt.ActivitySince)
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO task_runtime (task_id, pid, host, worktree, model, context_tokens, context_window, activity, heartbeat, activity_since, partial)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(task_id) DO UPDATE SET pid=excluded.pid, host=excluded.host, worktree=excluded.worktree,
+	_, err := s.db.ExecContext(ctx, `INSERT INTO task_runtime (task_id, pid, host, worktree, model, context_tokens, context_window, activity, heartbeat, activity_since, partial, thinking)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(task_id) DO UPDATE SET pid=excluded.pid, host=excluded.host, worktree=excluded.worktree,
 		model=excluded.model, context_tokens=excluded.context_tokens, context_window=excluded.context_window,
-		activity=excluded.activity, heartbeat=excluded.heartbeat, activity_since=excluded.activity_since, partial=excluded.partial`,
-		run, rt.PID, rt.Host, rt.Worktree, rt.Model, rt.ContextTokens, rt.ContextWindow, rt.Activity, ts(rt.Heartbeat), since, rt.Partial)
+		activity=excluded.activity, heartbeat=excluded.heartbeat, activity_since=excluded.activity_since, partial=excluded.partial, thinking=excluded.thinking`,
+		run, rt.PID, rt.Host, rt.Worktree, rt.Model, rt.ContextTokens, rt.ContextWindow, rt.Activity, ts(rt.Heartbeat), since, rt.Partial, rt.Thinking)
 	return err
 }
 
@@ -133,8 +133,8 @@ func (s *Store) Beat(ctx context.Context, run string, rt Runtime) error {
 func (s *Store) RuntimeOf(ctx context.Context, run string) (Runtime, error) {
 	var rt Runtime
 	var hb, since string
-	err := s.db.QueryRowContext(ctx, `SELECT pid, host, worktree, model, context_tokens, context_window, activity, heartbeat, activity_since, partial FROM task_runtime WHERE task_id=?`, run).
-		Scan(&rt.PID, &rt.Host, &rt.Worktree, &rt.Model, &rt.ContextTokens, &rt.ContextWindow, &rt.Activity, &hb, &since, &rt.Partial)
+	err := s.db.QueryRowContext(ctx, `SELECT pid, host, worktree, model, context_tokens, context_window, activity, heartbeat, activity_since, partial, thinking FROM task_runtime WHERE task_id=?`, run).
+		Scan(&rt.PID, &rt.Host, &rt.Worktree, &rt.Model, &rt.ContextTokens, &rt.ContextWindow, &rt.Activity, &hb, &since, &rt.Partial, &rt.Thinking)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rt, nil
 	}

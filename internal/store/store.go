@@ -122,7 +122,10 @@ type Runtime struct {
 	Activity      string    `json:"activity,omitempty"` // what the process does now: waiting for the model, running a tool, …
 	ActivitySince time.Time `json:"activity_since,omitzero"`
 	// Partial is the answer streaming in from the model, "" between answers.
-	Partial   string    `json:"partial,omitempty"`
+	Partial string `json:"partial,omitempty"`
+	// Thinking is the model's readable thinking streaming in before its
+	// answer, "" between answers.
+	Thinking  string    `json:"thinking,omitempty"`
 	Heartbeat time.Time `json:"heartbeat"`
 }
 

@@ -241,17 +241,17 @@ func TestFollowingARun(t *testing.T) {
 		t.Fatalf("after the last: %+v", evs)
 	}
 	since := time.Now().Add(-3 * time.Second).UTC().Truncate(time.Millisecond)
-	if err := s.Beat(ctx, r.ID, Runtime{PID: 7, Activity: "waiting for the model", ActivitySince: since, Partial: "Hello, wor"}); err != nil {
+	if err := s.Beat(ctx, r.ID, Runtime{PID: 7, Activity: "waiting for the model", ActivitySince: since, Partial: "Hello, wor", Thinking: "They greet"}); err != nil {
 		t.Fatal(err)
 	}
 	rt, err := s.RuntimeOf(ctx, r.ID)
-	if err != nil || rt.Activity != "waiting for the model" || rt.Partial != "Hello, wor" || !rt.ActivitySince.Equal(since) {
+	if err != nil || rt.Activity != "waiting for the model" || rt.Partial != "Hello, wor" || rt.Thinking != "They greet" || !rt.ActivitySince.Equal(since) {
 		t.Fatalf("runtime %+v %v (since %v)", rt, err, since)
 	}
 	if err := s.Beat(ctx, r.ID, Runtime{PID: 7}); err != nil {
 		t.Fatal(err)
 	}
-	if rt, _ = s.RuntimeOf(ctx, r.ID); rt.Partial != "" || !rt.ActivitySince.IsZero() {
+	if rt, _ = s.RuntimeOf(ctx, r.ID); rt.Partial != "" || rt.Thinking != "" || !rt.ActivitySince.IsZero() {
 		t.Fatalf("an idle beat keeps %+v", rt)
 	}
 }

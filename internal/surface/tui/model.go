@@ -1079,6 +1079,18 @@ func (m *Model) conversation(rows int) []string {
 func (m *Model) tail() []string {
 	w := m.w
 	var tail []string
+	if th := m.rt.Thinking; th != "" && m.live() && m.rt.Activity == "waiting for the model" {
+		// The thinking streaming in, as a thinking item shows it (Ctrl+T),
+		// and while folded its newest line, so it is seen to move.
+		it := &Item{Kind: KindThinking, Body: printable(th)}
+		lines := it.render(w, m.openThink)
+		if !m.openThink {
+			body := strings.Split(strings.TrimSpace(it.Body), "\n")
+			newest := stFaint.Render("  " + ansi.Truncate(body[len(body)-1], w-2, "…"))
+			lines = append(lines[:len(lines)-1], newest, "") // before the item's blank line
+		}
+		tail = append(tail, lines...)
+	}
 	if p := m.rt.Partial; p != "" && m.live() {
 		switch {
 		case m.rt.Activity == "waiting for the model":
@@ -1416,8 +1428,12 @@ func (m *Model) statusBar() string {
 	switch {
 	case m.live() && m.rt.Activity != "":
 		act = m.forScreen(m.rt.Activity)
-		if act == "waiting for the model" && m.rt.Partial != "" {
+		switch {
+		case act != "waiting for the model":
+		case m.rt.Partial != "":
 			act = "the model is answering"
+		case m.rt.Thinking != "":
+			act = "the model is thinking"
 		}
 		if !m.rt.ActivitySince.IsZero() {
 			act += fmt.Sprintf(" %ds", int(m.o.Now().Sub(m.rt.ActivitySince).Seconds()))

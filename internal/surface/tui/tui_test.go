@@ -522,6 +522,33 @@ func TestRunningCommandOutput(t *testing.T) {
 	}
 }
 
+// The model's thinking streams in before its answer: folded to its
+// newest line (Ctrl+T shows it whole), the status saying the model
+// thinks; then the answer streams below it.
+func TestStreamingThinking(t *testing.T) {
+	f := newFake()
+	id := "20261124-150000-ffffff"
+	f.setRow(&store.Run{ID: id, Status: "running", Axes: axes.Default})
+	f.rts[id] = store.Runtime{Activity: "waiting for the model", Thinking: "first idea\nsecond idea"}
+	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 30})
+	pump(t, m, m.pollCmd())
+	s := screen(m)
+	if !strings.Contains(s, "▸ thinking (2 lines") || !strings.Contains(s, "  second idea") || strings.Contains(s, "first idea") ||
+		!strings.Contains(s, "the model is thinking") {
+		t.Fatalf("frame:\n%s", s)
+	}
+	m.Update(tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl})
+	if s = screen(m); !strings.Contains(s, "first idea") {
+		t.Fatalf("ctrl+t does not show the thinking:\n%s", s)
+	}
+	f.rts[id] = store.Runtime{Activity: "waiting for the model", Thinking: "first idea\nsecond idea", Partial: "The answer"}
+	pump(t, m, m.pollCmd())
+	if s = screen(m); !strings.Contains(s, "The answer") || !strings.Contains(s, "the model is answering") {
+		t.Fatalf("frame:\n%s", s)
+	}
+}
+
 // An approval prompt shows the argument a call is judged by first and
 // whole, however the model ordered and padded its arguments.
 func TestApprovalShowsTheCommandWhole(t *testing.T) {
