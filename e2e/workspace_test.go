@@ -584,3 +584,36 @@ func TestCommitAroundTheGuardEscalates(t *testing.T) {
 		}
 	})
 }
+
+// A link the model committed that points outside the repository is not
+// landed in a person's checkout unless they say so.
+func TestLandRefusesLinksOutsideTheRepository(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	f := fixSteps()
+	link := calls(call("bash", map[string]any{"command": "ln -s /etc/hostname calc/host && ln -s calc.go calc/alias"}))
+	steps := append([]step{f[0], f[1], f[2], link}, f[3:]...)
+	res := ultra(t, dir, runArgs(newModel(t, steps...), "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d %s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	mainTip := head(t, dir, "main")
+	land := ultra(t, dir, "land", id)
+	if land.code != 3 || !strings.Contains(land.stderr, `"calc/host" -> "/etc/hostname"`) || strings.Contains(land.stderr, "calc/alias") {
+		t.Fatalf("land: %d\n%s%s", land.code, land.stdout, land.stderr)
+	}
+	if head(t, dir, "main") != mainTip {
+		t.Fatal("a refused land moved main")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "calc/host")); err == nil {
+		t.Fatal("the link reached the checkout")
+	}
+	land = ultra(t, dir, "land", id, "--allow-outside-links")
+	if land.code != 0 || !strings.Contains(land.stdout, `"calc/host" -> "/etc/hostname"`) {
+		t.Fatalf("land --allow-outside-links: %d\n%s%s", land.code, land.stdout, land.stderr)
+	}
+	if target, err := os.Readlink(filepath.Join(dir, "calc/host")); err != nil || target != "/etc/hostname" {
+		t.Fatalf("the link in the checkout: %q %v", target, err)
+	}
+}

@@ -118,6 +118,7 @@ func newDiffCmd() *cobra.Command {
 }
 
 func newLandCmd() *cobra.Command {
+	var allowLinks bool
 	cmd := &cobra.Command{
 		Use:   "land RUN_ID",
 		Short: "Merge a run's branch into its base, only if its final tree is green",
@@ -125,7 +126,8 @@ func newLandCmd() *cobra.Command {
 			"gate passed. If the base moved since the run started, the base is merged into the run's branch in\n" +
 			"its worktree first and that tree verified; only a green merge lands. The base moves by\n" +
 			"fast-forward, in the checkout that has it checked out (git refuses if that would overwrite\n" +
-			"local changes). Exit 3 when landing is refused.",
+			"local changes). Symbolic links the run added that point outside the repository (or into .git\n" +
+			"or .ultra/state) are refused unless --allow-outside-links. Exit 3 when landing is refused.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, st, id, err := openRunLanding(cmd, args[0])
@@ -133,6 +135,7 @@ func newLandCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
+			o.AllowOutsideLinks = allowLinks
 			ctx, stop := interruptible()
 			defer stop()
 			res, err := landing.Land(ctx, o, id)
@@ -150,9 +153,13 @@ func newLandCmd() *cobra.Command {
 			if len(res.Uncommitted) > 0 {
 				fmt.Fprintf(w, "not landed: %d uncommitted file(s) in the run's worktree after its last green commit (%s)\n", len(res.Uncommitted), workspace.ListSome(res.Uncommitted, 5))
 			}
+			for _, l := range res.Links {
+				fmt.Fprintf(w, "landed as you allowed: the link %q -> %q points outside the repository\n", l.Path, l.Target)
+			}
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&allowLinks, "allow-outside-links", false, "land symbolic links the run added that point outside the repository or into .git or .ultra/state (refused otherwise)")
 	return cmd
 }
 

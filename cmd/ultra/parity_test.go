@@ -56,7 +56,7 @@ var parityLines = []string{
 	"/review",
 	"/review --base main --head feature",
 	"/diff --stat --name-status --committed",
-	"/land",
+	"/land --allow-outside-links",
 	"/undo --to-last-green --dry-run",
 	"/doctor",
 	"/doctor fix --dry-run",

@@ -298,6 +298,9 @@ var Table = []Command{
 	},
 	{
 		Name: "land", Args: "[RUN]", Summary: "Merge a run's branch into its base, only if its tip is green",
+		Flags: []Flag{
+			{Name: "allow-outside-links", Usage: "land symbolic links the run added that point outside the repository"},
+		},
 		CLI: []string{"land"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
 		args: argRun, argNoun: "run",
 	},

@@ -24,6 +24,9 @@ type Landed struct {
 	// Uncommitted lists worktree files changed after the last commit;
 	// they were not landed.
 	Uncommitted []string
+	// Links are the symbolic links the run added that point outside the
+	// repository, landed because Options.AllowOutsideLinks said so.
+	Links []workspace.Link
 }
 
 // Land merges a stopped run's branch into its base, only if the branch's
@@ -61,6 +64,20 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 		return nil, refused("the tip of %s (%s) is a tree the gate never passed; `ultra undo %s --to-last-green` goes back to the last green commit", ws.Branch, workspace.Short(tip), row.ID)
 	}
 	res := &Landed{Run: row.ID, Base: ws.Base}
+	// A link the model committed may point at the person's keys: the
+	// gate's tests pass through it, and in the person's checkout whatever
+	// copies or publishes the tree would follow it.
+	if res.Links, err = workspace.LinksOutside(ctx, o.Repo, ws.BaseCommit, tip); err != nil {
+		return nil, err
+	}
+	if len(res.Links) > 0 && !o.AllowOutsideLinks {
+		var ls []string
+		for _, l := range res.Links {
+			ls = append(ls, fmt.Sprintf("%q -> %q", l.Path, l.Target)) // model-chosen: quoted for the terminal
+		}
+		return nil, refused("run %s's branch adds %d symbolic link(s) that point outside the repository or into git's or ultra's own files: %s. Nothing was landed; check them (ultra diff %s), then land with --allow-outside-links, or resume the run with guidance to remove them",
+			row.ID, len(ls), workspace.ListSome(ls, 5), row.ID)
+	}
 	if worktreeUsable(ctx, row) {
 		res.Uncommitted, _ = workspace.Changed(ctx, ws.Worktree)
 	}

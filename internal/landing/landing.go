@@ -25,6 +25,9 @@ type Options struct {
 	// WorktreeDir is where this repository's run worktrees are made.
 	WorktreeDir string
 	Now         func() time.Time
+	// AllowOutsideLinks lands symbolic links the run added that point
+	// outside the repository (Land refuses them otherwise).
+	AllowOutsideLinks bool
 }
 
 func (o Options) now() string {
