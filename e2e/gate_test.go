@@ -739,3 +739,30 @@ func TestAddedTestFailsThenPasses(t *testing.T) {
 		t.Fatalf("verifications %v", vr)
 	}
 }
+
+// Code the tests import prints unittest's results and ends the process
+// with status 0 before any test runs: the constructs are new since the
+// run started, so the gate fails instead of counting the printed passes.
+func TestGateRefusesForgedUnittestResults(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, map[string]string{
+		"calc.py":            "def add(a, b):\n    return a - b\n",
+		"tests/test_calc.py": "import unittest\n\nfrom calc import add\n\n\nclass TestCalc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+		".gitignore":         "__pycache__/\n",
+	})
+	forged := "import os\nimport sys\n\n\ndef add(a, b):\n    return a - b\n\n\n" +
+		"sys.stderr.write('test_add (test_calc.TestCalc.test_add) ... ok\\n\\n' + '-' * 70 + '\\nRan 1 test in 0.001s\\n\\nOK\\n')\n" +
+		"sys.stderr.flush()\nos._exit(0)\n"
+	m := newModel(t,
+		planGoals("p"),
+		calls(call("read", map[string]any{"file_path": "calc.py"})),
+		calls(call("write", map[string]any{"file_path": "calc.py", "content": forged})),
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})),
+		text("done"), text("done"), text("done"), text("done"), text("done"))
+	res := ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...)
+	id := failedGate(t, dir, res, "constructs that can fake results", "calc.py: python-exit: os._exit(0)", "runner-text")
+	if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
+		t.Fatal("ultra committed the forgery")
+	}
+}

@@ -391,8 +391,8 @@ func judgeFull(ctx context.Context, res *verify.Result, err error, workdir strin
 }
 
 // fakesOf are the keys of the constructs in the tree at dir that can fake
-// test results (verify.GoFakeResults).
-func fakesOf(dir string) []string { return verify.FindingKeys(verify.GoFakeResults(dir)) }
+// test results (verify.FakeResults).
+func fakesOf(dir string) []string { return verify.FindingKeys(verify.FakeResults(dir)) }
 
 // protectTests runs the project's original tests against the new code
 // when the run changed, deleted or renamed existing tests (or the files

@@ -90,15 +90,17 @@ const (
 	fakesMaxText  = 48      // bytes of a literal quoted in a finding
 )
 
-// GoFakeResults parses the Go files under dir (vendor/, testdata/ and
+// FakeResults parses the Go files under dir (vendor/, testdata/ and
 // "_" or "." directories too, since the go command builds them when they
 // are imported by path; not node_modules/ or .git, nor files whose names
-// start with "." or "_"), notes native code beside them, and returns the constructs that can fake test results, sorted by
-// file and line. It reads files only: no type checking, no go command, no
-// build constraints (every file counts). What it cannot see (strings built
-// at run time, code in other packages or in dependencies) it does not
-// report: it narrows the attack, it does not close it.
-func GoFakeResults(dir string) []Finding {
+// start with "." or "_"), notes native code beside them, reads the Python
+// files (pythonFakes; not those of virtual environments and installed
+// packages), and returns the constructs that can fake test results,
+// sorted by file and line. It reads files only: no type checking, no go
+// command, no build constraints (every file counts). What it cannot see
+// (strings built at run time, code in other packages or in dependencies)
+// it does not report: it narrows the attack, it does not close it.
+func FakeResults(dir string) []Finding {
 	var out []Finding
 	pkgs := map[string]*fakePkg{} // by directory and package name
 	var order []string
@@ -132,19 +134,24 @@ func GoFakeResults(dir string) []Finding {
 				Detail: "native code built into Go test binaries (cgo, assembly or a prebuilt object) can print or exit before any test runs"})
 			return nil
 		}
-		if !strings.HasSuffix(name, ".go") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+		python := strings.HasSuffix(name, ".py") && !pythonDependency(rel)
+		if !python && (!strings.HasSuffix(name, ".go") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
 			return nil
 		}
 		if files++; files > fakesMaxFiles {
 			if files == fakesMaxFiles+1 {
 				out = append(out, Finding{File: rel, Kind: FakeUnscanned,
-					Detail: fmt.Sprintf("more than %d Go files: this one and the rest were not scanned", fakesMaxFiles)})
+					Detail: fmt.Sprintf("more than %d Go and Python files: this one and the rest were not scanned", fakesMaxFiles)})
 			}
 			return nil
 		}
-		src, why := readGoSource(path)
+		src, why := readSource(path)
 		if why != "" {
 			out = append(out, Finding{File: rel, Kind: FakeUnscanned, Detail: why})
+			return nil
+		}
+		if python {
+			out = append(out, pythonFakes(rel, string(src))...)
 			return nil
 		}
 		fset := token.NewFileSet()
@@ -200,7 +207,21 @@ func nativeCode(name string) bool {
 	return false
 }
 
-func readGoSource(path string) ([]byte, string) {
+// pythonDependency says whether a .py file (slash-separated path) belongs
+// to a virtual environment or installed packages: the gate fails a tree
+// that adds files there, and the project's own code is what is scanned.
+func pythonDependency(rel string) bool {
+	for _, d := range strings.Split(rel, "/") {
+		switch d {
+		case ".venv", "venv", "site-packages", "dist-packages", "__pycache__", ".tox", ".nox", "node_modules":
+			return true
+		}
+	}
+	return false
+}
+
+// readSource reads a file to scan, within the size bound.
+func readSource(path string) ([]byte, string) {
 	// A symlink is not followed: ultra reads the tree outside the sandbox,
 	// and a link could point at a file the tests may not read. It is
 	// reported, so a new one fails the gate.

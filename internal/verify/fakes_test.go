@@ -46,7 +46,7 @@ var _ = syscall.Exit
 
 `
 
-func TestGoFakeResults(t *testing.T) {
+func TestFakeResults(t *testing.T) {
 	tests := []struct {
 		name  string
 		files map[string]string
@@ -129,7 +129,7 @@ func main() {
 			},
 		},
 		{
-			name: "skipped directories and files (vendor/, testdata/ and _x are built when imported: see TestGoFakeResultsSeesEveryBuiltPackage)",
+			name: "skipped directories and files (vendor/, testdata/ and _x are built when imported: see TestFakeResultsSeesEveryBuiltPackage)",
 			files: map[string]string{
 				"node_modules/n/n_test.go": fakesHeader + "func TestMain(m *testing.M) {}\n",
 				".git/g_test.go":           fakesHeader + "func TestMain(m *testing.M) {}\n",
@@ -328,7 +328,7 @@ func TestA(t *testing.T) { Exit(0) }
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeTree(t, tc.files)
-			got := GoFakeResults(dir)
+			got := FakeResults(dir)
 			var short, long []string
 			for _, f := range got {
 				short = append(short, f.File+":"+itoa(f.Line)+": "+f.Kind)
@@ -358,11 +358,11 @@ func itoa(n int) string {
 	return string(b)
 }
 
-// TestGoFakeResultsKeys: keys do not move with lines; String has the line.
-func TestGoFakeResultsKeys(t *testing.T) {
+// TestFakeResultsKeys: keys do not move with lines; String has the line.
+func TestFakeResultsKeys(t *testing.T) {
 	src := fakesHeader + "func TestMain(m *testing.M) {}\n"
-	a := GoFakeResults(writeTree(t, map[string]string{"p/a_test.go": src}))
-	b := GoFakeResults(writeTree(t, map[string]string{"p/a_test.go": strings.Replace(src, "func TestMain", "\n\n// moved\nfunc TestMain", 1)}))
+	a := FakeResults(writeTree(t, map[string]string{"p/a_test.go": src}))
+	b := FakeResults(writeTree(t, map[string]string{"p/a_test.go": strings.Replace(src, "func TestMain", "\n\n// moved\nfunc TestMain", 1)}))
 	if len(a) != 1 || len(b) != 1 {
 		t.Fatalf("%v %v", a, b)
 	}
@@ -380,17 +380,17 @@ func TestGoFakeResultsKeys(t *testing.T) {
 	}
 }
 
-func TestGoFakeResultsUnscanned(t *testing.T) {
+func TestFakeResultsUnscanned(t *testing.T) {
 	dir := writeTree(t, map[string]string{"a/a.go": "package a\n"})
 	big := make([]byte, fakesMaxFile+1)
 	if err := os.WriteFile(filepath.Join(dir, "a", "big.go"), big, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := GoFakeResults(dir)
+	got := FakeResults(dir)
 	if len(got) != 1 || got[0].Kind != FakeUnscanned || got[0].File != "a/big.go" {
 		t.Fatalf("%v", got)
 	}
-	if GoFakeResults(filepath.Join(dir, "missing")) != nil {
+	if FakeResults(filepath.Join(dir, "missing")) != nil {
 		t.Fatal("a missing directory has no findings")
 	}
 	// A root given through a symlink is walked.
@@ -398,26 +398,26 @@ func TestGoFakeResultsUnscanned(t *testing.T) {
 	if err := os.Symlink(dir, link); err != nil {
 		t.Skip(err)
 	}
-	if got := GoFakeResults(link); len(got) != 1 || got[0].File != "a/big.go" {
+	if got := FakeResults(link); len(got) != 1 || got[0].File != "a/big.go" {
 		t.Fatalf("through a symlink: %v", got)
 	}
 }
 
-// TestGoFakeResultsScan prints the findings of the tree named by
+// TestFakeResultsScan prints the findings of the tree named by
 // ULTRA_FAKES_SCAN (a development aid).
-func TestGoFakeResultsScan(t *testing.T) {
+func TestFakeResultsScan(t *testing.T) {
 	dir := os.Getenv("ULTRA_FAKES_SCAN")
 	if dir == "" {
 		t.Skip("set ULTRA_FAKES_SCAN to a directory")
 	}
-	for _, f := range GoFakeResults(dir) {
+	for _, f := range FakeResults(dir) {
 		t.Log(f)
 	}
 }
 
 // Code the scanner used to pass over: packages under vendor/, testdata/,
 // _x and .x (built when imported by path), native code and cgo.
-func TestGoFakeResultsSeesEveryBuiltPackage(t *testing.T) {
+func TestFakeResultsSeesEveryBuiltPackage(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"vendor/example.com/rt/rt.go": "package rt\n\nimport (\"fmt\"; \"os\")\n\nfunc init() { fmt.Println(\"ok\"); os.Exit(0) }\n",
@@ -432,7 +432,7 @@ func TestGoFakeResultsSeesEveryBuiltPackage(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, p), []byte(src), 0o644)
 	}
 	got := map[string]bool{}
-	for _, f := range GoFakeResults(dir) {
+	for _, f := range FakeResults(dir) {
 		got[f.File+" "+f.Kind] = true
 	}
 	for _, want := range []string{"vendor/example.com/rt/rt.go init-exit", "testdata/rt/rt.go init-exit", "_rt/rt.go init-exit",
@@ -445,12 +445,12 @@ func TestGoFakeResultsSeesEveryBuiltPackage(t *testing.T) {
 
 // A Go file that is a symlink is not followed (ultra reads the tree
 // outside the sandbox) but reported, so a new one fails the gate.
-func TestGoFakeResultsDoesNotFollowSymlinks(t *testing.T) {
+func TestFakeResultsDoesNotFollowSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	secret := filepath.Join(t.TempDir(), "secret.go")
 	os.WriteFile(secret, []byte("package s\n\nvar s = \"--- PASS TOP-SECRET\"\n"), 0o600)
 	os.Symlink(secret, filepath.Join(dir, "s.go"))
-	fs := GoFakeResults(dir)
+	fs := FakeResults(dir)
 	if len(fs) != 1 || fs[0].Kind != FakeUnscanned || strings.Contains(fmt.Sprint(fs), "TOP-SECRET") {
 		t.Fatalf("%v", fs)
 	}

@@ -75,7 +75,7 @@ import (
 //     event without a "run" event.
 //
 // So the stream cannot prove that tests ran; forging is stopped before the
-// run (verify.GoFakeResults, and the gate's rule on its findings). This
+// run (verify.FakeResults, and the gate's rule on its findings). This
 // parser still distrusts a package whose stream shows traces of a binary
 // that printed runner lines itself: a test that passed without a "run"
 // event, a second go test summary line ("ok  \tpkg…" or "FAIL\tpkg…": the

@@ -309,7 +309,7 @@ func TestGoJSONForged(t *testing.T) {
 		},
 		// Known limits: these binaries printed framed lines with no
 		// trace in the stream; they count as passes (TestReal fails when it
-		// really runs). verify.GoFakeResults finds their sources and the
+		// really runs). verify.FakeResults finds their sources and the
 		// gate refuses them. Should the parser learn to see them, change
 		// these counts.
 		{

@@ -1,0 +1,299 @@
+package verify
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Python's runners are fooled the way go test's are: code the tests import
+// can print a runner's summary ("Ran 5 tests … OK", "5 passed in …") or
+// write its report (JUnit XML) and end the process with status 0 before
+// the real results exist, or change them through a runner's hooks. The
+// Python scan looks for those constructs in every .py file of the tree
+// (dependency directories aside). Like the Go scan it reads text only:
+// strings built at run time and code in dependencies are not seen.
+
+// Kinds of Python findings (FakeRunnerText and FakeUnscanned are shared).
+const (
+	// FakePyExit: an exit that skips the runner with status 0 or one not
+	// known when the code is read: _exit (os, posix, libc through ctypes)
+	// and os.exec* anywhere; sys.exit, SystemExit, exit, quit and
+	// pytest.exit with a return code where the runners do not catch them
+	// (at import time: a module's top level, and conftest.py). A runner
+	// records those raised in a test or while it collects as errors, and
+	// an exit with a non-zero constant cannot fake a pass. Exits in an
+	// `if __name__ == "__main__":` block or a __main__.py are a program's.
+	FakePyExit = "python-exit"
+	// FakePyHook: a runner hook or result method that decides outcomes:
+	// pytest's report hooks, a session's exit status, a report's outcome,
+	// unittest's wasSuccessful and add* result methods defined or
+	// replaced.
+	FakePyHook = "python-result-hook"
+)
+
+// pyString is a string literal (adjacent literals and + joined) and the
+// line it starts on.
+type pyString struct {
+	line int
+	text string
+}
+
+// lexPython splits Python source into its code, with string literals
+// replaced by "" and comments removed (lines kept, so line numbers hold),
+// and its string literals as written (escapes not decoded).
+func lexPython(src string) (code string, strs []pyString) {
+	var b strings.Builder
+	line := 1
+	lastEnd := -1 // where the last literal ended in b, for joining
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '\n':
+			b.WriteByte('\n')
+			line++
+			i++
+			continue
+		case c == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			continue
+		case c != '\'' && c != '"':
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		// A literal: its prefix letters are already in b.
+		raw := false
+		for j := b.Len() - 1; j >= 0; j-- {
+			p := b.String()[j]
+			if p == 'r' || p == 'R' {
+				raw = true
+			}
+			if !strings.ContainsRune("rRbBfFuU", rune(p)) {
+				break
+			}
+		}
+		q := src[i : i+1]
+		if strings.HasPrefix(src[i:], strings.Repeat(q, 3)) {
+			q = src[i : i+3]
+		}
+		start, startLine := i+len(q), line
+		j := start
+		for j < len(src) {
+			if src[j] == '\\' && j+1 < len(src) {
+				if src[j+1] == '\n' {
+					line++
+				}
+				j += 2
+				continue
+			}
+			if strings.HasPrefix(src[j:], q) {
+				break
+			}
+			if src[j] == '\n' {
+				if len(q) == 1 {
+					break // unterminated: the line ends it
+				}
+				line++
+			}
+			j++
+		}
+		text := src[start:min(j, len(src))]
+		if !raw {
+			text = strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(text)
+		}
+		// Adjacent literals, or literals joined by +, are one string.
+		between := ""
+		if lastEnd >= 0 {
+			between = b.String()[lastEnd:]
+		}
+		if lastEnd >= 0 && strings.Trim(between, " \t\n\\+()rRbBfFuU") == "" && len(strs) > 0 {
+			strs[len(strs)-1].text += text
+		} else {
+			strs = append(strs, pyString{line: startLine, text: text})
+		}
+		b.WriteString(`""`)
+		b.WriteString(strings.Repeat("\n", line-startLine))
+		lastEnd = b.Len()
+		i = min(j+len(q), len(src))
+	}
+	return b.String(), strs
+}
+
+// pyRunnerText is what printing or writing a Python runner's results
+// takes: unittest's per-test lines and summary, pytest's summary, a JUnit
+// report's elements.
+var pyRunnerText = regexp.MustCompile(`Ran (\d+|%[ds]|\{[^}]*\}) tests? in|\.\.\. (ok|FAIL|ERROR)\b|passed(, [^"]*)? in \d|(\d+|%[ds]|\{[^}]*\}) passed in|<testsuite|<testcase`)
+
+var (
+	pyDef       = regexp.MustCompile(`^\s*(async\s+)?def\b`)
+	pyMainBlock = regexp.MustCompile(`^(\s*)if\s+(__name__\s*==\s*""|""\s*==\s*__name__)\s*:`)
+	// pyHardExit finds the exits no runner catches; pyExit the others.
+	// The status is read after the name.
+	pyHardExit = regexp.MustCompile(`\b((?:\w+\.)*_exit|os\.exec\w*)\s*\(`)
+	pyExit     = regexp.MustCompile(`\b(sys\.exit|pytest\.exit|SystemExit)\b|(^|[^.\w])(exit|quit)\s*\(`)
+	pyHook     = regexp.MustCompile(`\bdef\s+(pytest_runtest_makereport|pytest_report_teststatus|pytest_runtest_logreport|pytest_sessionfinish|pytest_terminal_summary|wasSuccessful|addSuccess|addFailure|addError|addSubTest|addExpectedFailure|addUnexpectedSuccess|addSkip)\b|\.(exitstatus|wasSuccessful|addFailure|addError|addSubTest|addSuccess)\s*=[^=]|(^|[^\w.])(import|from)\s+_pytest\b`)
+	// A non-zero constant status, or a message (status 1).
+	pyNonZero = regexp.MustCompile(`^\s*(-?[1-9][0-9]*|0[xX]0*[1-9a-fA-F][0-9a-fA-F]*|"")\s*(,.*)?$`)
+	// pytest.exit's status is its returncode argument (2 without it).
+	pyReturnCode = regexp.MustCompile(`returncode\s*=\s*([^,)]*)`)
+)
+
+// pythonFakes returns the findings of one Python file, rel its
+// slash-separated path.
+func pythonFakes(rel, src string) []Finding {
+	var out []Finding
+	code, strs := lexPython(src)
+	for _, s := range strs {
+		if m := pyRunnerText.FindString(s.text); m != "" {
+			out = append(out, Finding{File: rel, Line: s.line, Kind: FakeRunnerText,
+				Detail: fmt.Sprintf("string %s holds a test runner's result text %q", quoteClip(s.text), m)})
+		}
+	}
+	mainFile := strings.HasSuffix(rel, "__main__.py")
+	lines := strings.Split(code, "\n")
+	mainIndent := -1 // inside `if __name__ == "__main__":` at this indentation
+	var defs []int   // the indentation of the functions the line is in
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		indent := len(l) - len(strings.TrimLeft(l, " \t"))
+		if mainIndent >= 0 && indent <= mainIndent {
+			mainIndent = -1
+		}
+		for len(defs) > 0 && indent <= defs[len(defs)-1] {
+			defs = defs[:len(defs)-1]
+		}
+		if pyDef.MatchString(l) {
+			defs = append(defs, indent)
+		}
+		if m := pyMainBlock.FindStringSubmatch(l); m != nil && mainIndent < 0 {
+			mainIndent = len(m[1])
+			continue
+		}
+		if m := pyHook.FindStringSubmatch(l); m != nil {
+			what := "_pytest, the runner's internals, imported"
+			switch {
+			case m[1] != "":
+				what = m[1] + " defined"
+			case m[2] != "":
+				what = "." + m[2] + " assigned"
+			}
+			out = append(out, Finding{File: rel, Line: i + 1, Kind: FakePyHook, Detail: what + ": it decides test outcomes"})
+		}
+		if mainFile || mainIndent >= 0 {
+			continue
+		}
+		for _, loc := range pyHardExit.FindAllStringSubmatchIndex(l, -1) {
+			name := l[loc[2]:loc[3]]
+			args, _ := callArgs(lines, i, loc[3])
+			before := strings.TrimSpace(l[:loc[0]])
+			if strings.HasSuffix(before, "def") || strings.HasPrefix(name, "self.") || strings.HasPrefix(name, "cls.") ||
+				(strings.HasSuffix(name, "_exit") && nonZeroStatus(args)) {
+				continue
+			}
+			out = append(out, exitFinding(rel, i, name, args, true))
+		}
+		if len(defs) > 0 && path.Base(rel) != "conftest.py" {
+			continue // raised when a test calls it: the runner catches it
+		}
+		for _, loc := range pyExit.FindAllStringSubmatchIndex(l, -1) {
+			name, end := "", loc[1]
+			if loc[2] >= 0 {
+				name = l[loc[2]:loc[3]]
+			} else {
+				name, end = l[loc[6]:loc[7]], loc[7]
+			}
+			args, called := callArgs(lines, i, end)
+			before := strings.TrimSpace(l[:loc[0]])
+			switch {
+			case strings.HasSuffix(before, "def") || strings.HasSuffix(before, "class"):
+				continue // a function of that name, defined
+			case name == "SystemExit" && !called && !strings.HasSuffix(before, "raise"):
+				continue // caught or named, not raised
+			case name == "pytest.exit":
+				rc := pyReturnCode.FindStringSubmatch(args)
+				if rc == nil || nonZeroStatus(rc[1]) {
+					continue // pytest's own status 2, or a non-zero one
+				}
+			case called && nonZeroStatus(args):
+				continue
+			}
+			out = append(out, exitFinding(rel, i, name, args, called))
+		}
+	}
+	return out
+}
+
+// nonZeroStatus says whether an exit's argument is a status other than 0
+// whatever runs: a non-zero constant, or a message (status 1).
+func nonZeroStatus(args string) bool {
+	a := strings.TrimSpace(args)
+	for _, p := range []string{`""`, `f""`, `r""`, `rf""`, `fr""`} {
+		if strings.HasPrefix(a, p) {
+			return true
+		}
+	}
+	return pyNonZero.MatchString(a)
+}
+
+func exitFinding(rel string, i int, name, args string, called bool) Finding {
+	what := name
+	if called {
+		what += "(" + strings.TrimSpace(args) + ")"
+	}
+	return Finding{File: rel, Line: i + 1, Kind: FakePyExit,
+		Detail: fmt.Sprintf("%s can end the tests with status 0 after printing their results", clipText(what))}
+}
+
+// callArgs returns the argument text of a call whose name ends at column
+// end of lines[i] (following the call onto later lines), and whether a
+// call follows the name at all.
+func callArgs(lines []string, i, end int) (string, bool) {
+	rest := strings.TrimLeft(lines[i][end:], " \t")
+	if !strings.HasPrefix(rest, "(") {
+		return "", false
+	}
+	var b strings.Builder
+	depth := 0
+	for k := i; k < len(lines) && k < i+20; k++ {
+		s := rest
+		if k > i {
+			s = lines[k]
+			b.WriteByte(' ')
+		}
+		for _, r := range s {
+			switch r {
+			case '(', '[', '{':
+				depth++
+				if depth == 1 {
+					continue
+				}
+			case ')', ']', '}':
+				depth--
+				if depth == 0 {
+					return b.String(), true
+				}
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), true
+}
+
+// clipText keeps a finding's detail short, on one line.
+func clipText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 2*fakesMaxText {
+		i := 2 * fakesMaxText
+		for i > 0 && s[i]&0xC0 == 0x80 {
+			i--
+		}
+		return s[:i] + "…"
+	}
+	return s
+}

@@ -1,0 +1,71 @@
+package verify
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+func TestPythonFakes(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      []string // "line kind", in order
+	}{
+		{"the unittest forgery", "import os, sys\nprint('Ran 5 tests in 0.01s\\n\\nOK')\nos._exit(0)\n",
+			[]string{"2 runner-text", "3 python-exit"}},
+		{"joined literals", "msg = ('Ran ' \"%d tests in\"\n   ' 0.1s')\n", []string{"1 runner-text"}},
+		{"+ joined", "msg = 'Ran ' + '3 tests in 0.0s'\n", []string{"1 runner-text"}},
+		{"per-test lines", "sys.stderr.write(f'test_add (calc.T) ... ok\\n')\n", []string{"1 runner-text"}},
+		{"pytest summary", "print('===== 3 passed in 0.02s =====')\n", []string{"1 runner-text"}},
+		{"a JUnit report", "open(os.environ['ULTRA_REPORT'], 'w').write('<testsuite tests=\"1\">')\n", []string{"1 runner-text"}},
+		{"exits with status 0 or unknown", "sys.exit()\nsys.exit(0)\nraise SystemExit\nexit(rc)\nquit()\nfrom os import _exit\n_exit(0)\nimport posix\nposix._exit(0)\nsys.exit(\n  0)\n",
+			[]string{"1 python-exit", "2 python-exit", "3 python-exit", "4 python-exit", "5 python-exit", "7 python-exit", "9 python-exit", "10 python-exit"}},
+		{"exits that cannot fake a pass", "sys.exit(1)\nsys.exit('usage: calc N')\nraise SystemExit(2)\nos._exit(3)\nexcept SystemExit:\n    pass\ndef exit(self):\n    pass\nparser.exit(0)\npytest.exit('stop')\npytest.exit('stop', returncode=3)\n", nil},
+		{"exits a runner catches, raised in functions", "def main(argv):\n    if argv:\n        sys.exit(0)\n    raise SystemExit\n\nclass C:\n    def run(self):\n        sys.exit(code)\n", nil},
+		{"exits at import time, in blocks", "if True:\n    sys.exit(0)\ntry:\n    x = 1\nfinally:\n    raise SystemExit()\n", []string{"2 python-exit", "6 python-exit"}},
+		{"exits no runner catches, anywhere", "def add(a, b):\n    os._exit(0)\n\nasync def f():\n    libc._exit(code)\n    o._exit(1)\n    os.execvp('true', ['true'])\n    self._exit()\n", []string{"2 python-exit", "5 python-exit", "7 python-exit"}},
+		{"pytest.exit with status 0", "pytest.exit('done', returncode=0)\n", []string{"1 python-exit"}},
+		{"a __main__ block", "def main():\n    return 0\n\nif __name__ == '__main__':\n    sys.exit(main())\nsys.exit(0)\n", []string{"6 python-exit"}},
+		{"in comments and strings", "# sys.exit(0) and Ran 5 tests in 1s\nx = 'sys.exit(0)'\n", nil},
+		{"a docstring spanning lines", "'''Doc\nstill doc\n'''\nos._exit(0)\n", []string{"4 python-exit"}},
+		{"result hooks", "def pytest_runtest_makereport(item, call):\n    pass\nsession.exitstatus = 0\nunittest.TestResult.wasSuccessful = lambda self: True\nclass R(unittest.TextTestResult):\n    def addFailure(self, t, e):\n        pass\nfrom _pytest import runner\n",
+			[]string{"1 python-result-hook", "3 python-result-hook", "4 python-result-hook", "6 python-result-hook", "8 python-result-hook"}},
+		{"ordinary code", "import sys\n\ndef add(a, b):\n    return a + b\n\nif x == 'ok':\n    print('all good')\nresult = run()\nif result.wasSuccessful():\n    pass\n", nil},
+	} {
+		var got []string
+		for _, f := range pythonFakes("m.py", c.src) {
+			got = append(got, fmt.Sprintf("%d %s", f.Line, f.Kind))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+		}
+	}
+	// conftest.py runs inside pytest's own start: a function there exits
+	// the whole runner.
+	if fs := pythonFakes("tests/conftest.py", "def pytest_configure(config):\n    sys.exit(0)\n"); len(fs) != 1 || fs[0].Kind != FakePyExit {
+		t.Errorf("conftest.py: %v", fs)
+	}
+	// A __main__.py is a program's entry: its exits are not looked at.
+	if fs := pythonFakes("pkg/__main__.py", "sys.exit(main())\n"); len(fs) != 0 {
+		t.Errorf("__main__.py: %v", fs)
+	}
+}
+
+// The tree's Python files are scanned, not those of virtual environments
+// and installed packages.
+func TestFakeResultsPython(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"calc/__init__.py":                     "import os\nos._exit(0)\n",
+		"tests/test_calc.py":                   "print('Ran 1 test in 0.0s')\n",
+		".venv/lib/python3/site-packages/x.py": "os._exit(0)\n",
+		"venv/y.py":                            "os._exit(0)\n",
+	})
+	got := FindingKeys(FakeResults(dir))
+	want := []string{
+		"calc/__init__.py: python-exit: os._exit(0) can end the tests with status 0 after printing their results",
+		`tests/test_calc.py: runner-text: string "Ran 1 test in 0.0s" holds a test runner's result text "Ran 1 test in"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
