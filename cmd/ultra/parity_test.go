@@ -183,6 +183,37 @@ func commandPath(c *cobra.Command) string {
 	return c.CommandPath()
 }
 
+// A command the table says prints a run's events takes --output jsonl,
+// which the TUI adds when it drives a run with it; one that drives a run
+// is a command of the CLI.
+func TestDrivingCommandsPrintEvents(t *testing.T) {
+	for i := range command.Table {
+		c := &command.Table[i]
+		if (c.Drives || c.Events) && c.CLI == nil {
+			t.Errorf("/%s drives a run but has no CLI form", c.Name)
+			continue
+		}
+		if !c.Events {
+			continue
+		}
+		cmd, _, err := newRoot().Find(c.CLI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.ParseFlags([]string{"--output", "jsonl"}); err != nil {
+			t.Errorf("/%s: ultra %s --output jsonl: %v", c.Name, strings.Join(c.CLI, " "), err)
+		}
+		if !command.PrintsEvents(append(slices.Clone(c.CLI), "RUN")) {
+			t.Errorf("/%s: PrintsEvents does not know ultra %s", c.Name, strings.Join(c.CLI, " "))
+		}
+	}
+	for _, argv := range [][]string{{"pause", "RUN"}, {"steer", "RUN"}, {"tasks"}, {}} {
+		if command.PrintsEvents(argv) {
+			t.Errorf("PrintsEvents(%q)", argv)
+		}
+	}
+}
+
 func TestEveryCLICommandHasASlashFormOrAReason(t *testing.T) {
 	slash := map[string]string{} // top-level CLI command → a slash command that runs it
 	for i := range command.Table {

@@ -66,6 +66,11 @@ type Command struct {
 	Surfaces []Surface
 	Run      bool // acts on a run: the surface supplies the run it shows when the invocation names none
 	Axes     bool // changes axes (the TUI applies it to its next run's axes when no run is live)
+	// Drives says the command goes on with the run in its own process
+	// when no other process drives it: a surface follows its progress as
+	// the run's events. Events adds that it prints them as JSON lines
+	// with --output jsonl.
+	Drives, Events bool
 
 	// RunOptional, with Run, says the command also works on no run at
 	// all (goals: the latest run; review: the working tree; repair: a new
@@ -183,13 +188,13 @@ var Table = []Command{
 	{
 		Name: "autonomous", Args: "[RUN]", Summary: "Let a run go on by itself (run control autonomous)",
 		Flags: []Flag{flagScope, flagReason},
-		CLI:   []string{"autonomous"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Axes: true,
+		CLI:   []string{"autonomous"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Drives: true, Axes: true,
 		args: argRun, argNoun: "run", sets: map[string]string{axes.Control: "autonomous"},
 	},
 	{
 		Name: "next", Args: "[RUN]", Summary: "Let a paused or assisted run go on for one unit",
 		Flags: []Flag{flagReason},
-		CLI:   []string{"next"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
+		CLI:   []string{"next"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Drives: true, Events: true,
 		args: argRun, argNoun: "run",
 	},
 	{
@@ -212,7 +217,7 @@ var Table = []Command{
 			{Name: "autonomous", Usage: "accept the plan and let it run autonomously"},
 			{Name: "permission-profile", Value: true, Usage: "with an accepted plan: the permission profile it runs with", Values: axes.Values[axes.Permission], noun: "permission profile", arg: "PROFILE"},
 		},
-		CLI: []string{"approve"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
+		CLI: []string{"approve"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Drives: true, Events: true,
 		args: argRun, argNoun: "run",
 		check: func(inv Invocation) error {
 			_, call := inv.Flags["call"]
@@ -231,7 +236,7 @@ var Table = []Command{
 			{Name: "call", Value: true, Usage: "the tool call to refuse (default: the one the run waits on)", arg: "ID"},
 			flagRun,
 		},
-		CLI: []string{"approve"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
+		CLI: []string{"approve"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Drives: true, Events: true,
 		args: argText, argFlag: "deny", argNoun: "reason the model reads",
 	},
 	{
@@ -248,7 +253,7 @@ var Table = []Command{
 	{
 		Name: "resume", Args: "[RUN] [GUIDANCE…]", Summary: "Continue an escalated, interrupted or stopped run; guidance goes to the model",
 		Flags: []Flag{{Name: "run", Value: true, Usage: "the run (then every argument is guidance)", arg: "ID", to: "-"}},
-		CLI:   []string{"resume"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
+		CLI:   []string{"resume"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Drives: true, Events: true,
 		args: argRunText, argNoun: "run",
 	},
 	{
@@ -332,7 +337,7 @@ var Table = []Command{
 			flagScope,
 			flagReason,
 		},
-		CLI: []string{"repair"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, RunOptional: true,
+		CLI: []string{"repair"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Drives: true, Events: true, RunOptional: true,
 		args: argRun, argNoun: "run",
 	},
 	{
@@ -381,6 +386,19 @@ func oneControl(inv Invocation) error {
 		return fmt.Errorf("/%s: %s each set the run control; give one", inv.Cmd.Name, strings.Join(given, " and "))
 	}
 	return nil
+}
+
+// PrintsEvents says the CLI command argv runs prints a run's events as
+// JSON lines with --output jsonl (a command of the table with Events runs
+// it).
+func PrintsEvents(argv []string) bool {
+	for i := range Table {
+		c := &Table[i]
+		if c.Events && len(c.CLI) > 0 && len(argv) >= len(c.CLI) && slices.Equal(argv[:len(c.CLI)], c.CLI) {
+			return true
+		}
+	}
+	return false
 }
 
 // Lookup finds a command by name ("mode" or "/mode").

@@ -349,7 +349,7 @@ func (m *Model) done(typed string) {
 // go on with the run on screen (its output is then the run's events).
 func (m *Model) exec(typed string, args []string, drive bool) tea.Cmd {
 	m.busy = append(m.busy, typed)
-	if drive && len(args) > 0 && jsonOutput[args[0]] {
+	if drive && command.PrintsEvents(args) {
 		args = append([]string{args[0], "--output", "jsonl"}, args[1:]...)
 	}
 	be := m.o.Backend
@@ -358,10 +358,6 @@ func (m *Model) exec(typed string, args []string, drive bool) tea.Cmd {
 		return execMsg{typed: typed, out: out, code: code, drive: drive}
 	}
 }
-
-// jsonOutput are the commands that drive a run and print its events as
-// JSON lines when asked (the TUI shows the events from the store).
-var jsonOutput = map[string]bool{"approve": true, "resume": true, "next": true, "repair": true}
 
 // start runs a command that starts a run, then follows the run.
 func (m *Model) start(typed string, args []string) tea.Cmd {
@@ -792,10 +788,6 @@ func resumable(status string) bool {
 	return false
 }
 
-// drives are the commands that may go on with a run in their own process:
-// their progress shows as the run's events.
-var drives = map[string]bool{"approve": true, "deny": true, "resume": true, "next": true, "autonomous": true, "repair": true}
-
 // slash runs a slash command from the shared command table.
 func (m *Model) slash(line string) tea.Cmd {
 	inv, err := command.Parse(line)
@@ -879,7 +871,7 @@ func (m *Model) slash(line string) tea.Cmd {
 		m.sess.Add(&Item{Kind: KindError, Title: err.Error()})
 		return nil
 	}
-	return m.exec(line, args, drives[name] && m.sess.Run != "")
+	return m.exec(line, args, inv.Cmd.Drives && m.sess.Run != "")
 }
 
 // complete completes a slash command or an @path mention.
