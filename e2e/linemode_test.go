@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"bufio"
 	"fmt"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -206,5 +208,44 @@ func TestLineModeQuiet(t *testing.T) {
 	}
 	if loud, quiet := types(), types("--quiet"); strings.Join(loud, " ") != strings.Join(quiet, " ") {
 		t.Errorf("--quiet changed the JSONL events:\n%v\n%v", loud, quiet)
+	}
+}
+
+// A reader that goes away (ultra run … | head) does not kill the run: the
+// log stops, the run goes on to its end and is recorded complete, and
+// ultra exits with the run's code.
+func TestLogReaderGoneRunGoesOn(t *testing.T) {
+	t.Parallel()
+	t.Run("human", func(t *testing.T) { readerGone(t, humanArgs) })
+	t.Run("jsonl", func(t *testing.T) { readerGone(t, runArgs) })
+}
+
+func readerGone(t *testing.T, args func(*model, ...string) []string) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, slow(fixSteps(), 200)...)
+	cmd := exec.Command(ultraBin, args(m, "fix calc")...)
+	cmd.Dir, cmd.Env = dir, ultraEnv(t)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Close() // the reader is gone, as head's is after its lines
+	err = cmd.Wait()
+	if err != nil {
+		t.Fatalf("ultra after its reader went away: %v (first line %q)\n%s", err, first, stderr.String())
+	}
+	id := onlyRun(t, dir)
+	if st := statusJSON(t, dir, id); st["status"] != "complete" {
+		t.Fatalf("the run: %v", st["status"])
 	}
 }

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -115,6 +117,11 @@ func main() {
 		// go test's -exec wrapper inside the gate's sandbox.
 		os.Exit(sandbox.RunExec(os.Args[1:]))
 	}
+	// A reader that goes away (ultra run … | head) must not kill a run
+	// half-way: with SIGPIPE asked for, a write to a closed pipe fails
+	// with EPIPE instead, and the output stops while the run goes on.
+	// (Asked for, not ignored: the commands ultra starts keep the default.)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:]))
 }
 
