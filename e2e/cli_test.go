@@ -248,3 +248,14 @@ func TestModelsCommand(t *testing.T) {
 		t.Fatal("ultra models sent a chat request")
 	}
 }
+
+func TestRunsLimitRefused(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	if r := ultra(t, dir, "runs", "--limit", "0"); r.code != 2 || !strings.Contains(r.stderr, "--limit 0 is refused") {
+		t.Fatalf("runs --limit 0: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := ultra(t, dir, "runs", "--limit", "1"); r.code != 0 {
+		t.Fatalf("runs --limit 1: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -40,6 +40,9 @@ func newRunsCmd() *cobra.Command {
 		Short: "List runs with phase, status and age, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 1 {
+				return usageErr("--limit %d is refused: give how many runs to show, 1 or more", limit)
+			}
 			_, st, err := openProject(cmd)
 			if err != nil {
 				return err

@@ -46,7 +46,7 @@ func printStatus(w io.Writer, s *agent.Status) {
 	fmt.Fprintf(w, "task     %s\n", clip(s.Task, 200))
 	fmt.Fprintf(w, "phase    %s\n", s.Phase)
 	line := s.Status
-	if s.Reason != "" {
+	if s.Reason != "" && s.Reason != s.Status { // not "interrupted: interrupted"
 		line += ": " + s.Reason
 	}
 	fmt.Fprintf(w, "status   %s\n", line)
