@@ -86,7 +86,7 @@ func TestTable(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	rows := []Row{{
 		Repo: "/src/calc", ID: "R1", Task: "fix the   calculator\nplease", Mode: "build", Axes: axes.Default,
-		Status: "needs_approval", Class: Class{Class: Waiting, For: ForPlan, Next: "ultra approve R1", Active: true},
+		Status: "running", Class: Class{Class: Waiting, For: ForPlan, Next: "ultra approve R1", Active: true},
 		Phase: "planning", Retries: 1, MaxRetries: 10, InputTokens: 12345, OutputTokens: 678, Cost: 0.5, BudgetCost: 5,
 		Created: now.Add(-3 * time.Minute), Heartbeat: now.Add(-2 * time.Second), Checkpoint: "0123456789abcdef",
 	}}
@@ -100,6 +100,17 @@ func TestTable(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Fatalf("table lacks %q:\n%s", want, out)
 		}
+
+	}
+	// A run no process drives has no live beat to show, whatever its
+	// last process wrote.
+	rows[0].Status = "needs_approval"
+	b.Reset()
+	if err := Table(&b, rows, now, true); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "2s") || !strings.Contains(b.String(), "3m   -") {
+		t.Fatalf("a run without a process shows a beat:\n%s", b.String())
 	}
 }
 

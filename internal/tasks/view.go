@@ -77,7 +77,7 @@ func Table(w io.Writer, rows []Row, now time.Time, repos bool) error {
 		b.WriteByte('\t')
 		b.WriteString(Age(now.Sub(r.Created)))
 		b.WriteByte('\t')
-		if r.Heartbeat.IsZero() || !r.Active {
+		if r.Heartbeat.IsZero() || r.Status != "running" { // only a driven run has a live beat
 			b.WriteString("-")
 		} else {
 			b.WriteString(Age(now.Sub(r.Heartbeat)))
