@@ -27,9 +27,9 @@ const (
 	// `if __name__ == "__main__":` block or a __main__.py are a program's.
 	FakePyExit = "python-exit"
 	// FakePyHook: a runner hook or result method that decides outcomes:
-	// pytest's report hooks, a session's exit status, a report's outcome,
-	// unittest's wasSuccessful and add* result methods defined or
-	// replaced.
+	// pytest's report and call hooks, a hook wrapper forcing a result, a
+	// session's exit status, pytest's internals imported, unittest's
+	// wasSuccessful and add* result methods defined or replaced.
 	FakePyHook = "python-result-hook"
 )
 
@@ -135,7 +135,7 @@ var (
 	// The status is read after the name.
 	pyHardExit = regexp.MustCompile(`\b((?:\w+\.)*_exit|os\.exec\w*)\s*\(`)
 	pyExit     = regexp.MustCompile(`\b(sys\.exit|pytest\.exit|SystemExit)\b|(^|[^.\w])(exit|quit)\s*\(`)
-	pyHook     = regexp.MustCompile(`\bdef\s+(pytest_runtest_makereport|pytest_report_teststatus|pytest_runtest_logreport|pytest_sessionfinish|pytest_terminal_summary|wasSuccessful|addSuccess|addFailure|addError|addSubTest|addExpectedFailure|addUnexpectedSuccess|addSkip)\b|\.(exitstatus|wasSuccessful|addFailure|addError|addSubTest|addSuccess)\s*=[^=]|(^|[^\w.])(import|from)\s+_pytest\b`)
+	pyHook     = regexp.MustCompile(`\.(force_result|force_exception)\s*\(|\bdef\s+(pytest_runtest_makereport|pytest_report_teststatus|pytest_runtest_logreport|pytest_runtest_call|pytest_pyfunc_call|pytest_runtest_protocol|pytest_sessionfinish|pytest_terminal_summary|wasSuccessful|addSuccess|addFailure|addError|addSubTest|addExpectedFailure|addUnexpectedSuccess|addSkip)\b|\.(exitstatus|wasSuccessful|addFailure|addError|addSubTest|addSuccess)\s*=[^=]|(^|[^\w.])(import|from)\s+_pytest\b`)
 	// A non-zero constant status, or a message (status 1).
 	pyNonZero = regexp.MustCompile(`^\s*(-?[1-9][0-9]*|0[xX]0*[1-9a-fA-F][0-9a-fA-F]*|"")\s*(,.*)?$`)
 	// pytest.exit's status is its returncode argument (2 without it).
@@ -179,9 +179,11 @@ func pythonFakes(rel, src string) []Finding {
 			what := "_pytest, the runner's internals, imported"
 			switch {
 			case m[1] != "":
-				what = m[1] + " defined"
+				what = "." + m[1] + " called (a hook wrapper replacing the outcome)"
 			case m[2] != "":
-				what = "." + m[2] + " assigned"
+				what = m[2] + " defined"
+			case m[3] != "":
+				what = "." + m[3] + " assigned"
 			}
 			out = append(out, Finding{File: rel, Line: i + 1, Kind: FakePyHook, Detail: what + ": it decides test outcomes"})
 		}

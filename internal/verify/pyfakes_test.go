@@ -28,8 +28,8 @@ func TestPythonFakes(t *testing.T) {
 		{"a __main__ block", "def main():\n    return 0\n\nif __name__ == '__main__':\n    sys.exit(main())\nsys.exit(0)\n", []string{"6 python-exit"}},
 		{"in comments and strings", "# sys.exit(0) and Ran 5 tests in 1s\nx = 'sys.exit(0)'\n", nil},
 		{"a docstring spanning lines", "'''Doc\nstill doc\n'''\nos._exit(0)\n", []string{"4 python-exit"}},
-		{"result hooks", "def pytest_runtest_makereport(item, call):\n    pass\nsession.exitstatus = 0\nunittest.TestResult.wasSuccessful = lambda self: True\nclass R(unittest.TextTestResult):\n    def addFailure(self, t, e):\n        pass\nfrom _pytest import runner\n",
-			[]string{"1 python-result-hook", "3 python-result-hook", "4 python-result-hook", "6 python-result-hook", "8 python-result-hook"}},
+		{"result hooks", "def pytest_runtest_makereport(item, call):\n    pass\nsession.exitstatus = 0\nunittest.TestResult.wasSuccessful = lambda self: True\nclass R(unittest.TextTestResult):\n    def addFailure(self, t, e):\n        pass\nfrom _pytest import runner\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_call(item):\n    outcome = yield\n    outcome.force_result(None)\n",
+			[]string{"1 python-result-hook", "3 python-result-hook", "4 python-result-hook", "6 python-result-hook", "8 python-result-hook", "10 python-result-hook", "12 python-result-hook"}},
 		{"ordinary code", "import sys\n\ndef add(a, b):\n    return a + b\n\nif x == 'ok':\n    print('all good')\nresult = run()\nif result.wasSuccessful():\n    pass\n", nil},
 	} {
 		var got []string
