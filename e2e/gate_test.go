@@ -595,7 +595,9 @@ func TestWrites(t *testing.T) {
 }
 
 // A conftest.py added to turn failures into passes does not complete a
-// run: the original tests run without it, against the new code.
+// run. Written plainly, the fake-result scan sees its hook; with the
+// hook's name built at run time, the original tests run without it,
+// against the new code, and fail.
 func TestAddedConftestCannotHideFailures(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("pytest"); err != nil {
@@ -603,38 +605,48 @@ func TestAddedConftestCannotHideFailures(t *testing.T) {
 			t.Skip("pytest is not installed (.ci/run installs python3-pytest)")
 		}
 	}
-	dir := repo(t, map[string]string{
-		"pytest.ini":   "[pytest]\n",
-		"calc.py":      "def add(a, b):\n    return a - b\n",
-		"test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
-		".gitignore":   "__pycache__/\n.pytest_cache/\n",
-	})
-	conftest := `import pytest
+	wrapper := `import pytest
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
+def _wrap(item, call):
     outcome = yield
     report = outcome.get_result()
     report.outcome = "passed"
     report.longrepr = None
+
 `
-	m := newModel(t,
-		planGoals("p"),
-		calls(call("write", map[string]any{"file_path": "conftest.py", "content": conftest})),
-		calls(call("phase", map[string]any{"to": "verifying"})),
-		calls(call("verify", map[string]any{})),
-		text("done"), text("done"), text("done"), text("done"), text("done"))
-	res := ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...)
-	if res.code == 0 {
-		t.Fatalf("a conftest that hides failures completed the run:\n%s", res.stdout)
-	}
-	id := runID(t, res.events(t))
-	d := gateFile(t, dir, id, 1)
-	if d["gate_status"] != "FAIL" || !strings.Contains(fmt.Sprint(d["reasons"]), "original tests do not pass") {
-		t.Fatalf("gate %v", d)
-	}
-	if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
-		t.Fatal("ultra committed the conftest")
+	for _, c := range []struct{ name, conftest, reason string }{
+		{"plain", "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    report = outcome.get_result()\n    report.outcome = \"passed\"\n    report.longrepr = None\n",
+			"conftest.py: python-result-hook: pytest_runtest_makereport defined"},
+		{"hidden", wrapper + "globals()['pytest_runtest_' + 'makereport'] = pytest.hookimpl(hookwrapper=True)(_wrap)\n",
+			"original tests do not pass"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := repo(t, map[string]string{
+				"pytest.ini":   "[pytest]\n",
+				"calc.py":      "def add(a, b):\n    return a - b\n",
+				"test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+				".gitignore":   "__pycache__/\n.pytest_cache/\n",
+			})
+			m := newModel(t,
+				planGoals("p"),
+				calls(call("write", map[string]any{"file_path": "conftest.py", "content": c.conftest})),
+				calls(call("phase", map[string]any{"to": "verifying"})),
+				calls(call("verify", map[string]any{})),
+				text("done"), text("done"), text("done"), text("done"), text("done"))
+			res := ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...)
+			if res.code == 0 {
+				t.Fatalf("a conftest that hides failures completed the run:\n%s", res.stdout)
+			}
+			id := runID(t, res.events(t))
+			d := gateFile(t, dir, id, 1)
+			if d["gate_status"] != "FAIL" || !strings.Contains(fmt.Sprint(d["reasons"]), c.reason) {
+				t.Fatalf("gate %v", d)
+			}
+			if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
+				t.Fatal("ultra committed the conftest")
+			}
+		})
 	}
 }
 

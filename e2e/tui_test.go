@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -19,7 +20,31 @@ func openTPane(t testing.TB, dir string, w, h int, args ...string) *pane {
 			env = append(env, kv)
 		}
 	}
+	// Runs the TUI started outlive it: the repository is removed only
+	// once their processes are gone (cleanups run last registered first).
+	t.Cleanup(func() { waitRunsGone(t, dir) })
 	return startPane(t, dir, env, w, h, args...)
+}
+
+// waitRunsGone waits up to a minute for the processes of dir's runs to end.
+func waitRunsGone(t testing.TB, dir string) {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		r := ultra(t, dir, "runs", "--json")
+		var runs []struct{ PID int }
+		if err := json.Unmarshal([]byte(r.stdout), &runs); err != nil {
+			return // no store, no runs
+		}
+		busy := false
+		for _, x := range runs {
+			busy = busy || (x.PID > 0 && syscall.Kill(x.PID, 0) == nil)
+		}
+		if !busy {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("runs of %s still have processes after a minute", dir)
 }
 
 // header is the screen's first line.
