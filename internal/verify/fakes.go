@@ -134,6 +134,11 @@ func FakeResults(dir string) []Finding {
 				Detail: "native code built into Go test binaries (cgo, assembly or a prebuilt object) can print or exit before any test runs"})
 			return nil
 		}
+		if pythonCompiled(name) && !pythonDependency(strings.ReplaceAll(rel, "__pycache__", "")) {
+			out = append(out, Finding{File: rel, Kind: FakeNative,
+				Detail: "compiled Python or a native extension: Python can run it instead of, or beside, the source the scan reads"})
+			return nil
+		}
 		python := strings.HasSuffix(name, ".py") && !pythonDependency(rel)
 		if !python && (!strings.HasSuffix(name, ".go") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
 			return nil
@@ -216,6 +221,20 @@ func pythonDependency(rel string) bool {
 		case ".venv", "venv", "site-packages", "dist-packages", "__pycache__", ".tox", ".nox", "node_modules":
 			return true
 		}
+	}
+	return false
+}
+
+// pythonCompiled reports whether a file name is one Python imports
+// without its source: bytecode (a sourceless .pyc is imported as the
+// module; an unchecked-hash one in __pycache__ is used whatever the
+// source says) or a native extension module.
+func pythonCompiled(name string) bool {
+	switch filepath.Ext(name) {
+	case ".pyc", ".pyo", ".pyd":
+		return true
+	case ".so":
+		return true
 	}
 	return false
 }

@@ -5,6 +5,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Python's runners are fooled the way go test's are: code the tests import
@@ -115,7 +117,11 @@ func lexPython(src string) (code string, strs []pyString) {
 		} else {
 			strs = append(strs, pyString{line: startLine, text: text})
 		}
-		b.WriteString(`""`)
+		if text == "__main__" {
+			b.WriteString(`"__main__"`) // what a main guard compares with
+		} else {
+			b.WriteString(`""`)
+		}
 		b.WriteString(strings.Repeat("\n", line-startLine))
 		lastEnd = b.Len()
 		i = min(j+len(q), len(src))
@@ -126,16 +132,31 @@ func lexPython(src string) (code string, strs []pyString) {
 // pyRunnerText is what printing or writing a Python runner's results
 // takes: unittest's per-test lines and summary, pytest's summary, a JUnit
 // report's elements.
-var pyRunnerText = regexp.MustCompile(`Ran (\d+|%[ds]|\{[^}]*\}) tests? in|\.\.\. (ok|FAIL|ERROR)\b|passed(, [^"]*)? in \d|(\d+|%[ds]|\{[^}]*\}) passed in|<testsuite|<testcase`)
+var pyRunnerText = regexp.MustCompile(`Ran (\d+|%[ds]|\{[^}]*\}) tests? in|\) \.\.\. (ok|FAIL|ERROR)\b|passed(, [^"]*)? in \d|(\d+|%[ds]|\{[^}]*\}) passed in|<testsuite|<testcase`)
+
+// pyResultNames are unittest's result methods and pytest's hooks that
+// decide outcomes: defining, replacing or naming them (setattr, getattr,
+// sys.modules) is a result hook.
+const pyResultNames = `wasSuccessful|addSuccess|addFailure|addError|addSubTest|addExpectedFailure|addUnexpectedSuccess|addSkip|` +
+	`pytest_runtest_makereport|pytest_report_teststatus|pytest_runtest_logreport|pytest_runtest_call|pytest_pyfunc_call|pytest_runtest_protocol|pytest_sessionfinish|pytest_terminal_summary`
 
 var (
-	pyDef       = regexp.MustCompile(`^\s*(async\s+)?def\b`)
-	pyMainBlock = regexp.MustCompile(`^(\s*)if\s+(__name__\s*==\s*""|""\s*==\s*__name__)\s*:`)
-	// pyHardExit finds the exits no runner catches; pyExit the others.
-	// The status is read after the name.
-	pyHardExit = regexp.MustCompile(`\b((?:\w+\.)*_exit|os\.exec\w*)\s*\(`)
+	pyDef = regexp.MustCompile(`^\s*(async\s+)?def\b`)
+	// A main guard; "and …" only narrows it ("or …" would not be one).
+	pyMainBlock = regexp.MustCompile(`^(\s*)if\s*\(?\s*(__name__\s*==\s*"__main__"|"__main__"\s*==\s*__name__)\s*\)?\s*(:|and\b)`)
+	// pyHardExit finds the exits no runner catches, called or not (an
+	// alias, atexit.register(os._exit, 0)); pyExit the others. The status
+	// is read after the name.
+	pyHardExit = regexp.MustCompile(`\b((?:\w+\.)*_exit|os\.exec\w*)\b`)
 	pyExit     = regexp.MustCompile(`\b(sys\.exit|pytest\.exit|SystemExit)\b|(^|[^.\w])(exit|quit)\s*\(`)
-	pyHook     = regexp.MustCompile(`\.(force_result|force_exception)\s*\(|\bdef\s+(pytest_runtest_makereport|pytest_report_teststatus|pytest_runtest_logreport|pytest_runtest_call|pytest_pyfunc_call|pytest_runtest_protocol|pytest_sessionfinish|pytest_terminal_summary|wasSuccessful|addSuccess|addFailure|addError|addSubTest|addExpectedFailure|addUnexpectedSuccess|addSkip)\b|\.(exitstatus|wasSuccessful|addFailure|addError|addSubTest|addSuccess)\s*=[^=]|(^|[^\w.])(import|from)\s+_pytest\b`)
+	pyHook     = regexp.MustCompile(`\.(?P<force>force_result|force_exception)\s*\(|\bdef\s+(?P<def>` + pyResultNames + `)\b|` +
+		`^\s*(?P<member>` + pyResultNames + `)\s*=[^=]|` +
+		`(?P<self>\bself)?\.(?P<attr>exitstatus|` + pyResultNames + `|assert[A-Z_]\w*|fail|failureException)\s*=[^=]|` +
+		`(^|[^\w.])(import|from)\s+(?P<internals>_pytest)\b|\b(?P<runner>TestResult|TextTestResult|TextTestRunner|resultclass)\b|` +
+		`\bsetattr\s*\(\s*(?P<setattr>sys|os|unittest|pytest)\b|\b(?P<replaced>(?:sys|os)\.(?:exit|_exit))\s*=[^=]`)
+	// String literals naming what pyHardExit and pyHook look for in code.
+	pyHookName = regexp.MustCompile(`^(_exit|exec[lv]p?e?|` + pyResultNames + `)$|^_pytest\b`)
+	pyCtypes   = regexp.MustCompile(`(^|[^\w.])(import|from)\s+ctypes\b|\bctypes\.`)
 	// A non-zero constant status, or a message (status 1).
 	pyNonZero = regexp.MustCompile(`^\s*(-?[1-9][0-9]*|0[xX]0*[1-9a-fA-F][0-9a-fA-F]*|"")\s*(,.*)?$`)
 	// pytest.exit's status is its returncode argument (2 without it).
@@ -143,20 +164,26 @@ var (
 )
 
 // pythonFakes returns the findings of one Python file, rel its
-// slash-separated path.
+// slash-separated path. Identifiers are read as Python reads them
+// (NFKC-normalised: a fullwidth letter is the letter).
 func pythonFakes(rel, src string) []Finding {
 	var out []Finding
-	code, strs := lexPython(src)
+	code, strs := lexPython(norm.NFKC.String(src))
 	for _, s := range strs {
 		if m := pyRunnerText.FindString(s.text); m != "" {
 			out = append(out, Finding{File: rel, Line: s.line, Kind: FakeRunnerText,
 				Detail: fmt.Sprintf("string %s holds a test runner's result text %q", quoteClip(s.text), m)})
 		}
+		if pyHookName.MatchString(s.text) {
+			out = append(out, Finding{File: rel, Line: s.line, Kind: FakePyHook,
+				Detail: fmt.Sprintf("string %s names an exit or a result hook (getattr, setattr, sys.modules)", quoteClip(s.text))})
+		}
 	}
-	mainFile := strings.HasSuffix(rel, "__main__.py")
+	mainFile := path.Base(rel) == "__main__.py"
 	lines := strings.Split(code, "\n")
 	mainIndent := -1 // inside `if __name__ == "__main__":` at this indentation
 	var defs []int   // the indentation of the functions the line is in
+	ctypesSeen := false
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "" {
 			continue
@@ -175,30 +202,28 @@ func pythonFakes(rel, src string) []Finding {
 			mainIndent = len(m[1])
 			continue
 		}
-		if m := pyHook.FindStringSubmatch(l); m != nil {
-			what := "_pytest, the runner's internals, imported"
-			switch {
-			case m[1] != "":
-				what = "." + m[1] + " called (a hook wrapper replacing the outcome)"
-			case m[2] != "":
-				what = m[2] + " defined"
-			case m[3] != "":
-				what = "." + m[3] + " assigned"
+		if !ctypesSeen && pyCtypes.MatchString(l) {
+			ctypesSeen = true
+			out = append(out, Finding{File: rel, Line: i + 1, Kind: FakeNative,
+				Detail: "ctypes calls C functions (exit, write) that the scan cannot follow"})
+		}
+		for _, m := range pyHook.FindAllStringSubmatchIndex(l, -1) {
+			if d := hookDetail(l, m); d != "" {
+				out = append(out, Finding{File: rel, Line: i + 1, Kind: FakePyHook, Detail: d + ": it decides test outcomes"})
 			}
-			out = append(out, Finding{File: rel, Line: i + 1, Kind: FakePyHook, Detail: what + ": it decides test outcomes"})
 		}
 		if mainFile || mainIndent >= 0 {
 			continue
 		}
 		for _, loc := range pyHardExit.FindAllStringSubmatchIndex(l, -1) {
 			name := l[loc[2]:loc[3]]
-			args, _ := callArgs(lines, i, loc[3])
+			args, called := callArgs(lines, i, loc[3])
 			before := strings.TrimSpace(l[:loc[0]])
 			if strings.HasSuffix(before, "def") || strings.HasPrefix(name, "self.") || strings.HasPrefix(name, "cls.") ||
-				(strings.HasSuffix(name, "_exit") && nonZeroStatus(args)) {
+				(called && strings.HasSuffix(name, "_exit") && nonZeroStatus(args)) {
 				continue
 			}
-			out = append(out, exitFinding(rel, i, name, args, true))
+			out = append(out, exitFinding(rel, i, name, args, called))
 		}
 		if len(defs) > 0 && path.Base(rel) != "conftest.py" {
 			continue // raised when a test calls it: the runner catches it
@@ -229,6 +254,40 @@ func pythonFakes(rel, src string) []Finding {
 		}
 	}
 	return out
+}
+
+// hookDetail says what a pyHook match m in line l is, or "" for one that
+// decides nothing (an attribute of the object's own: self.exitstatus).
+func hookDetail(l string, m []int) string {
+	g := func(name string) string {
+		k := pyHook.SubexpIndex(name)
+		if m[2*k] < 0 {
+			return ""
+		}
+		return l[m[2*k]:m[2*k+1]]
+	}
+	switch {
+	case g("force") != "":
+		return "." + g("force") + " called (a hook wrapper replacing the outcome)"
+	case g("def") != "":
+		return g("def") + " defined"
+	case g("member") != "":
+		return g("member") + " assigned in a class"
+	case g("attr") != "":
+		if g("self") != "" {
+			return ""
+		}
+		return "." + g("attr") + " assigned"
+	case g("internals") != "":
+		return "_pytest, the runner's internals, imported"
+	case g("runner") != "":
+		return g("runner") + " used (the runner's result or runner replaced)"
+	case g("setattr") != "":
+		return "setattr on " + g("setattr")
+	case g("replaced") != "":
+		return g("replaced") + " replaced"
+	}
+	return ""
 }
 
 // nonZeroStatus says whether an exit's argument is a status other than 0
