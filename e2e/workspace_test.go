@@ -591,7 +591,10 @@ func TestLandRefusesLinksOutsideTheRepository(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
 	f := fixSteps()
-	link := calls(call("bash", map[string]any{"command": "ln -s /etc/hostname calc/host && ln -s calc.go calc/alias"}))
+	// calc/leak reads as calc/x/README.md, but calc/x/y/up is a link to
+	// calc: followed as the kernel does, it leaves the repository.
+	link := calls(call("bash", map[string]any{"command": "ln -s /etc/hostname calc/host && ln -s calc.go calc/alias && " +
+		"mkdir -p calc/x/y && ln -s ../.. calc/x/y/up && ln -s x/y/up/../../README.md calc/leak"}))
 	steps := append([]step{f[0], f[1], f[2], link}, f[3:]...)
 	res := ultra(t, dir, runArgs(newModel(t, steps...), "fix calc")...)
 	if res.code != 0 {
@@ -600,7 +603,8 @@ func TestLandRefusesLinksOutsideTheRepository(t *testing.T) {
 	id := runID(t, res.events(t))
 	mainTip := head(t, dir, "main")
 	land := ultra(t, dir, "land", id)
-	if land.code != 3 || !strings.Contains(land.stderr, `"calc/host" -> "/etc/hostname"`) || strings.Contains(land.stderr, "calc/alias") {
+	if land.code != 3 || !strings.Contains(land.stderr, `"calc/host" -> "/etc/hostname"`) || !strings.Contains(land.stderr, `"calc/leak"`) ||
+		strings.Contains(land.stderr, "calc/alias") || strings.Contains(land.stderr, `"calc/x/y/up"`) {
 		t.Fatalf("land: %d\n%s%s", land.code, land.stdout, land.stderr)
 	}
 	if head(t, dir, "main") != mainTip {

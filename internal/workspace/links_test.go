@@ -23,11 +23,35 @@ func TestLinkEscapes(t *testing.T) {
 		{"a/b/link", "../../c.txt", false},
 		{"a/link", "b/c.txt", false},
 		{"link", ".ultra/config.toml", false},
+		{"u", ".ultra", true},
+		{"u", ".ultra/", true},
 		{"link", ".gitignore", false},
 		{"link", "", false},
 		{"a/link", "./../b", false},
 	} {
-		if got := LinkEscapes(c.path, c.target); got != c.want {
+		if got := LinkEscapes(nil, c.path, c.target); got != c.want {
+			t.Errorf("LinkEscapes(%q, %q) = %v, want %v", c.path, c.target, got, c.want)
+		}
+	}
+}
+
+// A link through another link of the tree is followed as the kernel
+// follows it: a/b/up/../x is not a/b/x when a/b/up is a link.
+func TestLinkEscapesThroughLinks(t *testing.T) {
+	links := map[string]string{"a/b/up": "../..", "loop": "loop2", "loop2": "loop", "in": "a", "abs": "/etc"}
+	for _, c := range []struct {
+		path, target string
+		want         bool
+	}{
+		{"leak", "a/b/up/../SECRET.txt", true},
+		{"parent", "a/b/up/..", true},
+		{"g", "a/b/up/.git/config", true},
+		{"fine", "a/b/up/README", false},
+		{"x", "loop/y", true},
+		{"y", "in/b/c.txt", false},
+		{"z", "abs/passwd", true},
+	} {
+		if got := LinkEscapes(links, c.path, c.target); got != c.want {
 			t.Errorf("LinkEscapes(%q, %q) = %v, want %v", c.path, c.target, got, c.want)
 		}
 	}
@@ -45,7 +69,8 @@ func TestLinksOutside(t *testing.T) {
 	run(t, dir, "commit", "-q", "-m", "links of the person's")
 	base := run(t, dir, "rev-parse", "HEAD")
 	os.Symlink("/home/u/.ssh/id_rsa", filepath.Join(dir, "docs", "key"))
-	os.Symlink("../a.txt", filepath.Join(dir, "docs", "fine"))
+	os.Symlink("readme", filepath.Join(dir, "docs", "fine"))
+	os.Symlink("../a.txt", filepath.Join(dir, "docs", "through")) // a link to a link that leaves
 	os.Remove(filepath.Join(dir, "inside"))
 	os.Symlink("../../outside", filepath.Join(dir, "inside")) // changed to escape
 	os.Remove(filepath.Join(dir, "a.txt"))
@@ -56,7 +81,7 @@ func TestLinksOutside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Link{{"a.txt", ".git/config"}, {"docs/key", "/home/u/.ssh/id_rsa"}, {"inside", "../../outside"}}
+	want := []Link{{"a.txt", ".git/config"}, {"docs/key", "/home/u/.ssh/id_rsa"}, {"docs/through", "../a.txt"}, {"inside", "../../outside"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("links %+v, want %+v", got, want)
 	}
