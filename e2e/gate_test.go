@@ -777,4 +777,10 @@ func TestGateRefusesForgedUnittestResults(t *testing.T) {
 	if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
 		t.Fatal("ultra committed the forgery")
 	}
+	// ultra verify, outside a run, has no baseline to judge them by: it
+	// names them rather than letting its preview look clean.
+	v := ultra(t, dir, "verify", workdirOf(t, res.events(t)))
+	if !strings.Contains(v.stdout, "construct(s) in the tree can fake test results") || !strings.Contains(v.stdout, "calc.py: python-exit") {
+		t.Fatalf("ultra verify of the forged tree:\n%s%s", v.stdout, v.stderr)
+	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/config"
+	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/verify"
 	"github.com/ultra-dev/ultra/internal/workspace"
@@ -94,9 +95,13 @@ func newVerifyCmd() *cobra.Command {
 				b, _ := json.MarshalIndent(d, "", "  ")
 				_ = os.WriteFile(lastPath, b, 0o644)
 			}
+			// Outside a run nothing tells the project's own constructs that
+			// can fake results from new ones, so they do not decide here;
+			// they are named, since a run fails on any it adds.
+			fakes := verify.FindingKeys(verify.FakeResults(abs))
 			w := cmd.OutOrStdout()
 			if asJSON {
-				if err := writeJSON(w, map[string]any{"decision": d, "result": res}); err != nil {
+				if err := writeJSON(w, map[string]any{"decision": d, "result": res, "fakes": fakes}); err != nil {
 					return err
 				}
 			} else {
@@ -106,6 +111,12 @@ func newVerifyCmd() *cobra.Command {
 				fmt.Fprintf(w, "gate: %s\n", d.Status)
 				for _, r := range d.Reasons {
 					fmt.Fprintf(w, "  - %s\n", r)
+				}
+				if len(fakes) > 0 {
+					fmt.Fprintf(w, "note: %d construct(s) in the tree can fake test results; a run's gate fails on any the run adds:\n", len(fakes))
+					for _, f := range fakes[:min(len(fakes), 10)] {
+						fmt.Fprintf(w, "  - %s\n", event.Printable(f))
+					}
 				}
 			}
 			switch d.Status {
