@@ -16,6 +16,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
@@ -622,5 +623,22 @@ func TestThinkingStreamsApart(t *testing.T) {
 	c.newAnswer()
 	if _, _, p, th := c.runtime(); p != "" || th != "" {
 		t.Fatalf("after a new answer: %q %q", p, th)
+	}
+}
+
+func TestFailureWhy(t *testing.T) {
+	for _, c := range []struct {
+		f    gate.Failure
+		want string
+	}{
+		{gate.Failure{Name: "T", File: "calc/calc_test.go", Line: 9, Message: "=== RUN   TestMul\n    calc_test.go:9: Mul(2, 3) = 5, want 6\n--- FAIL: TestMul"}, "calc_test.go:9: Mul(2, 3) = 5, want 6"},
+		{gate.Failure{Name: "T", File: "tests/test_calc.py", Line: 7, Message: "Traceback (most recent call last):\n  File x\nAssertionError: -1 != 5"}, "tests/test_calc.py:7: AssertionError: -1 != 5"},
+		{gate.Failure{Name: "T", File: "a.test.js"}, "a.test.js"},
+		{gate.Failure{Name: "T", Message: "\n\n  expected 2\n  got 3"}, "expected 2"},
+		{gate.Failure{Name: "T"}, ""},
+	} {
+		if got := failureWhy(c.f); got != c.want {
+			t.Errorf("failureWhy(%+v) = %q, want %q", c.f, got, c.want)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -102,6 +104,12 @@ func verifyEvent(d gate.Decision, path string) event.VerifyResultData {
 	e := event.VerifyResultData{Status: string(d.Status), Reason: strings.Join(d.Reasons, "; "), Passed: d.Counts.Passed,
 		Failed: d.Counts.Failed, Errors: d.Counts.Errors, Skipped: d.Counts.Skipped, Failing: d.FailingNames(),
 		Gate: d.N, GateFile: path, Tree: d.Tree, Cached: d.CachedFrom != 0, Reused: d.Reused, Focused: d.Focused, Flaky: d.Flaky}
+	for _, f := range d.Failing {
+		e.FailingWhy = append(e.FailingWhy, failureWhy(f))
+	}
+	if strings.Join(e.FailingWhy, "") == "" {
+		e.FailingWhy = nil
+	}
 	for _, c := range d.Commands {
 		e.Commands = append(e.Commands, c.Command)
 		if c.LogPath != "" {
@@ -109,6 +117,32 @@ func verifyEvent(d gate.Decision, path string) event.VerifyResultData {
 		}
 	}
 	return e
+}
+
+// failureWhy is where and why a test failed, in one line: its file and
+// line, and the first line of the runner's message that says something.
+func failureWhy(f gate.Failure) string {
+	where := f.File
+	if where != "" && f.Line > 0 {
+		where += ":" + strconv.Itoa(f.Line)
+	}
+	msg := ""
+	lines := strings.Split(strings.TrimSpace(f.Message), "\n")
+	if strings.HasPrefix(lines[0], "Traceback") {
+		msg = strings.TrimSpace(lines[len(lines)-1]) // Python says what failed last
+	}
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); msg == "" && l != "" && !strings.HasPrefix(l, "=== RUN") && !strings.HasPrefix(l, "--- FAIL") {
+			msg = l
+		}
+	}
+	switch {
+	case where == "" || (f.File != "" && strings.HasPrefix(msg, path.Base(f.File)+":")):
+		return event.OneLine(msg, 160) // the message says where itself
+	case msg == "":
+		return where
+	}
+	return event.OneLine(where+": "+msg, 160)
 }
 
 // EventView is a stored event as status shows it.

@@ -220,23 +220,27 @@ type (
 		Axes    axes.Axes `json:"axes"`
 	}
 	VerifyResultData struct {
-		Status   string   `json:"status"`
-		Reason   string   `json:"reason"`
-		Passed   int      `json:"passed"`
-		Failed   int      `json:"failed"`
-		Errors   int      `json:"errors,omitempty"` // tests that could not run, modules that could not be collected
-		Skipped  int      `json:"skipped"`
-		Failing  []string `json:"failing,omitempty"`
-		Commands []string `json:"commands,omitempty"`
-		Logs     []string `json:"logs,omitempty"`
-		Gate     int      `json:"gate,omitempty"`      // decision number
-		GateFile string   `json:"gate_file,omitempty"` // the decision file
-		Tree     string   `json:"tree,omitempty"`      // the verified tree
-		Cached   bool     `json:"cached,omitempty"`    // a PASS of the same tree was reused
-		Reused   string   `json:"reused,omitempty"`    // the gate cache's measurement of the same tree was judged
-		Focused  bool     `json:"focused,omitempty"`   // only previously failing tests ran
-		Flaky    []string `json:"flaky,omitempty"`
-		Duration string   `json:"duration"`
+		Status  string   `json:"status"`
+		Reason  string   `json:"reason"`
+		Passed  int      `json:"passed"`
+		Failed  int      `json:"failed"`
+		Errors  int      `json:"errors,omitempty"` // tests that could not run, modules that could not be collected
+		Skipped int      `json:"skipped"`
+		Failing []string `json:"failing,omitempty"`
+		// FailingWhy is, for each of Failing, where and why it failed in
+		// one line ("calc_test.go:12: want 5, got -1"), "" when the runner
+		// said neither.
+		FailingWhy []string `json:"failing_why,omitempty"`
+		Commands   []string `json:"commands,omitempty"`
+		Logs       []string `json:"logs,omitempty"`
+		Gate       int      `json:"gate,omitempty"`      // decision number
+		GateFile   string   `json:"gate_file,omitempty"` // the decision file
+		Tree       string   `json:"tree,omitempty"`      // the verified tree
+		Cached     bool     `json:"cached,omitempty"`    // a PASS of the same tree was reused
+		Reused     string   `json:"reused,omitempty"`    // the gate cache's measurement of the same tree was judged
+		Focused    bool     `json:"focused,omitempty"`   // only previously failing tests ran
+		Flaky      []string `json:"flaky,omitempty"`
+		Duration   string   `json:"duration"`
 	}
 	BaselineData struct {
 		Tree      string   `json:"tree"`

@@ -299,6 +299,9 @@ func (l *Log) format(e event.Event) string {
 				break
 			}
 			s += fmt.Sprintf("\n%s   ✗ %s", b, f)
+			if i < len(d.FailingWhy) && d.FailingWhy[i] != "" {
+				s += fmt.Sprintf("\n%s     %s", b, l.paint(dim, event.OneLine(d.FailingWhy[i], 160)))
+			}
 		}
 		return s
 	case event.BaselineData:

@@ -19,7 +19,8 @@ func TestLog(t *testing.T) {
 	emit("planning", event.ToolResultData{Tool: "read", Output: "1\tpackage a"})
 	emit("planning", event.RefusalData{Tool: "edit", Layer: "phase-guard", Reason: "not allowed in planning"})
 	emit("building", event.PhaseChangedData{From: "planning", To: "building", By: "model", Reason: "plan accepted"})
-	emit("iterating", event.VerifyResultData{Status: "FAIL", Reason: "1 of 2 tests failed", Passed: 1, Failed: 1, Failing: []string{"pkg.TestA"}})
+	emit("iterating", event.VerifyResultData{Status: "FAIL", Reason: "1 of 2 tests failed", Passed: 1, Failed: 1, Failing: []string{"pkg.TestA"},
+		FailingWhy: []string{"a_test.go:7: got 1, want \x1b[31m2"}})
 	emit("planning", event.ToolCallData{Tool: "goals", Args: json.RawMessage(`{"goals":[{"title":"a"},{"title":"b"}]}`)})
 	emit("verifying", event.CriterionData{Goal: "G001-a", Criterion: "G001-C1", Channel: "http", Status: "fail", Summary: "http GET / → 500",
 		Reason: "expect_status 200 ✗ got 500", Evidence: []string{".ultra/state/evidence/r1/G001-a/G001-C1/cycle-1/http.txt"}, Duration: "40ms"})
@@ -45,7 +46,8 @@ func TestLog(t *testing.T) {
 		"ledger #7 goal_completed G001-a every essential criterion passed", "review round 1: REQUEST_CHANGES", "✗ a.go:3: wrong",
 		"[planning ] run r1", "build | autonomous | normal | smart | headless", "[planning ] read a.go",
 		"refused [phase-guard]: not allowed in planning", "[building ] phase planning → building (model)",
-		"gate FAIL: 1 of 2 tests failed", "✗ pkg.TestA", "[complete ] ✔ complete — verification passed",
+		"gate FAIL: 1 of 2 tests failed", "✗ pkg.TestA", "a_test.go:7: got 1, want 2\n", // why, with no escape from the runner
+		"[complete ] ✔ complete — verification passed",
 		`approval call call_3 (bash {"command":"ls"}) waits for a person: ultra approve r1 --call call_3`,
 		"approval call call_3 (bash) denied: not now", "control steer request #4 [after-current-unit]: pending",
 		"axis model_mode: smart → fast by person [now]: cheaper · now build | autonomous | normal | fast | headless",

@@ -120,7 +120,7 @@ func demoRun(f *fake, id string, control string) {
 	f.add(id, event.ToolCall, "building", event.ToolCallData{CallID: "c2", Tool: "bash", Args: json.RawMessage(`{"command":"go test ./..."}`)})
 	f.add(id, event.ToolResult, "building", event.ToolResultData{CallID: "c2", Tool: "bash", IsError: true, Output: "line 1\nline 2\nline 3\nline 4\nline 5"})
 	f.add(id, event.VerifyResult, "verifying", event.VerifyResultData{Status: "FAIL", Reason: "tests failed", Passed: 3, Failed: 2, Duration: "1.2s",
-		Failing: []string{"calc.TestMul", "calc.TestDiv"}})
+		Failing: []string{"calc.TestMul", "calc.TestDiv"}, FailingWhy: []string{"calc_test.go:9: Mul(2, 3) = 5, want 6", ""}})
 	f.add(id, event.Refusal, "iterating", event.RefusalData{Tool: "bash", Layer: "policy", Reason: "git push is not allowed"})
 	if control == "manual" {
 		f.add(id, event.Approval, "iterating", event.ApprovalData{CallID: "c9", Tool: "write", Args: json.RawMessage(`{"file_path":"calc.go"}`), State: "waiting"})

@@ -204,6 +204,9 @@ func (s *Session) Fold(e store.StoredEvent) {
 					break
 				}
 				b.WriteString("✗ " + f + "\n")
+				if i < len(d.FailingWhy) && d.FailingWhy[i] != "" {
+					b.WriteString("    " + event.OneLine(d.FailingWhy[i], 160) + "\n")
+				}
 			}
 			s.Add(&Item{Kind: KindVerify, Title: printable(title), Body: printable(b.String()), Failed: !pass})
 		}

@@ -150,6 +150,7 @@ func TestFrameShowsTheRun(t *testing.T) {
 		"▸ thinking (2 lines",                    // thinking folded
 		"✗ bash go test ./...", "… 2 more lines", // a failed call, output folded
 		"gate FAIL", "✗ calc.TestMul", "✗ calc.TestDiv", // the failing tests
+		"calc_test.go:9: Mul(2, 3) = 5, want 6",            // and why, where the runner said
 		"refused [policy] bash", "git push is not allowed", // the refusal with its layer
 		"approve this call? write", "a allow once", "r allow for this run", "d deny with a reason",
 		"phase iterating", "goal g1", "retries 1/10", "12.4k tok", "$0.0321",
