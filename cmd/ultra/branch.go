@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -101,14 +102,26 @@ func newDiffCmd() *cobra.Command {
 			if !stat && !nameOnly {
 				fmt.Fprintf(cmd.OutOrStdout(), "# %s\n", spec.Header)
 			}
-			g := workspace.Command(cmd.Context(), o.Repo, gitArgs...)
-			g.Stdout, g.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			// The code first, ultra's own records (goals, ledger) after it;
+			// --stat sums both in one table.
+			parts := [][]string{{"--", ".", ":(exclude).ultra"}, {"--", ".ultra"}}
+			if stat {
+				parts = [][]string{nil}
+			}
+			var out io.Writer = cmd.OutOrStdout()
 			// The model wrote these files: a terminal gets only what
 			// prints (a pipe gets the patch as it is).
-			if isTerminal(g.Stdout) {
-				g.Stdout = printableWriter{w: g.Stdout, held: new([]byte)}
+			if isTerminal(out) {
+				out = printableWriter{w: out, held: new([]byte)}
 			}
-			return g.Run()
+			for _, pathspec := range parts {
+				g := workspace.Command(cmd.Context(), o.Repo, append(slices.Clone(gitArgs), pathspec...)...)
+				g.Stdout, g.Stderr = out, cmd.ErrOrStderr()
+				if err := g.Run(); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&stat, "stat", false, "summarise the changes per file")
