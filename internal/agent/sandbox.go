@@ -21,7 +21,7 @@ import (
 
 // depDirs are dependency directories a project's tests need and git
 // ignores: the gate's clean checkout shows the worktree's read-only.
-var depDirs = []string{"node_modules", ".venv", "venv", "vendor", "bower_components"}
+var depDirs = verify.DependencyDirs
 
 // sandboxStatus is what contains this process's runs.
 func (o Options) sandboxStatus() sandbox.Status {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -134,7 +135,7 @@ func FakeResults(dir string) []Finding {
 				Detail: "native code built into Go test binaries (cgo, assembly or a prebuilt object) can print or exit before any test runs"})
 			return nil
 		}
-		if pythonCompiled(name) && !pythonDependency(strings.ReplaceAll(rel, "__pycache__", "")) {
+		if pythonCompiled(name) && !pythonDependency(rel) {
 			out = append(out, Finding{File: rel, Kind: FakeNative,
 				Detail: "compiled Python or a native extension: Python can run it instead of, or beside, the source the scan reads"})
 			return nil
@@ -212,13 +213,18 @@ func nativeCode(name string) bool {
 	return false
 }
 
-// pythonDependency says whether a .py file (slash-separated path) belongs
-// to a virtual environment or installed packages: the gate fails a tree
-// that adds files there, and the project's own code is what is scanned.
+// DependencyDirs are the dependency directories a project's tests need
+// and git ignores. The gate links the run's start-time ones into the tree
+// it tests, read-only, and fails a tree that adds files under them (but
+// vendor/, which Go projects commit): so the scan does not read their
+// Python.
+var DependencyDirs = []string{"node_modules", ".venv", "venv", "vendor", "bower_components"}
+
+// pythonDependency says whether a .py file (slash-separated path) is in
+// one of the DependencyDirs other than vendor/.
 func pythonDependency(rel string) bool {
 	for _, d := range strings.Split(rel, "/") {
-		switch d {
-		case ".venv", "venv", "site-packages", "dist-packages", "__pycache__", ".tox", ".nox", "node_modules":
+		if d != "vendor" && slices.Contains(DependencyDirs, d) {
 			return true
 		}
 	}
