@@ -139,8 +139,9 @@ func newLandCmd() *cobra.Command {
 			"gate passed. If the base moved since the run started, the base is merged into the run's branch in\n" +
 			"its worktree first and that tree verified; only a green merge lands. The base moves by\n" +
 			"fast-forward, in the checkout that has it checked out (git refuses if that would overwrite\n" +
-			"local changes). Symbolic links the run added that point outside the repository (or into .git\n" +
-			"or .ultra/state) are refused unless --allow-outside-links. Exit 3 when landing is refused.",
+			"local changes). Symbolic links that would leave the repository, reach .git, .ultra or .ultra/state,\n" +
+			"or point at a path the repository does not hold are refused unless --allow-outside-links.\n" +
+			"Exit 3 when landing is refused.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, st, id, err := openRunLanding(cmd, args[0])
@@ -172,7 +173,7 @@ func newLandCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&allowLinks, "allow-outside-links", false, "land symbolic links the run added that point outside the repository or into .git or .ultra/state (refused otherwise)")
+	cmd.Flags().BoolVar(&allowLinks, "allow-outside-links", false, "land symbolic links that leave the repository, reach .git or .ultra, or point at a path it does not hold (refused otherwise)")
 	return cmd
 }
 

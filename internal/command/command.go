@@ -304,7 +304,7 @@ var Table = []Command{
 	{
 		Name: "land", Args: "[RUN]", Summary: "Merge a run's branch into its base, only if its tip is green",
 		Flags: []Flag{
-			{Name: "allow-outside-links", Usage: "land symbolic links the run added that point outside the repository"},
+			{Name: "allow-outside-links", Usage: "land symbolic links that leave the repository or point at a path it does not hold"},
 		},
 		CLI: []string{"land"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
 		args: argRun, argNoun: "run",

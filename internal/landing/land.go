@@ -67,16 +67,8 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 	// A link the model committed may point at the person's keys: the
 	// gate's tests pass through it, and in the person's checkout whatever
 	// copies or publishes the tree would follow it.
-	if res.Links, err = workspace.LinksOutside(ctx, o.Repo, ws.BaseCommit, tip); err != nil {
+	if res.Links, err = outsideLinks(ctx, o, row, ws.BaseCommit, tip); err != nil {
 		return nil, err
-	}
-	if len(res.Links) > 0 && !o.AllowOutsideLinks {
-		var ls []string
-		for _, l := range res.Links {
-			ls = append(ls, fmt.Sprintf("%q -> %q", l.Path, l.Target)) // model-chosen: quoted for the terminal
-		}
-		return nil, refused("run %s's branch adds %d symbolic link(s) that point outside the repository or into git's or ultra's own files: %s. Nothing was landed; check them (ultra diff %s), then land with --allow-outside-links, or resume the run with guidance to remove them",
-			row.ID, len(ls), workspace.ListSome(ls, 5), row.ID)
 	}
 	if worktreeUsable(ctx, row) {
 		res.Uncommitted, _ = workspace.Changed(ctx, ws.Worktree)
@@ -91,6 +83,11 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 			return nil, err
 		}
 		res.Merge, res.MergeGate, tip = merge, d, merge
+		// What lands is the merge: its links against the base as it is
+		// now (the person's own links stay theirs).
+		if res.Links, err = outsideLinks(ctx, o, row, baseTip, tip); err != nil {
+			return nil, err
+		}
 	}
 	res.Commits, _ = workspace.Commits(ctx, o.Repo, baseTip, tip)
 	if where := workspace.CheckedOut(ctx, o.Repo, ws.Base); where != "" {
@@ -115,6 +112,22 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 		return res, err
 	}
 	return res, nil
+}
+
+// outsideLinks are the links tree `to` would bring into the person's
+// checkout that leave the repository (workspace.LinksOutside); an error
+// refuses landing unless the person allowed them.
+func outsideLinks(ctx context.Context, o Options, row *store.Run, from, to string) ([]workspace.Link, error) {
+	links, err := workspace.LinksOutside(ctx, o.Repo, from, to)
+	if err != nil || len(links) == 0 || o.AllowOutsideLinks {
+		return links, err
+	}
+	var ls []string
+	for _, l := range links {
+		ls = append(ls, fmt.Sprintf("%q -> %q", l.Path, l.Target)) // model-chosen: quoted for the terminal
+	}
+	return nil, refused("run %s's branch brings %d symbolic link(s) that leave the repository, reach into git's or ultra's own files, or point at a path the repository does not hold: %s. Nothing was landed; check them (ultra diff %s), then land with --allow-outside-links, or resume the run with guidance to remove them",
+		row.ID, len(ls), workspace.ListSome(ls, 5), row.ID)
 }
 
 // mergeBase merges the moved base into the run's branch in its worktree,

@@ -1,9 +1,15 @@
 package workspace
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"maps"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -13,81 +19,129 @@ type Link struct {
 	Target string `json:"target"`
 }
 
-// LinksOutside lists the symbolic links commit b adds or changes
-// relative to commit a whose target is not a file of the repository's
-// own (see LinkEscapes, which follows the links of b's tree on the way).
-// Landing such a link puts, in a person's checkout, a path that reads
-// their files elsewhere: whatever copies or publishes the tree follows it.
+// LinksOutside lists the symbolic links of commit b that leave the
+// repository (LinkEscapes, following the tree's other links), or whose
+// target the repository does not hold (an ignored or missing path: in a
+// person's checkout it can be anything, `.venv/bin/python` a link to the
+// host's), other than those that were in commit a as they are and left
+// it there too (the person's own). Every link of b is checked, not only
+// those the run changed: replacing a directory with a link re-aims the
+// links through it. Landing such a link puts, in a person's checkout, a
+// path that reads their files elsewhere: whatever copies or publishes the
+// tree follows it.
 func LinksOutside(ctx context.Context, dir, a, b string) ([]Link, error) {
-	out, err := Command(ctx, dir, "diff-tree", "-r", "--no-renames", "--no-commit-id", "-z", a, b).Output()
-	if err != nil {
-		return nil, fmt.Errorf("git diff-tree %s %s: %w", Short(a), Short(b), err)
+	tb, err := treeLinks(ctx, dir, b)
+	if err != nil || len(tb.links) == 0 {
+		return nil, err
 	}
-	var changed []string
-	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-	for i := 0; i+1 < len(f); i += 2 {
-		// ":old-mode new-mode old-blob new-blob status", then the path.
-		meta := strings.Fields(strings.TrimPrefix(f[i], ":"))
-		if len(meta) >= 5 && meta[1] == "120000" && meta[4] != "D" {
-			changed = append(changed, f[i+1])
-		}
-	}
-	if len(changed) == 0 {
-		return nil, nil
-	}
-	tree, err := linksOf(ctx, dir, b)
+	ta, err := treeLinks(ctx, dir, a)
 	if err != nil {
 		return nil, err
 	}
-	var links []Link
-	for _, p := range changed {
-		if LinkEscapes(tree, p, tree[p]) {
-			links = append(links, Link{Path: p, Target: tree[p]})
+	var out []Link
+	for _, p := range slices.Sorted(maps.Keys(tb.links)) {
+		t := tb.links[p]
+		if !tb.leaves(p, t) {
+			continue
 		}
+		if old, ok := ta.links[p]; ok && old == t && ta.leaves(p, old) {
+			continue
+		}
+		out = append(out, Link{Path: p, Target: t})
 	}
-	return links, nil
+	return out, nil
 }
 
-// linksOf maps every symbolic link of commit c's tree to its target.
-func linksOf(ctx context.Context, dir, c string) (map[string]string, error) {
-	out, err := Command(ctx, dir, "ls-tree", "-r", "-z", "--full-tree", c).Output()
+// linkTree is what a commit's tree holds: its paths (files, directories,
+// links) and its links' targets.
+type linkTree struct {
+	paths map[string]bool
+	links map[string]string
+}
+
+// leaves says whether the link at p holding target leaves the repository
+// or points at a path the tree does not hold.
+func (t linkTree) leaves(p, target string) bool {
+	to, escapes := ResolveLink(t.links, p, target)
+	return escapes || (to != "" && !t.paths[to])
+}
+
+// treeLinks reads commit c's tree: its paths, and its links' targets in
+// one `git cat-file --batch`.
+func treeLinks(ctx context.Context, dir, c string) (linkTree, error) {
+	t := linkTree{paths: map[string]bool{}, links: map[string]string{}}
+	out, err := Command(ctx, dir, "ls-tree", "-r", "-t", "-z", "--full-tree", c).Output()
 	if err != nil {
-		return nil, fmt.Errorf("git ls-tree %s: %w", Short(c), err)
+		return t, fmt.Errorf("git ls-tree %s: %w", Short(c), err)
 	}
-	links := map[string]string{}
+	var shas, paths []string
 	for _, e := range strings.Split(string(out), "\x00") {
 		meta, p, ok := strings.Cut(e, "\t")
 		fs := strings.Fields(meta)
-		if !ok || len(fs) < 3 || fs[0] != "120000" {
+		if !ok || len(fs) < 3 {
 			continue
 		}
-		target, err := gitOut(ctx, dir, nil, "cat-file", "blob", fs[2])
-		if err != nil {
-			return nil, fmt.Errorf("reading the link %s: %w", p, err)
+		t.paths[p] = true
+		if fs[0] == "120000" {
+			shas, paths = append(shas, fs[2]), append(paths, p)
 		}
-		links[p] = target
 	}
-	return links, nil
+	if len(shas) == 0 {
+		return t, nil
+	}
+	cmd := Command(ctx, dir, "cat-file", "--batch")
+	cmd.Stdin = strings.NewReader(strings.Join(shas, "\n") + "\n")
+	raw, err := cmd.Output()
+	if err != nil {
+		return t, fmt.Errorf("reading the links of %s: %w", Short(c), err)
+	}
+	r := bufio.NewReader(bytes.NewReader(raw))
+	for _, p := range paths {
+		head, err := r.ReadString('\n')
+		fs := strings.Fields(head)
+		if err != nil || len(fs) != 3 {
+			return t, fmt.Errorf("reading the link %s: git cat-file said %q", p, head)
+		}
+		n, err := strconv.Atoi(fs[2])
+		if err != nil {
+			return t, fmt.Errorf("reading the link %s: %w", p, err)
+		}
+		body := make([]byte, n+1) // the content and its newline
+		if _, err := io.ReadFull(r, body); err != nil {
+			return t, fmt.Errorf("reading the link %s: %w", p, err)
+		}
+		t.links[p] = string(body[:n])
+	}
+	return t, nil
 }
 
 // LinkEscapes says whether a link at path p (slash-separated, relative to
-// the repository's root) holding target points outside the repository
-// (an absolute path, or .. past the root) or into git's or ultra's own
-// files (.git, .ultra, .ultra/state), resolving the path as the kernel
-// does: component by component, through the other links of the tree
-// (links, path → target), so a link through a link is followed.
+// the repository's root) holding target leaves the repository, following
+// the tree's other links (links, path → target): see ResolveLink.
 func LinkEscapes(links map[string]string, p, target string) bool {
+	_, escapes := ResolveLink(links, p, target)
+	return escapes
+}
+
+// ResolveLink resolves a link at path p holding target as the kernel
+// does: component by component, through the other links of the tree
+// (links, path → target), so a link through a link is followed. It
+// returns the path reached ("" the root) and whether the way leaves the
+// repository (an absolute target, .. past the root, a loop) or reaches
+// git's or ultra's own files (.git, .ultra, .ultra/state; compared
+// without case, as a case-insensitive file system finds them).
+func ResolveLink(links map[string]string, p, target string) (to string, escapes bool) {
 	if target == "" {
-		return false
+		return p, false
+	}
+	if path.IsAbs(target) {
+		return "", true
 	}
 	var at []string // the resolved directory so far, from the root
 	if d := path.Dir(p); d != "." {
 		at = strings.Split(d, "/")
 	}
 	rest := strings.Split(target, "/")
-	if path.IsAbs(target) {
-		return true
-	}
 	for hops := 0; len(rest) > 0; {
 		c := rest[0]
 		rest = rest[1:]
@@ -96,7 +150,7 @@ func LinkEscapes(links map[string]string, p, target string) bool {
 			continue
 		case "..":
 			if len(at) == 0 {
-				return true // past the root
+				return "", true // past the root
 			}
 			at = at[:len(at)-1]
 			continue
@@ -107,19 +161,17 @@ func LinkEscapes(links map[string]string, p, target string) bool {
 			continue
 		}
 		if hops++; hops > 40 || path.IsAbs(t) {
-			return true // a loop, or out of the tree
+			return "", true // a loop, or out of the tree
 		}
 		at = at[:len(at)-1]
 		rest = append(strings.Split(t, "/"), rest...)
 	}
-	to := strings.Join(at, "/")
-	if to == ".ultra" {
-		return true
+	to = strings.Join(at, "/")
+	switch {
+	case len(at) >= 1 && strings.EqualFold(at[0], ".git"),
+		len(at) == 1 && strings.EqualFold(at[0], ".ultra"),
+		len(at) >= 2 && strings.EqualFold(at[0], ".ultra") && strings.EqualFold(at[1], "state"):
+		return to, true
 	}
-	for _, own := range []string{".git", ".ultra/state"} {
-		if to == own || strings.HasPrefix(to, own+"/") {
-			return true
-		}
-	}
-	return false
+	return to, false
 }

@@ -86,3 +86,34 @@ func TestLinksOutside(t *testing.T) {
 		t.Fatalf("links %+v, want %+v", got, want)
 	}
 }
+
+// A link the run did not touch that a changed directory re-aims, a link
+// to a path the tree does not hold (an ignored directory), and git's
+// directory in another case are all found.
+func TestLinksOutsideReaimedAndUnheld(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"d/x": "x", "notes.txt": "n", ".gitignore": ".venv/\n"})
+	os.Symlink("d/../notes.txt", filepath.Join(dir, "cfg")) // inside, through the directory d
+	run(t, dir, "add", "-A")
+	run(t, dir, "commit", "-q", "-m", "the person's link")
+	base := run(t, dir, "rev-parse", "HEAD")
+	os.RemoveAll(filepath.Join(dir, "d"))
+	os.Symlink(".", filepath.Join(dir, "d"))                 // d/.. is now the repository's parent
+	os.Symlink(".venv/bin/python", filepath.Join(dir, "py")) // not held by the tree
+	os.Symlink(".GIT/config", filepath.Join(dir, "g"))       // .git on a case-insensitive file system
+	os.Symlink("notes.txt", filepath.Join(dir, "ok"))        // held
+	run(t, dir, "add", "-A")
+	run(t, dir, "commit", "-q", "-m", "the run's")
+	got, err := LinksOutside(ctx, dir, base, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Link{{"cfg", "d/../notes.txt"}, {"g", ".GIT/config"}, {"py", ".venv/bin/python"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("links %+v, want %+v", got, want)
+	}
+	// Nothing new: nothing to say.
+	if got, err := LinksOutside(ctx, dir, "HEAD", "HEAD"); err != nil || len(got) != 0 {
+		t.Fatalf("the same tree: %+v %v", got, err)
+	}
+}
