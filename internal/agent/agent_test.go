@@ -611,14 +611,20 @@ func TestThinkingStreamsApart(t *testing.T) {
 	c.begin("waiting for the model")
 	lives = nil
 	c.delta(llm.Delta{Kind: llm.DeltaThinking, Text: "the key is sk-secret-123; "})
+	_, _, _, thinking := c.runtime()
+	if thinking != "the key is [redacted]; " {
+		t.Fatalf("thinking %q", thinking)
+	}
 	c.delta(llm.Delta{Kind: llm.DeltaThinking, Text: strings.Repeat("t", 2*maxPartial)})
+	c.delta(llm.Delta{Kind: llm.DeltaThinking, Text: "the newest thought"})
 	c.delta(llm.Delta{Kind: llm.DeltaText, Text: "The answer."})
-	if len(lives) != 3 || !lives[0].Thinking || !lives[1].Thinking || lives[2].Thinking || lives[2].Text != "The answer." {
+	if len(lives) != 4 || !lives[0].Thinking || !lives[2].Thinking || lives[3].Thinking || lives[3].Text != "The answer." {
 		t.Fatalf("live fragments: %+v", lives[0])
 	}
 	_, _, partial, thinking := c.runtime()
-	if partial != "The answer." || !strings.HasPrefix(thinking, "the key is [redacted]; ttt") || len(thinking) > maxPartial {
-		t.Fatalf("partial %q, thinking of %d bytes: %.40q", partial, len(thinking), thinking)
+	// Long thinking keeps its newest part: what a surface shows moving.
+	if partial != "The answer." || !strings.HasSuffix(thinking, "tttthe newest thought") || len(thinking) > maxPartial {
+		t.Fatalf("partial %q, thinking of %d bytes: …%q", partial, len(thinking), thinking[max(0, len(thinking)-40):])
 	}
 	c.newAnswer()
 	if _, _, p, th := c.runtime(); p != "" || th != "" {

@@ -114,12 +114,11 @@ func (c *control) delta(d llm.Delta) {
 	}
 	thinking := d.Kind == llm.DeltaThinking
 	c.mu.Lock()
-	buf := &c.partial
 	if thinking {
-		buf = &c.thinking
-	}
-	if room := maxPartial - len(*buf); room > 0 {
-		*buf = append(*buf, d.Text[:min(room, len(d.Text))]...)
+		// Its newest part is what a surface shows moving.
+		c.thinking = keepTail(append(c.thinking, d.Text...))
+	} else if room := maxPartial - len(c.partial); room > 0 {
+		c.partial = append(c.partial, d.Text[:min(room, len(d.Text))]...)
 	}
 	c.dirty = true
 	live := c.live
@@ -135,13 +134,19 @@ func (c *control) delta(d llm.Delta) {
 // command's output pump calls it.
 func (c *control) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	c.partial = append(c.partial, p...)
-	if len(c.partial) > maxPartial {
-		c.partial = append(c.partial[:0], c.partial[len(c.partial)-maxPartial/2:]...)
-	}
+	c.partial = keepTail(append(c.partial, p...))
 	c.dirty = true
 	c.mu.Unlock()
 	return len(p), nil
+}
+
+// keepTail bounds b by its newest half of maxPartial once it grows past
+// maxPartial.
+func keepTail(b []byte) []byte {
+	if len(b) > maxPartial {
+		b = append(b[:0], b[len(b)-maxPartial/2:]...)
+	}
+	return b
 }
 
 // maxPartial bounds the streamed answer (or output) kept for attached
