@@ -617,7 +617,7 @@ def _wrap(item, call):
 	for _, c := range []struct{ name, conftest, reason string }{
 		{"plain", "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    report = outcome.get_result()\n    report.outcome = \"passed\"\n    report.longrepr = None\n",
 			"conftest.py: python-result-hook: pytest_runtest_makereport defined"},
-		{"hidden", wrapper + "globals()['pytest_runtest_' + 'makereport'] = pytest.hookimpl(hookwrapper=True)(_wrap)\n",
+		{"hidden", wrapper + "globals()['_'.join(['pytest', 'runtest', 'makereport'])] = pytest.hookimpl(hookwrapper=True)(_wrap)\n",
 			"original tests do not pass"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
