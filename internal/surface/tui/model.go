@@ -67,6 +67,9 @@ type Model struct {
 
 	history []string
 	hpos    int
+	// pastes are large pasted texts, shown in the input as a placeholder
+	// (pasteLabel) and put back in their place when the input is sent.
+	pastes []string
 
 	ov       overlay
 	rows     []tasks.Row
@@ -319,6 +322,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.PasteMsg:
+		if text := strings.ReplaceAll(msg.Content, "\r\n", "\n"); strings.Count(text, "\n") >= pasteFoldLines || len(text) > pasteFoldBytes {
+			// A large paste stays whole but takes one line of the input.
+			m.pastes = append(m.pastes, text)
+			m.input.InsertString(pasteLabel(len(m.pastes), text))
+			return m, nil
+		}
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
 		return m, cmd
@@ -442,6 +451,7 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		m.quitAt = m.o.Now()
 		m.input.Reset()
+		m.pastes = nil
 		m.denyCall, m.planEdit = "", false
 		m.notice = "press Ctrl-C again to quit (runs go on; ultra tasks lists them)"
 		return m, nil
@@ -452,6 +462,7 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case m.denyCall != "" || m.planEdit:
 			m.denyCall, m.planEdit = "", false
 			m.input.Reset()
+			m.pastes = nil
 		case m.modal():
 			m.hideAsk = m.asking()
 		case m.hideAsk != "" && m.sess.Waiting != nil:
@@ -703,7 +714,7 @@ func (m *Model) tasksKey(ks string) (tea.Model, tea.Cmd) {
 // submit takes the input: a slash command, an answer to a prompt, or a
 // message (a new task, a question, guidance).
 func (m *Model) submit() tea.Cmd {
-	text := strings.TrimSpace(m.input.Value())
+	text := strings.TrimSpace(m.unfold(m.input.Value()))
 	m.input.Reset()
 	m.input.Placeholder = "a task, a question, or /help"
 	m.at = pos{item: -1}
@@ -730,6 +741,27 @@ func (m *Model) submit() tea.Cmd {
 		return m.slash(text)
 	}
 	return m.message(text)
+}
+
+// A paste of this many lines or bytes is folded into a placeholder.
+const (
+	pasteFoldLines = 8
+	pasteFoldBytes = 2000
+)
+
+// pasteLabel is the placeholder of paste n (counted from 1).
+func pasteLabel(n int, text string) string {
+	return fmt.Sprintf("[pasted text #%d, %d lines]", n, strings.Count(strings.TrimRight(text, "\n"), "\n")+1)
+}
+
+// unfold puts the pasted texts back in place of their placeholders (a
+// placeholder the person deleted drops its paste) and forgets them.
+func (m *Model) unfold(s string) string {
+	for i, p := range m.pastes {
+		s = strings.Replace(s, pasteLabel(i+1, p), p, 1)
+	}
+	m.pastes = nil
+	return s
 }
 
 // message sends typed text where it belongs: guidance for a run that

@@ -886,3 +886,32 @@ func TestScrollMovesExactly(t *testing.T) {
 		t.Fatalf("back at the bottom:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// A large paste takes one line of the input, as a placeholder, and is
+// sent whole; a small one is typed in as it is.
+func TestLargePasteFolded(t *testing.T) {
+	f := newFake()
+	f.startID = "20261124-160000-aaaaaa"
+	m := New(Options{Backend: f, Axes: axes.Default})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	var big strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&big, "log line %d\n", i)
+	}
+	m.Update(tea.KeyPressMsg{Code: 'x', Text: "fix this: "})
+	m.Update(tea.PasteMsg{Content: big.String()})
+	m.Update(tea.PasteMsg{Content: "small"})
+	s := screen(m)
+	if !strings.Contains(s, "[pasted text #1, 30 lines]small") || strings.Contains(s, "log line 29") {
+		t.Fatalf("the input:\n%s", s)
+	}
+	pump(t, m, press(m, "enter"))
+	if len(f.starts) != 1 {
+		t.Fatalf("starts %v", f.starts)
+	}
+	args := f.starts[0]
+	task := args[len(args)-1]
+	if !strings.HasPrefix(task, "fix this: log line 0\n") || !strings.Contains(task, "log line 29\nsmall") {
+		t.Fatalf("the task sent: %q", task)
+	}
+}
