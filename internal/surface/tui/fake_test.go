@@ -24,6 +24,7 @@ type fake struct {
 	starts  [][]string
 	startID string
 	tasks   []tasks.Row
+	execOut map[string]string // what a command prints, by its name ("done" otherwise)
 }
 
 func newFake() *fake {
@@ -80,6 +81,9 @@ func (f *fake) Exec(_ context.Context, args []string) (string, int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.execs = append(f.execs, args)
+	if out, ok := f.execOut[args[0]]; ok {
+		return out, 0
+	}
 	return "done", 0
 }
 

@@ -157,6 +157,12 @@ type (
 		// events show its progress and end; its exit code is the run's.
 		drive bool
 	}
+	// modelMsg is the server's answer to `ultra models --json`, asked
+	// when a person names a model.
+	modelMsg struct {
+		name, out string
+		code      int
+	}
 	startedMsg struct {
 		typed string
 		run   string
@@ -282,6 +288,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.at = pos{item: -1}
 		return m, m.pollCmd()
+	case modelMsg:
+		if msg.name == m.model {
+			m.checkModel(msg)
+		}
+		return m, nil
 	case startedMsg:
 		m.done(msg.typed)
 		m.pending--
@@ -743,6 +754,33 @@ func (m *Model) submit() tea.Cmd {
 	return m.message(text)
 }
 
+// checkModel says whether the server serves the model a person named,
+// from `ultra models --json`.
+func (m *Model) checkModel(msg modelMsg) {
+	var served struct {
+		BaseURL string   `json:"base_url"`
+		Models  []string `json:"models"`
+	}
+	if msg.code != 0 || json.Unmarshal([]byte(msg.out), &served) != nil {
+		m.sess.Add(&Item{Kind: KindInfo, Title: "could not ask the model server which models it serves; the next run's preflight checks " + printable(msg.name),
+			Body: printable(firstLines(msg.out, 3))})
+		return
+	}
+	if slices.Contains(served.Models, msg.name) {
+		return
+	}
+	m.sess.Add(&Item{Kind: KindError, Title: fmt.Sprintf("the model server at %s does not list %s: runs would stop at their preflight (/model NAME picks another)", printable(served.BaseURL), printable(msg.name)),
+		Body: printable("it serves: " + strings.Join(served.Models[:min(len(served.Models), 12)], ", ") + more(len(served.Models)-12))})
+}
+
+// more is ", … and N more" for n > 0 left out of a list.
+func more(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", … and %d more", n)
+}
+
 // A paste of this many lines or bytes is folded into a placeholder.
 const (
 	pasteFoldLines = 8
@@ -861,7 +899,13 @@ func (m *Model) slash(line string) tea.Cmd {
 		if len(inv.Args) > 0 {
 			m.model = inv.Args[0]
 			m.sess.Add(&Item{Kind: KindInfo, Title: "the next runs use the model " + printable(m.model)})
-			return nil
+			// Asked of the server at once: a name it does not serve is
+			// said now, not at the next run's preflight.
+			be, name, args := m.o.Backend, m.model, append([]string{"models", "--json"}, m.o.Extra...)
+			return func() tea.Msg {
+				out, code := be.Exec(context.Background(), args)
+				return modelMsg{name: name, out: out, code: code}
+			}
 		}
 	case "repair":
 		if m.sess.Run == "" || !m.onRun() {

@@ -340,9 +340,14 @@ func TestEveryCommandHandled(t *testing.T) {
 			if m.sess.Run != "20261124-170000-ffffff" {
 				t.Errorf("%s: follows %s", line, m.sess.Run)
 			}
-		case "model", "help":
+		case "help":
 			if it := m.sess.Items()[len(m.sess.Items())-1]; it.Kind != KindInfo || ran != nil {
 				t.Errorf("%s: %+v, ran %v", line, it, ran)
+			}
+		case "model":
+			// The screen's own, checked with the server.
+			if m.model != "other-model" || !slices.Equal(ran, []string{"models", "--json"}) {
+				t.Errorf("%s: model %q, ran %v", line, m.model, ran)
 			}
 		case "clear":
 			if len(m.sess.Items()) != 0 || ran != nil {
@@ -913,5 +918,32 @@ func TestLargePasteFolded(t *testing.T) {
 	task := args[len(args)-1]
 	if !strings.HasPrefix(task, "fix this: log line 0\n") || !strings.Contains(task, "log line 29\nsmall") {
 		t.Fatalf("the task sent: %q", task)
+	}
+}
+
+// /model NAME is checked with the server at once: a name it does not
+// list is said on screen, not at the next run's preflight.
+func TestModelCheckedWithTheServer(t *testing.T) {
+	f := newFake()
+	f.execOut = map[string]string{"models": `{"provider":"openai","base_url":"http://127.0.0.1:9/v1","models":["gpt-a","gpt-b"]}`}
+	m := New(Options{Backend: f, Axes: axes.Default, Extra: []string{"--provider", "openai"}})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	pump(t, m, press(m, "/model gpt-x", "enter"))
+	if got := f.lastExec(); !slices.Equal(got, []string{"models", "--json", "--provider", "openai"}) {
+		t.Fatalf("ran %v", got)
+	}
+	last := m.sess.Items()[len(m.sess.Items())-1]
+	if last.Kind != KindError || !strings.Contains(last.Title, "does not list gpt-x") || !strings.Contains(last.Body, "gpt-a, gpt-b") {
+		t.Fatalf("after /model gpt-x: %+v", last)
+	}
+	n := len(m.sess.Items())
+	pump(t, m, press(m, "/model gpt-b", "enter"))
+	for _, it := range m.sess.Items()[n:] {
+		if it.Kind == KindError {
+			t.Fatalf("a listed model: %+v", it)
+		}
+	}
+	if m.model != "gpt-b" {
+		t.Fatalf("model %q", m.model)
 	}
 }
