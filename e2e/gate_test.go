@@ -773,7 +773,7 @@ func TestGateRefusesForgedUnittestResults(t *testing.T) {
 		calls(call("verify", map[string]any{})),
 		text("done"), text("done"), text("done"), text("done"), text("done"))
 	res := ultra(t, dir, runArgs(m, "--max-retries", "1", "fix calc")...)
-	id := failedGate(t, dir, res, "constructs that can fake results", "calc.py: python-exit: os._exit(0)", "runner-text")
+	id := failedGate(t, dir, res, "can fake their results", "calc.py: python-exit: os._exit(0)", "runner-text")
 	if out := git(t, dir, "rev-list", "main..ultra/"+id); strings.TrimSpace(out) != "" {
 		t.Fatal("ultra committed the forgery")
 	}

@@ -168,7 +168,7 @@ func newLandCmd() *cobra.Command {
 				fmt.Fprintf(w, "not landed: %d uncommitted file(s) in the run's worktree after its last green commit (%s)\n", len(res.Uncommitted), workspace.ListSome(res.Uncommitted, 5))
 			}
 			for _, l := range res.Links {
-				fmt.Fprintf(w, "landed as you allowed: the link %q -> %q points outside the repository\n", l.Path, l.Target)
+				fmt.Fprintf(w, "landed as you allowed: the link %q -> %q %s\n", l.Path, l.Target, l.Why)
 			}
 			return nil
 		},

@@ -412,8 +412,12 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 		}
 	}
 	if nf := newFakes(ev.Fakes, in.Baseline); len(nf) > 0 {
-		fail = append(fail, fmt.Sprintf("the tests contain constructs that can fake results: %s; remove them, or a person may waive the gate",
-			clipList(nf, 10)))
+		waive := "ultra gate waive RUN --reason …"
+		if in.Run != "" {
+			waive = "ultra gate waive " + in.Run + " --reason …"
+		}
+		fail = append(fail, fmt.Sprintf("the tree has code the tests can run that can fake their results (new since the run started): %s; remove it, or a person may waive the gate (%s)",
+			clipList(nf, 10), waive))
 	}
 	if ev.Focused && len(fail) == 0 {
 		notEval = append(notEval, "only previously failing tests ran; the full suite must run before a pass")

@@ -130,23 +130,23 @@ func TestFakes(t *testing.T) {
 		absent   []string // must not be in the reasons
 	}{
 		{name: "new finding fails with all tests passing", ev: pass(noRun), baseline: base("a=passed", "b=passed"), want: Fail,
-			reasons: []string{"the tests contain constructs that can fake results: " + noRun + "; remove them, or a person may waive the gate"}},
+			reasons: []string{"the tree has code the tests can run that can fake their results (new since the run started): " + noRun + "; remove it, or a person may waive the gate (ultra gate waive r --reason …)"}},
 		{name: "no baseline: every finding is new", ev: pass(noRun, text), want: Fail, reasons: []string{noRun + ", " + text}},
 		{name: "finding already in the baseline", ev: pass(noRun), baseline: withFakes(base("a=passed", "b=passed"), noRun), want: Pass,
 			reasons: []string{"2 tests passed"}, absent: []string{"fake"}},
 		{name: "only the new finding is listed", ev: pass(text, noRun), baseline: withFakes(base("a=passed", "b=passed"), noRun), want: Fail,
-			reasons: []string{"fake results: " + text + "; remove"}, absent: []string{noRun}},
+			reasons: []string{"fake their results (new since the run started): " + text + "; remove"}, absent: []string{noRun}},
 		{name: "a second identical construct is new", ev: pass(noRun, noRun), baseline: withFakes(base("a=passed", "b=passed"), noRun), want: Fail,
-			reasons: []string{"fake results: " + noRun + "; remove"}},
+			reasons: []string{"fake their results (new since the run started): " + noRun + "; remove"}},
 		{name: "a finding removed since the baseline", ev: pass(), baseline: withFakes(base("a=passed", "b=passed"), noRun), want: Pass},
 		{name: "no findings: unchanged", ev: pass(), baseline: base("a=passed", "b=passed"), want: Pass, reasons: []string{"2 tests passed"}},
 		{name: "no findings, a failing test: unchanged", ev: Evidence{Commands: []Command{cmd(1)}, Tests: cases("a=passed", "b=failed")}, want: Fail,
 			reasons: []string{"1 of 2 tests failed"}, absent: []string{"fake"}},
 		{name: "a finding with zero tests fails rather than not evaluated", ev: Evidence{Commands: []Command{cmd(0)}, Fakes: []string{noRun}}, want: Fail,
-			reasons: []string{"fake results", "zero tests executed"}},
+			reasons: []string{"fake their results", "zero tests executed"}},
 		{name: "a finding in a focused run", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed"), Focused: true, Fakes: []string{noRun}}, want: Fail},
 		{name: "a finding with concerns", ev: Evidence{Commands: []Command{cmd(0)}, Tests: cases("a=passed", "b=skipped"), Fakes: []string{noRun}},
-			baseline: base("a=passed", "b=passed"), want: Fail, reasons: []string{"fake results"}},
+			baseline: base("a=passed", "b=passed"), want: Fail, reasons: []string{"fake their results"}},
 	}
 	for _, c := range tt {
 		t.Run(c.name, func(t *testing.T) {

@@ -124,9 +124,9 @@ func outsideLinks(ctx context.Context, o Options, row *store.Run, from, to strin
 	}
 	var ls []string
 	for _, l := range links {
-		ls = append(ls, fmt.Sprintf("%q -> %q", l.Path, l.Target)) // model-chosen: quoted for the terminal
+		ls = append(ls, fmt.Sprintf("%q -> %q (%s)", l.Path, l.Target, l.Why)) // model-chosen: quoted for the terminal
 	}
-	return nil, refused("run %s's branch brings %d symbolic link(s) that leave the repository, reach into git's or ultra's own files, or point at a path the repository does not hold: %s. Nothing was landed; check them (ultra diff %s), then land with --allow-outside-links, or resume the run with guidance to remove them",
+	return nil, refused("run %s's branch brings %d symbolic link(s) that a landing refuses: %s. Nothing was landed; check them (ultra diff %s), then land with --allow-outside-links, or resume the run with guidance to remove them",
 		row.ID, len(ls), workspace.ListSome(ls, 5), row.ID)
 }
 

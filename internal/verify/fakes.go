@@ -151,6 +151,9 @@ func FakeResults(dir string) []Finding {
 			}
 			return nil
 		}
+		if d.Type()&fs.ModeSymlink != 0 && scannedElsewhere(dir, path) {
+			return nil // a link to another source file of the tree: read at its own path
+		}
 		src, why := readSource(path)
 		if why != "" {
 			out = append(out, Finding{File: rel, Kind: FakeUnscanned, Detail: why})
@@ -231,6 +234,22 @@ func pythonDependency(rel string) bool {
 	return false
 }
 
+// scannedElsewhere says whether the link at path leads to a regular file
+// of the tree at dir with the same extension, outside the dependency
+// directories: a source file the scan reads at its own path.
+func scannedElsewhere(dir, path string) bool {
+	to, err := filepath.EvalSymlinks(path)
+	if err != nil || filepath.Ext(to) != filepath.Ext(path) {
+		return false
+	}
+	rel, err := filepath.Rel(dir, to)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || pythonDependency(filepath.ToSlash(rel)) {
+		return false
+	}
+	fi, err := os.Stat(to)
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // pythonCompiled reports whether a file name is one Python imports
 // without its source: bytecode (a sourceless .pyc is imported as the
 // module; an unchecked-hash one in __pycache__ is used whatever the
@@ -255,7 +274,7 @@ func readSource(path string) ([]byte, string) {
 	case err != nil:
 		return nil, "cannot be read"
 	case st.Mode()&os.ModeSymlink != 0:
-		return nil, "a symlink: not followed"
+		return nil, "a symbolic link to a file the scan does not read (outside the tree, or of another kind): the code it leads to is not checked"
 	case !st.Mode().IsRegular():
 		return nil, "not a regular file"
 	case st.Size() > fakesMaxFile:

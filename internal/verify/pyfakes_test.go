@@ -2,7 +2,10 @@ package verify
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -110,5 +113,18 @@ func TestFakeResultsPython(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
+
+// A link to another source file of the tree is read at its own path; a
+// link to a file of another kind is reported, since Python would run it.
+func TestFakeResultsLinksInTheTree(t *testing.T) {
+	dir := writeTree(t, map[string]string{"calc.py": "def add(a, b):\n    return a + b\n", "data/x.txt": "import os\nos._exit(0)\n"})
+	os.MkdirAll(filepath.Join(dir, "lib"), 0o755)
+	os.Symlink("../calc.py", filepath.Join(dir, "lib", "calc.py"))
+	os.Symlink("../data/x.txt", filepath.Join(dir, "lib", "x.py"))
+	got := FindingKeys(FakeResults(dir))
+	if len(got) != 1 || !strings.HasPrefix(got[0], "lib/x.py: unscanned: a symbolic link to a file the scan does not read") {
+		t.Fatalf("findings %q", got)
 	}
 }

@@ -17,6 +17,7 @@ import (
 type Link struct {
 	Path   string `json:"path"`
 	Target string `json:"target"`
+	Why    string `json:"why,omitempty"` // where it leads that a landing refuses
 }
 
 // LinksOutside lists the symbolic links of commit b that leave the
@@ -41,13 +42,14 @@ func LinksOutside(ctx context.Context, dir, a, b string) ([]Link, error) {
 	var out []Link
 	for _, p := range slices.Sorted(maps.Keys(tb.links)) {
 		t := tb.links[p]
-		if !tb.leaves(p, t) {
+		why := tb.leaves(p, t)
+		if why == "" {
 			continue
 		}
-		if old, ok := ta.links[p]; ok && old == t && ta.leaves(p, old) {
+		if old, ok := ta.links[p]; ok && old == t && ta.leaves(p, old) != "" {
 			continue
 		}
-		out = append(out, Link{Path: p, Target: t})
+		out = append(out, Link{Path: p, Target: t, Why: why})
 	}
 	return out, nil
 }
@@ -59,11 +61,23 @@ type linkTree struct {
 	links map[string]string
 }
 
-// leaves says whether the link at p holding target leaves the repository
-// or points at a path the tree does not hold.
-func (t linkTree) leaves(p, target string) bool {
+// leaves says where the link at p holding target leads that a landing
+// refuses ("" nowhere such): out of the repository, into git's or
+// ultra's own files, or to a path the tree does not hold.
+func (t linkTree) leaves(p, target string) string {
 	to, escapes := ResolveLink(t.links, p, target)
-	return escapes || (to != "" && !t.paths[to])
+	first, _, _ := strings.Cut(to, "/")
+	switch {
+	case escapes && to == "":
+		return "leaves the repository"
+	case escapes && strings.EqualFold(first, ".git"):
+		return "reaches git's own files"
+	case escapes:
+		return "reaches ultra's own files"
+	case to != "" && !t.paths[to]:
+		return "points at a path the repository does not hold"
+	}
+	return ""
 }
 
 // treeLinks reads commit c's tree: its paths, and its links' targets in

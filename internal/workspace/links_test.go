@@ -81,7 +81,8 @@ func TestLinksOutside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Link{{"a.txt", ".git/config"}, {"docs/key", "/home/u/.ssh/id_rsa"}, {"docs/through", "../a.txt"}, {"inside", "../../outside"}}
+	want := []Link{{"a.txt", ".git/config", "reaches git's own files"}, {"docs/key", "/home/u/.ssh/id_rsa", "leaves the repository"},
+		{"docs/through", "../a.txt", "reaches git's own files"}, {"inside", "../../outside", "leaves the repository"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("links %+v, want %+v", got, want)
 	}
@@ -108,7 +109,8 @@ func TestLinksOutsideReaimedAndUnheld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Link{{"cfg", "d/../notes.txt"}, {"g", ".GIT/config"}, {"py", ".venv/bin/python"}}
+	want := []Link{{"cfg", "d/../notes.txt", "leaves the repository"}, {"g", ".GIT/config", "reaches git's own files"},
+		{"py", ".venv/bin/python", "points at a path the repository does not hold"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("links %+v, want %+v", got, want)
 	}
