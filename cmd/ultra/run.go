@@ -42,7 +42,7 @@ type runFlags struct {
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	f.changed = fl.Changed
-	fl.StringVar(&f.output, "output", "human", "output format: human or jsonl")
+	fl.StringVarP(&f.output, "output", "o", "human", "output format: human or jsonl")
 	fl.StringVar(&f.provider, "provider", "", "model provider: openai (any OpenAI-compatible server), anthropic or gemini [env ULTRA_PROVIDER, config model.provider]")
 	fl.StringVar(&f.baseURL, "base-url", "", "provider base URL [env OPENAI_BASE_URL, config model.base_url; default: OpenAI with OPENAI_API_KEY, else Ollama at http://127.0.0.1:11434/v1]")
 	fl.StringVar(&f.model, "model", "", "model name [env ULTRA_MODEL, config model.name]")
