@@ -30,6 +30,15 @@ func (s *sup) command(ctx context.Context) {
 			status = "did not end"
 		}
 		s.rep.Observed = fmt.Sprintf("command %s → %s", excerpt(c.Run, 60), status)
+		if status != "exit 0" {
+			// Why it failed, as it said last (the whole output is in
+			// the evidence).
+			if why := lastLine(stderr); why != "" {
+				s.rep.Observed += ": " + excerpt(why, 120)
+			} else if why := lastLine(stdout); why != "" {
+				s.rep.Observed += ": " + excerpt(why, 120)
+			}
+		}
 		if s.rep.Blocked == "" {
 			want := 0
 			if c.ExpectExit != nil {
@@ -52,6 +61,17 @@ func (s *sup) command(ctx context.Context) {
 		fmt.Fprintf(&b, "--- stderr (%d bytes)\n%s", p.stderr.Len(), withNewline(stderr))
 		s.rep.Artifacts = append(s.rep.Artifacts, artifact{Name: "command.txt", Data: []byte(b.String())})
 	})
+}
+
+// lastLine is s's last line with something on it.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // withNewline ends a non-empty s with a newline.

@@ -62,6 +62,12 @@ func TestCommandWrongExit(t *testing.T) {
 	logResult(t, res)
 	wantStatus(t, res, goal.CriterionFail)
 	wantIn(t, "summary", res.Summary, "expect_exit 0 ✗ got exit 3")
+	// What the command said last says why.
+	wantIn(t, "summary", res.Summary, "→ exit 3: fine")
+	why := r
+	why.EvidenceDir = filepath.Join(t.TempDir(), "why")
+	res4 := why.Run(context.Background(), crit(goal.ChannelCommand, goal.Check{Run: "echo starting; echo 'No module named pytest' >&2; exit 1"}))
+	wantIn(t, "summary", res4.Summary, "→ exit 1: No module named pytest")
 	wantIn(t, "reason", res.Reason, "expect_exit 0 ✗ got exit 3")
 	// The same failure twice has the same signature.
 	again := r
