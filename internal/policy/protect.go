@@ -206,6 +206,10 @@ func (w *protector) call(ce *syntax.CallExpr) {
 			}
 			if w.protected(p) {
 				w.hit = fmt.Sprintf("`%s` would change %s", name, x.text)
+				if name == "ln" {
+					// A link to it is a way to write it.
+					w.hit = fmt.Sprintf("`ln` would make a path to %s (writing through a link changes what it points at)", x.text)
+				}
 				return
 			}
 		}

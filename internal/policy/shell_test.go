@@ -544,6 +544,7 @@ func TestShellWritesProtected(t *testing.T) {
 		{cmd: "mv .ultra/plan.md plan.md", hit: true},
 		{cmd: "cp notes.md .ultra/plan.md", hit: true, reason: "`cp` would write into .ultra/plan.md"},
 		{cmd: "touch .ultra/x", hit: true},
+		{cmd: "ln -s .ultra/ledger.jsonl led", hit: true, reason: "`ln` would make a path to .ultra/ledger.jsonl (writing through a link changes what it points at)"},
 		{cmd: "echo x | tee -a .ultra/log", hit: true},
 		{cmd: "sed -i 's/a/b/' .ultra/plan.md", hit: true},
 		{cmd: "truncate -s 0 .ultra/db", hit: true},
