@@ -581,7 +581,7 @@ func latest(ds []Decision, ok func(Decision) bool) *Decision {
 func FromCache(src Decision, n int, at time.Time) Decision {
 	d := src
 	d.N, d.Time, d.CachedFrom = n, at, src.N
-	d.Reasons = append([]string{fmt.Sprintf("cache hit: tree %s already passed in decision %d", short(src.Tree), src.N)}, src.Reasons...)
+	d.Reasons = append([]string{fmt.Sprintf("cache hit: the same tree (%s) %s in decision %d", short(src.Tree), outcome(src.Status), src.N)}, src.Reasons...)
 	return d
 }
 
@@ -592,9 +592,22 @@ func FromCache(src Decision, n int, at time.Time) Decision {
 func WithArtifacts(src Decision, n int, tree string, at time.Time, paths []string) Decision {
 	d := src
 	d.N, d.Time, d.Tree, d.CachedFrom, d.Records = n, at, tree, src.N, paths
-	d.Reasons = append([]string{fmt.Sprintf("tree %s is decision %d's tree %s with ultra's own records written since (%s)",
-		short(tree), src.N, short(src.Tree), strings.Join(paths, ", "))}, src.Reasons...)
+	d.Reasons = append([]string{fmt.Sprintf("the code decision %d judged (it %s), with only ultra's own records written since (%s)",
+		src.N, outcome(src.Status), strings.Join(paths, ", "))}, src.Reasons...)
 	return d
+}
+
+// outcome is what a decision of status st did, in words.
+func outcome(st Status) string {
+	switch st {
+	case Pass:
+		return "passed"
+	case Waived:
+		return "was waived by a person"
+	case Concerns:
+		return "passed with concerns"
+	}
+	return "was " + strings.ToLower(string(st))
 }
 
 // Waive makes decision n: a person's waiver of the latest decision, for

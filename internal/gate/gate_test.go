@@ -212,8 +212,12 @@ func TestCacheAndValidity(t *testing.T) {
 		t.Fatal("cache miss")
 	}
 	d := FromCache(*hit, 4, time.Unix(1, 0))
-	if d.N != 4 || d.CachedFrom != 2 || d.Status != Pass || !strings.Contains(d.Reasons[0], "cache hit") {
+	if d.N != 4 || d.CachedFrom != 2 || d.Status != Pass || !strings.Contains(d.Reasons[0], "cache hit: the same tree (bbb) passed in decision 2") {
 		t.Fatalf("%+v", d)
+	}
+	// A waiver reused says it was one, not that the tests passed.
+	if w := FromCache(Decision{N: 5, Tree: "ddd", Status: Waived}, 6, time.Unix(1, 0)); !strings.Contains(w.Reasons[0], "was waived by a person in decision 5") {
+		t.Fatalf("%v", w.Reasons)
 	}
 	if !d.Valid("bbb") || d.Valid("ccc") || (Decision{Status: Fail, Tree: "x"}).Valid("x") {
 		t.Fatal("validity is tied to the tree and the status")
