@@ -140,6 +140,10 @@ func TestDeletedFailingTestFailsTheGate(t *testing.T) {
 	if again := ultra(t, dir, "gate", "waive", id, "--reason", "x"); again.code != 2 {
 		t.Fatalf("waiving a complete run: %d %s", again.code, again.stderr)
 	}
+	// Landing it says that a person, not the tests, let it through.
+	if l := ultra(t, dir, "land", id); l.code != 0 || !strings.Contains(l.stdout, "let through by a person's waiver, not by its tests (decision") {
+		t.Fatalf("land of waived work: %d\n%s%s", l.code, l.stdout, l.stderr)
+	}
 	if none := ultra(t, dir, "gate", "waive", id); none.code != 2 || !strings.Contains(none.stderr, "reason") {
 		t.Fatalf("waiver without reason: %d %s", none.code, none.stderr)
 	}

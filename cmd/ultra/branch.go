@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/landing"
@@ -166,6 +167,13 @@ func newLandCmd() *cobra.Command {
 			}
 			if len(res.Uncommitted) > 0 {
 				fmt.Fprintf(w, "not landed: %d uncommitted file(s) in the run's worktree after its last green commit (%s)\n", len(res.Uncommitted), workspace.ListSome(res.Uncommitted, 5))
+			}
+			if wd := res.Waived; wd != nil {
+				why := ""
+				if len(wd.Reasons) > 0 {
+					why = ": " + wd.Reasons[0]
+				}
+				fmt.Fprintf(w, "note: what landed was let through by a person's waiver, not by its tests (decision %d%s)\n", wd.N, event.OneLine(why, 200))
 			}
 			for _, l := range res.Links {
 				fmt.Fprintf(w, "landed as you allowed: the link %q -> %q %s\n", l.Path, l.Target, l.Why)

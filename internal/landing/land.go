@@ -27,6 +27,9 @@ type Landed struct {
 	// Links are the symbolic links the run added that point outside the
 	// repository, landed because Options.AllowOutsideLinks said so.
 	Links []workspace.Link
+	// Waived is the decision that let the tip through when it was a
+	// person's waiver rather than the tests.
+	Waived *gate.Decision
 }
 
 // Land merges a stopped run's branch into its base, only if the branch's
@@ -60,10 +63,14 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 	if err != nil {
 		return nil, err
 	}
-	if gate.Green(ds, tipTree) == nil {
+	green := gate.Green(ds, tipTree)
+	if green == nil {
 		return nil, refused("the tip of %s (%s) is a tree the gate never passed; `ultra undo %s --to-last-green` goes back to the last green commit", ws.Branch, workspace.Short(tip), row.ID)
 	}
 	res := &Landed{Run: row.ID, Base: ws.Base}
+	if green.Status == gate.Waived || green.Waiver != nil {
+		res.Waived = green // a person accepted it; the tests did not pass it
+	}
 	// A link the model committed may point at the person's keys: the
 	// gate's tests pass through it, and in the person's checkout whatever
 	// copies or publishes the tree would follow it.
