@@ -54,7 +54,7 @@ func TestRunWritesGateFilesAndBaseline(t *testing.T) {
 	if out := git(t, wt, "diff-tree", "-r", "--name-only", d["tree"].(string), tree); strings.TrimSpace(out) != ".ultra/goals.json\n.ultra/ledger.jsonl" {
 		t.Fatalf("the committed tree differs from the tested one beyond ultra's records:\n%s", out)
 	}
-	if !strings.Contains(fmt.Sprint(gateFile(t, dir, id, 2)["reasons"]), "decision 1's tree") {
+	if !strings.Contains(fmt.Sprint(gateFile(t, dir, id, 2)["reasons"]), "the code decision 1 judged (it passed)") {
 		t.Fatalf("decision 2 %v", gateFile(t, dir, id, 2))
 	}
 	fi, _ := os.Stat(filepath.Join(dir, ".ultra", "state", "runs", id, "gate-1.json"))
