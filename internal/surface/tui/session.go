@@ -326,9 +326,10 @@ func (s *Session) Row(r *store.Run) {
 	if r.Status != "running" && r.Status != "needs_approval" {
 		s.Waiting = nil
 	}
-	if r.Status != "needs_approval" {
-		s.Plan = ""
-	}
+	// The plan is the events' to clear (accepted, the run moved on): a
+	// row read just before the run stopped at its plan still says
+	// running, and the plan prompt shows only while the row says
+	// needs_approval anyway.
 }
 
 // nextSteps says what a person can do with a run that ended.

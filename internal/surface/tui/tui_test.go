@@ -947,3 +947,23 @@ func TestModelCheckedWithTheServer(t *testing.T) {
 		t.Fatalf("model %q", m.model)
 	}
 }
+
+// The plan prompt shows even when the row was read just before the run
+// stopped at its plan: the plan event came with a row that still said
+// running, and the next poll brings the row and no new event.
+func TestPlanPromptAfterAStaleRow(t *testing.T) {
+	id := "20261124-130000-bbbbbb"
+	f := newFake()
+	a := axes.Axes{Mode: "build", Control: "manual", Permission: "normal", ModelMode: "smart"}
+	f.setRow(&store.Run{ID: id, Task: "t", Phase: "planning", Status: "running", Axes: a})
+	f.add(id, event.RunStarted, "planning", event.RunStartedData{Task: "t", Axes: a})
+	f.add(id, event.PlanProposed, "planning", event.PlanProposedData{Plan: "1. fix Add"})
+	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	pump(t, m, m.pollCmd())
+	f.setRow(&store.Run{ID: id, Task: "t", Phase: "planning", Status: "needs_approval", Axes: a})
+	pump(t, m, m.pollCmd())
+	if s := screen(m); !strings.Contains(s, "the plan waits for you") {
+		t.Fatalf("no plan prompt:\n%s", s)
+	}
+}
