@@ -642,6 +642,7 @@ func TestFailureWhy(t *testing.T) {
 		{gate.Failure{Name: "T", File: "a.test.js"}, "a.test.js"},
 		{gate.Failure{Name: "T", Message: "\n\n  expected 2\n  got 3"}, "expected 2"},
 		{gate.Failure{Name: "T"}, ""},
+		{gate.Failure{Name: "T", File: "test_calc.py", Line: 4, Message: "E       assert -1 == 5\nE        +  where -1 = add(2, 3)"}, "test_calc.py:4: assert -1 == 5"},
 	} {
 		if got := failureWhy(c.f); got != c.want {
 			t.Errorf("failureWhy(%+v) = %q, want %q", c.f, got, c.want)

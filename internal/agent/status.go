@@ -136,6 +136,10 @@ func failureWhy(f gate.Failure) string {
 			msg = l
 		}
 	}
+	// pytest marks its explanation lines with "E": the text is after it.
+	if rest, ok := strings.CutPrefix(msg, "E "); ok {
+		msg = strings.TrimSpace(rest)
+	}
 	switch {
 	case where == "" || (f.File != "" && strings.HasPrefix(msg, path.Base(f.File)+":")):
 		return event.OneLine(msg, 160) // the message says where itself
