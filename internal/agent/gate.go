@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -420,7 +419,7 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 	var testDirs map[string]bool // directories with tests at the start, listed when a test is added
 	for _, c := range changes {
 		switch {
-		case c.Status == "A" && inDepDir(c.Path):
+		case c.Status == "A" && verify.InDependencyDir(c.Path):
 			deps = append(deps, c.Path)
 		case c.Status == "A":
 			if verify.IsTestConfig(c.Path) {
@@ -496,17 +495,6 @@ func baseTestDirs(ctx context.Context, dir, base string) map[string]bool {
 		}
 	}
 	return dirs
-}
-
-// inDepDir reports whether a repository path lies in a dependency
-// directory (node_modules, .venv, …).
-func inDepDir(p string) bool {
-	for _, part := range strings.Split(p, "/") {
-		if slices.Contains(depDirs, part) && part != "vendor" {
-			return true
-		}
-	}
-	return false
 }
 
 func firstN(s []string, n int) []string {

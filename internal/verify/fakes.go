@@ -135,12 +135,12 @@ func FakeResults(dir string) []Finding {
 				Detail: "native code built into Go test binaries (cgo, assembly or a prebuilt object) can print or exit before any test runs"})
 			return nil
 		}
-		if pythonCompiled(name) && !pythonDependency(rel) {
+		if pythonCompiled(name) && !InDependencyDir(rel) {
 			out = append(out, Finding{File: rel, Kind: FakeNative,
 				Detail: "compiled Python or a native extension: Python can run it instead of, or beside, the source the scan reads"})
 			return nil
 		}
-		python := strings.HasSuffix(name, ".py") && !pythonDependency(rel)
+		python := strings.HasSuffix(name, ".py") && !InDependencyDir(rel)
 		if !python && (!strings.HasSuffix(name, ".go") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
 			return nil
 		}
@@ -223,9 +223,10 @@ func nativeCode(name string) bool {
 // Python.
 var DependencyDirs = []string{"node_modules", ".venv", "venv", "vendor", "bower_components"}
 
-// pythonDependency says whether a .py file (slash-separated path) is in
-// one of the DependencyDirs other than vendor/.
-func pythonDependency(rel string) bool {
+// InDependencyDir says whether a repository path (slash-separated) lies
+// in one of the DependencyDirs other than vendor/: where the gate refuses
+// added files, and the scan does not read Python.
+func InDependencyDir(rel string) bool {
 	for _, d := range strings.Split(rel, "/") {
 		if d != "vendor" && slices.Contains(DependencyDirs, d) {
 			return true
@@ -243,7 +244,7 @@ func scannedElsewhere(dir, path string) bool {
 		return false
 	}
 	rel, err := filepath.Rel(dir, to)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || pythonDependency(filepath.ToSlash(rel)) {
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || InDependencyDir(filepath.ToSlash(rel)) {
 		return false
 	}
 	fi, err := os.Stat(to)
