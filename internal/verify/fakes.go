@@ -95,8 +95,8 @@ const (
 // "_" or "." directories too, since the go command builds them when they
 // are imported by path; not node_modules/ or .git, nor files whose names
 // start with "." or "_"), notes native code beside them, reads the Python
-// files (pythonFakes; not those of virtual environments and installed
-// packages), and returns the constructs that can fake test results,
+// files (pythonFakes; dependency directories but vendor/ are not entered),
+// and returns the constructs that can fake test results,
 // sorted by file and line. It reads files only: no type checking, no go
 // command, no build constraints (every file counts). What it cannot see
 // (strings built at run time, code in other packages or in dependencies)
@@ -124,8 +124,10 @@ func FakeResults(dir string) []Finding {
 		name := d.Name()
 		if d.IsDir() {
 			// vendor/, testdata/, _x and .x are built when a file imports
-			// them by path: they are scanned like the rest.
-			if path != dir && (name == "node_modules" || name == ".git") {
+			// them by path: they are scanned like the rest. The other
+			// dependency directories are the run's start-time ones (the
+			// gate refuses files added there).
+			if path != dir && (name == ".git" || name != "vendor" && slices.Contains(DependencyDirs, name)) {
 				return fs.SkipDir
 			}
 			return nil
@@ -135,12 +137,12 @@ func FakeResults(dir string) []Finding {
 				Detail: "native code built into Go test binaries (cgo, assembly or a prebuilt object) can print or exit before any test runs"})
 			return nil
 		}
-		if pythonCompiled(name) && !InDependencyDir(rel) {
+		if pythonCompiled(name) {
 			out = append(out, Finding{File: rel, Kind: FakeNative,
 				Detail: "compiled Python or a native extension: Python can run it instead of, or beside, the source the scan reads"})
 			return nil
 		}
-		python := strings.HasSuffix(name, ".py") && !InDependencyDir(rel)
+		python := strings.HasSuffix(name, ".py")
 		if !python && (!strings.HasSuffix(name, ".go") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
 			return nil
 		}
