@@ -669,7 +669,7 @@ func (r *runner) resumeAwaiting(ctx context.Context) error {
 		if ref := r.check(*c); ref != nil {
 			res = r.refuse(*c, ref)
 		} else {
-			res = r.execute(ctx, *c)
+			res = r.runOne(ctx, *c)
 		}
 		res.Output = r.redact(res.Output)
 	}

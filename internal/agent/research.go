@@ -235,7 +235,7 @@ func (r *runner) helperCall(ctx context.Context, taskID string, c llm.ToolCall) 
 				r.escalate(phase.BySystem, StatusEscalated, "a destructive action needs a person's confirmation: "+ref.reason)
 			}
 		} else {
-			res = r.execute(ctx, c)
+			res = r.runOne(ctx, c)
 		}
 	}
 	res.Output = r.redact(res.Output)

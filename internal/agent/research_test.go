@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/verify"
@@ -218,5 +221,50 @@ func TestHelperStopsWhenInterrupted(t *testing.T) {
 	}
 	if h.Messages[0].Role != llm.RoleUser || h.Messages[0].Content != "read a.txt" {
 		t.Errorf("helper's first message %+v", h.Messages[0])
+	}
+}
+
+// liveSink records the passing state a run shows.
+type liveSink struct {
+	mu    sync.Mutex
+	lives []event.Live
+}
+
+func (s *liveSink) Emit(event.Event) {}
+func (s *liveSink) Live(l event.Live) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lives = append(s.lives, l)
+}
+
+// A research helper's command is the run's activity while it runs: its
+// output is kept as the command's, not shown as the model's answer.
+func TestHelperCommandIsTheActivity(t *testing.T) {
+	p := &stubProvider{keep: true, next: func(n int, req llm.Request) *llm.Response {
+		switch {
+		case n == 1:
+			return callsOf(tc("task", `{"prompt":"count the files"}`))
+		case strings.HasPrefix(req.System, "You are a read-only helper") && n == 2:
+			return callsOf(tc("bash", `{"command":"ls"}`))
+		case strings.HasPrefix(req.System, "You are a read-only helper"):
+			return &llm.Response{Text: "two files"}
+		}
+		return callsOf(tc("report", `{"title":"t","body":"b"}`))
+	}}
+	sink := &liveSink{}
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass}, sink)
+	if _, err := Start(context.Background(), o, Spec{Task: "q", Repo: dir, Workdir: dir, Axes: researchAxes()}); err != nil {
+		t.Fatal(err)
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	var acts []string
+	for _, l := range sink.lives {
+		if l.Activity != "" {
+			acts = append(acts, l.Activity)
+		}
+	}
+	if !slices.Contains(acts, "running `ls`") {
+		t.Fatalf("activities %q", acts)
 	}
 }

@@ -539,6 +539,7 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 			j++
 		}
 		if j-i > 1 {
+			r.ctl.begin(fmt.Sprintf("running %d read-only calls at once", j-i))
 			var wg sync.WaitGroup
 			for k := i; k < j; k++ {
 				r.emit(event.ToolCall, event.ToolCallData{CallID: calls[k].ID, Tool: calls[k].Name, Args: rawArgs(calls[k].Arguments)})
@@ -580,9 +581,8 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 			results[i] = r.refuse(calls[i], ref)
 		} else {
 			r.callID = calls[i].ID
-			r.ctl.begin(activityOf(calls[i]))
 			start := time.Now()
-			results[i] = r.execute(ctx, calls[i])
+			results[i] = r.runOne(ctx, calls[i])
 			took[i] = time.Since(start)
 		}
 		results[i].Output = r.redact(results[i].Output)
@@ -604,6 +604,14 @@ func (r *runner) parallelSafe(c llm.ToolCall) bool {
 		return false
 	}
 	return r.check(c) == nil
+}
+
+// runOne runs one call the guards let through, saying so as the run's
+// activity first: what a surface shows, and what the command's output
+// (env.Output) is kept as, is this call's, not the model's answer.
+func (r *runner) runOne(ctx context.Context, c llm.ToolCall) tool.Result {
+	r.ctl.begin(activityOf(c))
+	return r.execute(ctx, c)
 }
 
 func (r *runner) execute(ctx context.Context, c llm.ToolCall) tool.Result {
