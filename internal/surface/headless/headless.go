@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/gate"
 )
 
 // Log is an event sink writing a human log. It is also an
@@ -274,10 +275,7 @@ func (l *Log) format(e event.Event) string {
 		return fmt.Sprintf("%s   %s %s: %s", b, l.paint(red, "refused"), "["+d.Layer+"]", event.OneLine(d.Reason, 200))
 	case event.VerifyResultData:
 		c := red
-		if d.Status == "pass" {
-			c = green
-		}
-		if d.Status == "PASS" || d.Status == "WAIVED" || d.Status == "CONCERNS" {
+		if d.Status == "pass" || gate.Status(d.Status).Advances() { // "pass": a verification outside the gate
 			c = green
 		}
 		errs := ""

@@ -88,7 +88,6 @@ type Model struct {
 	tick      int
 	notice    string
 	polling   bool
-	started   time.Time
 	// pending counts new runs being started: typed text waits for them.
 	pending int
 	// shown are the items of the last frame.
@@ -120,7 +119,7 @@ func New(o Options) *Model {
 	ta.SetHeight(2)
 	ta.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j", "shift+enter")
 	ta.Focus()
-	m := &Model{o: o, next: o.Axes, model: o.Model, input: ta, w: 100, h: 30, started: o.Now(), at: pos{item: -1}}
+	m := &Model{o: o, next: o.Axes, model: o.Model, input: ta, w: 100, h: 30, at: pos{item: -1}}
 	if m.next.Surface == "" {
 		m.next.Surface = "tui"
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
@@ -16,11 +17,9 @@ import (
 // knowledge, so any process can build it for any run. It is pure.
 type Session struct {
 	Run     string
-	Task    string
 	Axes    axes.Axes
 	Phase   string
 	Status  string // the run's status as stored; "running" while it runs
-	Reason  string
 	Goal    string
 	Retries int
 	MaxRet  int
@@ -64,7 +63,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 	case event.RunStarted:
 		var d event.RunStartedData
 		if json.Unmarshal(e.Data, &d) == nil {
-			s.Task, s.Axes, s.Status = d.Task, d.Axes, "running"
+			s.Axes, s.Status = d.Axes, "running"
 			s.Add(&Item{Kind: KindUser, Body: printable(d.Task)})
 			where := d.Workdir
 			if d.Branch != "" {
@@ -195,7 +194,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 	case event.VerifyResult:
 		var d event.VerifyResultData
 		if json.Unmarshal(e.Data, &d) == nil {
-			pass := d.Status == "pass" || d.Status == "PASS" || d.Status == "WAIVED" || d.Status == "CONCERNS"
+			pass := d.Status == "pass" || gate.Status(d.Status).Advances() // "pass": a verification outside the gate
 			title := fmt.Sprintf("gate %s: %s · passed %d · failed %d · skipped %d · %s", d.Status, event.OneLine(d.Reason, 120), d.Passed, d.Failed, d.Skipped, d.Duration)
 			var b strings.Builder
 			for i, f := range d.Failing {
@@ -282,7 +281,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 	case event.RunFinished:
 		var d event.RunFinishedData
 		if json.Unmarshal(e.Data, &d) == nil {
-			s.Status, s.Reason = d.Status, d.Reason
+			s.Status = d.Status
 			if d.Status != "needs_approval" {
 				s.Waiting = nil // a --no-wait run that ended waiting for a call still waits
 			}
@@ -307,15 +306,12 @@ func (s *Session) Row(r *store.Run) {
 	}
 	// The row is saved at the end of a step; the events say at once what
 	// changed within it (a phase, a steered axis), so they win.
-	s.Run, s.Status, s.Reason = r.ID, r.Status, r.Reason
+	s.Run, s.Status = r.ID, r.Status
 	if s.Seq == 0 || s.Axes.Mode == "" {
 		s.Axes = r.Axes
 	}
 	if s.Seq == 0 || s.Phase == "" {
 		s.Phase = r.Phase
-	}
-	if s.Task == "" {
-		s.Task = r.Task
 	}
 	t := r.TaskRow
 	s.Retries, s.MaxRet = t.Retries, t.MaxRetries
