@@ -113,7 +113,7 @@ func newDiffCmd() *cobra.Command {
 			// The model wrote these files: a terminal gets only what
 			// prints (a pipe gets the patch as it is).
 			if isTerminal(out) {
-				out = printableWriter{w: out, held: new([]byte)}
+				out = &printableWriter{w: out}
 			}
 			for _, pathspec := range parts {
 				g := workspace.Command(cmd.Context(), o.Repo, append(slices.Clone(gitArgs), pathspec...)...)

@@ -33,7 +33,7 @@ func newGoalsCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), f)
 			}
-			printGoals(printableWriter{w: cmd.OutOrStdout()}, row, f)
+			printGoals(&printableWriter{w: cmd.OutOrStdout()}, row, f)
 			return nil
 		},
 	}
@@ -172,7 +172,7 @@ func newGoalsCriteriaCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), g.SuccessCriteria)
 			}
-			w := printableWriter{w: cmd.OutOrStdout()}
+			w := &printableWriter{w: cmd.OutOrStdout()}
 			fmt.Fprintf(w, "%s  %s (%s)\n", g.ID, g.Title, g.Status)
 			for _, c := range g.SuccessCriteria {
 				fmt.Fprintln(w)
@@ -256,7 +256,7 @@ func newGoalsLedgerCmd() *cobra.Command {
 				return err
 			}
 			path := filepath.Join(row.Workdir, filepath.FromSlash(goal.LedgerPath))
-			w := io.Writer(printableWriter{w: cmd.OutOrStdout()})
+			w := io.Writer(&printableWriter{w: cmd.OutOrStdout()})
 			if repairTorn {
 				// A person's explicit repair of a line a crash cut short: the
 				// torn bytes are kept beside the ledger, never dropped.
@@ -396,7 +396,7 @@ Only a person may weaken or remove an accepted essential criterion.`,
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "steering accepted: %s (recorded in %s)\n", s.Kind, goal.LedgerPath)
-			printGoals(printableWriter{w: cmd.OutOrStdout()}, row, f)
+			printGoals(&printableWriter{w: cmd.OutOrStdout()}, row, f)
 			return nil
 		},
 	}

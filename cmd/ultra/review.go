@@ -164,7 +164,7 @@ func reportReview(cmd *cobra.Command, stateRoot string, out *agent.Outcome, asJS
 
 func printReviewFindings(w io.Writer, rep *agent.ReviewReport, path string) {
 	// Every line carries the model's words (and file names it chose).
-	w = printableWriter{w: w}
+	w = &printableWriter{w: w}
 	fmt.Fprintf(w, "\nreview   %s\n", rep.Target)
 	fmt.Fprintf(w, "verdict  %s (%d blocker(s), %d finding(s))\n", rep.Verdict, rep.Blockers, len(rep.Findings))
 	if s := strings.TrimSpace(rep.Summary); s != "" {

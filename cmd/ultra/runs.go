@@ -84,7 +84,15 @@ func newRunsCmd() *cobra.Command {
 // gitState is what became of a run's branch and worktree.
 func gitState(ws store.Workspace) string { return ws.Fate() }
 
-func clip(s string, n int) string { return event.OneLine(event.Printable(s), n-1) }
+// clip is s made printable on one line of at most n runes (an ellipsis
+// counted in).
+func clip(s string, n int) string {
+	s = event.Printable(s)
+	if one := event.OneLine(s, n); utf8.RuneCountInString(one) <= n {
+		return one
+	}
+	return event.OneLine(s, n-1)
+}
 
 func writeJSON(w io.Writer, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
@@ -100,16 +108,16 @@ func writeJSON(w io.Writer, v any) error {
 // terminal.
 type printableWriter struct {
 	w    io.Writer
-	held *[]byte // an incomplete rune at the end of the last write
+	held []byte // an incomplete rune at the end of the last write
 }
 
 // Write makes b printable; a rune split across two writes (a C1 control
 // is two bytes) is judged whole, with the next write.
-func (p printableWriter) Write(b []byte) (int, error) {
+func (p *printableWriter) Write(b []byte) (int, error) {
 	in := b
-	if p.held != nil && len(*p.held) > 0 {
-		in = append(*p.held, b...)
-		*p.held = nil
+	if len(p.held) > 0 {
+		in = append(p.held, b...)
+		p.held = nil
 	}
 	cut := len(in)
 	for i := max(len(in)-utf8.UTFMax+1, 0); i < len(in); i++ {
@@ -118,8 +126,8 @@ func (p printableWriter) Write(b []byte) (int, error) {
 			break
 		}
 	}
-	if cut < len(in) && p.held != nil {
-		*p.held = append([]byte(nil), in[cut:]...)
+	if cut < len(in) {
+		p.held = append([]byte(nil), in[cut:]...)
 		in = in[:cut]
 	}
 	if _, err := io.WriteString(p.w, event.Printable(string(in))); err != nil {

@@ -32,7 +32,7 @@ func newStatusCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), s)
 			}
-			printStatus(printableWriter{w: cmd.OutOrStdout()}, s)
+			printStatus(&printableWriter{w: cmd.OutOrStdout()}, s)
 			return nil
 		},
 	}

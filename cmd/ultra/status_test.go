@@ -20,3 +20,19 @@ func TestStatusLineSaysTheReasonOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestClipKeepsWhatFits(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"12345", 5, "12345"},
+		{"123456", 5, "1234…"},
+		{"a\x1b[31mb\n c", 10, "ab c"},
+	} {
+		if got := clip(c.s, c.n); got != c.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

@@ -75,7 +75,7 @@ func newTasksCmd() *cobra.Command {
 					return writeJSON(w, v)
 				}
 				// Tasks and reasons are the model's and the person's text.
-				return printTasks(printableWriter{w: w}, v, allRepos, time.Now())
+				return printTasks(&printableWriter{w: w}, v, allRepos, time.Now())
 			}
 			if !watch {
 				return draw(cmd.Context(), out)

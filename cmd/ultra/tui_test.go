@@ -64,7 +64,7 @@ func TestPruneTUILogs(t *testing.T) {
 // A C1 control split across two writes is still removed.
 func TestPrintableWriterHoldsSplitRunes(t *testing.T) {
 	var b strings.Builder
-	w := printableWriter{w: &b, held: new([]byte)}
+	w := &printableWriter{w: &b}
 	raw := []byte("a\u009b2Jb é")
 	for i := range raw {
 		if _, err := w.Write(raw[i : i+1]); err != nil {
