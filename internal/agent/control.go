@@ -155,17 +155,19 @@ const maxPartial = 64 << 10
 
 // runtime is what the store's task_runtime row says of the run now.
 func (c *control) runtime() (activity string, since time.Time, partial, thinking string) {
+	// Copied under the lock, cleaned after it: the output pump and the
+	// stream wait on the lock.
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.dirty = false
-	partial = strings.ToValidUTF8(string(c.partial), "")
-	thinking = strings.ToValidUTF8(string(c.thinking), "")
+	partial, thinking, activity, since = string(c.partial), string(c.thinking), c.activity, c.since
+	c.mu.Unlock()
+	partial, thinking = strings.ToValidUTF8(partial, ""), strings.ToValidUTF8(thinking, "")
 	if c.redact != nil {
 		// A command can print a credential, a model repeat one; the store
 		// never keeps one.
 		partial, thinking = c.redact(partial), c.redact(thinking)
 	}
-	return c.activity, c.since, partial, thinking
+	return activity, since, partial, thinking
 }
 
 // partialDirty says a fragment arrived that the store has not seen.

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -126,23 +125,13 @@ func failureWhy(f gate.Failure) string {
 	if where != "" && f.Line > 0 {
 		where += ":" + strconv.Itoa(f.Line)
 	}
-	msg := ""
-	lines := strings.Split(strings.TrimSpace(f.Message), "\n")
-	if strings.HasPrefix(lines[0], "Traceback") {
-		msg = strings.TrimSpace(lines[len(lines)-1]) // Python says what failed last
-	}
-	for _, l := range lines {
-		if l = strings.TrimSpace(l); msg == "" && l != "" && !strings.HasPrefix(l, "=== RUN") && !strings.HasPrefix(l, "--- FAIL") {
-			msg = l
-		}
-	}
-	// pytest marks its explanation lines with "E": the text is after it.
-	if rest, ok := strings.CutPrefix(msg, "E "); ok {
-		msg = strings.TrimSpace(rest)
-	}
+	// The gate keeps the runner's key line (report.KeyLine); pytest marks
+	// its explanation lines with "E", the text is after it.
+	msg, _ := strings.CutPrefix(strings.TrimSpace(f.Message), "E ")
+	msg = strings.TrimSpace(msg)
 	switch {
-	case where == "" || (f.File != "" && strings.HasPrefix(msg, path.Base(f.File)+":")):
-		return event.OneLine(msg, 160) // the message says where itself
+	case where == "":
+		return event.OneLine(msg, 160)
 	case msg == "":
 		return where
 	}
