@@ -17,6 +17,9 @@ func Printable(s string) string { return PrintableKeeping(s, nil) }
 // PrintableKeeping is Printable, keeping the escape sequences of keep (a
 // surface's own colours).
 func PrintableKeeping(s string, keep []string) string {
+	// Invalid bytes first: a lone 0x9B is an 8-bit CSI to a terminal that
+	// reads bytes.
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if !strings.ContainsFunc(s, isControl) {
 		return s
 	}

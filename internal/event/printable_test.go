@@ -16,6 +16,7 @@ func TestPrintable(t *testing.T) {
 		{"עברית and العربية stay", "עברית and العربية stay"},
 		{"soft\u00adhy\u200bphen\ufeff\u2060 \u061c\u180e\u200e\u200f", "softhyphen "},
 		{"👩\u200d💻 می\u200cخواهم", "👩\u200d💻 می\u200cخواهم"},
+		{"a\x9b2Jb \xff", "a\ufffd2Jb \ufffd"}, // invalid bytes: a lone 8-bit CSI
 	}
 	for _, c := range cases {
 		if got := Printable(c.in); got != c.want {
