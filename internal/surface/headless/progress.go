@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/tasks"
 )
 
 // LiveOptions tune the live part of a log on a terminal.
@@ -389,7 +390,7 @@ func (l *Log) spinnerLine() string {
 	frame := frames[p.frame%len(frames)]
 	took := " " + elapsed(p.now().Sub(p.since))
 	if p.tokens > 0 {
-		took += " · " + count(p.tokens) + " tokens"
+		took += " · " + tasks.Tokens(p.tokens) + " tokens"
 	}
 	if p.cost > 0 {
 		took += fmt.Sprintf(" · $%.4f", p.cost)
@@ -415,17 +416,6 @@ func elapsed(d time.Duration) string {
 		return fmt.Sprintf("%dm%02ds", s/60, s%60)
 	}
 	return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
-}
-
-// count is a short count: 812, 12.4k, 3.1M.
-func count(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 1_000_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%.1fM", float64(n)/1e6)
 }
 
 // cells is how many columns s may take on a terminal, never less than it

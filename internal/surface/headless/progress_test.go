@@ -11,6 +11,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/tasks"
 )
 
 // clock is a fake clock.
@@ -467,8 +468,8 @@ func TestElapsedAndCount(t *testing.T) {
 		}
 	}
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1.0k", 12400: "12.4k", 3_100_000: "3.1M"} {
-		if got := count(n); got != want {
-			t.Errorf("count(%d) = %q, want %q", n, got, want)
+		if got := tasks.Tokens(n); got != want {
+			t.Errorf("tasks.Tokens(%d) = %q, want %q", n, got, want)
 		}
 	}
 	if got := cut("abcdef", 4); got != "abc…" {
