@@ -364,6 +364,26 @@ func (m *Model) done(typed string) {
 	}
 }
 
+// flags are a command's flags by name ("true" for a switch).
+type flags = map[string]string
+
+// act runs command name of the command table on run, as its slash form
+// would: the argv is the table's (CLIArgs), which the parity test checks
+// against the command line, not one written here.
+func (m *Model) act(typed, name, run string, args []string, f flags, drive bool) tea.Cmd {
+	c, ok := command.Lookup(name)
+	if !ok {
+		m.sess.Add(&Item{Kind: KindError, Title: "no command " + name})
+		return nil
+	}
+	argv, err := command.Invocation{Cmd: c, Args: args, Flags: f}.CLIArgs(run)
+	if err != nil {
+		m.sess.Add(&Item{Kind: KindError, Title: printable(err.Error())})
+		return nil
+	}
+	return m.exec(typed, argv, drive)
+}
+
 // exec runs `ultra args` without blocking the screen; drive says it may
 // go on with the run on screen (its output is then the run's events).
 func (m *Model) exec(typed string, args []string, drive bool) tea.Cmd {
@@ -478,7 +498,7 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case m.hideAsk != "" && m.sess.Waiting != nil:
 			m.hideAsk = "" // the call still waits: its prompt comes back
 		case m.live():
-			return m, m.exec("/pause", []string{"pause", m.sess.Run, "--reason", "interrupted from the TUI (Esc)"}, true)
+			return m, m.act("/pause", "pause", m.sess.Run, nil, flags{"reason": "interrupted from the TUI (Esc)"}, true)
 		}
 		return m, nil
 	case "ctrl+o":
@@ -655,9 +675,9 @@ func (m *Model) askKey(ks string) (tea.Cmd, bool) {
 		}
 		switch ks {
 		case "a", "y":
-			return m.exec("/approve", []string{"approve", run, "--call", w.CallID}, true), true
+			return m.act("/approve", "approve", run, nil, flags{"call": w.CallID}, true), true
 		case "r":
-			return m.exec("/approve --for-run", []string{"approve", run, "--call", w.CallID, "--for-run"}, true), true
+			return m.act("/approve --for-run", "approve", run, nil, flags{"call": w.CallID, "for-run": "true"}, true), true
 		case "d", "n":
 			m.denyCall = w.CallID
 			m.input.Placeholder = "why it is denied (the model reads this); enter sends, esc goes back"
@@ -667,9 +687,9 @@ func (m *Model) askKey(ks string) (tea.Cmd, bool) {
 	}
 	switch ks {
 	case "a":
-		return m.exec("/approve", []string{"approve", run}, true), true
+		return m.act("/approve", "approve", run, nil, nil, true), true
 	case "A":
-		return m.exec("/approve --autonomous", []string{"approve", run, "--autonomous"}, true), true
+		return m.act("/approve --autonomous", "approve", run, nil, flags{"autonomous": "true"}, true), true
 	case "e":
 		m.planEdit = true
 		m.input.Placeholder = "what to change in the plan; enter sends it back to planning, esc goes back"
@@ -678,7 +698,7 @@ func (m *Model) askKey(ks string) (tea.Cmd, bool) {
 		if !m.confirmed("x", "reject the plan (the run is cancelled)") {
 			return nil, true
 		}
-		return m.exec("/cancel", []string{"cancel", run, "--reason", "plan rejected from the TUI"}, false), true
+		return m.act("/cancel", "cancel", run, nil, flags{"reason": "plan rejected from the TUI"}, false), true
 	}
 	return nil, false
 }
@@ -704,16 +724,16 @@ func (m *Model) tasksKey(ks string) (tea.Model, tea.Cmd) {
 		}
 		m.ov = ovNone
 		m.follow(r.ID)
-		return m, tea.Batch(m.pollCmd(), m.exec("/resume "+r.ID, []string{"resume", r.ID}, true))
+		return m, tea.Batch(m.pollCmd(), m.act("/resume "+r.ID, "resume", r.ID, nil, nil, true))
 	case "p":
-		return m, m.exec("/pause "+r.ID, []string{"pause", r.ID}, false)
+		return m, m.act("/pause "+r.ID, "pause", r.ID, nil, nil, false)
 	case "s":
 		if m.confirmed("s", "stop "+r.ID) {
-			return m, m.exec("/stop "+r.ID, []string{"stop", r.ID}, false)
+			return m, m.act("/stop "+r.ID, "stop", r.ID, nil, nil, false)
 		}
 	case "c":
 		if m.confirmed("c", "cancel "+r.ID+" for good") {
-			return m, m.exec("/cancel "+r.ID, []string{"cancel", r.ID}, false)
+			return m, m.act("/cancel "+r.ID, "cancel", r.ID, nil, nil, false)
 		}
 	default:
 		m.say("the tasks panel has the keys: ↑↓ enter r p s c; Esc returns to typing")
@@ -740,11 +760,11 @@ func (m *Model) submit() tea.Cmd {
 	m.hpos = len(m.history)
 	if call := m.denyCall; call != "" {
 		m.denyCall = ""
-		return m.exec("/deny", []string{"approve", m.sess.Run, "--call", call, "--deny=" + text}, true)
+		return m.act("/deny", "deny", m.sess.Run, []string{text}, flags{"call": call}, true)
 	}
 	if m.planEdit {
 		m.planEdit = false
-		return m.exec("/resume", []string{"resume", m.sess.Run, "--", text}, true)
+		return m.act("/resume", "resume", m.sess.Run, []string{text}, flags{"run": m.sess.Run}, true)
 	}
 	if strings.HasPrefix(text, "/") {
 		m.hideAsk = ""
@@ -822,7 +842,7 @@ func (m *Model) message(text string) tea.Cmd {
 	case run != "" && m.sess.Axes.Mode == "chat" && a.Mode == "chat":
 		return m.start("chat", append(append([]string{"chat", "--output", "jsonl"}, m.o.Extra...), run, "--", text))
 	case run != "" && resumable(m.sess.Status):
-		return m.exec("/resume", []string{"resume", run, "--", text}, true)
+		return m.act("/resume", "resume", run, []string{text}, flags{"run": run}, true)
 	}
 	// Flags first, then the text after "--": a task that starts with a
 	// dash is still the task.
