@@ -148,8 +148,26 @@ func (p *project) worktreeDir() (string, error) {
 	} else if !filepath.IsAbs(base) {
 		base = filepath.Join(p.Root, base)
 	}
-	sum := sha256.Sum256([]byte(p.Root))
-	return filepath.Join(base, filepath.Base(p.Root)+"-"+hex.EncodeToString(sum[:4])), nil
+	return filepath.Join(base, repoKey(p.Root)), nil
+}
+
+// repoKey names a repository in per-user directories: its base name and
+// a hash of its path.
+func repoKey(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Base(root) + "-" + hex.EncodeToString(sum[:4])
+}
+
+// historyPath is where the TUI keeps what a person typed in the
+// repository at root: in the per-user state, which every run's sandbox
+// hides whatever the registry knows (under the repository's own
+// .ultra/state, a run started elsewhere before this repository was
+// registered could read it).
+func (p *project) historyPath() string {
+	if state, err := config.StateDir(); err == nil {
+		return filepath.Join(state, "tui", repoKey(p.Root)+".jsonl")
+	}
+	return filepath.Join(p.StateRoot, "tui", "history.jsonl")
 }
 
 // gitSettings are the runs' git rules from the configuration.

@@ -93,10 +93,10 @@ func openTUI(cmd *cobra.Command, pf *chatFlags, tf *tuiFlags, attach string) err
 	}
 	logs := filepath.Join(p.StateRoot, "tui")
 	pruneLogs(logs, 24*time.Hour)
-	// The TUI keeps what a person types here: runs elsewhere must not read
-	// it, and they hide the state of the repositories the registry knows.
+	// Runs elsewhere hide the state of the repositories the registry
+	// knows (the commands' output files here among it).
 	rememberRepo(p.Root)
-	hist := history{path: filepath.Join(logs, "history.jsonl")}
+	hist := history{path: p.historyPath()}
 	m := tui.New(tui.Options{
 		Backend:  &tui.Processes{Store: st, Program: prog, Dir: p.Dir, Logs: logs, Env: env},
 		Project:  filepath.Base(p.Root),

@@ -75,3 +75,18 @@ func TestPrintableWriterHoldsSplitRunes(t *testing.T) {
 		t.Fatalf("wrote %q", got)
 	}
 }
+
+// The TUI's history is per user, where every run's sandbox hides it, not
+// in the repository's .ultra/state.
+func TestTUIHistoryIsPerUser(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	p := &project{Root: "/src/calc", StateRoot: "/src/calc/.ultra/state"}
+	got := p.historyPath()
+	if !strings.HasPrefix(got, filepath.Join(state, "ultra", "tui")+string(filepath.Separator)) || !strings.Contains(filepath.Base(got), "calc-") {
+		t.Fatalf("history at %s", got)
+	}
+	if other := (&project{Root: "/other/calc"}).historyPath(); other == got {
+		t.Fatal("two repositories share a history")
+	}
+}
