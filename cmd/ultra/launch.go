@@ -41,7 +41,7 @@ func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, ou
 	}
 	o := f.options(p, pc, append(sinks, extra...))
 	o.Store = st
-	o.OtherState = otherStates(p.Root)
+	o.OtherStates = func() []string { return otherStates(p.Root) }
 	// The TUI runs its commands with ULTRA_SURFACE=tui: the runs it
 	// starts record the surface a person follows them on.
 	if s := os.Getenv("ULTRA_SURFACE"); slices.Contains(axes.Values[axes.Surface], s) {

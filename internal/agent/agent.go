@@ -91,10 +91,12 @@ type Options struct {
 	// OneUnit: the run goes on for one unit (a phase), then pauses
 	// (ultra next on a run no process drives).
 	OneUnit bool
-	// OtherState are other repositories' .ultra/state directories (the
+	// OtherStates lists other repositories' .ultra/state directories (the
 	// ones ultra knows, that exist): hidden from the run's contained
-	// commands, like its own.
-	OtherState []string
+	// commands, like its own. Asked again for every command, so that a
+	// repository first used while the run goes on is hidden from the next
+	// command on.
+	OtherStates func() []string
 	// Surface, when set, is the surface a person follows a new run on
 	// (tui for the runs the TUI starts), whatever the spec says.
 	Surface string

@@ -570,9 +570,16 @@ func TestHiddenPathsIncludeTheDefaultState(t *testing.T) {
 			t.Errorf("%s is not hidden: %v", want, got)
 		}
 	}
-	o := Options{StateRoot: "/r/.ultra/state", OtherState: []string{"/o/.ultra/state", "/r/.ultra/state"}}
+	known := []string{"/o/.ultra/state", "/r/.ultra/state"}
+	o := Options{StateRoot: "/r/.ultra/state", OtherStates: func() []string { return known }}
 	if h := o.hidden(); !slices.Contains(h, "/o/.ultra/state") || len(h) != len(slices.Compact(slices.Sorted(slices.Values(h)))) {
 		t.Errorf("other states: %v", h)
+	}
+	// A repository first used while the run goes on is hidden from the
+	// next command.
+	known = append(known, "/n/.ultra/state")
+	if h := o.hidden(); !slices.Contains(h, "/n/.ultra/state") {
+		t.Errorf("a repository registered later: %v", h)
 	}
 }
 

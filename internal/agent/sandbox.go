@@ -83,7 +83,11 @@ func hiddenPaths(stateRoot string) []string {
 // of the other repositories ultra knows.
 func (o Options) hidden() []string {
 	out := hiddenPaths(o.StateRoot)
-	for _, d := range o.OtherState {
+	var others []string
+	if o.OtherStates != nil {
+		others = o.OtherStates()
+	}
+	for _, d := range others {
 		if !slices.Contains(out, d) {
 			out = append(out, d)
 		}
@@ -149,7 +153,14 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 			return nil, err
 		}
 	}
-	return contained(st, l), nil
+	sb := contained(st, l)
+	// The hidden paths are read again for every command (hidden).
+	sb.Wrap = func(name string, args []string, dir string) (proc.Wrapped, error) {
+		now := l
+		now.Hide = o.hidden()
+		return st.Wrapper(now.Policy())(name, args, dir)
+	}
+	return sb, nil
 }
 
 // hermetic makes req a verification of exactly tree: its files checked
