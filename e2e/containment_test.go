@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net"
 	"os"
@@ -8,7 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The permission profile is the sandbox's policy, judged by effects: what
@@ -335,5 +338,67 @@ func TestOtherRepositoriesStateHidden(t *testing.T) {
 	}
 	if !strings.Contains(out, "HIDDEN "+hist) || strings.Contains(out, "READ ") {
 		t.Fatalf("the contained command read what it must not:\n%s\n%s", out, res.stderr)
+	}
+}
+
+// The lock ultra's processes take turns on (in the repository's git
+// directory) cannot be held from a contained command: the command sees
+// /dev/null there, and the real lock stays free for other runs.
+func TestWorktreeLockOutOfReach(t *testing.T) {
+	t.Parallel()
+	// Outside /tmp, which the sandbox replaces: the repository's git
+	// directory is then where the command can reach it.
+	base, err := os.MkdirTemp("/var/tmp", "ultra-e2e-")
+	if err != nil {
+		t.Skip("no /var/tmp to put the repository outside /tmp: ", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	dir := filepath.Join(base, "r")
+	for k, v := range calcProject {
+		p := filepath.Join(dir, k)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(v), 0o644))
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "initial")
+	lock := filepath.Join(dir, ".git", "ultra-worktrees.lock")
+	// The path reaches python encoded, as a cornered model would pass it
+	// by the guard that reads commands for .git.
+	hold := fmt.Sprintf(`python3 -c "import base64,fcntl,os,time
+f=os.open(base64.b64decode('%s').decode(), os.O_RDONLY)
+fcntl.flock(f, fcntl.LOCK_EX)
+print('HELD', flush=True)
+time.sleep(4)"`, base64.StdEncoding.EncodeToString([]byte(lock)))
+	m := newModel(t, planGoals("p"), calls(call("bash", map[string]any{"command": hold})), text("done"))
+	l := startLive(t, dir, runArgs(m, "--max-turns", "3", "look")...)
+	l.waitEvent(t, "the holding command", func(e map[string]any) bool {
+		return e["type"] == "tool_call" && data(e)["tool"] == "bash"
+	})
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		f, err := os.Open(lock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		}
+		f.Close()
+		if err != nil {
+			t.Fatalf("the contained command holds ultra's worktree lock: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	l.wait(t)
+	// The command ran (it is shown /dev/null there, which it cannot even
+	// open for a lock, or holds a lock on that): the real lock stayed free.
+	ran := false
+	for _, e := range ofType(l.events(), "tool_result") {
+		ran = ran || data(e)["tool"] == "bash"
+	}
+	if !ran {
+		t.Fatalf("the command never ran: %v", ofType(l.events(), "tool_result"))
 	}
 }

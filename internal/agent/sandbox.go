@@ -118,6 +118,7 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 		return nil, err
 	}
 	runDir := RunDir(o.StateRoot, row.ID)
+	var ownHide []string // hidden besides o.hidden(): the worktree lock
 	l := sandbox.Layout{
 		// Read-only modes (chat, research, review) work in the person's
 		// checkout: nothing of theirs may change it.
@@ -129,6 +130,8 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 	}
 	if l.GitDir, err = workspace.GitCommonDir(ctx, row.Workdir); err != nil {
 		l.GitDir = ""
+	} else if lock, err := workspace.EnsureWorktreeLock(l.GitDir); err == nil {
+		ownHide = append(ownHide, lock)
 	}
 	// The worktree's own admin directory (its index, logs) is
 	// writable, so that git restore, checkout -- PATH and reset -- PATH
@@ -153,11 +156,12 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 			return nil, err
 		}
 	}
+	l.Hide = append(l.Hide, ownHide...)
 	sb := contained(st, l)
 	// The hidden paths are read again for every command (hidden).
 	sb.Wrap = func(name string, args []string, dir string) (proc.Wrapped, error) {
 		now := l
-		now.Hide = o.hidden()
+		now.Hide = append(o.hidden(), ownHide...)
 		return st.Wrapper(now.Policy())(name, args, dir)
 	}
 	return sb, nil

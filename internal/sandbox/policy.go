@@ -164,6 +164,12 @@ func (l Layout) Policy() Policy {
 	}
 	if l.GitDir != "" {
 		ms = append(ms, Mount{Kind: ReadOnly, Path: l.GitDir})
+		// What is hidden inside the git directory (ultra's lock) stays so.
+		for _, h := range l.Hide {
+			if within(l.GitDir, h) {
+				ms = append(ms, Mount{Kind: Hidden, Path: h})
+			}
+		}
 	}
 	if l.Home != "" {
 		ms = append(ms, Mount{Kind: Writable, Path: l.Home})

@@ -29,6 +29,10 @@ func TestPolicyArgs(t *testing.T) {
 			Layout{Work: "/repo", GitDir: "/repo/.git", Hide: []string{"/repo/.ultra/state"}},
 			"--tmpfs /repo/.ultra/state --ro-bind /repo/.git /repo/.git --bind /repo /repo --ro-bind /repo/.git /repo/.git --tmpfs /repo/.ultra/state " +
 				"--remount-ro /repo/.ultra/state --remount-ro /repo/.ultra/state --chdir /repo", false},
+		{"what is hidden in the git directory stays hidden after it is shown read-only",
+			Layout{Work: "/w", GitDir: "/r/.git", Hide: []string{"/r/.git/ultra-worktrees.lock"}},
+			"--tmpfs /r/.git/ultra-worktrees.lock --ro-bind /r/.git /r/.git --tmpfs /r/.git/ultra-worktrees.lock --bind /w /w " +
+				"--remount-ro /r/.git/ultra-worktrees.lock --remount-ro /r/.git/ultra-worktrees.lock --chdir /w", false},
 		{"explicit working directory", Layout{Work: "/w", Dir: "/w/sub"}, "--bind /w /w --chdir /w/sub", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -57,3 +57,27 @@ func TestWorktreeReadersWaitForTheLock(t *testing.T) {
 		t.Error("the worktree has no hooks setting")
 	}
 }
+
+// A wait for the lock ends with its context: a holder that never lets go
+// (a process stuck, or one that should not have reached the lock) does
+// not stall ultra for ever.
+func TestWorktreeLockWaitEndsWithTheContext(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a": "1"})
+	unlock := lockWorktrees(context.Background(), dir)
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := LockedGit(ctx, dir, dir, "worktree", "list"); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("ran while the lock was held")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("still waiting after its context ended")
+	}
+	if p, err := EnsureWorktreeLock(filepath.Join(dir, ".git")); err != nil || p != filepath.Join(dir, ".git", "ultra-worktrees.lock") {
+		t.Fatalf("lock file %q %v", p, err)
+	}
+}
