@@ -57,15 +57,16 @@ func LinksOutside(ctx context.Context, dir, a, b string) ([]Link, error) {
 // linkTree is what a commit's tree holds: its paths (files, directories,
 // links) and its links' targets.
 type linkTree struct {
-	paths map[string]bool
-	links map[string]string
+	paths  map[string]bool
+	links  map[string]string
+	folded map[string]string // links by their lower-case path
 }
 
 // leaves says where the link at p holding target leads that a landing
 // refuses ("" nowhere such): out of the repository, into git's or
 // ultra's own files, or to a path the tree does not hold.
 func (t linkTree) leaves(p, target string) string {
-	to, escapes := ResolveLink(t.links, p, target)
+	to, escapes := resolveLink(t.links, t.folded, p, target)
 	first, _, _ := strings.Cut(to, "/")
 	switch {
 	case escapes && to == "":
@@ -83,7 +84,7 @@ func (t linkTree) leaves(p, target string) string {
 // treeLinks reads commit c's tree: its paths, and its links' targets in
 // one `git cat-file --batch`.
 func treeLinks(ctx context.Context, dir, c string) (linkTree, error) {
-	t := linkTree{paths: map[string]bool{}, links: map[string]string{}}
+	t := linkTree{paths: map[string]bool{}, links: map[string]string{}, folded: map[string]string{}}
 	out, err := Command(ctx, dir, "ls-tree", "-r", "-t", "-z", "--full-tree", c).Output()
 	if err != nil {
 		return t, fmt.Errorf("git ls-tree %s: %w", Short(c), err)
@@ -125,6 +126,7 @@ func treeLinks(ctx context.Context, dir, c string) (linkTree, error) {
 			return t, fmt.Errorf("reading the link %s: %w", p, err)
 		}
 		t.links[p] = string(body[:n])
+		t.folded[strings.ToLower(p)] = string(body[:n])
 	}
 	return t, nil
 }
@@ -145,6 +147,13 @@ func LinkEscapes(links map[string]string, p, target string) bool {
 // git's or ultra's own files (.git, .ultra, .ultra/state; compared
 // without case, as a case-insensitive file system finds them).
 func ResolveLink(links map[string]string, p, target string) (to string, escapes bool) {
+	return resolveLink(links, nil, p, target)
+}
+
+// resolveLink is ResolveLink that also follows a link named in another
+// case (folded: links by lower-case path), as a case-insensitive file
+// system of a person's checkout would.
+func resolveLink(links, folded map[string]string, p, target string) (to string, escapes bool) {
 	if target == "" {
 		return p, false
 	}
@@ -171,6 +180,9 @@ func ResolveLink(links map[string]string, p, target string) (to string, escapes 
 		}
 		at = append(at, c)
 		t, isLink := links[strings.Join(at, "/")]
+		if !isLink && folded != nil {
+			t, isLink = folded[strings.ToLower(strings.Join(at, "/"))]
+		}
 		if !isLink {
 			continue
 		}

@@ -103,6 +103,8 @@ func TestLinksOutsideReaimedAndUnheld(t *testing.T) {
 	os.Symlink(".venv/bin/python", filepath.Join(dir, "py")) // not held by the tree
 	os.Symlink(".GIT/config", filepath.Join(dir, "g"))       // .git on a case-insensitive file system
 	os.Symlink("notes.txt", filepath.Join(dir, "ok"))        // held
+	os.Symlink(".", filepath.Join(dir, "c"))
+	os.Symlink("C/C/../..", filepath.Join(dir, "p")) // through c, on a case-insensitive file system
 	run(t, dir, "add", "-A")
 	run(t, dir, "commit", "-q", "-m", "the run's")
 	got, err := LinksOutside(ctx, dir, base, "HEAD")
@@ -110,7 +112,7 @@ func TestLinksOutsideReaimedAndUnheld(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Link{{"cfg", "d/../notes.txt", "leaves the repository"}, {"g", ".GIT/config", "reaches git's own files"},
-		{"py", ".venv/bin/python", "points at a path the repository does not hold"}}
+		{"p", "C/C/../..", "leaves the repository"}, {"py", ".venv/bin/python", "points at a path the repository does not hold"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("links %+v, want %+v", got, want)
 	}
