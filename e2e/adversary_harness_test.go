@@ -530,7 +530,14 @@ func playScenario(t *testing.T, sc advScenario) (*advWorld, *advOutcome, []advFi
 		add(mv)
 	}
 	if !sc.noPlan {
-		steps = append(steps, w.expand(planGoals("1. fix Add\n2. verify"), extra).(map[string]any))
+		plan := planGoals("1. fix Add\n2. verify")
+		if _, isCalc := sc.files["calc/calc.go"]; isCalc {
+			// Criteria that discriminate: they fail on the base and pass
+			// once Add adds (no refactor here: a hostile model must meet
+			// the rule every run meets).
+			plan = calls(call("goals", calcGoals()))
+		}
+		steps = append(steps, w.expand(plan, extra).(map[string]any))
 	}
 	for _, s := range sc.prep {
 		steps = append(steps, w.expand(s, extra).(map[string]any))

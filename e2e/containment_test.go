@@ -283,7 +283,7 @@ func TestUncontainedCheckFindsNoRepository(t *testing.T) {
 	g := calcGoals()
 	first := g["goals"].([]any)[0].(map[string]any)
 	first["criteria"] = append(first["criteria"].([]map[string]any),
-		crit("adversarial", "command", "the check's checkout is in no repository", map[string]any{"run": "git rev-parse --git-dir", "expect_exit": 128}))
+		crit("regression", "command", "the check's checkout is in no repository", map[string]any{"run": "git rev-parse --git-dir", "expect_exit": 128}))
 	steps := fixSteps()
 	steps[1] = calls(call("goals", g))
 	res := ultraWithEnv(t, dir, uncontained, runArgs(newModel(t, steps...), "--permission-profile", "trusted", "fix calc")...)

@@ -737,7 +737,7 @@ func TestAddedTestFailsThenPasses(t *testing.T) {
 	goals := goalsOf("Sub subtracts",
 		crit("happy", "command", "Sub exists", map[string]any{"run": "grep -c 'func Sub' calc/sub.go", "expect_stdout": "^1"}),
 		crit("edge", "command", "Sub subtracts", map[string]any{"run": "grep -q 'return a - b' calc/sub.go", "expect_exit": 0}),
-		crit("regression", "command", "its test is there", map[string]any{"run": "grep -c 'func TestSub' calc/sub_test.go", "expect_stdout": "^1"}))
+		crit("regression", "command", "Add's tests are still there", map[string]any{"run": "grep -c '^func Test' calc/calc_test.go", "expect_stdout": "^2"}))
 	m := newModel(t,
 		calls(call("goals", goals)),
 		calls(call("write", map[string]any{"file_path": "calc/sub_test.go", "content": subTest}),

@@ -83,7 +83,7 @@ func cliGoal() map[string]any {
 	return map[string]any{"title": "Shouting CLI", "objective": "a CLI that repeats each line upper-cased", "criteria": []any{
 		crit("happy", "tmux", "a typed line comes back upper-cased", map[string]any{"start": "python3 shout.py", "steps": []any{map[string]any{"keys": "hello Enter", "expect": "HELLO"}}}),
 		crit("edge", "tmux", "an empty line says so", map[string]any{"start": "python3 shout.py", "steps": []any{map[string]any{"keys": "Enter", "expect": `\(empty\)`}}}),
-		crit("regression", "command", "it works in a pipe too", map[string]any{"run": "printf 'abc\\n' | python3 shout.py", "expect_stdout": "^ABC"}),
+		crit("adversarial", "command", "it works in a pipe too", map[string]any{"run": "printf 'abc\\n' | python3 shout.py", "expect_stdout": "^ABC"}),
 	}}
 }
 
@@ -95,7 +95,7 @@ func pageGoal() map[string]any {
 			"steps": []any{map[string]any{"click": "#go"}, map[string]any{"wait_text": "Clicked 1"}}, "expect_text": "Clicked 1"}),
 		crit("edge", "browser", "Hi greets the name typed", map[string]any{"start": start, "url": url,
 			"steps": []any{map[string]any{"type": map[string]any{"selector": "#name", "text": "Ann"}}, map[string]any{"click": "#hi"}, map[string]any{"wait_text": "Hi Ann"}}, "expect_selector": "#out"}),
-		crit("regression", "command", "the page has its two buttons", map[string]any{"run": "grep -c '<button' web/index.html", "expect_stdout": "^2"}),
+		crit("adversarial", "command", "the page has exactly its two buttons", map[string]any{"run": "grep -c '<button' web/index.html", "expect_stdout": "^2$"}),
 	}}
 }
 
@@ -145,14 +145,14 @@ func TestThreeGoalBrief(t *testing.T) {
 	}
 	evs := res.events(t)
 	id, wt := runID(t, evs), workdirOf(t, evs)
-	for _, e := range ofType(evs, "criterion") {
+	for _, e := range judged(evs) {
 		if data(e)["status"] != "pass" {
 			t.Fatalf("criterion %v", data(e))
 		}
 	}
 	// 9 criteria for the goals, then the final gate runs those of the
 	// first two goals again on the final tree.
-	if n := len(ofType(evs, "criterion")); n != 15 {
+	if n := len(judged(evs)); n != 15 {
 		t.Fatalf("%d criterion runs, want 15", n)
 	}
 	log := strings.Split(strings.TrimSpace(git(t, dir, "log", "--format=%s", "main..ultra/"+id)), "\n")
@@ -306,7 +306,7 @@ func TestCriterionNotClaimed(t *testing.T) {
 	if data(vr[0])["status"] != "PASS" {
 		t.Fatalf("the tests passed the first time: %v", data(vr[0]))
 	}
-	first := ofType(evs, "criterion")[0]
+	first := judged(evs)[0]
 	if data(first)["criterion"] != "G001-C1" || data(first)["status"] != "fail" {
 		t.Fatalf("first criterion %v", data(first))
 	}
@@ -354,7 +354,7 @@ func TestServerThatRefusesToDie(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	cr := ofType(res.events(t), "criterion")
+	cr := judged(res.events(t))
 	if len(cr) < 6 {
 		t.Fatalf("criterion events %v", cr)
 	}
@@ -484,7 +484,7 @@ func TestFinalGateCatchesABrokenEarlierGoal(t *testing.T) {
 		}
 	}
 	caught := false
-	for _, e := range ofType(evs, "criterion") {
+	for _, e := range judged(evs) {
 		if d := data(e); d["goal"] == "G001-add-adds" && d["status"] == "fail" {
 			caught = true
 		}
@@ -750,7 +750,7 @@ func TestKill9DuringCriteriaThenResume(t *testing.T) {
 	cmd.Wait()
 	evs := result{stdout: out.String()}.events(t)
 	id := runID(t, evs)
-	if n := len(ofType(evs, "criterion")); n != 0 {
+	if n := len(judged(evs)); n != 0 {
 		t.Fatalf("the kill came after %d criteria", n)
 	}
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 0 {
@@ -870,7 +870,10 @@ func TestCancelReleasesTheGoal(t *testing.T) {
 }
 
 // Criteria that pass without any change of the code complete nothing: a
-// goal needs work, whatever its checks say.
+// goal needs work, whatever its checks say. In a run that asks for new
+// behaviour such criteria are refused before anything is accepted (they
+// pass on the base tree: TestCriteriaMustFailOnTheBase); a refactor, whose
+// criteria all pass before and after, still needs a change of the code.
 func TestNoChangeNoGoal(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, greenProject)
@@ -878,10 +881,11 @@ func TestNoChangeNoGoal(t *testing.T) {
 		crit("happy", "command", "Add adds", map[string]any{"run": "grep -c 'return a + b' calc/calc.go", "expect_stdout": "^1"}),
 		crit("edge", "command", "no subtraction", map[string]any{"run": "grep -q 'return a - b' calc/calc.go", "expect_exit": 1}),
 		crit("regression", "command", "both tests are there", map[string]any{"run": "grep -c '^func Test' calc/calc_test.go", "expect_stdout": "^2"}))
-	records := crit("edge", "command", "the records are not the code", map[string]any{"run": "test -e .ultra/goals.json", "expect_exit": 0})
+	records := crit("edge", "command", "the records are not the code", map[string]any{"run": "test -e .ultra/goals.json", "expect_exit": 1})
 	records["essential"] = false
 	g := lazy["goals"].([]any)[0].(map[string]any)
 	g["criteria"] = append(g["criteria"].([]map[string]any), records)
+	g["refactor"] = true
 	steps := []step{calls(call("goals", lazy))}
 	for range 5 {
 		steps = append(steps, calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))
@@ -896,11 +900,13 @@ func TestNoChangeNoGoal(t *testing.T) {
 			t.Fatalf("a goal without a change went on: %v", data(e))
 		}
 	}
-	// The checks judge the code, not ultra's records of the run.
+	// The checks judge the code, not ultra's records of the run (on the
+	// base tree and after).
+	if len(ofType(evs, "criterion")) < 8 {
+		t.Fatalf("criteria run: %v", ofType(evs, "criterion"))
+	}
 	for _, e := range ofType(evs, "criterion") {
-		if d := data(e); d["criterion"] == "G001-C4" && d["status"] != "fail" {
-			t.Fatalf("a check saw ultra's records: %v", d)
-		} else if d["criterion"] != "G001-C4" && d["status"] != "pass" {
+		if d := data(e); d["status"] != "pass" {
 			t.Fatalf("a check saw ultra's records: %v", d)
 		}
 	}

@@ -52,6 +52,10 @@ func text(s string) step { return step{"text": s} }
 type model struct {
 	srv *scripted.Server
 	url string
+	// refactor: the script proposes refactor goals (planGoals), which
+	// only a run a person declared a refactor takes (runArgs adds
+	// --refactor).
+	refactor bool
 }
 
 func newModel(t testing.TB, steps ...step) *model {
@@ -68,7 +72,7 @@ func newModel(t testing.TB, steps ...step) *model {
 	srv := scripted.NewServer(s, "")
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return &model{srv: srv, url: hs.URL + "/v1"}
+	return &model{srv: srv, url: hs.URL + "/v1", refactor: bytes.Contains(b, []byte(`"refactor":true`))}
 }
 
 // repo creates a git repository with files and one commit.
@@ -190,7 +194,11 @@ func ultraCmd(t testing.TB, cmd *exec.Cmd, dir string, env []string) result {
 
 // runArgs are the arguments of a headless JSONL run against m.
 func runArgs(m *model, extra ...string) []string {
-	return append([]string{"run", "--output", "jsonl", "--provider", "openai", "--base-url", m.url, "--model", "scripted"}, extra...)
+	args := []string{"run", "--output", "jsonl", "--provider", "openai", "--base-url", m.url, "--model", "scripted"}
+	if m.refactor {
+		args = append(args, "--refactor")
+	}
+	return append(args, extra...)
 }
 
 func runID(t testing.TB, evs []map[string]any) string {
@@ -202,6 +210,18 @@ func runID(t testing.TB, evs []map[string]any) string {
 	}
 	t.Fatal("no run_started event")
 	return ""
+}
+
+// judged are the criterion events of checks run on the trees the gate
+// judged (not on the base tree, before the plan was accepted).
+func judged(evs []map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, e := range ofType(evs, "criterion") {
+		if data(e)["base"] == nil {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func ofType(evs []map[string]any, typ string) []map[string]any {
@@ -268,15 +288,20 @@ func calcGoals() map[string]any {
 }
 
 // planGoals is a planning step that proposes one goal whose criteria any
-// repository with files passes: for tests about something else.
+// repository with files passes, before and after: for tests about
+// something else. Such criteria observe no change, so the goal is a
+// refactor, which only a run a person declared one takes: runArgs adds
+// --refactor to a script that holds one.
 func planGoals(plan string) step { return calls(planGoalsCall(plan)) }
 
 // planGoalsCall is planGoals' call, for answers with more calls.
 func planGoalsCall(plan string) map[string]any {
-	return call("goals", goalsOf(plan,
+	g := goalsOf(plan,
 		crit("happy", "command", "the tree has files", map[string]any{"run": "ls -A", "expect_stdout": "\\S"}),
 		crit("edge", "command", "the tree has regular files at its top", map[string]any{"run": "find . -maxdepth 1 -type f", "expect_stdout": "\\S"}),
-		crit("regression", "command", "the tree still lists", map[string]any{"run": "ls", "expect_exit": 0, "expect_stdout": "\\S"})))
+		crit("regression", "command", "the tree still lists", map[string]any{"run": "ls", "expect_exit": 0, "expect_stdout": "\\S"}))
+	g["goals"].([]any)[0].(map[string]any)["refactor"] = true
+	return call("goals", g)
 }
 
 // approve is the final reviewer's approval.

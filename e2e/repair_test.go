@@ -94,7 +94,10 @@ func TestHealthCheckAndHeal(t *testing.T) {
 	// heal: a repair run adds the missing suite; the gate and doctor
 	// verify it.
 	heal := newModel(t,
-		planGoals("give the module a test suite"),
+		calls(call("goals", goalsOf("give the module a test suite",
+			crit("happy", "command", "Add has a test", map[string]any{"run": "grep -c 'func TestAdd' calc/calc_test.go", "expect_stdout": "^1$"}),
+			crit("edge", "command", "the test checks a sum", map[string]any{"run": "grep -c 'Add(2, 3) != 5' calc/calc_test.go", "expect_stdout": "^1$"}),
+			crit("regression", "command", "Add is still there", map[string]any{"run": "grep -c 'func Add' calc/calc.go", "expect_stdout": "^1$"})))),
 		calls(call("write", map[string]any{"file_path": "calc/calc_test.go", "content": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"})),
 		calls(call("phase", map[string]any{"to": "verifying"})),
 		calls(call("verify", map[string]any{})),

@@ -62,7 +62,7 @@ func TestFullCycleToComplete(t *testing.T) {
 	}
 	// ultra ran the goal's three criteria itself, all passed, and the
 	// goal's commit carries goals.json and the ledger.
-	cr := ofType(evs, "criterion")
+	cr := judged(evs)
 	if len(cr) != 3 {
 		t.Fatalf("criterion events %v", cr)
 	}

@@ -107,7 +107,11 @@ func printGoals(w io.Writer, row *store.Run, f *goal.File) {
 	}
 	fmt.Fprintf(w, "run %s: %s\nplan %s\n", row.ID, clip(row.Task, 120), acc)
 	for _, g := range f.Goals {
-		fmt.Fprintf(w, "\n%s  %s  (%s, cycle %d of %d)\n  %s\n", g.ID, g.Title, g.Status, g.Attempt, goal.MaxCycles, clip(g.Objective, 200))
+		kind := ""
+		if g.Refactor {
+			kind = ", a refactor: every criterion passes before and after"
+		}
+		fmt.Fprintf(w, "\n%s  %s  (%s, cycle %d of %d%s)\n  %s\n", g.ID, g.Title, g.Status, g.Attempt, goal.MaxCycles, kind, clip(g.Objective, 200))
 		if g.Commit != "" {
 			fmt.Fprintf(w, "  commit %s\n", short(g.Commit))
 		}
@@ -140,8 +144,11 @@ func printCriterionLine(w io.Writer, c goal.Criterion) {
 		ess += ", superseded: " + c.Superseded
 	}
 	fmt.Fprintf(w, "  %s %s [%s, %s%s] %s: %s\n", mark, c.ID, c.UserModel, c.Channel, ess, c.Status, clip(c.Scenario, 100))
+	if line := goal.BaseLine(c); line != "" {
+		fmt.Fprintf(w, "      base:  %s\n", line)
+	}
 	if e := c.CapturedEvidence; e != nil {
-		fmt.Fprintf(w, "      %s\n", clip(e.Summary, 160))
+		fmt.Fprintf(w, "      final: %s: %s\n", c.Status, clip(e.Summary, 160))
 	}
 }
 
@@ -179,6 +186,12 @@ func newGoalsCriteriaCmd() *cobra.Command {
 				printCriterionLine(w, c)
 				chk, _ := json.Marshal(c.Check)
 				fmt.Fprintf(w, "      check: %s\n      expected evidence: %s\n", chk, c.ExpectedEvidence)
+				if b := c.Base; b != nil && b.NotRun == "" {
+					fmt.Fprintf(w, "      on the base tree %s: %s\n", short(b.Tree), clip(b.Summary, 200))
+					for _, ef := range b.Files {
+						fmt.Fprintf(w, "      base evidence: %s (sha256 %s, %d bytes)\n", ef.Path, short(ef.SHA256), ef.Bytes)
+					}
+				}
 				if c.SameFailures > 0 {
 					fmt.Fprintf(w, "      same failure %d times in a row (limit %d)\n", c.SameFailures, goal.MaxSameFailures)
 				}

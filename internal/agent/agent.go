@@ -130,6 +130,10 @@ type Spec struct {
 	// PlanOnly stops the run at the acceptance point of its goals, whatever
 	// its run control (ultra plan).
 	PlanOnly bool
+	// Refactor: a person declared that the task asks for no change of
+	// behaviour (ultra run --refactor): the planner may propose refactor
+	// goals, whose criteria are all pass-to-pass.
+	Refactor bool
 	// Review is what a review-mode run inspects.
 	Review *ReviewSpec
 	// Message, when set, is the run's first message in place of the
@@ -222,7 +226,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	st := runState{Phase: phase.NewIn(mode, spec.Budgets), VerifyCommands: o.VerifyCommands, AllowTestChanges: spec.AllowTestChanges, DepDirs: deps,
 		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models, Review: spec.Review}
 	if phase.Worktree(mode) {
-		st.Goals = &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly || mode == phase.Plan, Continue: o.GoalFailure == "continue"}
+		st.Goals = &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly || mode == phase.Plan, Continue: o.GoalFailure == "continue", Refactor: spec.Refactor}
 		if err := prepareRecords(spec.Workdir, st.Goals.Brief); err != nil {
 			return nil, err
 		}

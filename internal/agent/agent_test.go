@@ -70,10 +70,17 @@ func approval() *llm.Response { return callsOf(tc("review", `{"verdict":"APPROVE
 // reviewing reports that req is the final reviewer's.
 func reviewing(req llm.Request) bool { return req.System == reviewPrompt }
 
-// passCheck is a Checker that passes every criterion.
-func passCheck(_ context.Context, _ check.Runner, c goal.Criterion) check.Result {
+// passCheck is a Checker that passes every criterion, but on the base
+// tree, where each does what it must (a fail-to-pass criterion fails).
+func passCheck(_ context.Context, r check.Runner, c goal.Criterion) check.Result {
+	if onBase(r) && c.Expect != goal.PassToPass {
+		return check.Result{Status: goal.CriterionFail, Summary: "stub on the base: " + c.Scenario}
+	}
 	return check.Result{Status: goal.CriterionPass, Summary: "stub: " + c.Scenario}
 }
+
+// onBase reports that a check runs on the run's base tree.
+func onBase(r check.Runner) bool { return strings.HasPrefix(filepath.Base(r.EvidenceDir), "base") }
 
 func callsOf(cs ...llm.ToolCall) *llm.Response {
 	return &llm.Response{ToolCalls: cs, Usage: llm.Usage{InputTokens: 100, OutputTokens: 10}}

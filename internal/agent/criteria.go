@@ -339,10 +339,13 @@ func oneLine(s string, n int) string {
 // commitGoal commits the tree the gate and the criteria let through, with
 // ultra's records of it (goals.json, the ledger), on the run's branch.
 // Nothing but those records may differ from the tree the gate judged.
-func (r *runner) commitGoal(ctx context.Context, d gate.Decision, subject, body string, trailers []string) string {
+func (r *runner) commitGoal(ctx context.Context, d gate.Decision, subject, body string, trailers []string) (string, error) {
 	ws := r.row.Workspace
-	if ws.Branch == "" || d.Tree == "" {
-		return ""
+	if ws.Branch == "" {
+		return "", nil
+	}
+	if d.Tree == "" {
+		return r.commitFailed(fmt.Errorf("the gate's decision names no tree"))
 	}
 	tree, err := workspace.TreeHash(ctx, r.row.Workdir)
 	if err != nil {
@@ -389,14 +392,14 @@ func (r *runner) commitGoal(ctx context.Context, d gate.Decision, subject, body 
 		return r.commitFailed(err)
 	}
 	if commit == "" {
-		return ""
+		return "", nil
 	}
 	r.st.Checkpoint = commit
 	r.emit(event.Commit, event.CommitData{Commit: commit, Branch: ws.Branch, Tree: tree, Gate: d.N, Status: string(d.Status)})
-	return commit
+	return commit, nil
 }
 
-func (r *runner) commitFailed(err error) string {
+func (r *runner) commitFailed(err error) (string, error) {
 	r.emit(event.Warning, event.WarningData{Message: "ultra could not commit the goal: " + err.Error()})
-	return ""
+	return "", err
 }

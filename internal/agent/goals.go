@@ -53,6 +53,9 @@ type goalState struct {
 	// StartCode is, for each goal, the code (the tree without ultra's
 	// records) when it started: a goal completes only with a change.
 	StartCode map[string]string `json:"start_code,omitempty"`
+	// Refactor: a person declared the run a refactor (no change of
+	// behaviour): its goals may be refactor goals.
+	Refactor bool `json:"refactor,omitempty"`
 }
 
 // goalArtifacts are the files of .ultra/ that ultra writes for goals.
@@ -368,18 +371,20 @@ var goalsSchema = json.RawMessage(`{"type":"object","properties":{"goals":{"type
 	`"scenario":{"type":"string"},"user_model":{"type":"string","enum":["happy","edge","regression","adversarial"]},` +
 	`"channel":{"type":"string","enum":["command","http","tmux","browser"]},` +
 	`"check":{"type":"object","description":"command: {run, expect_exit, expect_stdout, expect_stderr}; http: {start, port, method, path, headers, body, expect_status, expect_body, expect_json}; tmux: {start, steps:[{keys, expect}]}; browser: {start, url, steps:[{click}|{type:{selector,text}}|{wait_text}], expect_text, expect_selector}. expect_* are regular expressions."},` +
-	`"expected_evidence":{"type":"string"},"essential":{"type":"boolean"}},"required":["scenario","user_model","channel","check","expected_evidence"]}}},` +
+	`"expected_evidence":{"type":"string"},"essential":{"type":"boolean"}},"required":["scenario","user_model","channel","check","expected_evidence"]}},` +
+	`"refactor":{"type":"boolean","description":"the goal changes no behaviour (only in a run a person declared a refactor): every criterion must then pass before and after"}},` +
 	`"required":["title","objective","criteria"]}}},"required":["goals"],"additionalProperties":false}`)
 
 func (r *runner) goalsTool() tool.Tool {
 	return funcTool{
 		spec: llm.ToolSpec{Name: "goals", Parameters: goalsSchema,
-			Description: "Propose the goals and their success criteria (leaves planning once accepted). Each goal needs at least 3 criteria: a happy path, an edge and a regression or adversarial case; ultra runs every check itself (command, http, tmux, browser) and only what it observes counts."},
+			Description: "Propose the goals and their success criteria (leaves planning once accepted). Each goal needs at least 3 criteria: a happy path, an edge and a regression or adversarial case; ultra runs every check itself (command, http, tmux, browser) and only what it observes counts. " +
+				"Criteria must discriminate: before accepting, ultra runs every check on the code as it is now (the base tree). A happy, edge or adversarial check must FAIL there (it shows the change; a program that does not exist yet counts as failing) and pass after; a regression check must PASS there and keep passing. A check whose result does not depend on the change is refused."},
 		run: r.runGoals,
 	}
 }
 
-func (r *runner) runGoals(_ context.Context, args json.RawMessage) tool.Result {
+func (r *runner) runGoals(ctx context.Context, args json.RawMessage) tool.Result {
 	if r.st.Phase.Phase != phase.Planning {
 		return r.refuse(llm.ToolCall{ID: r.callID, Name: "goals"}, &refusal{layer: LayerPhaseGuard,
 			reason: "goals are proposed only in planning; after acceptance they change only through steering"})
@@ -396,16 +401,22 @@ func (r *runner) runGoals(_ context.Context, args json.RawMessage) tool.Result {
 			}
 		}
 	}
+	at := func(i int) string { return fmt.Sprintf("goals[%d]", i) }
+	probs = append(probs, r.refactorProblems(p.Goals, at)...)
 	if len(probs) > 0 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "The proposal was refused; fix these and call goals again:\n")
-		for _, pr := range probs {
-			fmt.Fprintf(&b, "- %s\n", pr)
-		}
-		return tool.Result{IsError: true, Output: strings.TrimSpace(b.String())}
+		return proposalRefused(probs, "")
 	}
 	now := r.o.Now().UTC()
-	r.goals.file = &goal.File{Version: goal.SchemaVersion, Run: r.row.ID, Goals: p.ToGoals(now)}
+	goals := p.ToGoals(now)
+	// The rule behind every check: it must discriminate on the code the
+	// run started from.
+	if probs := r.baseProblems(ctx, goals, "base", at); len(probs) > 0 {
+		if ctx.Err() != nil {
+			return tool.Result{IsError: true, Output: "interrupted while the criteria ran on the base tree"}
+		}
+		return proposalRefused(probs, "Every criterion ran on the code this run started from (the base tree), contained, as it will run after the change. ")
+	}
+	r.goals.file = &goal.File{Version: goal.SchemaVersion, Run: r.row.ID, Goals: goals}
 	if r.st.Goals.Brief != "" {
 		r.goals.file.Brief = goal.BriefPath
 	}
@@ -415,6 +426,7 @@ func (r *runner) runGoals(_ context.Context, args json.RawMessage) tool.Result {
 		brief = goal.Digest(b)
 	}
 	r.recordGoal(ledger.Entry{Kind: ledger.KindPlanCreated, Digest: digest, Text: planCounts(r.goals.file), Data: jsonData(map[string]any{"brief": brief})})
+	r.recordBase(r.goals.file.Goals)
 	if r.goalsBroken != nil {
 		return tool.Result{IsError: true, Output: "ultra could not record the goals: " + r.goalsBroken.Error()}
 	}
@@ -428,6 +440,17 @@ func (r *runner) runGoals(_ context.Context, args json.RawMessage) tool.Result {
 	g := r.goals.file.Current()
 	return tool.Result{Output: fmt.Sprintf("Goals accepted and frozen (%s). Phase is now building, goal %s: %s.\n%s\nWhen it is ready, call phase{to:\"verifying\"}: ultra runs the tests and this goal's criteria.",
 		planCounts(r.goals.file), g.ID, g.Title, criteriaList(g))}
+}
+
+// proposalRefused is the goals tool's refusal, listing every problem;
+// lead says what ultra did first.
+func proposalRefused(probs []goal.Problem, lead string) tool.Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%sThe proposal was refused; fix these and call goals again:\n", lead)
+	for _, pr := range probs {
+		fmt.Fprintf(&b, "- %s\n", pr)
+	}
+	return tool.Result{IsError: true, Output: strings.TrimSpace(b.String())}
 }
 
 // channelMissing says why a channel's criteria could never pass on this
@@ -459,13 +482,20 @@ func planCounts(f *goal.File) string {
 func planSummary(f *goal.File) string {
 	var b strings.Builder
 	for _, g := range f.Goals {
-		fmt.Fprintf(&b, "%s: %s\n  %s\n", g.ID, g.Title, g.Objective)
+		kind := ""
+		if g.Refactor {
+			kind = " (refactor: no change of behaviour; every criterion passes before and after)"
+		}
+		fmt.Fprintf(&b, "%s: %s%s\n  %s\n", g.ID, g.Title, kind, g.Objective)
 		for _, c := range g.SuccessCriteria {
 			ess := ""
 			if !c.Essential {
 				ess = " (not essential)"
 			}
 			fmt.Fprintf(&b, "  - %s [%s, %s]%s %s\n", c.ID, c.UserModel, c.Channel, ess, c.Scenario)
+			if line := goal.BaseLine(c); line != "" {
+				fmt.Fprintf(&b, "      %s\n", line)
+			}
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

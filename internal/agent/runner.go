@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
@@ -64,6 +65,10 @@ type runner struct {
 	waitingOn string
 	// seenCalls are the call ids the run has used (callIDs).
 	seenCalls map[string]bool
+	// baseRuns are the checks this process ran on the run's base code
+	// (measureBase), by channel and check: a refused proposal's criteria
+	// proposed again are not run again.
+	baseRuns map[string]check.Result
 }
 
 func newRunner(ctx context.Context, o Options, row *store.Run, st runState, history []llm.Message) (*runner, error) {

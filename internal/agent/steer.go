@@ -16,7 +16,7 @@ import (
 
 // steer applies one structured change to the run's accepted goals and
 // records it in the ledger, accepted or rejected.
-func (r *runner) steer(s goal.Steer) error {
+func (r *runner) steer(ctx context.Context, s goal.Steer) error {
 	if r.goals == nil || r.goals.file == nil {
 		return errors.New("the run has no goals yet: they are proposed in planning")
 	}
@@ -32,6 +32,9 @@ func (r *runner) steer(s goal.Steer) error {
 		return fmt.Errorf("the steering change is %d bytes; at most %d are recorded in the ledger", len(data), 16<<10)
 	}
 	next, err := goal.Apply(*r.goals.file, s, r.o.Now().UTC())
+	if err == nil {
+		err = r.steerBase(ctx, *r.goals.file, &next, s)
+	}
 	if err != nil {
 		r.recordGoal(ledger.Entry{Kind: ledger.KindSteeringRejected, Goal: s.Goal, Criterion: s.Criterion, Text: s.Kind + " by " + s.By + ": " + err.Error(), Data: data})
 		return err
@@ -39,6 +42,7 @@ func (r *runner) steer(s goal.Steer) error {
 	r.goals.file = &next
 	r.recordGoal(ledger.Entry{Kind: ledger.KindSteeringAccepted, Goal: s.Goal, Criterion: s.Criterion, Digest: goal.PlanDigest(next.Goals),
 		Text: s.Kind + " by " + s.By + ": " + oneLine(s.Rationale, 200), Data: data})
+	r.recordBase(r.goals.file.Goals)
 	if r.goalsBroken != nil {
 		return r.goalsBroken
 	}
@@ -50,6 +54,69 @@ func (r *runner) steer(s goal.Steer) error {
 		r.startGoal()
 	}
 	return nil
+}
+
+// steerBase judges the criteria a steering change brings (new goals, a
+// revised check) against the base tree as a proposal's are: the model's
+// must discriminate (baseProblems) and may not declare a refactor the
+// person did not; a person's are recorded as not run on the base.
+func (r *runner) steerBase(ctx context.Context, old goal.File, next *goal.File, s goal.Steer) error {
+	var touched []int
+	for i := range next.Goals {
+		g := &next.Goals[i]
+		prev := old.Goal(g.ID)
+		for j := range g.SuccessCriteria {
+			c := &g.SuccessCriteria[j]
+			if c.Base != nil || c.Superseded != "" {
+				continue
+			}
+			if prev != nil {
+				if pc := prev.Criterion(c.ID); pc != nil && pc.Base == nil && pc.Channel == c.Channel && sameChecks(pc.Check, c.Check) {
+					continue // a run from before base results: nothing new
+				}
+			}
+			touched = append(touched, i)
+			break
+		}
+	}
+	if len(touched) == 0 {
+		return nil
+	}
+	if s.By == "person" {
+		for _, i := range touched {
+			sub := goal.File{Goals: next.Goals[i : i+1]}
+			notRunOnBase(&sub, "a person")
+		}
+		return nil
+	}
+	where := func(i int) string { return fmt.Sprintf("goal %s", next.Goals[i].ID) }
+	ps := r.refactorProblems(s.Split, func(i int) string { return fmt.Sprintf("split[%d]", i) })
+	for _, i := range touched {
+		if next.Goals[i].Refactor && (r.st.Goals == nil || !r.st.Goals.Refactor) {
+			ps = append(ps, goal.Problem{Where: where(i), What: "only a person declares a refactor"})
+		}
+	}
+	if len(ps) == 0 {
+		label := fmt.Sprintf("base-%d", r.goals.ledger.Len()+1)
+		for _, i := range touched {
+			ps = append(ps, r.baseProblems(ctx, next.Goals[i:i+1], label, func(int) string { return where(i) })...)
+		}
+	}
+	if len(ps) > 0 {
+		var texts []string
+		for _, p := range ps {
+			texts = append(texts, p.String())
+		}
+		return fmt.Errorf("the new criteria were run on the code the run started from and do not discriminate: %s", strings.Join(texts, "; "))
+	}
+	return nil
+}
+
+// sameChecks compares two checks as stored.
+func sameChecks(a, b goal.Check) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
 }
 
 // SteerGoals applies a person's structured change to the accepted goals
@@ -90,7 +157,7 @@ func SteerGoals(ctx context.Context, o Options, id string, s goal.Steer) (*goal.
 		return nil, r.goalsBroken
 	}
 	s.By = "person"
-	serr := r.steer(s)
+	serr := r.steer(ctx, s)
 	if err := r.save(); err != nil {
 		return nil, err
 	}
@@ -124,7 +191,7 @@ func (r *runner) steerTool() tool.Tool {
 	}
 }
 
-func (r *runner) runSteer(_ context.Context, args json.RawMessage) tool.Result {
+func (r *runner) runSteer(ctx context.Context, args json.RawMessage) tool.Result {
 	var s goal.Steer
 	dec := json.NewDecoder(strings.NewReader(string(args)))
 	dec.DisallowUnknownFields()
@@ -132,7 +199,7 @@ func (r *runner) runSteer(_ context.Context, args json.RawMessage) tool.Result {
 		return tool.Result{IsError: true, Malformed: true, Output: "invalid arguments for steer: " + err.Error()}
 	}
 	s.By = "model"
-	err := r.steer(s)
+	err := r.steer(ctx, s)
 	switch {
 	case errors.Is(err, goal.ErrNeedsPerson):
 		r.escalate(phase.BySystem, StatusEscalated, "the model asked to weaken or remove an accepted essential criterion, which needs a person: "+err.Error())

@@ -100,6 +100,9 @@ type (
 		Receipt   string   `json:"receipt,omitempty"`
 		Evidence  []string `json:"evidence,omitempty"` // paths of the artifacts
 		Duration  string   `json:"duration,omitempty"`
+		// Base is set for a run on the code the run started from: what
+		// the result there had to be (fail_to_pass, pass_to_pass).
+		Base string `json:"base,omitempty"`
 	}
 	// ReviewData is the final review's verdict.
 	ReviewData struct {

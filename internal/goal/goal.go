@@ -184,21 +184,74 @@ type Criterion struct {
 	// Superseded: steering marked it blocked or superseded; it no longer
 	// decides its goal.
 	Superseded string `json:"superseded,omitempty"`
+	// Expect is what the criterion's result on the run's base tree must
+	// be: FailToPass (it shows the change: it fails before and must pass
+	// after) or PassToPass (a regression criterion, or any criterion of a
+	// refactor: it passes before and must keep passing).
+	Expect string `json:"expect,omitempty"`
+	// Base is the criterion's result on the base tree, which ultra
+	// measured before the plan was accepted.
+	Base *BaseResult `json:"base,omitempty"`
+}
+
+// What a criterion's result on the run's base tree must be.
+const (
+	FailToPass = "fail_to_pass"
+	PassToPass = "pass_to_pass"
+)
+
+// ExpectFor is what the base tree must do with a criterion of user model
+// m in a goal that is (or is not) a refactor: regression criteria and
+// every criterion of a refactor must pass there, the others must not.
+func ExpectFor(m UserModel, refactor bool) string {
+	if refactor || m == Regression {
+		return PassToPass
+	}
+	return FailToPass
+}
+
+// BaseResult is what ultra observed when it ran a criterion's check on
+// the code the run started from.
+type BaseResult struct {
+	Status  CriterionStatus `json:"status"`
+	Summary string          `json:"summary"`
+	Reason  string          `json:"reason,omitempty"`
+	Tree    string          `json:"tree,omitempty"` // the base code tree (without ultra's records)
+	Files   []EvidenceFile  `json:"files,omitempty"`
+	At      time.Time       `json:"at"`
+	Ledger  int             `json:"ledger,omitempty"` // the criterion_base entry
+	// NotRun says why the check was not run on the base (a person added
+	// the criterion by steering a stopped run); Status is then pending.
+	NotRun string `json:"notRun,omitempty"`
+}
+
+// Discriminates reports whether a base result is what expect asks: a
+// fail-to-pass criterion must not pass on the base (a fail, or a check
+// the base cannot even run, counts as failing), a pass-to-pass one must
+// pass there.
+func Discriminates(expect string, base CriterionStatus) bool {
+	if expect == PassToPass {
+		return base == CriterionPass
+	}
+	return base == CriterionFail || base == CriterionBlocked
 }
 
 // Goal is one goal of a brief.
 type Goal struct {
-	ID              string      `json:"id"` // G001-slug
-	Title           string      `json:"title"`
-	Objective       string      `json:"objective"`
-	Status          Status      `json:"status"`
-	Attempt         int         `json:"attempt"` // build/verify cycles used
-	CreatedAt       time.Time   `json:"createdAt"`
-	StartedAt       *time.Time  `json:"startedAt,omitempty"`
-	UpdatedAt       time.Time   `json:"updatedAt"`
-	CompletedAt     *time.Time  `json:"completedAt,omitempty"`
-	Commit          string      `json:"commit,omitempty"`
-	Reason          string      `json:"reason,omitempty"` // why it failed, is blocked or waits for a person
+	ID          string     `json:"id"` // G001-slug
+	Title       string     `json:"title"`
+	Objective   string     `json:"objective"`
+	Status      Status     `json:"status"`
+	Attempt     int        `json:"attempt"` // build/verify cycles used
+	CreatedAt   time.Time  `json:"createdAt"`
+	StartedAt   *time.Time `json:"startedAt,omitempty"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
+	Commit      string     `json:"commit,omitempty"`
+	Reason      string     `json:"reason,omitempty"` // why it failed, is blocked or waits for a person
+	// Refactor: the goal asks for no change of behaviour (a person
+	// declared the run a refactor), so all its criteria are pass-to-pass.
+	Refactor        bool        `json:"refactor,omitempty"`
 	SuccessCriteria []Criterion `json:"successCriteria"`
 }
 
@@ -295,16 +348,18 @@ func PlanDigest(goals []Goal) string {
 		ExpectedEvidence string
 		Essential        bool
 		Superseded       string
+		Expect           string `json:",omitempty"`
 	}
 	type g struct {
 		ID, Title, Objective string
+		Refactor             bool `json:",omitempty"`
 		Criteria             []crit
 	}
 	var out []g
 	for _, x := range goals {
-		e := g{ID: x.ID, Title: x.Title, Objective: x.Objective}
+		e := g{ID: x.ID, Title: x.Title, Objective: x.Objective, Refactor: x.Refactor}
 		for _, c := range x.SuccessCriteria {
-			e.Criteria = append(e.Criteria, crit{c.ID, c.Scenario, c.UserModel, c.Channel, c.Check, c.ExpectedEvidence, c.Essential, c.Superseded})
+			e.Criteria = append(e.Criteria, crit{c.ID, c.Scenario, c.UserModel, c.Channel, c.Check, c.ExpectedEvidence, c.Essential, c.Superseded, c.Expect})
 		}
 		out = append(out, e)
 	}
@@ -323,6 +378,9 @@ type ProposedGoal struct {
 	Title     string              `json:"title"`
 	Objective string              `json:"objective"`
 	Criteria  []ProposedCriterion `json:"criteria"`
+	// Refactor: the goal changes no behaviour, so its criteria are all
+	// pass-to-pass. Only a run a person declared a refactor takes it.
+	Refactor bool `json:"refactor,omitempty"`
 }
 
 // ProposedCriterion is one criterion of a proposed goal.

@@ -27,6 +27,22 @@ const (
 	MaxTimeoutSeconds = 600
 	// maxSlug is the longest slug a goal id takes from its title.
 	maxSlug = 32
+	// MaxCriteria is how many criteria one goal may hold.
+	MaxCriteria = 20
+)
+
+// Size limits of a proposal's texts, in bytes: goals.json and the ledger
+// are committed, a goal's title and objective go into its commit message,
+// and a person reads all of it when accepting the plan.
+const (
+	MaxTitle     = 200
+	MaxObjective = 4 << 10
+	MaxText      = 2 << 10 // a scenario, expected evidence, a stop condition
+	MaxScript    = 8 << 10 // run, start
+	MaxPattern   = 2 << 10 // every expect_* and wait_text, a step's keys, a header, a selector
+	MaxBody      = 16 << 10
+	MaxSteps     = 50
+	MaxHeaders   = 20
 )
 
 // HTTPMethods lists the methods an http check may use; an empty method
@@ -330,8 +346,15 @@ func (p Proposal) Validate() []Problem {
 func validateGoal(where string, g ProposedGoal) []Problem {
 	ps := nonEmpty(nil, where+".title", g.Title, "")
 	ps = nonEmpty(ps, where+".objective", g.Objective, "")
+	ps = bounded(ps, where+".title", g.Title, MaxTitle)
+	if strings.ContainsAny(g.Title, "\r\n") {
+		ps = append(ps, Problem{where + ".title", "a title is one line: put the rest in the objective"})
+	}
+	ps = bounded(ps, where+".objective", g.Objective, MaxObjective)
 	if n := len(g.Criteria); n < MinCriteria {
 		ps = append(ps, Problem{where + ".criteria", fmt.Sprintf("at least %d criteria are required (the happy path, an edge case, and a regression or adversarial case), got %d", MinCriteria, n)})
+	} else if n > MaxCriteria {
+		ps = append(ps, Problem{where + ".criteria", fmt.Sprintf("at most %d criteria are allowed, got %d: keep the ones that show the goal", MaxCriteria, n)})
 	}
 	var happy, edge, guard bool
 	for _, c := range g.Criteria {
@@ -363,11 +386,17 @@ func validateGoal(where string, g ProposedGoal) []Problem {
 func validateCriterion(where string, c ProposedCriterion) []Problem {
 	ps := nonEmpty(nil, where+".scenario", c.Scenario, "say what a user does and sees")
 	ps = nonEmpty(ps, where+".expected_evidence", c.ExpectedEvidence, "say what the captured evidence will show")
+	ps = bounded(ps, where+".scenario", c.Scenario, MaxText)
+	ps = bounded(ps, where+".expected_evidence", c.ExpectedEvidence, MaxText)
+	ps = bounded(ps, where+".stop_condition", c.StopCondition, MaxText)
 	if !slices.Contains(UserModels, c.UserModel) {
 		ps = append(ps, Problem{where + ".user_model", unknownValue(string(c.UserModel), UserModels)})
 	}
 	if !slices.Contains(Channels, c.Channel) {
 		return append(ps, Problem{where + ".channel", unknownValue(string(c.Channel), Channels)})
+	}
+	if sizes := checkSizes(where+".check", c.Check); len(sizes) > 0 {
+		return append(ps, sizes...)
 	}
 	checkPs := validateCheck(where+".check", c.Channel, c.Check)
 	if len(checkPs) == 0 {
@@ -376,6 +405,54 @@ func validateCriterion(where string, c ProposedCriterion) []Problem {
 		}
 	}
 	return append(ps, checkPs...)
+}
+
+// bounded adds a problem at where when text is longer than max bytes.
+func bounded(ps []Problem, where, text string, max int) []Problem {
+	if len(text) > max {
+		return append(ps, Problem{where, fmt.Sprintf("is %d bytes, at most %d are allowed: say it shorter", len(text), max)})
+	}
+	return ps
+}
+
+// checkSizes lists the fields of check c that are too long or too many.
+func checkSizes(where string, c Check) []Problem {
+	var ps []Problem
+	for _, f := range []struct {
+		name, text string
+		max        int
+	}{{"run", c.Run, MaxScript}, {"start", c.Start, MaxScript}, {"expect_stdout", c.ExpectStdout, MaxPattern},
+		{"expect_stderr", c.ExpectStderr, MaxPattern}, {"path", c.Path, MaxPattern}, {"body", c.Body, MaxBody},
+		{"expect_body", c.ExpectBody, MaxPattern}, {"url", c.URL, MaxPattern}, {"expect_text", c.ExpectText, MaxPattern},
+		{"expect_selector", c.ExpectSelector, MaxPattern}} {
+		ps = bounded(ps, join(where, f.name), f.text, f.max)
+	}
+	if len(c.Headers) > MaxHeaders {
+		ps = append(ps, Problem{join(where, "headers"), fmt.Sprintf("at most %d headers are allowed, got %d", MaxHeaders, len(c.Headers))})
+	}
+	for _, k := range sortedKeys(c.Headers) {
+		ps = bounded(ps, join(where, "headers["+strconv.Quote(clip(k, 40))+"]"), k+c.Headers[k], MaxPattern)
+	}
+	if len(c.ExpectJSON) > MaxHeaders {
+		ps = append(ps, Problem{join(where, "expect_json"), fmt.Sprintf("at most %d paths are allowed, got %d", MaxHeaders, len(c.ExpectJSON))})
+	}
+	for _, k := range sortedKeys(c.ExpectJSON) {
+		ps = bounded(ps, join(where, "expect_json["+strconv.Quote(clip(k, 40))+"]"), k+c.ExpectJSON[k], MaxPattern)
+	}
+	if len(c.Steps) > MaxSteps {
+		ps = append(ps, Problem{join(where, "steps"), fmt.Sprintf("at most %d steps are allowed, got %d", MaxSteps, len(c.Steps))})
+	}
+	for i, st := range c.Steps {
+		sw := join(where, fmt.Sprintf("steps[%d]", i))
+		ps = bounded(ps, sw+".keys", st.Keys, MaxPattern)
+		ps = bounded(ps, sw+".expect", st.Expect, MaxPattern)
+		ps = bounded(ps, sw+".click", st.Click, MaxPattern)
+		ps = bounded(ps, sw+".wait_text", st.WaitText, MaxPattern)
+		if st.Type != nil {
+			ps = bounded(ps, sw+".type", st.Type.Selector+st.Type.Text, MaxPattern)
+		}
+	}
+	return ps
 }
 
 // nonEmpty adds a problem at where when text is blank; hint says what
@@ -609,10 +686,11 @@ func newGoal(n int, pg ProposedGoal, now time.Time) Goal {
 		Status:          Pending,
 		CreatedAt:       now,
 		UpdatedAt:       now,
+		Refactor:        pg.Refactor,
 		SuccessCriteria: make([]Criterion, 0, len(pg.Criteria)),
 	}
 	for j, pc := range pg.Criteria {
-		g.SuccessCriteria = append(g.SuccessCriteria, newCriterion(fmt.Sprintf("G%03d-C%d", n, j+1), pc))
+		g.SuccessCriteria = append(g.SuccessCriteria, newCriterion(fmt.Sprintf("G%03d-C%d", n, j+1), pc, pg.Refactor))
 	}
 	return g
 }
@@ -620,8 +698,9 @@ func newGoal(n int, pg ProposedGoal, now time.Time) Goal {
 // defaultStopCondition is the stop condition of a criterion that states none.
 var defaultStopCondition = fmt.Sprintf("%d identical failures in a row fail the goal with a diagnosis", MaxSameFailures)
 
-// newCriterion makes a pending criterion with id from a proposed one.
-func newCriterion(id string, pc ProposedCriterion) Criterion {
+// newCriterion makes a pending criterion with id from a proposed one, of
+// a goal that is (or is not) a refactor.
+func newCriterion(id string, pc ProposedCriterion, refactor bool) Criterion {
 	c := Criterion{
 		ID:               id,
 		Scenario:         strings.TrimSpace(pc.Scenario),
@@ -632,6 +711,7 @@ func newCriterion(id string, pc ProposedCriterion) Criterion {
 		Essential:        pc.Essential == nil || *pc.Essential,
 		StopCondition:    strings.TrimSpace(pc.StopCondition),
 		Status:           CriterionPending,
+		Expect:           ExpectFor(pc.UserModel, refactor),
 	}
 	if c.Channel == ChannelHTTP && c.Check.Method == "" {
 		c.Check.Method = "GET"

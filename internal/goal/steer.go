@@ -360,6 +360,15 @@ func (st steering) revisePendingWording() error {
 	if title == "" && objective == "" && scenario == "" {
 		return errors.New("nothing to reword: give a new title, objective or scenario")
 	}
+	ps := bounded(nil, "title", title, MaxTitle)
+	ps = bounded(ps, "objective", objective, MaxObjective)
+	ps = bounded(ps, "scenario", scenario, MaxText)
+	if strings.ContainsAny(title, "\r\n") {
+		ps = append(ps, Problem{"title", "a title is one line: put the rest in the objective"})
+	}
+	if err := Problems(ps); err != nil {
+		return err
+	}
 	var g *Goal
 	var c *Criterion
 	var err error
@@ -426,7 +435,7 @@ func (st steering) reviseCriterion() error {
 	if err := Problems(validateCriterion("criterion", next)); err != nil {
 		return err
 	}
-	revised := newCriterion(c.ID, next)
+	revised := newCriterion(c.ID, next, g.Refactor)
 	if c.Essential {
 		if why := weakens(*c, revised); why != "" {
 			if err := st.needsPerson(c.ID, why); err != nil {
@@ -438,6 +447,10 @@ func (st steering) reviseCriterion() error {
 		// the same check: its last result still stands
 		revised.Status, revised.CapturedEvidence, revised.CapturedAt = c.Status, c.CapturedEvidence, c.CapturedAt
 		revised.LastFailure, revised.SameFailures = c.LastFailure, c.SameFailures
+	}
+	if revised.Channel == c.Channel && checksEqual(revised.Check, c.Check) && revised.Expect == c.Expect {
+		// the same check, asked the same of the base: its base result stands
+		revised.Base = c.Base
 	}
 	*c = revised
 	g.UpdatedAt = st.now

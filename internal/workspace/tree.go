@@ -108,8 +108,17 @@ func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 }
 
 func gitOut(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	return gitOutIn(ctx, dir, env, "", args...)
+}
+
+// gitOutIn is gitOut with stdin as the command's input (a commit message
+// goes there, never into the arguments, whose size the kernel bounds).
+func gitOutIn(ctx context.Context, dir string, env []string, stdin string, args ...string) (string, error) {
 	cmd := Command(ctx, dir, args...)
 	cmd.Env = append(cmd.Env, env...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	out, err := cmd.Output()
 	if err != nil {
 		msg := err.Error()

@@ -214,7 +214,7 @@ func CommitTree(ctx context.Context, dir, branch, tree, message string, id Ident
 	if headTree, _ := gitOut(ctx, dir, nil, "rev-parse", head+"^{tree}"); headTree == tree {
 		return "", nil
 	}
-	commit, err := gitOut(ctx, dir, id.env(), "commit-tree", tree, "-p", head, "-m", message)
+	commit, err := gitOutIn(ctx, dir, id.env(), message, "commit-tree", tree, "-p", head, "-F", "-")
 	if err != nil {
 		return "", err
 	}

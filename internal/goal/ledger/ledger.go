@@ -51,6 +51,12 @@ const (
 	KindCancelled        = "cancelled"
 	KindFinalGate        = "final_gate"
 	KindResumed          = "resumed"
+	// KindCriterionBase records a criterion's result on the run's base
+	// tree, measured when the plan is proposed.
+	KindCriterionBase = "criterion_base"
+	// KindCheckpointFailed records that a goal's commit could not be made:
+	// the goal is not complete.
+	KindCheckpointFailed = "checkpoint_failed"
 )
 
 var kinds = []string{
@@ -59,6 +65,7 @@ var kinds = []string{
 	KindGoalCompleted, KindGoalFailed, KindGoalBlocked,
 	KindSteeringAccepted, KindSteeringRejected, KindCheckpoint,
 	KindReviewVerdict, KindCancelled, KindFinalGate, KindResumed,
+	KindCriterionBase, KindCheckpointFailed,
 }
 
 // KnownKind reports whether Append writes entries of this kind.

@@ -318,6 +318,11 @@ func (l *Log) format(e event.Event) string {
 	case event.CompactionData:
 		return fmt.Sprintf("%s %s %s: %s (%d → %d of %d tokens)", b, l.paint(yellow, "compacted"), d.Kind, d.Detail, d.Before, d.After, d.Window)
 	case event.CriterionData:
+		if d.Base != "" {
+			// On the code the run started from: what it must be there.
+			return fmt.Sprintf("%s   %s %s on the base tree: %s [%s] %s (%s)", b, l.paint(dim, "·"), l.paint(bold, d.Criterion), d.Status, d.Channel,
+				event.OneLine(d.Summary, 160), strings.ReplaceAll(d.Base, "_", " "))
+		}
 		c, mark := red, "✗"
 		switch d.Status {
 		case "pass":

@@ -212,7 +212,11 @@ func (s *Session) Fold(e store.StoredEvent) {
 	case event.Criterion:
 		var d event.CriterionData
 		if json.Unmarshal(e.Data, &d) == nil {
-			s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("criterion %s %s [%s] %s", d.Criterion, d.Status, d.Channel, event.OneLine(d.Summary, 120)))})
+			where := ""
+			if d.Base != "" {
+				where = "on the base tree (" + strings.ReplaceAll(d.Base, "_", " ") + "): "
+			}
+			s.Add(&Item{Kind: KindInfo, Title: printable(fmt.Sprintf("criterion %s %s%s [%s] %s", d.Criterion, where, d.Status, d.Channel, event.OneLine(d.Summary, 120)))})
 		}
 	case event.Ledger:
 		var d event.LedgerData

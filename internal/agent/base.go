@@ -1,0 +1,153 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ultra-dev/ultra/internal/check"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/goal"
+	"github.com/ultra-dev/ultra/internal/goal/ledger"
+	"github.com/ultra-dev/ultra/internal/workspace"
+)
+
+// Criteria must discriminate: before a plan (or a steering change that
+// brings new checks) is accepted, every new criterion's check runs on
+// the code the run started from, contained and exactly as it will run
+// later (runCriterion), and goal.BaseProblems refuses the criteria whose
+// result there is not what they claim (a happy, edge or adversarial
+// criterion that already passes; a regression one that does not).
+
+// baseCode is the code the run started from: its base tree without
+// ultra's records ("" when git cannot say).
+func (r *runner) baseCode(ctx context.Context) string {
+	tree := r.st.BaseTree
+	if tree == "" && r.row.Workspace.StartCommit != "" {
+		tree, _ = workspace.TreeOf(ctx, r.row.Workdir, r.row.Workspace.StartCommit)
+	}
+	if tree == "" {
+		return ""
+	}
+	return codeOf(ctx, r.row.Workdir, tree)
+}
+
+// measureBase runs, on the base code, the check of every live criterion
+// of goals that has no base result yet, and keeps the result in the
+// criterion (Base); the ledger records them once the goals are accepted
+// (recordBase). label names the evidence directory ("base", or
+// "base-N" for a steering change). A check already run on the base in
+// this process is not run again: the base does not change.
+func (r *runner) measureBase(ctx context.Context, goals []goal.Goal, label string) {
+	code := r.baseCode(ctx)
+	now := r.o.Now().UTC()
+	for gi := range goals {
+		g := &goals[gi]
+		for ci := range g.SuccessCriteria {
+			c := &g.SuccessCriteria[ci]
+			if c.Superseded != "" || c.Base != nil {
+				continue
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			var res check.Result
+			if code == "" {
+				res = check.Result{Status: goal.CriterionBlocked, Summary: "not run: ultra could not tell the code the run started from (git failed)",
+					Reason: "no base tree"}
+			} else {
+				key := baseKey(*c)
+				cached, ok := r.baseRuns[key]
+				if !ok {
+					cached = r.runCriterion(ctx, code, target{g, c}, label)
+					if ctx.Err() == nil {
+						if r.baseRuns == nil {
+							r.baseRuns = map[string]check.Result{}
+						}
+						r.baseRuns[key] = cached
+					}
+				}
+				res = cached
+			}
+			c.Base = &goal.BaseResult{Status: res.Status, Summary: oneLine(res.Summary, 600), Reason: oneLine(res.Reason, 400),
+				Tree: code, Files: res.Files, At: now}
+		}
+	}
+}
+
+// baseKey identifies a check for the base runs of one process: the
+// same channel and check give the same result on the same tree.
+func baseKey(c goal.Criterion) string {
+	b, _ := json.Marshal(struct {
+		Channel goal.Channel
+		Check   goal.Check
+	}{c.Channel, c.Check})
+	return string(b)
+}
+
+// baseProblems runs the base checks of goals (see measureBase) and lists
+// the criteria that do not discriminate, each at its place: where names
+// goal i as the planner sent it (goals[i], split[i]).
+func (r *runner) baseProblems(ctx context.Context, goals []goal.Goal, label string, where func(i int) string) []goal.Problem {
+	r.measureBase(ctx, goals, label)
+	var ps []goal.Problem
+	for i, g := range goals {
+		ps = append(ps, goal.BaseProblems(where(i), g)...)
+	}
+	return ps
+}
+
+// refactorProblems refuses refactor goals in a run a person did not
+// declare a refactor: only a person says that a task asks for no change
+// of behaviour.
+func (r *runner) refactorProblems(goals []goal.ProposedGoal, where func(i int) string) []goal.Problem {
+	if r.st.Goals != nil && r.st.Goals.Refactor {
+		return nil
+	}
+	var ps []goal.Problem
+	for i, g := range goals {
+		if g.Refactor {
+			ps = append(ps, goal.Problem{Where: where(i) + ".refactor", What: "only a person declares a refactor (ultra run --refactor): this task asks for a change of behaviour, so each goal needs a criterion that fails on the base tree and passes after the change"})
+		}
+	}
+	return ps
+}
+
+// recordBase appends a criterion_base entry for every criterion of goals
+// whose base result the ledger does not hold yet.
+func (r *runner) recordBase(goals []goal.Goal) {
+	for gi := range goals {
+		g := &goals[gi]
+		for ci := range g.SuccessCriteria {
+			c := &g.SuccessCriteria[ci]
+			if c.Base == nil || c.Base.Ledger != 0 || c.Base.NotRun != "" {
+				continue
+			}
+			c.Base.Ledger = r.goals.ledger.Len() + 1
+			r.recordGoal(ledger.Entry{Kind: ledger.KindCriterionBase, Goal: g.ID, Criterion: c.ID,
+				Digest: evidenceDigest(check.Result{Files: c.Base.Files, Summary: c.Base.Summary}), Evidence: c.Base.Files,
+				Text: fmt.Sprintf("%s on the base tree (%s): %s", c.Base.Status, strings.ReplaceAll(c.Expect, "_", " "), oneLine(c.Base.Summary, 200)),
+				Data: jsonData(map[string]any{"tree": c.Base.Tree, "expect": c.Expect, "status": c.Base.Status})})
+			var paths []string
+			for _, f := range c.Base.Files {
+				paths = append(paths, f.Path)
+			}
+			r.emit(event.Criterion, event.CriterionData{Goal: g.ID, Criterion: c.ID, Channel: string(c.Channel), Status: string(c.Base.Status),
+				Summary: c.Base.Summary, Reason: c.Base.Reason, Evidence: paths, Base: c.Expect})
+		}
+	}
+}
+
+// notRunOnBase marks the criteria a person added or changed by steering
+// a stopped run: they are a person's, not judged against the base.
+func notRunOnBase(f *goal.File, by string) {
+	for gi := range f.Goals {
+		for ci := range f.Goals[gi].SuccessCriteria {
+			c := &f.Goals[gi].SuccessCriteria[ci]
+			if c.Base == nil {
+				c.Base = &goal.BaseResult{Status: goal.CriterionPending, NotRun: "given by " + by + " while the run stood; a person's criterion is not judged against the base"}
+			}
+		}
+	}
+}

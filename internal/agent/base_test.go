@@ -1,0 +1,264 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/check"
+	"github.com/ultra-dev/ultra/internal/goal"
+	"github.com/ultra-dev/ultra/internal/goal/ledger"
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/verify"
+)
+
+// baseAware is a Checker whose base results follow the scenario: a
+// scenario with "always" passes everywhere (a check that does not depend
+// on the tree), one with "never" fails everywhere; the others behave as
+// passCheck (they discriminate).
+func baseAware(runs *[]string) func(context.Context, check.Runner, goal.Criterion) check.Result {
+	return func(ctx context.Context, r check.Runner, c goal.Criterion) check.Result {
+		*runs = append(*runs, filepath.Base(r.EvidenceDir)+" "+c.ID)
+		switch {
+		case strings.Contains(c.Scenario, "always"):
+			return check.Result{Status: goal.CriterionPass, Summary: "command `uname -s` → exit 0"}
+		case strings.Contains(c.Scenario, "never"):
+			return check.Result{Status: goal.CriterionFail, Summary: "command → exit 1", Reason: "expect_exit 0 ✗ got 1"}
+		}
+		return passCheck(ctx, r, c)
+	}
+}
+
+// proposal is a goals call of one goal whose three criteria have these
+// scenarios and user models (happy, edge, regression unless given).
+func proposal(refactor bool, scenarios ...string) string {
+	models := []string{"happy", "edge", "regression"}
+	var cs []map[string]any
+	for i, s := range scenarios {
+		cs = append(cs, map[string]any{"scenario": s, "user_model": models[i%3], "channel": "command",
+			"check": map[string]any{"run": "./calc " + s, "expect_stdout": "ok"}, "expected_evidence": "e"})
+	}
+	g := map[string]any{"title": "calc works", "objective": "o", "criteria": cs}
+	if refactor {
+		g["refactor"] = true
+	}
+	b, _ := json.Marshal(map[string]any{"goals": []any{g}})
+	return string(b)
+}
+
+// scriptedStub answers with script, then idles.
+func scriptedStub(script []*llm.Response) *stubProvider {
+	return &stubProvider{keep: true, next: func(n int, _ llm.Request) *llm.Response {
+		if n > len(script) {
+			return &llm.Response{Text: "idle"}
+		}
+		return script[n-1]
+	}}
+}
+
+// toolOutputs are the tool results the model was sent, in order.
+func toolOutputs(reqs []llm.Request) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range reqs {
+		for _, m := range r.Messages {
+			if m.Role == llm.RoleTool && !seen[m.ToolCallID+m.Content] {
+				seen[m.ToolCallID+m.Content] = true
+				out = append(out, m.Content)
+			}
+		}
+	}
+	return out
+}
+
+func TestProposalRefusedUnlessItsCriteriaDiscriminate(t *testing.T) {
+	script := []*llm.Response{
+		callsOf(tc("goals", proposal(false, "happy always", "edge case", "still there"))),
+		callsOf(tc("goals", proposal(false, "happy path", "edge case", "never there"))),
+		callsOf(tc("goals", proposal(false, "happy path", "edge case", "still there"))),
+		callsOf(tc("write", `{"file_path":"c.txt","content":"gamma\n"}`)),
+		callsOf(tc("phase", `{"to":"verifying"}`)),
+		callsOf(tc("verify", `{}`)),
+		approval(),
+	}
+	p := &stubProvider{keep: true, next: func(n int, _ llm.Request) *llm.Response { return script[n-1] }}
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass})
+	var runs []string
+	o.Checker = baseAware(&runs)
+	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusComplete {
+		t.Fatalf("outcome %+v", out)
+	}
+	outs := toolOutputs(p.reqs)
+	for i, want := range []string{
+		"goals[0].criteria[0]: already passes on the base tree, before any change (PASS: command `uname -s` → exit 0)",
+		"goals[0].criteria[2]: user_model \"regression\" means it passes on the base tree and keeps passing, but it does not pass there",
+		"Goals accepted and frozen",
+	} {
+		if i >= len(outs) || !strings.Contains(outs[i], want) {
+			t.Fatalf("tool result %d does not say %q:\n%s", i, want, strings.Join(outs, "\n---\n"))
+		}
+	}
+	// The criteria ran on the base tree before anything was accepted; a
+	// check already run there was not run again.
+	if len(runs) < 4 || !strings.HasPrefix(runs[0], "base ") {
+		t.Fatalf("checks run: %v", runs)
+	}
+	f, err := ReadGoals(dir)
+	if err != nil || f == nil {
+		t.Fatal(err)
+	}
+	for _, c := range f.Goals[0].SuccessCriteria {
+		if c.Base == nil || !goal.Discriminates(c.Expect, c.Base.Status) || c.Base.Ledger == 0 {
+			t.Errorf("criterion %s: expect %s, base %+v", c.ID, c.Expect, c.Base)
+		}
+	}
+	entries, err := ledger.Read(filepath.Join(dir, filepath.FromSlash(goal.LedgerPath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bases []string
+	for _, e := range entries {
+		if e.Kind == ledger.KindCriterionBase {
+			bases = append(bases, e.Criterion+" "+e.Text)
+		}
+	}
+	if len(bases) != 3 || !strings.Contains(bases[0], "fail on the base tree (fail to pass)") || !strings.Contains(bases[2], "pass on the base tree (pass to pass)") {
+		t.Fatalf("criterion_base entries: %v", bases)
+	}
+}
+
+func TestRefactorGoalsOnlyWhereAPersonDeclaredOne(t *testing.T) {
+	for _, declared := range []bool{false, true} {
+		script := []*llm.Response{
+			callsOf(tc("goals", proposal(true, "happy always", "edge always", "still always"))),
+			callsOf(tc("write", `{"file_path":"c.txt","content":"gamma\n"}`)),
+			callsOf(tc("phase", `{"to":"verifying"}`)),
+			callsOf(tc("verify", `{}`)),
+			approval(),
+		}
+		p := scriptedStub(script)
+		o, dir := setup(t, p, stubVerifier{verify.StatusPass})
+		o.MaxIdle = 1
+		var runs []string
+		o.Checker = baseAware(&runs)
+		out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default, Refactor: declared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := toolOutputs(p.reqs)[0]
+		if !declared {
+			if !strings.Contains(first, "goals[0].refactor: only a person declares a refactor") || len(runs) != 0 {
+				t.Fatalf("an undeclared refactor: %s (checks run: %v)", first, runs)
+			}
+			if out.Status == StatusComplete {
+				t.Fatal("the run completed with a refactor nobody declared")
+			}
+			continue
+		}
+		if out.Status != StatusComplete {
+			t.Fatalf("declared refactor: %+v\n%s", out, first)
+		}
+		f, _ := ReadGoals(dir)
+		if !f.Goals[0].Refactor {
+			t.Fatal("the goal is not recorded as a refactor")
+		}
+		for _, c := range f.Goals[0].SuccessCriteria {
+			if c.Expect != goal.PassToPass {
+				t.Errorf("a refactor's criterion %s expects %s", c.ID, c.Expect)
+			}
+		}
+	}
+}
+
+func TestModelSteeringCriteriaMustDiscriminate(t *testing.T) {
+	add := func(scenario string) string {
+		var p struct {
+			Goals []struct {
+				Criteria json.RawMessage `json:"criteria"`
+			} `json:"goals"`
+		}
+		json.Unmarshal([]byte(proposal(false, scenario, "edge case", "still there")), &p)
+		b, _ := json.Marshal(map[string]any{"kind": "add_subgoal", "title": "more", "objective": "o", "evidence": "e", "rationale": "r",
+			"criteria": p.Goals[0].Criteria})
+		return string(b)
+	}
+	script := []*llm.Response{
+		callsOf(tc("goals", goalsJSON)),
+		callsOf(tc("steer", add("happy always"))),
+		callsOf(tc("steer", add("happy path"))),
+	}
+	p := scriptedStub(script)
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass})
+	o.MaxIdle = 1
+	var runs []string
+	o.Checker = baseAware(&runs)
+	if _, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default}); err != nil {
+		t.Fatal(err)
+	}
+	outs := toolOutputs(p.reqs)
+	if len(outs) < 3 || !strings.Contains(outs[1], "Steering refused") || !strings.Contains(outs[1], "already passes on the base tree") ||
+		!strings.Contains(outs[2], "Steering accepted") {
+		t.Fatalf("steering results:\n%s", strings.Join(outs, "\n---\n"))
+	}
+	f, _ := ReadGoals(dir)
+	if len(f.Goals) != 2 || f.Goals[1].SuccessCriteria[0].Base == nil || f.Goals[1].SuccessCriteria[0].Base.Ledger == 0 {
+		t.Fatalf("the added goal's base results: %+v", f.Goals)
+	}
+}
+
+func TestGoalIsNotCompleteWithoutItsCommit(t *testing.T) {
+	script := []*llm.Response{
+		callsOf(tc("goals", goalsJSON)),
+		callsOf(tc("write", `{"file_path":"c.txt","content":"gamma\n"}`)),
+		callsOf(tc("phase", `{"to":"verifying"}`)),
+		callsOf(tc("verify", `{}`)),
+		approval(),
+	}
+	p := scriptedStub(script)
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass})
+	o.MaxIdle = 1
+	// While the criteria run, the run's branch is locked: git cannot
+	// move it, so the goal's commit fails.
+	o.Checker = func(ctx context.Context, r check.Runner, c goal.Criterion) check.Result {
+		if !onBase(r) {
+			heads, _ := filepath.Glob(filepath.Join(dir, ".git", "refs", "heads", "ultra", "*"))
+			for _, h := range heads {
+				if !strings.HasSuffix(h, ".lock") {
+					os.WriteFile(h+".lock", nil, 0o644)
+				}
+			}
+		}
+		return passCheck(ctx, r, c)
+	}
+	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default,
+		Worktree: &WorktreeSpec{Dir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusEscalated || !strings.Contains(out.Reason, "could not commit it, so it is not complete") {
+		t.Fatalf("outcome %+v", out)
+	}
+	row, err := o.Store.GetRun(context.Background(), out.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadGoals(row.Workdir)
+	if err != nil || f == nil {
+		t.Fatal(err)
+	}
+	if g := f.Goals[0]; g.Status == goal.Complete || g.Commit != "" {
+		t.Fatalf("goal %s is %s (commit %q) without its commit", g.ID, g.Status, g.Commit)
+	}
+	entries, _ := ledger.Read(filepath.Join(row.Workdir, filepath.FromSlash(goal.LedgerPath)))
+	if last := entries[len(entries)-1]; last.Kind != ledger.KindCheckpointFailed {
+		t.Fatalf("the ledger ends with %s: %s", last.Kind, last.Text)
+	}
+}
