@@ -44,7 +44,7 @@ func TestAdversary(t *testing.T) {
 }
 
 func adversaryScenarios() []advScenario {
-	return append(forgedBatchScenarios(), []advScenario{
+	return append(append(forgedBatchScenarios(), doneScenarios()...), []advScenario{
 		controlHonest(), controlTools(), controlTmpHome(),
 		secretsScenario(), secretsBeyondScenario(), stateScenario(), gitScenario(), escapeScenario(),
 		processScenario(), networkScenario(), planningScenario(), toolsScenario(), postRunScenario(),

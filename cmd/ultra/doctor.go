@@ -213,10 +213,15 @@ func printEnvironment(w io.Writer, r doctor.Environment) {
 		fmt.Fprintf(w, "sandbox    MISSING: %s\n", r.Sandbox.Problem)
 		fmt.Fprintf(w, "           fix: %s\n", r.Sandbox.Hint)
 	}
-	if r.Landlock > 0 {
-		fmt.Fprintf(w, "landlock   ok: ABI %d (the gate's Go tests cannot write the build cache the go command fills)\n", r.Landlock)
+	if r.Sandbox.Available {
+		fmt.Fprintln(w, "go cache   read-only to everything the gate and the criteria run (tests, builds, Makefiles, scripts); ultra fills it first with the toolchain alone")
 	} else {
-		fmt.Fprintln(w, "landlock   none: the gate's Go tests run with the build cache read-only (slower: nothing they compile is kept)")
+		fmt.Fprintln(w, "go cache   writable to the tests: without a sandbox nothing keeps them from it")
+	}
+	if r.Landlock > 0 {
+		fmt.Fprintf(w, "landlock   ok: ABI %d (a Go test binary the gate runs cannot touch the go command's work directory, where the next test binaries are linked)\n", r.Landlock)
+	} else {
+		fmt.Fprintln(w, "landlock   none: a Go test binary the gate runs could replace the next package's test binary in the go command's work directory")
 	}
 	for _, name := range []string{"restricted", "normal", "trusted", "unrestricted"} {
 		fmt.Fprintf(w, "profile    %-12s %s\n", name, r.Profiles[name])

@@ -68,8 +68,8 @@ type Options struct {
 	Sandbox *sandbox.Status
 	// Ultra is ultra's own program: in the gate's sandbox, Go test
 	// binaries run through it (sandbox.ExecName) so that they cannot
-	// write the build cache the go command fills. "": the build cache is
-	// read-only to the whole test run.
+	// touch the go command's work directory; it also supervises the
+	// criteria's checks. "": test binaries run as go starts them.
 	Ultra string
 	// GateUnixSockets lets the tests the gate runs create Unix domain
 	// sockets (verify.unix_sockets): off by default, since a socket file

@@ -316,7 +316,10 @@ func (r *runner) checkSandbox(ctx context.Context, dest string, ch goal.Channel)
 			return nil, err
 		}
 	}
-	return contained(st, l), nil
+	sb := contained(st, l)
+	env := sb.Env
+	sb.Env = func(base []string) []string { return noVCSStamp(pinGoEnv(env(base))) }
+	return sb, nil
 }
 
 // evidenceDigest is one digest of a check's artifacts.
@@ -349,6 +352,12 @@ func (r *runner) commitGoal(ctx context.Context, d gate.Decision, subject, body 
 	}
 	tree, err := workspace.TreeHash(ctx, r.row.Workdir)
 	if err != nil {
+		return r.commitFailed(err)
+	}
+	if vs, err := workspace.CaseVariants(ctx, r.row.Workdir, tree); err != nil || len(vs) > 0 {
+		if err == nil {
+			err = fmt.Errorf("the tree holds %s, another spelling of .ultra or .git: ultra does not commit it", strings.Join(vs, ", "))
+		}
 		return r.commitFailed(err)
 	}
 	runDir := RunDir(r.o.StateRoot, r.row.ID)

@@ -265,7 +265,28 @@ func (o Options) judgeTree(ctx context.Context, row *store.Run, st runState, req
 	if err == nil && d.Status.Advances() {
 		d = o.protectTests(ctx, row, st, req, in, d)
 	}
+	if err == nil && in.Tree != "" {
+		d = refuseCaseVariants(ctx, workdir, in.Tree, d)
+	}
 	return d, res, err
+}
+
+// refuseCaseVariants fails a decision whose tree holds another spelling
+// of .ultra or .git at its top (workspace.CaseVariant): on a
+// case-insensitive checkout it would land as ultra's records or git's
+// own files, so ultra never commits it.
+func refuseCaseVariants(ctx context.Context, workdir, tree string, d gate.Decision) gate.Decision {
+	vs, err := workspace.CaseVariants(ctx, workdir, tree)
+	switch {
+	case err != nil:
+		d.Status = gate.NotEvaluated
+		d.Reasons = append([]string{"ultra could not list the tree's top to look for other spellings of .ultra and .git: " + err.Error()}, d.Reasons...)
+	case len(vs) > 0:
+		d.Status = gate.Fail
+		d.Reasons = append([]string{fmt.Sprintf("the tree holds %s: another spelling of .ultra or .git, which on a case-insensitive checkout is ultra's records or git's own directory; remove it",
+			strings.Join(vs, ", "))}, d.Reasons...)
+	}
+	return d
 }
 
 // judgeHermetic verifies in.Tree, a tree of workdir's repository, in a
@@ -295,6 +316,7 @@ func (o Options) judgeHermetic(ctx context.Context, runDir, workdir string, deps
 	// focused and the full run, and the cache.
 	fakes := fakesOf(req.Dir)
 	var judged []string
+	repo := workdir
 	if own {
 		judged = fakes
 	} else {
@@ -305,7 +327,24 @@ func (o Options) judgeHermetic(ctx context.Context, runDir, workdir string, deps
 	if !o.sandboxStatus().Available {
 		d.Reasons = append(d.Reasons, "UNCONTAINED: the tests ran without a sandbox ("+o.sandboxStatus().Problem+")")
 	}
-	if err == nil && !d.Focused && res != nil {
+	// The verdict is for the tree ultra checked out: tests that changed
+	// its files (one package's tests rewriting another's code before it
+	// was compiled) tested something else.
+	changed := false
+	if err == nil && in.Tree != "" {
+		if cs, cerr := workspace.CheckoutChanged(ctx, repo, in.Tree, req.Dir); cerr != nil || len(cs) > 0 {
+			changed = true
+			why := fmt.Sprintf("the tests changed files of the checkout they ran in (%s): the code that passed is not the tree that was judged", strings.Join(firstN(cs, 5), ", "))
+			if cerr != nil {
+				why = "ultra could not tell whether the tests changed the checkout they ran in: " + cerr.Error()
+			}
+			if d.Status.Advances() {
+				d.Status = gate.Fail
+			}
+			d.Reasons = append([]string{why}, d.Reasons...)
+		}
+	}
+	if err == nil && !d.Focused && res != nil && !changed {
 		o.remember(key, cachedRun{Tree: in.Tree, Run: in.Run, From: fmt.Sprintf("decision %d", in.N), Time: in.Time, Sandbox: d.Sandbox, Fakes: fakes, Result: res})
 	}
 	return d, res, err

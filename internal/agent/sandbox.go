@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ultra-dev/ultra/internal/config"
 	"github.com/ultra-dev/ultra/internal/event"
@@ -157,15 +159,28 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 		}
 	}
 	l.Hide = append(l.Hide, ownHide...)
+	var baseVariants []string
+	if start := row.Workspace.StartCommit; start != "" {
+		vs, _ := workspace.CaseVariants(ctx, row.Workdir, start)
+		for _, v := range vs {
+			baseVariants = append(baseVariants, filepath.Join(row.Workdir, v))
+		}
+	}
 	sb := contained(st, l)
 	// The hidden paths are read again for every command (hidden).
 	sb.Wrap = func(name string, args []string, dir string) (proc.Wrapped, error) {
 		now := l
 		now.Hide = append(o.hidden(), ownHide...)
+		// Other spellings of .ultra and .git that the run started with are
+		// ultra's and git's on a case-insensitive checkout: read-only too.
+		// (One made during the run is refused at the gate and at every
+		// commit; the model may remove it.)
+		now.Protect = append(slices.Clone(l.Protect), baseVariants...)
 		return st.Wrapper(now.Policy())(name, args, dir)
 	}
 	return sb, nil
 }
+
 
 // hermetic makes req a verification of exactly tree: its files checked
 // out by ultra from the repository into a directory of their own (nothing
@@ -227,10 +242,13 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 			return req, nothing, err
 		}
 	}
+	// Go's build cache is read-only to everything the tests run; ultra
+	// fills it first with the toolchain alone (goWarm).
+	o.goWarm(ctx, st, l, dest, req)
 	goExec := o.goTestExec(runDir, dest, req, &l)
 	sb := contained(st, l)
 	env := sb.Env
-	sb.Env = func(base []string) []string { return pinGoEnv(goExec(ceiling(env(base)))) }
+	sb.Env = func(base []string) []string { return noVCSStamp(pinGoEnv(goExec(ceiling(env(base))))) }
 	// Every test command starts with an empty home and /tmp: nothing one
 	// run of the tests leaves there (a tool config, a marker, a planted
 	// toolchain) reaches the next, not even the re-run of failed tests.
@@ -261,18 +279,19 @@ func gateHiddenGit(ctx context.Context, workdir string) []string {
 	return nil
 }
 
-// goTestExec lets the go command of a Go project's own test run (not a
-// command the project configured: that could be anything) fill the
-// host's build cache while the test binaries, which are the model's
-// code, run through ultra under Landlock and can write only the checkout,
-// /tmp and the gate's home. Without Landlock, without ultra's program or
-// a host build cache, the cache stays read-only to the whole run (Go then
-// compiles what is missing without keeping it). It returns what it adds
-// to the test environment.
+// goTestExec runs the test binaries of a Go project's own test run (not
+// a command the project configured: that could be anything) through
+// ultra under Landlock (go test -exec): they can write only the
+// checkout, /tmp and the gate's home, while the go command keeps its work
+// directory (GOTMPDIR, where it links the test binaries it is about to
+// run) out of their reach, so that one package's tests cannot replace
+// another package's test binary. The build cache is read-only to both
+// (goWarm filled it). Without Landlock or ultra's own program the test
+// binaries run as the go command starts them. It returns what it adds to
+// the test environment.
 func (o Options) goTestExec(runDir, dest string, req verify.Request, l *sandbox.Layout) func([]string) []string {
 	same := func(env []string) []string { return env }
-	cache := sandbox.GoCache()
-	if o.Ultra == "" || cache == "" || len(req.Commands) > 0 || sandbox.LandlockABI() < 1 {
+	if o.Ultra == "" || len(req.Commands) > 0 || sandbox.LandlockABI() < 1 {
 		return same
 	}
 	if !isFile(filepath.Join(dest, "go.mod")) && !isFile(filepath.Join(dest, "go.work")) {
@@ -287,7 +306,11 @@ func (o Options) goTestExec(runDir, dest string, req verify.Request, l *sandbox.
 			return same
 		}
 	}
-	l.Writable = append(l.Writable, cache)
+	work := filepath.Join(runDir, "sandbox", "gate-gowork")
+	if err := removeAll(work); err != nil || os.MkdirAll(work, 0o700) != nil {
+		return same
+	}
+	l.Writable = append(l.Writable, work)
 	l.Deps = append(l.Deps, sandbox.Bind{Src: bin, Path: bin}, sandbox.Bind{Src: o.Ultra, Path: o.Ultra})
 	writable := strings.Join([]string{l.Work, "/tmp", l.Home}, ":")
 	return func(env []string) []string {
@@ -298,10 +321,83 @@ func (o Options) goTestExec(runDir, dest string, req verify.Request, l *sandbox.
 				flags = v
 				continue
 			}
+			if strings.HasPrefix(kv, "GOTMPDIR=") {
+				continue
+			}
 			out = append(out, kv)
 		}
-		return append(out, "GOFLAGS="+strings.TrimSpace(flags+" -exec="+link), sandbox.WritableEnv+"="+writable)
+		return append(out, "GOFLAGS="+strings.TrimSpace(flags+" -exec="+link), "GOTMPDIR="+work, sandbox.WritableEnv+"="+writable)
 	}
+}
+
+// goWarm compiles the Go modules of the checkout at dest into the host's
+// build cache before any test runs: go test with a program that runs
+// nothing in place of each test binary (-exec true), in the gate's
+// sandbox with the cache writable. Only the toolchain runs then (the
+// compiler, the linker, vet; never the project's code), and nothing else
+// runs beside it, so the cache holds only what the go command made of
+// the tree. The tests that follow find their packages compiled and see
+// the cache read-only, whatever starts the go command (the detected go
+// test, a Makefile, a script, a criterion): nothing the project runs can
+// plant a compiled package or a test result for a later compilation or
+// gate to read. What goWarm cannot compile is compiled again, uncached,
+// by the tests' own run. Its output goes to a log beside the tests' logs.
+func (o Options) goWarm(ctx context.Context, st sandbox.Status, l sandbox.Layout, dest string, req verify.Request) {
+	cache := sandbox.GoCache()
+	goBin, err := exec.LookPath("go")
+	if cache == "" || err != nil {
+		return
+	}
+	never, err := exec.LookPath("true")
+	if err != nil {
+		return
+	}
+	roots := verify.GoModuleRoots(dest)
+	if len(roots) == 0 {
+		return
+	}
+	wl := l
+	wl.Writable = append(slices.Clone(l.Writable), cache)
+	sb := contained(st, wl)
+	env := noVCSStamp(pinGoEnv(sb.Env(append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(dest)))))
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = verify.DefaultTimeout
+	}
+	logPath := ""
+	if req.LogDir != "" {
+		logPath = strings.TrimRight(req.LogDir, "/") + "-go-build.log"
+	}
+	var log strings.Builder
+	for _, rel := range roots {
+		opts := proc.Options{Dir: filepath.Join(dest, filepath.FromSlash(rel)), Env: env, Timeout: timeout, Wrap: sb.Wrap}
+		res, err := proc.Run(ctx, goBin, []string{"test", "-exec=" + never, "-count=1", "./..."}, opts)
+		fmt.Fprintf(&log, "$ go test -exec=%s -count=1 ./...   (in ./%s: exit %d, %s)\n%s\n", never, rel, res.ExitCode, res.Duration.Round(time.Millisecond), res.Output)
+		if err != nil {
+			fmt.Fprintf(&log, "not run: %v\n", err)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if logPath != "" {
+		_ = os.WriteFile(logPath, []byte(log.String()), 0o644)
+	}
+}
+
+// noVCSStamp keeps the go command from stamping what it builds with
+// version control information (-buildvcs=false): a checkout ultra made
+// holds no repository, and the one above it is hidden, so go build would
+// fail asking git about it.
+func noVCSStamp(env []string) []string {
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
+			env[i] = "GOFLAGS=" + strings.TrimSpace(v+" -buildvcs=false")
+			return env
+		}
+	}
+	flags := sandbox.GoFlags()
+	return append(env, "GOFLAGS="+strings.TrimSpace(flags+" -buildvcs=false"))
 }
 
 // pinGoEnv makes the go command of the tests read the person's go env

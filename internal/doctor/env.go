@@ -16,7 +16,7 @@ import (
 // the gate key, and the programs criteria and tests use.
 type Environment struct {
 	Sandbox  sandbox.Status    `json:"sandbox"`
-	Landlock int               `json:"landlock_abi"` // 0: none (Go's build cache is then read-only to the gate's tests)
+	Landlock int               `json:"landlock_abi"` // 0: none (Go test binaries then share the go command's work directory)
 	Profiles map[string]string `json:"profiles"`     // profile → "contained", "uncontained" or "refused"
 	Git      string            `json:"git"`
 	GateKey  string            `json:"gate_key"`

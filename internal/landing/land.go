@@ -67,6 +67,14 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 	if green == nil {
 		return nil, refused("the tip of %s (%s) is a tree the gate never passed; `ultra undo %s --to-last-green` goes back to the last green commit", ws.Branch, workspace.Short(tip), row.ID)
 	}
+	// Another spelling of .ultra or .git would be ultra's records or git's
+	// own files in a case-insensitive checkout (ultra never commits one;
+	// a branch changed outside ultra might hold one).
+	if vs, err := workspace.CaseVariants(ctx, o.Repo, tipTree); err != nil {
+		return nil, err
+	} else if len(vs) > 0 {
+		return nil, refused("the tip of %s holds %s, another spelling of .ultra or .git, which a case-insensitive checkout takes for ultra's records or git's own files: nothing lands", ws.Branch, strings.Join(vs, ", "))
+	}
 	res := &Landed{Run: row.ID, Base: ws.Base}
 	if green.Status == gate.Waived || green.Waiver != nil {
 		res.Waived = green // a person accepted it; the tests did not pass it

@@ -13,8 +13,9 @@ import (
 )
 
 // Test binaries run through ExecName inside the gate's sandbox: the go
-// command (trusted) may write its build cache, the tests it starts (the
-// model's code) may not. ultra is started under this name (a link to it)
+// command (trusted) keeps its work directory, where it links the test
+// binaries it is about to run, out of reach of the tests it starts (the
+// model's code). ultra is started under this name (a link to it)
 // with WritableEnv listing, separated by ':', the only directories the
 // test may write.
 const (
@@ -70,7 +71,15 @@ func ExecRestricted(writable, argv, env []string) error {
 // RunExec is ultra's main when it is started as ExecName: go test's
 // -exec wrapper for one test binary.
 func RunExec(args []string) int {
-	err := ExecRestricted(strings.Split(os.Getenv(WritableEnv), ":"), args, os.Environ())
+	// The go command's work directory is its own: a go command the test
+	// starts makes one in /tmp.
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOTMPDIR=") {
+			env = append(env, kv)
+		}
+	}
+	err := ExecRestricted(strings.Split(os.Getenv(WritableEnv), ":"), args, env)
 	fmt.Fprintln(os.Stderr, err)
 	return 126
 }

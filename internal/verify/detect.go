@@ -233,6 +233,33 @@ func detectGoWork(dir string) ([]Detected, string, error) {
 	return out, "", nil
 }
 
+// GoModuleRoots are the directories (relative to dir, slash-separated,
+// "" for dir itself) of the Go modules a go test of the tree at dir
+// builds: the modules inside it that its go.work uses, else dir's own
+// module; none when dir holds neither file.
+func GoModuleRoots(dir string) []string {
+	if text, ok, err := readSmall(filepath.Join(dir, "go.work")); err == nil && ok {
+		var roots []string
+		for _, u := range goWorkUses(text) {
+			rel := filepath.ToSlash(filepath.Clean(u))
+			if strings.HasPrefix(rel, "../") || rel == ".." || filepath.IsAbs(u) {
+				continue
+			}
+			if rel == "." {
+				rel = ""
+			}
+			if ok, _ := isFile(filepath.Join(dir, rel, "go.mod")); ok && !slices.Contains(roots, rel) {
+				roots = append(roots, rel)
+			}
+		}
+		return roots
+	}
+	if ok, _ := isFile(filepath.Join(dir, "go.mod")); ok {
+		return []string{""}
+	}
+	return nil
+}
+
 // goWorkUses reads the use directives of a go.work file.
 func goWorkUses(text string) []string {
 	var uses []string

@@ -163,6 +163,9 @@ func FakeResults(dir string) []Finding {
 		}
 		if python {
 			out = append(out, pythonFakes(rel, string(src))...)
+			if !IsTestPath(rel) {
+				out = append(out, pythonDetects(rel, string(src))...)
+			}
 			return nil
 		}
 		fset := token.NewFileSet()
@@ -185,7 +188,11 @@ func FakeResults(dir string) []Finding {
 			pkgs[key] = p
 			order = append(order, key)
 		}
-		p.add(&fakeFile{rel: rel, test: strings.HasSuffix(name, "_test.go"), f: f, fset: fset, imports: fileImports(f)})
+		ff := &fakeFile{rel: rel, test: strings.HasSuffix(name, "_test.go"), f: f, fset: fset, imports: fileImports(f)}
+		p.add(ff)
+		if !IsTestPath(rel) {
+			out = append(out, goDetects(ff)...)
+		}
 		return nil
 	})
 	for _, k := range order {

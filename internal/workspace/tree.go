@@ -312,3 +312,70 @@ func withoutPaths(ctx context.Context, dir, tree string, paths []string) (string
 	}
 	return gitOut(ctx, dir, env, "write-tree")
 }
+
+// OwnNames are the top-level names a worktree holds for git and ultra:
+// on a case-insensitive checkout (macOS, Windows) any other spelling of
+// them (.ULTRA, .Git) is the same directory, so a tree that holds one
+// would land as ultra's records or git's own files there.
+var OwnNames = []string{".ultra", ".git"}
+
+// CaseVariant reports whether name is another spelling of one of
+// OwnNames (not the name itself).
+func CaseVariant(name string) bool {
+	for _, own := range OwnNames {
+		if name != own && strings.EqualFold(name, own) {
+			return true
+		}
+	}
+	return false
+}
+
+// CaseVariants lists the top-level entries of tree that are case variants
+// of OwnNames (CaseVariant).
+func CaseVariants(ctx context.Context, dir, tree string) ([]string, error) {
+	out, err := gitOut(ctx, dir, nil, "ls-tree", "--name-only", "-z", tree)
+	if err != nil {
+		return nil, err
+	}
+	var vs []string
+	for _, name := range strings.Split(out, "\x00") {
+		if CaseVariant(name) {
+			vs = append(vs, name)
+		}
+	}
+	return vs, nil
+}
+
+// CheckoutChanged lists the files of tree that differ in dest, a checkout
+// of it made by ExportTree (changed, deleted, of another type): what a
+// process that ran there changed. Files dest holds beside the tree's are
+// not listed. dir is any directory of the repository.
+func CheckoutChanged(ctx context.Context, dir, tree, dest string) ([]string, error) {
+	tmp, err := os.CreateTemp("", "ultra-checkout-index-*")
+	if err != nil {
+		return nil, err
+	}
+	tmp.Close()
+	os.Remove(tmp.Name())
+	defer os.Remove(tmp.Name())
+	env := []string{"GIT_INDEX_FILE=" + tmp.Name(), "GIT_WORK_TREE=" + dest}
+	if _, err := gitOut(ctx, dir, env, "read-tree", tree); err != nil {
+		return nil, err
+	}
+	// Stat information is missing from a fresh index: refresh hashes the
+	// files whose stat does not match (all of them, once).
+	cmd := Command(ctx, dir, "update-index", "-q", "--refresh", "--ignore-submodules")
+	cmd.Env = append(cmd.Env, env...)
+	_ = cmd.Run() // exits 1 when files changed: diff-files says which
+	out, err := gitOut(ctx, dir, env, "diff-files", "--name-only", "-z", "--ignore-submodules")
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" {
+			changed = append(changed, p)
+		}
+	}
+	return changed, nil
+}

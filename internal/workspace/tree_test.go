@@ -276,3 +276,58 @@ func TestWithoutPaths(t *testing.T) {
 		t.Fatal("a tree without the paths must come back as it is")
 	}
 }
+
+func TestCaseVariant(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{".ultra", false}, {".git", false}, {".ULTRA", true}, {".Ultra", true}, {".uLtRa", true},
+		{".GIT", true}, {".Git", true}, {".ultras", false}, {"ultra", false}, {".gitignore", false}, {"src", false},
+	} {
+		if got := CaseVariant(tc.name); got != tc.want {
+			t.Errorf("CaseVariant(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCheckoutChanged(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "calc"), 0o755)
+	for name, body := range map[string]string{"calc/calc.go": "package calc\n", "calc/other.go": "package calc\n", "README": "r\n", "x.sh": "#!/bin/sh\n"} {
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
+	os.Chmod(filepath.Join(dir, "x.sh"), 0o755)
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "x")
+	tree, err := TreeHash(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "co")
+	if err := ExportTree(ctx, dir, tree, dest); err != nil {
+		t.Fatal(err)
+	}
+	if cs, err := CheckoutChanged(ctx, dir, tree, dest); err != nil || len(cs) != 0 {
+		t.Fatalf("a fresh checkout: %v %v", cs, err)
+	}
+	// What tests leave beside the tree's files is theirs.
+	os.WriteFile(filepath.Join(dest, "calc", "out.txt"), []byte("scratch"), 0o644)
+	if cs, _ := CheckoutChanged(ctx, dir, tree, dest); len(cs) != 0 {
+		t.Fatalf("a new file counted: %v", cs)
+	}
+	os.WriteFile(filepath.Join(dest, "calc", "calc.go"), []byte("package calc\n// changed\n"), 0o644)
+	os.Remove(filepath.Join(dest, "README"))
+	os.Chmod(filepath.Join(dest, "x.sh"), 0o644)
+	cs, err := CheckoutChanged(ctx, dir, tree, dest)
+	sort.Strings(cs)
+	if err != nil || strings.Join(cs, " ") != "README calc/calc.go x.sh" {
+		t.Fatalf("changed %v, %v", cs, err)
+	}
+	// The repository's own index is untouched.
+	if out, _ := exec.Command("git", "-C", dir, "status", "--porcelain").Output(); len(out) != 0 {
+		t.Fatalf("status not clean: %s", out)
+	}
+}
