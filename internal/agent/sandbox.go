@@ -181,7 +181,6 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 	return sb, nil
 }
 
-
 // hermetic makes req a verification of exactly tree: its files checked
 // out by ultra from the repository into a directory of their own (nothing
 // ignored or untracked of the worktree comes along, only the dependency
