@@ -546,4 +546,3 @@ var (
 	pyEntryPoint = regexp.MustCompile(`(?:^\s*|['"]\s*)[\w.-]+\s*=\s*([A-Za-z_][\w.]*)\s*:\s*\w`)
 	pyDotted     = regexp.MustCompile(`^[A-Za-z_][\w.]*$`)
 )
-
