@@ -292,7 +292,7 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		Pricing: pricing, ProviderHint: pc.hint, ContextWindow: p.Config.Model.ContextWindow, ThinkingBudget: p.Config.Model.ThinkingBudget,
 		ModelRetries: retries,
 		Provider:     pc.provider, ProviderName: pc.name, Model: pc.model, BaseURL: pc.baseURL, Models: pc.models,
-		StateRoot: p.StateRoot, VerifyCommands: cmds,
+		StateRoot: p.StateRoot, VerifyCommands: cmds, DeclaredCode: vc.Code, DeclaredSupport: vc.TestSupport,
 		VerifyTimeout:   pick(f.verifyTO, vc.Timeout.D()),
 		BashTimeout:     pick(f.bashTimeout, p.Config.Run.BashTimeout.D()),
 		Sinks:           sinks,

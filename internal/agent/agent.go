@@ -51,6 +51,9 @@ type Options struct {
 	StateRoot      string // .ultra/state of the repository
 	Verifier       verify.Verifier
 	VerifyCommands []string      // explicit test commands (verify.command); empty: detect
+	// DeclaredCode and DeclaredSupport are a person's declarations of
+	// what files are to the tests (verify.code, verify.test_support).
+	DeclaredCode, DeclaredSupport []string
 	VerifyTimeout  time.Duration // per command
 	BashTimeout    time.Duration
 	Sinks          []event.Sink // surfaces: JSONL, human log, …
@@ -224,6 +227,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	}
 	deps, _ := workspace.IgnoredDirs(ctx, spec.Workdir, depDirs...)
 	st := runState{Phase: phase.NewIn(mode, spec.Budgets), VerifyCommands: o.VerifyCommands, AllowTestChanges: spec.AllowTestChanges, DepDirs: deps,
+		DeclaredCode: o.DeclaredCode, DeclaredSupport: o.DeclaredSupport,
 		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models, Review: spec.Review}
 	if phase.Worktree(mode) {
 		st.Goals = &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly || mode == phase.Plan, Continue: o.GoalFailure == "continue", Refactor: spec.Refactor}

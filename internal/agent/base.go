@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/event"
@@ -42,37 +44,67 @@ func (r *runner) baseCode(ctx context.Context) string {
 func (r *runner) measureBase(ctx context.Context, goals []goal.Goal, label string) {
 	code := r.baseCode(ctx)
 	now := r.o.Now().UTC()
+	var todo []target
 	for gi := range goals {
 		g := &goals[gi]
 		for ci := range g.SuccessCriteria {
-			c := &g.SuccessCriteria[ci]
-			if c.Superseded != "" || c.Base != nil {
-				continue
+			if c := &g.SuccessCriteria[ci]; c.Superseded == "" && c.Base == nil {
+				todo = append(todo, target{g, c})
 			}
-			if ctx.Err() != nil {
-				return
-			}
-			var res check.Result
-			if code == "" {
-				res = check.Result{Status: goal.CriterionBlocked, Summary: "not run: ultra could not tell the code the run started from (git failed)",
-					Reason: "no base tree"}
-			} else {
-				key := baseKey(*c)
-				cached, ok := r.baseRuns[key]
-				if !ok {
-					cached = r.runCriterion(ctx, code, target{g, c}, label)
-					if ctx.Err() == nil {
-						if r.baseRuns == nil {
-							r.baseRuns = map[string]check.Result{}
-						}
-						r.baseRuns[key] = cached
-					}
-				}
-				res = cached
-			}
-			c.Base = &goal.BaseResult{Status: res.Status, Summary: oneLine(res.Summary, 600), Reason: oneLine(res.Reason, 400),
-				Tree: code, Files: res.Files, At: now}
 		}
+	}
+	// The checks run side by side when each has a sandbox (its own
+	// network and processes): the base does not change under them.
+	results := make([]check.Result, len(todo))
+	workers := 1
+	if r.o.sandboxStatus().Available {
+		workers = min(max(runtime.NumCPU(), 2), 4)
+	}
+	var mu sync.Mutex
+	next := 0
+	var wg sync.WaitGroup
+	for w := range min(workers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				var cached check.Result
+				ok := false
+				if i < len(todo) {
+					cached, ok = r.baseRuns[baseKey(*todo[i].c)]
+				}
+				mu.Unlock()
+				if i >= len(todo) || ctx.Err() != nil {
+					return
+				}
+				switch {
+				case code == "":
+					results[i] = check.Result{Status: goal.CriterionBlocked, Summary: "not run: ultra could not tell the code the run started from (git failed)", Reason: "no base tree"}
+				case ok:
+					results[i] = cached
+				default:
+					results[i] = r.runCriterionIn(ctx, code, todo[i], label, fmt.Sprintf("check-base-%d", w))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return
+	}
+	for i, t := range todo {
+		res := results[i]
+		if code != "" {
+			if r.baseRuns == nil {
+				r.baseRuns = map[string]check.Result{}
+			}
+			r.baseRuns[baseKey(*t.c)] = res
+		}
+		t.c.Base = &goal.BaseResult{Status: res.Status, Summary: oneLine(res.Summary, 600), Reason: oneLine(res.Reason, 400),
+			Tree: code, Files: res.Files, At: now}
 	}
 }
 

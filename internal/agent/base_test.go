@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ultra-dev/ultra/internal/axes"
@@ -21,8 +22,11 @@ import (
 // on the tree), one with "never" fails everywhere; the others behave as
 // passCheck (they discriminate).
 func baseAware(runs *[]string) func(context.Context, check.Runner, goal.Criterion) check.Result {
+	var mu sync.Mutex
 	return func(ctx context.Context, r check.Runner, c goal.Criterion) check.Result {
+		mu.Lock()
 		*runs = append(*runs, filepath.Base(r.EvidenceDir)+" "+c.ID)
+		mu.Unlock()
 		switch {
 		case strings.Contains(c.Scenario, "always"):
 			return check.Result{Status: goal.CriterionPass, Summary: "command `uname -s` → exit 0"}

@@ -241,6 +241,13 @@ func (r *runner) runCriteria(ctx context.Context, tree string, ts []target, labe
 // runCriterion runs one check on a fresh checkout of tree, contained like
 // the gate's tests: the programs it starts are the model's.
 func (r *runner) runCriterion(ctx context.Context, tree string, t target, label string) check.Result {
+	return r.runCriterionIn(ctx, tree, t, label, "check")
+}
+
+// runCriterionIn is runCriterion with the checkout, home and /tmp of the
+// check in the run's sandbox directory slot (checks that run at the same
+// time each have their own).
+func (r *runner) runCriterionIn(ctx context.Context, tree string, t target, label, slot string) check.Result {
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
 	evDir := filepath.Join(r.o.StateRoot, "evidence", r.row.ID, t.g.ID, t.c.ID, label)
 	rel, err := filepath.Rel(r.row.Repo, evDir)
@@ -254,7 +261,7 @@ func (r *runner) runCriterion(ctx context.Context, tree string, t target, label 
 	if r.o.Ultra == "" && r.o.Checker == nil {
 		return blocked("ultra's own program is unknown, so it cannot supervise the check")
 	}
-	dest := filepath.Join(runDir, "sandbox", "check", "tree")
+	dest := filepath.Join(runDir, "sandbox", slot, "tree")
 	_ = removeAll(dest)
 	// The code, without ultra's records of the run: a check judges what
 	// the run made, never what ultra wrote about it.
@@ -296,10 +303,10 @@ func (r *runner) checkSandbox(ctx context.Context, dest string, ch goal.Channel)
 			return append(env, "GIT_CEILING_DIRECTORIES="+filepath.Dir(dest))
 		}}, nil
 	}
-	runDir := RunDir(r.o.StateRoot, r.row.ID)
+	slot := filepath.Dir(dest)
 	l := sandbox.Layout{
 		Work: dest, Hide: append(r.o.hidden(), gateHiddenGit(ctx, r.row.Workdir)...),
-		Home: filepath.Join(runDir, "sandbox", "check-home"), Tmp: filepath.Join(runDir, "sandbox", "check-tmp"),
+		Home: filepath.Join(slot, "home"), Tmp: filepath.Join(slot, "tmp"),
 		NoUnixSockets: ch != goal.ChannelTmux && ch != goal.ChannelBrowser,
 	}
 	for _, p := range depPaths(r.row.Workdir, r.st.DepDirs) {

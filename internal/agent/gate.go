@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -263,7 +262,7 @@ func (o Options) judgeTree(ctx context.Context, row *store.Run, st runState, req
 	runDir, workdir := RunDir(o.StateRoot, row.ID), row.Workdir
 	d, res, err := o.judgeHermetic(ctx, runDir, workdir, st.DepDirs, true, req, in, last)
 	if err == nil && d.Status.Advances() {
-		d = o.protectTests(ctx, row, st, req, in, d)
+		d = o.protectTests(ctx, row, st, req, in, d, commandsOf(res))
 	}
 	if err == nil && in.Tree != "" {
 		d = refuseCaseVariants(ctx, workdir, in.Tree, d)
@@ -431,110 +430,6 @@ func judgeFull(ctx context.Context, res *verify.Result, err error, workdir strin
 // fakesOf are the keys of the constructs in the tree at dir that can fake
 // test results (verify.FakeResults).
 func fakesOf(dir string) []string { return verify.FindingKeys(verify.FakeResults(dir)) }
-
-// protectTests runs the project's original tests against the new code
-// when the run changed, deleted or renamed existing tests (or the files
-// that decide how tests run): the tree judged is the run's with those
-// files as they were when the run started and the test files it added
-// removed. See gate.ApplyProtected for what follows.
-func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, req verify.Request, in gate.Input, d gate.Decision) gate.Decision {
-	base := ""
-	if in.Baseline != nil {
-		base = in.Baseline.Tree
-	}
-	if base == "" && row.Workspace.StartCommit != "" {
-		base, _ = workspace.TreeOf(ctx, row.Workdir, row.Workspace.StartCommit)
-	}
-	if base == "" || base == in.Tree {
-		return d
-	}
-	changes, err := workspace.DiffTrees(ctx, row.Workdir, base, in.Tree)
-	if err != nil {
-		d.Status = gate.NotEvaluated
-		d.Reasons = append([]string{"ultra could not compare the tree with the run's start to find changed tests: " + err.Error()}, d.Reasons...)
-		return d
-	}
-	var changed, restore, remove, deps, added []string
-	var testDirs map[string]bool // directories with tests at the start, listed when a test is added
-	for _, c := range changes {
-		switch {
-		case c.Status == "A" && verify.InDependencyDir(c.Path):
-			deps = append(deps, c.Path)
-		case c.Status == "A":
-			if verify.IsTestConfig(c.Path) {
-				// A new conftest.py or runner config changes how the
-				// existing tests run, as a changed one would.
-				changed = append(changed, "added "+c.Path)
-			}
-			if verify.IsTestPath(c.Path) {
-				remove = append(remove, c.Path)
-				if testDirs == nil {
-					testDirs = baseTestDirs(ctx, row.Workdir, base)
-				}
-				if testDirs[path.Dir(c.Path)] {
-					added = append(added, c.Path)
-				}
-			}
-		case c.Status == "R" || c.Status == "C":
-			if verify.IsTestPath(c.From) {
-				changed = append(changed, "renamed "+c.From+" to "+c.Path)
-				restore = append(restore, c.From)
-				if verify.IsTestPath(c.Path) {
-					remove = append(remove, c.Path)
-				}
-			}
-		case verify.IsTestPath(c.Path):
-			how := map[string]string{"D": "deleted ", "M": "changed ", "T": "changed "}[c.Status]
-			changed = append(changed, how+c.Path)
-			restore = append(restore, c.Path)
-		}
-	}
-	if len(deps) > 0 {
-		d.Status = gate.Fail
-		d.Reasons = append([]string{fmt.Sprintf("the tree adds files under dependency directories (%s): the runners and packages the tests use come from the run's start (workspace.setup), never from the tree under judgement; remove them",
-			strings.Join(firstN(deps, 5), ", "))}, d.Reasons...)
-		return d
-	}
-	if len(changed) == 0 && len(added) == 0 {
-		return d
-	}
-	p := gate.Protected{Changed: changed, Added: added, Allowed: st.AllowTestChanges}
-	tree, err := workspace.RestoreInTree(ctx, row.Workdir, in.Tree, base, restore, remove)
-	if err != nil {
-		p.Decision = gate.Decision{Status: gate.NotEvaluated, Reasons: []string{"ultra could not restore the original tests: " + err.Error()}}
-		return gate.ApplyProtected(d, p)
-	}
-	pin := in
-	pin.Tree = tree
-	// The original tests are judged against the run's start only: tests
-	// the run added (and saw fail before it fixed the code) are not in
-	// this tree, and their absence is no regression.
-	pin.Previous = nil
-	preq := req
-	// Beside the main run's logs, not inside them: that directory was
-	// writable to the main run's tests, which could have planted reports.
-	preq.LogDir = req.LogDir + "-original-tests"
-	p.Decision, _, err = o.judgeHermetic(ctx, RunDir(o.StateRoot, row.ID), row.Workdir, st.DepDirs, false, preq, pin, nil)
-	if err != nil {
-		p.Decision = gate.Decision{Status: gate.NotEvaluated, Reasons: []string{err.Error()}}
-	}
-	return gate.ApplyProtected(d, p)
-}
-
-// baseTestDirs are the directories that held test files in tree base.
-func baseTestDirs(ctx context.Context, dir, base string) map[string]bool {
-	dirs := map[string]bool{}
-	out, err := workspace.Git(ctx, dir, "ls-tree", "-r", "--name-only", "-z", base)
-	if err != nil {
-		return dirs
-	}
-	for _, p := range strings.Split(out, "\x00") {
-		if p != "" && verify.IsTestPath(p) && !verify.IsTestConfig(p) {
-			dirs[path.Dir(p)] = true
-		}
-	}
-	return dirs
-}
 
 func firstN(s []string, n int) []string {
 	if len(s) > n {

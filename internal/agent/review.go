@@ -140,7 +140,7 @@ func (r *runner) completeGoal(ctx context.Context, g *goal.Goal, d gate.Decision
 
 // reviewPrompt is the reviewer's system prompt.
 const reviewPrompt = `You are the final reviewer of ultra, an autonomous coding agent. Another agent made the change below; ultra's gate already ran the project's tests and every success criterion on the final tree. You review in a fresh context, with read-only tools (read, glob, grep), the brief, the goals with their evidence, and the diff against the base.
-Look for what the gate cannot see: requirements of the brief the change does not meet, wrong behaviour, regressions, security problems, tests or checks that prove less than they claim, and missing evidence.
+Look for what the gate cannot see: requirements of the brief the change does not meet, wrong behaviour, regressions, security problems, tests or checks that prove less than they claim, and missing evidence. The gate cannot close two things by construction, so look for them: code that behaves differently when it is tested or checked (it reads the environment, its arguments, paths, the time, its call stack or loaded modules to tell a test or ultra's sandbox from a person's machine), and answers hard-coded for the inputs the tests and criteria use. Criteria that read the source (grep) rather than run the program show less than they claim.
 Answer with exactly one call: review{verdict:"approve", summary, findings} when nothing blocks, or review{verdict:"blockers", summary, findings} when something must change first. Each finding is {severity: blocker|major|minor|nit, file, line, reason, fix}: file is a path of the tree relative to the repository root, a blocker says what must change. Do not ask questions and do not edit anything.`
 
 // startReview gives the reviewer its fresh context.
@@ -173,6 +173,16 @@ func (r *runner) startReview(ctx context.Context, d gate.Decision) {
 		}
 	}
 	fmt.Fprintf(&b, "\n## Tests\ngate decision %d: %s (%d passed, %d failed, %d skipped)\n", d.N, d.Status, d.Counts.Passed, d.Counts.Failed+d.Counts.Errors, d.Counts.Skipped)
+	for _, l := range []struct {
+		what  string
+		paths []string
+	}{{"tests the run changed (the original tests also ran against the new code)", d.ChangedTests},
+		{"test support the run changed (files the tests load and the code does not; restored for the original tests)", d.TestSupport},
+		{"files the tests load that ultra cannot tell from code under test (read these changes closely: a weakened helper and a fix look alike)", d.Undecided}} {
+		if len(l.paths) > 0 {
+			fmt.Fprintf(&b, "%s:\n  - %s\n", l.what, strings.Join(l.paths, "\n  - "))
+		}
+	}
 	base := r.row.Workspace.StartCommit
 	diff := ""
 	if base != "" {

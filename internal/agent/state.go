@@ -61,6 +61,10 @@ type runState struct {
 	// AllowTestChanges: a person started the run allowing it to change
 	// the project's existing tests (--allow-test-changes).
 	AllowTestChanges bool `json:"allow_test_changes,omitempty"`
+	// DeclaredCode and DeclaredSupport are the person's declarations of
+	// what files are to the tests, fixed when the run started.
+	DeclaredCode    []string `json:"declared_code,omitempty"`
+	DeclaredSupport []string `json:"declared_support,omitempty"`
 	// DepDirs are the worktree's ignored dependency directories
 	// (node_modules, .venv, …) as the run found them when it started,
 	// before the model could act: read-only to the model, and the only

@@ -106,6 +106,12 @@ type Verify struct {
 	// of the same tree with the same commands and environment, measured
 	// by any run in the repository; false runs the tests every time.
 	Cache *bool `toml:"cache"`
+	// Code and TestSupport declare, as path globs (** for any depth),
+	// what files are to the tests when ultra cannot tell by itself: code
+	// under test, or test support (restored with the original tests when
+	// a run changes them). A declaration wins over ultra's own reading.
+	Code        []string `toml:"code"`
+	TestSupport []string `toml:"test_support"`
 }
 
 // CacheOff reports whether verify.cache is set to false.

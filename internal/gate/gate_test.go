@@ -289,8 +289,19 @@ func TestApplyProtected(t *testing.T) {
 		{"original tests pass: a person decides", pass, Protected{Changed: []string{"changed a_test.go"}, Decision: pass}, Concerns, true, "needs a person", phase.NeedsPerson, false},
 		{"allowed by a person", pass, Protected{Changed: []string{"changed a_test.go"}, Decision: pass, Allowed: true}, Pass, false, "as a person allowed", phase.Pass, true},
 		{"tests added beside existing ones: the original tests still pass", pass, Protected{Added: []string{"a/zz_test.go"}, Decision: pass}, Pass, false, "2 tests passed", phase.Pass, true},
-		{"tests added beside existing ones hid a failure", pass, Protected{Added: []string{"a/zz_test.go"}, Decision: fail}, Fail, false, "without the test files the run added beside them (a/zz_test.go)", phase.Fail, false},
+		{"tests added beside existing ones hid a failure", pass, Protected{Added: []string{"a/zz_test.go"}, Decision: fail}, Fail, false, "without the files the run added beside them (a/zz_test.go)", phase.Fail, false},
 		{"a failing decision stays failing", fail, Protected{Changed: []string{"changed a_test.go"}, Decision: pass}, Fail, false, "also changed existing tests", phase.Fail, false},
+		{"weakened test support hid a failure", pass, Protected{Support: []string{"changed internal/testutil/eq.go (imported only by tests)"}, Decision: fail}, Fail, false,
+			"the run's changes to tests and what they load: changed internal/testutil/eq.go", phase.Fail, false},
+		{"test support changed, the original tests still pass: a person decides", pass, Protected{Support: []string{"changed lib.sh (sourced by test.sh)"}, Decision: pass}, Concerns, true,
+			"existing tests or what they load were changed", phase.NeedsPerson, false},
+		{"test support changed as a person allowed", pass, Protected{Support: []string{"changed lib.sh"}, Decision: pass, Allowed: true}, Pass, false, "as a person allowed", phase.Pass, true},
+		{"undecided files: the original tests pass with them as they were", pass, Protected{Undecided: []string{"changed pkg/compare/eq.go"}, Decision: pass, Restored: pass}, Pass, false,
+			"the original tests pass with them as they were too", phase.Pass, true},
+		{"undecided files: the original tests pass only with the run's version", pass, Protected{Undecided: []string{"changed pkg/compare/eq.go"}, Decision: pass, Restored: fail}, Concerns, true,
+			"pass only with the run's version of files they load that ultra cannot tell from code under test (changed pkg/compare/eq.go", phase.NeedsPerson, false},
+		{"undecided files need a person even where test changes are allowed", pass, Protected{Undecided: []string{"changed pkg/compare/eq.go"}, Decision: pass, Restored: fail, Allowed: true}, Concerns, true,
+			"a person decides", phase.NeedsPerson, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := ApplyProtected(tc.d, tc.p)
