@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -69,6 +70,24 @@ func TestFullCycleToComplete(t *testing.T) {
 	for _, e := range cr {
 		if data(e)["status"] != "pass" {
 			t.Fatalf("criterion %v", data(e))
+		}
+	}
+	// Before the plan was accepted, each criterion ran on the base tree
+	// and did what it claims there; ultra goals criteria shows both results.
+	var base []string
+	for _, e := range ofType(evs, "criterion") {
+		if d := data(e); d["base"] != nil {
+			base = append(base, fmt.Sprintf("%s %s %s", d["criterion"], d["status"], d["base"]))
+		}
+	}
+	if strings.Join(base, "; ") != "G001-C1 fail fail_to_pass; G001-C2 fail fail_to_pass; G001-C3 pass pass_to_pass" {
+		t.Fatalf("base results: %v", base)
+	}
+	gc := ultra(t, dir, "goals", "criteria", "G001", "--run", runID(t, evs))
+	for _, want := range []string{"base:  fail on the base tree (fail to pass, as it must)", "base:  pass on the base tree (pass to pass, as it must)",
+		"final: pass: command grep -c 'return a + b' calc/calc.go", "on the base tree ", "/base/command.txt"} {
+		if gc.code != 0 || !strings.Contains(gc.stdout, want) {
+			t.Fatalf("ultra goals criteria lacks %q (exit %d):\n%s%s", want, gc.code, gc.stdout, gc.stderr)
 		}
 	}
 	// Two commits: the goal's, then ultra's records of the final gate
