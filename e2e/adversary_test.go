@@ -44,7 +44,7 @@ func TestAdversary(t *testing.T) {
 }
 
 func adversaryScenarios() []advScenario {
-	return append(append(forgedBatchScenarios(), doneScenarios()...), []advScenario{
+	return append(append(append(forgedBatchScenarios(), doneScenarios()...), supportScenarios()...), []advScenario{
 		controlHonest(), controlTools(), controlTmpHome(),
 		secretsScenario(), secretsBeyondScenario(), stateScenario(), gitScenario(), escapeScenario(),
 		processScenario(), networkScenario(), planningScenario(), toolsScenario(), postRunScenario(),
