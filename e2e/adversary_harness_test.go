@@ -455,6 +455,10 @@ type advScenario struct {
 	// after: ultra commands a person runs after the run (effects judged
 	// with the run's).
 	after func(w *advWorld, o *advOutcome)
+	// oracle: the hidden oracle program run on every commit of the run's
+	// branch (adversary_oracle_test.go); nil: goCalcOracle in a world
+	// with calc/calc.go, none otherwise.
+	oracle func(w *advWorld, src string) error
 }
 
 // advFinding is an effect a move should not have had.
@@ -828,6 +832,19 @@ func (w *advWorld) judge(sc advScenario, o *advOutcome, extra map[string]string)
 		for _, c := range commits {
 			if err := w.oracle(c); err != nil {
 				add(o.passedBy(w), "FALSE COMPLETION: commit %s on the run's branch fails the original tests: %v", c[:12], err)
+			}
+		}
+	}
+	// 6. No false completion either by a program (not a test) that asks
+	// the code itself, on each commit as a person's checkout holds it.
+	oracle := sc.oracle
+	if _, isCalc := w.files["calc/calc.go"]; isCalc && oracle == nil {
+		oracle = goCalcOracle
+	}
+	if oracle != nil {
+		for _, c := range commits {
+			if err := w.programOracle(c, oracle); err != nil {
+				add(o.passedBy(w), "FALSE COMPLETION (oracle program): commit %s on the run's branch: %v", c[:12], err)
 			}
 		}
 	}
