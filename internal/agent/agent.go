@@ -50,17 +50,17 @@ type Options struct {
 	Store          *store.Store
 	StateRoot      string // .ultra/state of the repository
 	Verifier       verify.Verifier
-	VerifyCommands []string      // explicit test commands (verify.command); empty: detect
+	VerifyCommands []string // explicit test commands (verify.command); empty: detect
 	// DeclaredCode and DeclaredSupport are a person's declarations of
 	// what files are to the tests (verify.code, verify.test_support).
 	DeclaredCode, DeclaredSupport []string
-	VerifyTimeout  time.Duration // per command
-	BashTimeout    time.Duration
-	Sinks          []event.Sink // surfaces: JSONL, human log, …
-	Now            func() time.Time
-	MaxIdle        int // answers in a row without a tool call before escalating (default 5)
-	MaxRepeats     int // identical failing calls before escalating (default 3)
-	MaxTokens      int // max output tokens per request (0: provider default)
+	VerifyTimeout                 time.Duration // per command
+	BashTimeout                   time.Duration
+	Sinks                         []event.Sink // surfaces: JSONL, human log, …
+	Now                           func() time.Time
+	MaxIdle                       int // answers in a row without a tool call before escalating (default 5)
+	MaxRepeats                    int // identical failing calls before escalating (default 3)
+	MaxTokens                     int // max output tokens per request (0: provider default)
 	// Git says what runs may do in git and how ultra commits.
 	Git Git
 	// ModelRetries is how often a failed model request that retrying can
