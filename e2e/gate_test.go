@@ -735,7 +735,7 @@ func TestAddedTestFailsThenPasses(t *testing.T) {
 	dir := repo(t, greenProject)
 	subTest := "package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {\n\tif Sub(5, 3) != 2 {\n\t\tt.Fatal(\"Sub(5, 3) != 2\")\n\t}\n}\n"
 	goals := goalsOf("Sub subtracts",
-		crit("happy", "command", "Sub exists", map[string]any{"run": "grep -c 'func Sub' calc/sub.go", "expect_stdout": "^1"}),
+		crit("happy", "command", "Sub subtracts, as its test shows", map[string]any{"run": "go test -count=1 -v -run '^TestSub$' ./calc", "expect_stdout": "--- PASS: TestSub"}),
 		crit("edge", "command", "Sub subtracts", map[string]any{"run": "grep -q 'return a - b' calc/sub.go", "expect_exit": 0}),
 		crit("regression", "command", "Add's tests are still there", map[string]any{"run": "grep -c '^func Test' calc/calc_test.go", "expect_stdout": "^2"}))
 	m := newModel(t,

@@ -282,9 +282,18 @@ func goalsOf(title string, criteria ...map[string]any) map[string]any {
 // calcGoals is the goal of fixing calcProject, with criteria ultra runs.
 func calcGoals() map[string]any {
 	return goalsOf("Add adds",
-		crit("happy", "command", "Add's body adds its arguments", map[string]any{"run": "grep -c 'return a + b' calc/calc.go", "expect_stdout": "^1\\s*$"}),
+		crit("happy", "command", "Add adds, as its test shows", map[string]any{"run": "go test -count=1 -run '^TestAdd$' ./calc", "expect_exit": 0}),
 		crit("edge", "command", "no subtraction is left in Add", map[string]any{"run": "grep -q 'return a - b' calc/calc.go", "expect_exit": 1}),
 		crit("regression", "command", "both tests are still there", map[string]any{"run": "grep -c '^func Test' calc/calc_test.go", "expect_stdout": "^2\\s*$"}))
+}
+
+// refactorOf marks the goals of a goals{...} proposal as refactors (a
+// person declares the run one: runArgs adds --refactor).
+func refactorOf(g map[string]any) map[string]any {
+	for _, x := range g["goals"].([]any) {
+		x.(map[string]any)["refactor"] = true
+	}
+	return g
 }
 
 // planGoals is a planning step that proposes one goal whose criteria any
@@ -298,7 +307,7 @@ func planGoals(plan string) step { return calls(planGoalsCall(plan)) }
 func planGoalsCall(plan string) map[string]any {
 	g := goalsOf(plan,
 		crit("happy", "command", "the tree has files", map[string]any{"run": "ls -A", "expect_stdout": "\\S"}),
-		crit("edge", "command", "the tree has regular files at its top", map[string]any{"run": "find . -maxdepth 1 -type f", "expect_stdout": "\\S"}),
+		crit("edge", "command", "the tree has dot files too", map[string]any{"run": "ls -a", "expect_stdout": "\\S"}),
 		crit("regression", "command", "the tree still lists", map[string]any{"run": "ls", "expect_exit": 0, "expect_stdout": "\\S"}))
 	g["goals"].([]any)[0].(map[string]any)["refactor"] = true
 	return call("goals", g)

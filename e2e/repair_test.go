@@ -95,7 +95,7 @@ func TestHealthCheckAndHeal(t *testing.T) {
 	// verify it.
 	heal := newModel(t,
 		calls(call("goals", goalsOf("give the module a test suite",
-			crit("happy", "command", "Add has a test", map[string]any{"run": "grep -c 'func TestAdd' calc/calc_test.go", "expect_stdout": "^1$"}),
+			crit("happy", "command", "the module has tests that pass", map[string]any{"run": "go test -count=1 ./calc", "expect_stdout": "^ok"}),
 			crit("edge", "command", "the test checks a sum", map[string]any{"run": "grep -c 'Add(2, 3) != 5' calc/calc_test.go", "expect_stdout": "^1$"}),
 			crit("regression", "command", "Add is still there", map[string]any{"run": "grep -c 'func Add' calc/calc.go", "expect_stdout": "^1$"})))),
 		calls(call("write", map[string]any{"file_path": "calc/calc_test.go", "content": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"})),

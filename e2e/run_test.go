@@ -85,7 +85,7 @@ func TestFullCycleToComplete(t *testing.T) {
 	}
 	gc := ultra(t, dir, "goals", "criteria", "G001", "--run", runID(t, evs))
 	for _, want := range []string{"base:  fail on the base tree (fail to pass, as it must)", "base:  pass on the base tree (pass to pass, as it must)",
-		"final: pass: command grep -c 'return a + b' calc/calc.go", "on the base tree ", "/base/command.txt"} {
+		"final: pass: command go test -count=1 -run '^TestAdd$' ./calc", "on the base tree ", "/base/command.txt"} {
 		if gc.code != 0 || !strings.Contains(gc.stdout, want) {
 			t.Fatalf("ultra goals criteria lacks %q (exit %d):\n%s%s", want, gc.code, gc.stdout, gc.stderr)
 		}

@@ -60,8 +60,8 @@ func (v stubVerifier) Verify(context.Context, verify.Request) (*verify.Result, e
 // goalsJSON is a proposal of one goal with three criteria (the tests'
 // Checker passes them).
 const goalsJSON = `{"goals":[{"title":"do it","objective":"do it well","criteria":[` +
-	`{"scenario":"s1","user_model":"happy","channel":"command","check":{"run":"ls","expect_stdout":"a"},"expected_evidence":"e"},` +
-	`{"scenario":"s2","user_model":"edge","channel":"command","check":{"run":"ls","expect_stdout":"b"},"expected_evidence":"e"},` +
+	`{"scenario":"s1","user_model":"happy","channel":"command","check":{"run":"./app a","expect_stdout":"a"},"expected_evidence":"e"},` +
+	`{"scenario":"s2","user_model":"edge","channel":"command","check":{"run":"./app b","expect_stdout":"b"},"expected_evidence":"e"},` +
 	`{"scenario":"s3","user_model":"regression","channel":"command","check":{"run":"ls -a","expect_stdout":"txt"},"expected_evidence":"e"}]}]}`
 
 // approval is the final reviewer's answer.

@@ -44,7 +44,7 @@ func (r *runner) baseCode(ctx context.Context) string {
 func (r *runner) measureBase(ctx context.Context, goals []goal.Goal, label string) {
 	code := r.baseCode(ctx)
 	now := r.o.Now().UTC()
-	var todo []target
+	var todo, run []target
 	for gi := range goals {
 		g := &goals[gi]
 		for ci := range g.SuccessCriteria {
@@ -53,45 +53,21 @@ func (r *runner) measureBase(ctx context.Context, goals []goal.Goal, label strin
 			}
 		}
 	}
-	// The checks run side by side when each has a sandbox (its own
-	// network and processes): the base does not change under them.
 	results := make([]check.Result, len(todo))
-	workers := 1
-	if r.o.sandboxStatus().Available {
-		workers = min(max(runtime.NumCPU(), 2), 4)
+	var where []int
+	for i, t := range todo {
+		switch cached, ok := r.baseRuns[baseKey(*t.c)]; {
+		case code == "":
+			results[i] = check.Result{Status: goal.CriterionBlocked, Summary: "not run: ultra could not tell the code the run started from (git failed)", Reason: "no base tree"}
+		case ok:
+			results[i] = cached
+		default:
+			run, where = append(run, t), append(where, i)
+		}
 	}
-	var mu sync.Mutex
-	next := 0
-	var wg sync.WaitGroup
-	for w := range min(workers, len(todo)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				var cached check.Result
-				ok := false
-				if i < len(todo) {
-					cached, ok = r.baseRuns[baseKey(*todo[i].c)]
-				}
-				mu.Unlock()
-				if i >= len(todo) || ctx.Err() != nil {
-					return
-				}
-				switch {
-				case code == "":
-					results[i] = check.Result{Status: goal.CriterionBlocked, Summary: "not run: ultra could not tell the code the run started from (git failed)", Reason: "no base tree"}
-				case ok:
-					results[i] = cached
-				default:
-					results[i] = r.runCriterionIn(ctx, code, todo[i], label, fmt.Sprintf("check-base-%d", w))
-				}
-			}
-		}()
+	for j, res := range r.runOnBase(ctx, code, run, label) {
+		results[where[j]] = res
 	}
-	wg.Wait()
 	if ctx.Err() != nil {
 		return
 	}
@@ -106,6 +82,70 @@ func (r *runner) measureBase(ctx context.Context, goals []goal.Goal, label strin
 		t.c.Base = &goal.BaseResult{Status: res.Status, Summary: oneLine(res.Summary, 600), Reason: oneLine(res.Reason, 400),
 			Tree: code, Files: res.Files, At: now}
 	}
+}
+
+// runOnBase runs the checks of ts on code, the base tree's code, side by
+// side when each has a sandbox of its own (its own network and
+// processes): the base does not change under them.
+func (r *runner) runOnBase(ctx context.Context, code string, ts []target, label string) []check.Result {
+	results := make([]check.Result, len(ts))
+	workers := 1
+	if r.o.sandboxStatus().Available {
+		workers = min(max(runtime.NumCPU(), 2), 4)
+	}
+	var mu sync.Mutex
+	next := 0
+	var wg sync.WaitGroup
+	for w := range min(workers, len(ts)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(ts) || ctx.Err() != nil {
+					return
+				}
+				results[i] = r.runCriterionIn(ctx, code, ts[i], label, fmt.Sprintf("check-base-%d", w))
+			}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// baseDrift runs again, on the base tree, every essential fail-to-pass
+// criterion the model proposed (of the goals that are not refactors),
+// after the final gate passed: one that passes there now never depended
+// on the change (the time, the machine, chance). It returns them, each
+// with what it showed; label names the evidence directory.
+func (r *runner) baseDrift(ctx context.Context, label string) []string {
+	code := r.baseCode(ctx)
+	if code == "" {
+		return []string{"ultra could not tell the code the run started from (git failed), so it could not check that the criteria still fail there"}
+	}
+	var ts []target
+	for gi := range r.goals.file.Goals {
+		g := &r.goals.file.Goals[gi]
+		if g.Refactor || g.Status == goal.Blocked {
+			continue
+		}
+		for ci := range g.SuccessCriteria {
+			c := &g.SuccessCriteria[ci]
+			if c.Superseded == "" && c.Essential && c.Expect == goal.FailToPass && c.Base != nil && c.Base.NotRun == "" {
+				ts = append(ts, target{g, c})
+			}
+		}
+	}
+	var drift []string
+	for i, res := range r.runOnBase(ctx, code, ts, label) {
+		if res.Status == goal.CriterionPass {
+			drift = append(drift, fmt.Sprintf("%s (%s)", ts[i].c.ID, oneLine(res.Summary, 200)))
+		}
+	}
+	return drift
 }
 
 // baseKey identifies a check for the base runs of one process: the
@@ -141,6 +181,24 @@ func (r *runner) refactorProblems(goals []goal.ProposedGoal, where func(i int) s
 	for i, g := range goals {
 		if g.Refactor {
 			ps = append(ps, goal.Problem{Where: where(i) + ".refactor", What: "only a person declares a refactor (ultra run --refactor): this task asks for a change of behaviour, so each goal needs a criterion that fails on the base tree and passes after the change"})
+		}
+	}
+	return ps
+}
+
+// essentialProblems refuses criteria the model proposes as not
+// essential: a criterion that fails at the end would not keep its goal
+// from completing, so a model could make the checks that show the goal
+// optional. Only a person makes a criterion non-essential (ultra goals
+// steer --kind revise_criterion --essential=false).
+func essentialProblems(goals []goal.ProposedGoal, where func(i int) string) []goal.Problem {
+	var ps []goal.Problem
+	for i, g := range goals {
+		for j, c := range g.Criteria {
+			if c.Essential != nil && !*c.Essential {
+				ps = append(ps, goal.Problem{Where: fmt.Sprintf("%s.criteria[%d].essential", where(i), j),
+					What: "a criterion the planner proposes decides its goal: only a person makes one non-essential"})
+			}
 		}
 	}
 	return ps

@@ -266,3 +266,66 @@ func TestGoalIsNotCompleteWithoutItsCommit(t *testing.T) {
 		t.Fatalf("the ledger ends with %s: %s", last.Kind, last.Text)
 	}
 }
+
+// A criterion that failed on the base tree when the plan was made and
+// passes there at the final gate (a check of the clock, say) never
+// depended on the change: the run does not complete.
+func TestCriterionThatPassesOnTheBaseLaterCompletesNothing(t *testing.T) {
+	script := []*llm.Response{
+		callsOf(tc("goals", proposal(false, "happy path", "edge case", "still there"))),
+		callsOf(tc("write", `{"file_path":"c.txt","content":"gamma\n"}`)),
+		callsOf(tc("phase", `{"to":"verifying"}`)),
+		callsOf(tc("verify", `{}`)),
+		approval(),
+	}
+	p := scriptedStub(script)
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass})
+	o.MaxIdle = 1
+	var mu sync.Mutex
+	baseRuns := 0
+	o.Checker = func(ctx context.Context, r check.Runner, c goal.Criterion) check.Result {
+		if onBase(r) && c.Scenario == "happy path" {
+			mu.Lock()
+			baseRuns++
+			later := baseRuns > 1
+			mu.Unlock()
+			if later {
+				return check.Result{Status: goal.CriterionPass, Summary: "the clock says it is time"}
+			}
+		}
+		return passCheck(ctx, r, c)
+	}
+	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusEscalated || !strings.Contains(out.Reason, "pass there now, so their result does not depend on the change") ||
+		!strings.Contains(out.Reason, "G001-C1") || strings.Contains(out.Reason, "G001-C2") {
+		t.Fatalf("outcome %+v", out)
+	}
+	if baseRuns != 2 {
+		t.Fatalf("the happy criterion ran %d times on the base tree, want 2 (the plan, the final gate)", baseRuns)
+	}
+	for _, r := range p.reqs {
+		if reviewing(r) {
+			t.Fatal("the reviewer was asked, though the final gate failed")
+		}
+	}
+}
+
+func TestNonEssentialCriteriaAreAPersonsChoice(t *testing.T) {
+	var g map[string]any
+	json.Unmarshal([]byte(proposal(false, "happy path", "edge case", "still there")), &g)
+	crit := g["goals"].([]any)[0].(map[string]any)["criteria"].([]any)
+	crit[0].(map[string]any)["essential"] = false
+	b, _ := json.Marshal(g)
+	p := scriptedStub([]*llm.Response{callsOf(tc("goals", string(b)))})
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass})
+	o.MaxIdle = 1
+	if _, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default}); err != nil {
+		t.Fatal(err)
+	}
+	if out := toolOutputs(p.reqs)[0]; !strings.Contains(out, "goals[0].criteria[0].essential: a criterion the planner proposes decides its goal: only a person makes one non-essential") {
+		t.Fatalf("goals result: %s", out)
+	}
+}

@@ -149,6 +149,18 @@ func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal
 			missing = append(missing, g.ID+": "+v.Reason)
 		}
 	}
+	if len(missing) == 0 && ctx.Err() == nil {
+		// The criteria that showed the change must still fail on the code
+		// the run started from: one that passes there now depends on
+		// something else (the time, the machine, chance).
+		if drift := r.baseDrift(ctx, "base-"+label); len(drift) > 0 && ctx.Err() == nil {
+			res.Failed = true
+			res.Reason = "criteria that failed on the base tree pass there now, so their result does not depend on the change (the time, the machine, chance): " +
+				strings.Join(drift, "; ") + "; a person decides (ultra goals steer --kind revise_criterion, then ultra resume)"
+			r.recordGoal(ledger.Entry{Kind: ledger.KindFinalGate, Text: "fail: " + oneLine(res.Reason, 600), Data: jsonData(map[string]any{"tree": d.Tree, "gate": d.N})})
+			return res, b.String() + "final gate: " + res.Reason + "\n"
+		}
+	}
 	if len(missing) == 0 {
 		res.Complete = true
 		res.Reason = fmt.Sprintf("the tests and every essential criterion of %d goals pass on tree %s", len(f.Goals), workspace.Short(d.Tree))

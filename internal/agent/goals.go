@@ -403,6 +403,7 @@ func (r *runner) runGoals(ctx context.Context, args json.RawMessage) tool.Result
 	}
 	at := func(i int) string { return fmt.Sprintf("goals[%d]", i) }
 	probs = append(probs, r.refactorProblems(p.Goals, at)...)
+	probs = append(probs, essentialProblems(p.Goals, at)...)
 	if len(probs) > 0 {
 		return proposalRefused(probs, "")
 	}

@@ -91,6 +91,8 @@ func (r *runner) steerBase(ctx context.Context, old goal.File, next *goal.File, 
 	}
 	where := func(i int) string { return fmt.Sprintf("goal %s", next.Goals[i].ID) }
 	ps := r.refactorProblems(s.Split, func(i int) string { return fmt.Sprintf("split[%d]", i) })
+	ps = append(ps, essentialProblems(s.Split, func(i int) string { return fmt.Sprintf("split[%d]", i) })...)
+	ps = append(ps, essentialProblems([]goal.ProposedGoal{{Criteria: s.Criteria}}, func(int) string { return "new" })...)
 	for _, i := range touched {
 		if next.Goals[i].Refactor && (r.st.Goals == nil || !r.st.Goals.Refactor) {
 			ps = append(ps, goal.Problem{Where: where(i), What: "only a person declares a refactor"})

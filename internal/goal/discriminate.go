@@ -14,8 +14,10 @@ import (
 //     on the base tree (a check the base cannot even run counts as
 //     failing there); it passes only once the change exists;
 //   - pass to pass: a regression criterion, and every criterion of a
-//     refactor (a goal that asks for no change of behaviour), must pass
-//     on the base tree and keep passing.
+//     refactor (a goal that asks for no change of behaviour) that runs
+//     the program, must pass on the base tree and keep passing; a
+//     refactor's criteria that only read files show the change of its
+//     text (documentation, comments) and are fail to pass.
 //
 // Whatever does not depend on the tree at all (a system fact, a stock
 // server, a program that prints a constant) passes on the base and is
@@ -26,12 +28,14 @@ import (
 // results on the base tree (Criterion.Base), each at its place under
 // where (goals[0]): a fail-to-pass criterion that already passes there,
 // a pass-to-pass criterion that does not, and a goal (not a refactor)
-// whose essential criteria include none that fails there. Criteria
+// whose essential criteria include none that fails there and runs
+// something (ReadsOnly: a grep of the source shows what the code says,
+// not what it does). Criteria
 // without a base result, or that a person added without one
 // (BaseResult.NotRun), are not judged.
 func BaseProblems(where string, g Goal) []Problem {
 	var ps []Problem
-	showsChange := false
+	showsChange, readsOnly := false, false
 	for i, c := range g.SuccessCriteria {
 		if !live(c) || c.Base == nil || c.Base.NotRun != "" {
 			if live(c) && c.Essential && c.Expect == FailToPass {
@@ -42,6 +46,8 @@ func BaseProblems(where string, g Goal) []Problem {
 		at := fmt.Sprintf("%s.criteria[%d]", where, i)
 		ok := Discriminates(c.Expect, c.Base.Status)
 		switch {
+		case ok && c.Expect == FailToPass && c.Essential && ReadsOnly(c.Channel, c.Check):
+			readsOnly = true
 		case ok && c.Expect == FailToPass && c.Essential:
 			showsChange = true
 		case ok:
@@ -55,7 +61,12 @@ func BaseProblems(where string, g Goal) []Problem {
 				"fix the check, or make it happy, edge or adversarial if it shows the change", baseSummary(c.Base))})
 		}
 	}
-	if !g.Refactor && !showsChange && len(ps) == 0 {
+	switch {
+	case g.Refactor || showsChange || len(ps) > 0:
+	case readsOnly:
+		ps = append(ps, Problem{where + ".criteria", "the essential criteria that fail on the base tree only read files (grep, cat, test, wc, a build): they show what the code says, not what it does. " +
+			"Add an essential one that runs the program, or its tests, and checks what it answers"})
+	default:
 		ps = append(ps, Problem{where + ".criteria", "no essential criterion fails on the base tree and must pass after the change, so no criterion observes what the goal changes: " +
 			"add one that does (a goal that changes no behaviour is a refactor, which only a person declares)"})
 	}

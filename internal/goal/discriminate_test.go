@@ -7,15 +7,16 @@ import (
 
 func TestExpectFor(t *testing.T) {
 	for _, tc := range []struct {
-		m        UserModel
-		refactor bool
-		want     string
+		m                   UserModel
+		readsOnly, refactor bool
+		want                string
 	}{
-		{Happy, false, FailToPass}, {Edge, false, FailToPass}, {Adversarial, false, FailToPass},
-		{Regression, false, PassToPass}, {Happy, true, PassToPass}, {Edge, true, PassToPass},
+		{Happy, false, false, FailToPass}, {Edge, false, false, FailToPass}, {Adversarial, false, false, FailToPass},
+		{Regression, false, false, PassToPass}, {Happy, false, true, PassToPass}, {Edge, false, true, PassToPass},
+		{Happy, true, false, FailToPass}, {Happy, true, true, FailToPass}, {Regression, true, true, PassToPass},
 	} {
-		if got := ExpectFor(tc.m, tc.refactor); got != tc.want {
-			t.Errorf("ExpectFor(%s, %v) = %s, want %s", tc.m, tc.refactor, got, tc.want)
+		if got := ExpectFor(tc.m, tc.readsOnly, tc.refactor); got != tc.want {
+			t.Errorf("ExpectFor(%s, reads only %v, refactor %v) = %s, want %s", tc.m, tc.readsOnly, tc.refactor, got, tc.want)
 		}
 	}
 }
@@ -23,7 +24,7 @@ func TestExpectFor(t *testing.T) {
 func TestBaseProblems(t *testing.T) {
 	base := func(st CriterionStatus) *BaseResult { return &BaseResult{Status: st, Summary: "command → exit 0"} }
 	crit := func(m UserModel, essential bool, b *BaseResult) Criterion {
-		return Criterion{ID: "c", UserModel: m, Essential: essential, Expect: ExpectFor(m, false), Base: b}
+		return Criterion{ID: "c", UserModel: m, Essential: essential, Expect: ExpectFor(m, false, false), Base: b}
 	}
 	refactor := func(c Criterion) Criterion { c.Expect = PassToPass; return c }
 	for _, tc := range []struct {
@@ -56,6 +57,23 @@ func TestBaseProblems(t *testing.T) {
 		{name: "superseded criteria do not count", g: Goal{SuccessCriteria: []Criterion{
 			func() Criterion { c := crit(Happy, true, base(CriterionPass)); c.Superseded = "x"; return c }(), crit(Regression, true, base(CriterionPass))}},
 			want: []string{"no essential criterion fails on the base tree"}},
+		{name: "the criteria that show the change only read the source", g: Goal{SuccessCriteria: []Criterion{
+			func() Criterion {
+				c := crit(Happy, true, base(CriterionFail))
+				c.Channel, c.Check = ChannelCommand, Check{Run: "grep -c 'func Mul' calc/calc.go"}
+				return c
+			}(), crit(Regression, true, base(CriterionPass))}},
+			want: []string{"goals[0].criteria: the essential criteria that fail on the base tree only read files"}},
+		{name: "one of them runs the program", wantNone: true, g: Goal{SuccessCriteria: []Criterion{
+			func() Criterion {
+				c := crit(Happy, true, base(CriterionFail))
+				c.Channel, c.Check = ChannelCommand, Check{Run: "grep -c 'func Mul' calc/calc.go"}
+				return c
+			}(), func() Criterion {
+				c := crit(Edge, true, base(CriterionFail))
+				c.Channel, c.Check = ChannelCommand, Check{Run: "go run ./cmd/calc mul 2 3"}
+				return c
+			}(), crit(Regression, true, base(CriterionPass))}}},
 		{name: "a person's criterion is not judged", wantNone: true, g: Goal{SuccessCriteria: []Criterion{
 			crit(Happy, true, &BaseResult{Status: CriterionPending, NotRun: "added by a person"}), crit(Regression, true, base(CriterionPass))}}},
 	} {
@@ -139,5 +157,34 @@ func TestProposalSizeLimits(t *testing.T) {
 				t.Fatalf("want a size problem at %s, got %v", tc.where, ps)
 			}
 		})
+	}
+}
+
+func TestReadsOnly(t *testing.T) {
+	for _, tc := range []struct {
+		ch   Channel
+		run  string
+		want bool
+	}{
+		{ChannelCommand, "grep -c 'return a + b' calc/calc.go", true},
+		{ChannelCommand, "cat calc.go | grep Mul | wc -l", true},
+		{ChannelCommand, "test -f calc/mul.go && grep -q Mul calc/mul.go", true},
+		{ChannelCommand, "go build ./... && go vet ./...", true},
+		{ChannelCommand, "/usr/bin/grep -c x f", true},
+		{ChannelCommand, "go run ./cmd/calc mul 2 3", false},
+		{ChannelCommand, "go test -run TestMul ./calc", false},
+		{ChannelCommand, "python3 calc.py mul 2 3 | grep -x 6", false},
+		{ChannelCommand, "./calc mul 2 3", false},
+		{ChannelCommand, "$PROG mul 2 3", false},
+		{ChannelCommand, "grep -q -- --json README.md", false},
+		{ChannelCommand, "grep -c 'Mul' docs/calc.md NOTES.txt", false},
+		{ChannelCommand, "grep -rc Mul .", true},
+		{ChannelCommand, "grep -c Mul README.md calc.go", true},
+		{ChannelHTTP, "", false},
+	} {
+		c := Check{Run: tc.run}
+		if got := ReadsOnly(tc.ch, c); got != tc.want {
+			t.Errorf("ReadsOnly(%s, %q) = %v, want %v", tc.ch, tc.run, got, tc.want)
+		}
 	}
 }

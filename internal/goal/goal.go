@@ -201,10 +201,13 @@ const (
 )
 
 // ExpectFor is what the base tree must do with a criterion of user model
-// m in a goal that is (or is not) a refactor: regression criteria and
-// every criterion of a refactor must pass there, the others must not.
-func ExpectFor(m UserModel, refactor bool) string {
-	if refactor || m == Regression {
+// m that does or does not only read files (ReadsOnly), in a goal that is
+// (or is not) a refactor: regression criteria must pass there, and so
+// must a refactor's criteria that run the program (its behaviour stays
+// the same); the others must not (a refactor's criteria that read files
+// show the change of its text: documentation, comments).
+func ExpectFor(m UserModel, readsOnly, refactor bool) string {
+	if m == Regression || refactor && !readsOnly {
 		return PassToPass
 	}
 	return FailToPass

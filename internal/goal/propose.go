@@ -711,7 +711,7 @@ func newCriterion(id string, pc ProposedCriterion, refactor bool) Criterion {
 		Essential:        pc.Essential == nil || *pc.Essential,
 		StopCondition:    strings.TrimSpace(pc.StopCondition),
 		Status:           CriterionPending,
-		Expect:           ExpectFor(pc.UserModel, refactor),
+		Expect:           ExpectFor(pc.UserModel, ReadsOnly(pc.Channel, pc.Check), refactor),
 	}
 	if c.Channel == ChannelHTTP && c.Check.Method == "" {
 		c.Check.Method = "GET"

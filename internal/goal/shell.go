@@ -1,6 +1,7 @@
 package goal
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -476,4 +477,82 @@ func isFunctionKey(w string) bool {
 		}
 	}
 	return true
+}
+
+// readers are programs that read files or text and run nothing of the
+// project's: a check made only of them shows what the code says, not what
+// it does.
+var readers = []string{
+	"grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "tac", "head", "tail", "wc", "diff", "cmp", "comm",
+	"test", "[", "ls", "find", "stat", "file", "du", "sed", "awk", "gawk", "mawk", "sort", "uniq", "cut", "tr",
+	"nl", "od", "xxd", "hexdump", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "base64",
+	"jq", "yq", "basename", "dirname", "realpath", "readlink", "tree", "column", "paste", "fold", "rev",
+	"expand", "unexpand", "true", "false", "echo", "printf", "gofmt",
+}
+
+// goReaders are the go command's subcommands that compile or read code
+// without running it.
+var goReaders = []string{"vet", "list", "build", "fmt", "doc", "version", "env", "mod"}
+
+// ReadsOnly reports that check c of channel ch only reads the project's
+// source: a command whose every program is a reader (grep, cat, test, wc,
+// a go build or vet …) and that reads at least one file or directory that
+// is not documentation. It shows what the code says, not what it does. A
+// check that reads only documentation (README, *.md, docs/) shows a
+// change of the documentation; checks of the other channels start a
+// program.
+func ReadsOnly(ch Channel, c Check) bool {
+	if ch != ChannelCommand {
+		return false
+	}
+	s, ok := readScript(c.Run)
+	if !ok || len(s.real) == 0 {
+		return ok
+	}
+	docsOnly := true
+	for _, call := range s.real {
+		name := callName(call)
+		args := callArgs(call)
+		if name == "go" {
+			if len(args) > 0 && slices.Contains(goReaders, args[0]) {
+				docsOnly = false
+				continue
+			}
+			return false
+		}
+		if !slices.Contains(readers, path.Base(name)) {
+			return false
+		}
+		pattern := slices.Contains([]string{"grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "mawk", "jq", "yq"}, path.Base(name))
+		for _, a := range args {
+			switch {
+			case strings.HasPrefix(a, "-"):
+			case pattern:
+				pattern = false // grep's pattern, sed's or awk's program
+			case !docPath(a):
+				docsOnly = false
+			}
+		}
+	}
+	return !docsOnly
+}
+
+// docPath reports that p is documentation: README, CHANGELOG and the
+// like, text and markup files, or anything under docs/ or doc/.
+func docPath(p string) bool {
+	p = strings.TrimPrefix(path.Clean(p), "./")
+	if strings.HasPrefix(p, "docs/") || strings.HasPrefix(p, "doc/") {
+		return true
+	}
+	base := strings.ToUpper(path.Base(p))
+	for _, n := range []string{"README", "CHANGELOG", "CHANGES", "LICENSE", "NOTICE", "CONTRIBUTING", "AUTHORS", "NEWS"} {
+		if strings.HasPrefix(base, n) {
+			return true
+		}
+	}
+	switch strings.ToLower(path.Ext(p)) {
+	case ".md", ".markdown", ".rst", ".txt", ".adoc", ".asciidoc":
+		return true
+	}
+	return false
 }
