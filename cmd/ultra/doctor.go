@@ -214,7 +214,8 @@ func printEnvironment(w io.Writer, r doctor.Environment) {
 		fmt.Fprintf(w, "           fix: %s\n", r.Sandbox.Hint)
 	}
 	if r.Sandbox.Available {
-		fmt.Fprintln(w, "go cache   read-only to everything the gate and the criteria run (tests, builds, Makefiles, scripts); ultra fills it first with the toolchain alone")
+		fmt.Fprintln(w, "go cache   read-only to everything the model, the gate and the criteria run (tests, builds, Makefiles, scripts); what they build is kept apart and")
+		fmt.Fprintln(w, "           goes with their sandbox; ultra fills the cache first with the toolchain alone")
 	} else {
 		fmt.Fprintln(w, "go cache   writable to the tests: without a sandbox nothing keeps them from it")
 	}

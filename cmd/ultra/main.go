@@ -17,6 +17,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/check"
+	"github.com/ultra-dev/ultra/internal/gocache"
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/sandbox"
 )
@@ -112,6 +113,10 @@ func pseudoVersion(v string) bool {
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == check.SupervisorArg {
 		os.Exit(check.Supervise())
+	}
+	if len(os.Args) > 1 && os.Args[1] == gocache.Arg {
+		// The Go build cache of ultra's sandboxes (GOCACHEPROG).
+		os.Exit(gocache.Main())
 	}
 	if filepath.Base(os.Args[0]) == sandbox.ExecName {
 		// go test's -exec wrapper inside the gate's sandbox.

@@ -285,7 +285,9 @@ func (r *runner) runCriterionIn(ctx context.Context, tree string, t target, labe
 	if err := workspace.ExportTree(ctx, r.row.Workdir, tree, dest); err != nil {
 		return blocked("checking out the tree: " + err.Error())
 	}
-	defer removeAll(dest)
+	// Nothing the check's programs leave (in its checkout, home or /tmp)
+	// stays in ultra's state after it.
+	defer removeAll(filepath.Dir(dest))
 	for _, d := range r.st.DepDirs {
 		p := filepath.Join(dest, filepath.FromSlash(d))
 		if _, err := os.Lstat(p); os.IsNotExist(err) {
@@ -337,7 +339,7 @@ func (r *runner) checkSandbox(ctx context.Context, dest string, ch goal.Channel)
 	}
 	sb := contained(st, l)
 	env := sb.Env
-	sb.Env = func(base []string) []string { return noVCSStamp(pinGoEnv(env(base))) }
+	sb.Env = func(base []string) []string { return r.o.goCacheEnv(noVCSStamp(pinGoEnv(env(base))), goCacheStore) }
 	return sb, nil
 }
 

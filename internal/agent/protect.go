@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -113,6 +114,29 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 		}
 		f, ok := is[p]
 		return f, ok
+	}
+	// Test support the project's code loads now, where only the tests did
+	// at the start: code that loads the tests' helpers can change what
+	// they check as it runs (monkeypatching an assertion).
+	deleted := map[string]bool{}
+	for _, c := range changes {
+		if c.Status == "D" || c.Status == "R" {
+			deleted[firstNonEmpty(c.From, c.Path)] = true
+		}
+	}
+	var reached []string
+	for file, f := range was {
+		if g, ok := is[file]; f.Role != verify.RoleSupport || ok && g.Role == verify.RoleSupport || deleted[file] {
+			continue
+		}
+		reached = append(reached, file+" ("+f.Why+")")
+	}
+	if len(reached) > 0 {
+		slices.Sort(reached)
+		d.Status = gate.Fail
+		d.Reasons = append([]string{fmt.Sprintf("the project's code now loads what only its tests loaded at the start (%s): code that loads the tests' helpers can change what they check as it runs; keep the code off them",
+			strings.Join(firstN(reached, 5), ", "))}, d.Reasons...)
+		return d
 	}
 	var p gate.Protected
 	var restore, remove, deps, undecidedPaths []string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/config"
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/gocache"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/policy"
 	"github.com/ultra-dev/ultra/internal/proc"
@@ -166,7 +168,10 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 			baseVariants = append(baseVariants, filepath.Join(row.Workdir, v))
 		}
 	}
+	o.bindUltra(&l)
 	sb := contained(st, l)
+	env := sb.Env
+	sb.Env = func(base []string) []string { return o.goCacheEnv(env(base), goCacheStore) }
 	// The hidden paths are read again for every command (hidden).
 	sb.Wrap = func(name string, args []string, dir string) (proc.Wrapped, error) {
 		now := l
@@ -200,7 +205,14 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 	if err := workspace.ExportTree(ctx, workdir, tree, dest); err != nil {
 		return req, nothing, fmt.Errorf("checking out the tree to verify: %w", err)
 	}
-	cleanup := func() { _ = removeAll(dest) }
+	// After the tests nothing they left (the checkout, the gate's home
+	// and /tmp, what the go command stored for them) stays in ultra's
+	// state.
+	cleanup := func() {
+		for _, d := range []string{dest, filepath.Join(runDir, "sandbox", "gate-home"), filepath.Join(runDir, "sandbox", "gate-tmp"), filepath.Join(runDir, "sandbox", "gate-gowork")} {
+			_ = removeAll(d)
+		}
+	}
 	// The dependency directories the run started with are linked into
 	// the checkout (detection sees them; inside the sandbox the links
 	// resolve to read-only mounts).
@@ -244,10 +256,13 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 	// Go's build cache is read-only to everything the tests run; ultra
 	// fills it first with the toolchain alone (goWarm).
 	o.goWarm(ctx, st, l, dest, req)
-	goExec := o.goTestExec(runDir, dest, req, &l)
+	goExec, store := o.goTestExec(runDir, dest, req, &l)
+	o.bindUltra(&l)
 	sb := contained(st, l)
 	env := sb.Env
-	sb.Env = func(base []string) []string { return noVCSStamp(pinGoEnv(goExec(ceiling(env(base))))) }
+	sb.Env = func(base []string) []string {
+		return o.goCacheEnv(noVCSStamp(pinGoEnv(goExec(ceiling(env(base))))), store)
+	}
 	// Every test command starts with an empty home and /tmp: nothing one
 	// run of the tests leaves there (a tool config, a marker, a planted
 	// toolchain) reaches the next, not even the re-run of failed tests.
@@ -288,13 +303,13 @@ func gateHiddenGit(ctx context.Context, workdir string) []string {
 // (goWarm filled it). Without Landlock or ultra's own program the test
 // binaries run as the go command starts them. It returns what it adds to
 // the test environment.
-func (o Options) goTestExec(runDir, dest string, req verify.Request, l *sandbox.Layout) func([]string) []string {
+func (o Options) goTestExec(runDir, dest string, req verify.Request, l *sandbox.Layout) (func([]string) []string, string) {
 	same := func(env []string) []string { return env }
 	if o.Ultra == "" || len(req.Commands) > 0 || sandbox.LandlockABI() < 1 {
-		return same
+		return same, goCacheStore
 	}
-	if !isFile(filepath.Join(dest, "go.mod")) && !isFile(filepath.Join(dest, "go.work")) {
-		return same
+	if len(verify.GoModuleRoots(dest)) == 0 {
+		return same, goCacheStore
 	}
 	bin := filepath.Join(runDir, "sandbox", "bin")
 	link := filepath.Join(bin, sandbox.ExecName)
@@ -302,15 +317,15 @@ func (o Options) goTestExec(runDir, dest string, req verify.Request, l *sandbox.
 		_ = os.MkdirAll(bin, 0o755)
 		_ = os.Remove(link)
 		if err := os.Symlink(o.Ultra, link); err != nil {
-			return same
+			return same, goCacheStore
 		}
 	}
 	work := filepath.Join(runDir, "sandbox", "gate-gowork")
-	if err := removeAll(work); err != nil || os.MkdirAll(work, 0o700) != nil {
-		return same
+	if err := removeAll(work); err != nil || os.MkdirAll(filepath.Join(work, "tmp"), 0o700) != nil {
+		return same, goCacheStore
 	}
 	l.Writable = append(l.Writable, work)
-	l.Deps = append(l.Deps, sandbox.Bind{Src: bin, Path: bin}, sandbox.Bind{Src: o.Ultra, Path: o.Ultra})
+	l.Deps = append(l.Deps, sandbox.Bind{Src: bin, Path: bin})
 	writable := strings.Join([]string{l.Work, "/tmp", l.Home}, ":")
 	return func(env []string) []string {
 		flags := sandbox.GoFlags()
@@ -325,7 +340,41 @@ func (o Options) goTestExec(runDir, dest string, req verify.Request, l *sandbox.
 			}
 			out = append(out, kv)
 		}
-		return append(out, "GOFLAGS="+strings.TrimSpace(flags+" -exec="+link), "GOTMPDIR="+work, sandbox.WritableEnv+"="+writable)
+		return append(out, "GOFLAGS="+strings.TrimSpace(flags+" -exec="+link), "GOTMPDIR="+filepath.Join(work, "tmp"), sandbox.WritableEnv+"="+writable)
+	}, filepath.Join(work, "cache")
+}
+
+// goCacheStore is where the go command of a contained command stores
+// what it builds when nothing keeps it from the command's own programs:
+// its private /tmp, which ends with the command (bash calls keep theirs
+// for the run).
+const goCacheStore = "/tmp/.ultra-gocache"
+
+// goCacheEnv makes the go command of a contained command read the
+// person's build cache and store what it builds in store, through ultra's
+// cache program (package gocache): the person's cache is read-only there,
+// and what is stored goes with the sandbox. Without ultra's program or a
+// host build cache it changes nothing (the cache is then read-only, and
+// go compiles what is missing without keeping it).
+func (o Options) goCacheEnv(env []string, store string) []string {
+	if o.Ultra == "" || sandbox.GoCache() == "" {
+		return env
+	}
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "GOCACHEPROG=") && !strings.HasPrefix(kv, gocache.WriteEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, gocache.Env(o.Ultra, store)...)
+}
+
+// bindUltra shows ultra's own program inside the sandbox of l, wherever
+// it lies (in /tmp too): it supervises checks, wraps Go test binaries and
+// serves Go's build cache there.
+func (o Options) bindUltra(l *sandbox.Layout) {
+	if o.Ultra != "" {
+		l.Deps = append(l.Deps, sandbox.Bind{Src: o.Ultra, Path: o.Ultra})
 	}
 }
 
@@ -368,15 +417,18 @@ func (o Options) goWarm(ctx context.Context, st sandbox.Status, l sandbox.Layout
 		logPath = strings.TrimRight(req.LogDir, "/") + "-go-build.log"
 	}
 	var log strings.Builder
-	for _, rel := range roots {
-		opts := proc.Options{Dir: filepath.Join(dest, filepath.FromSlash(rel)), Env: env, Timeout: timeout, Wrap: sb.Wrap}
-		res, err := proc.Run(ctx, goBin, []string{"test", "-exec=" + never, "-count=1", "./..."}, opts)
-		fmt.Fprintf(&log, "$ go test -exec=%s -count=1 ./...   (in ./%s: exit %d, %s)\n%s\n", never, rel, res.ExitCode, res.Duration.Round(time.Millisecond), res.Output)
-		if err != nil {
-			fmt.Fprintf(&log, "not run: %v\n", err)
-		}
-		if ctx.Err() != nil {
-			break
+	for _, flags := range goTestFlags(req.Commands) {
+		for _, rel := range roots {
+			opts := proc.Options{Dir: filepath.Join(dest, filepath.FromSlash(rel)), Env: env, Timeout: timeout, Wrap: sb.Wrap}
+			args := append(append([]string{"test", "-exec=" + never, "-count=1"}, flags...), "./...")
+			res, err := proc.Run(ctx, goBin, args, opts)
+			fmt.Fprintf(&log, "$ go %s   (in ./%s: exit %d, %s)\n%s\n", strings.Join(args, " "), rel, res.ExitCode, res.Duration.Round(time.Millisecond), res.Output)
+			if err != nil {
+				fmt.Fprintf(&log, "not run: %v\n", err)
+			}
+			if ctx.Err() != nil {
+				break
+			}
 		}
 	}
 	if logPath != "" {
@@ -397,6 +449,45 @@ func noVCSStamp(env []string) []string {
 	}
 	flags := sandbox.GoFlags()
 	return append(env, "GOFLAGS="+strings.TrimSpace(flags+" -buildvcs=false"))
+}
+
+// goTestFlags are the build flags of the go test commands among cmds
+// that change what the go command compiles (-race, -tags, -cover, …),
+// one set for each distinct use, at most three; no flags when cmds hold
+// no go test (detection's go test has none).
+func goTestFlags(cmds []string) [][]string {
+	out := [][]string{nil}
+	seen := map[string]bool{"": true}
+	for _, c := range cmds {
+		fields := strings.Fields(c)
+		for i := 0; i+1 < len(fields); i++ {
+			if path.Base(fields[i]) != "go" || fields[i+1] != "test" {
+				continue
+			}
+			var flags []string
+			for j := i + 2; j < len(fields); j++ {
+				f := strings.Trim(fields[j], `'"`)
+				name, _, hasValue := strings.Cut(f, "=")
+				switch {
+				case slices.Contains([]string{"-race", "-msan", "-asan", "-cover", "-trimpath"}, f):
+					flags = append(flags, f)
+				case slices.Contains([]string{"-tags", "-covermode", "-mod"}, name) && hasValue:
+					flags = append(flags, f)
+				case slices.Contains([]string{"-tags", "-covermode", "-mod"}, f) && j+1 < len(fields):
+					flags = append(flags, f+"="+strings.Trim(fields[j+1], `'"`))
+					j++
+				}
+			}
+			if key := strings.Join(flags, " "); !seen[key] && len(out) < 3 {
+				seen[key] = true
+				out = append(out, flags)
+			}
+		}
+	}
+	if len(cmds) > 0 && len(out) > 1 {
+		out = out[1:] // a configured command: warm what it builds
+	}
+	return out
 }
 
 // pinGoEnv makes the go command of the tests read the person's go env

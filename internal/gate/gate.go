@@ -889,8 +889,12 @@ func ApplyProtected(d Decision, p Protected) Decision {
 	case !p.Decision.Status.Advances():
 		why := strings.Join(failingOrReasons(p.Decision), "; ")
 		d.Status = Fail
-		d.Reasons = append([]string{fmt.Sprintf("the project's original tests do not pass against the new code (the run's changes to tests and what they load: %s; with them undone: %s %s)",
-			listed, p.Decision.Status, why)}, d.Reasons...)
+		added := ""
+		if len(p.Added) > 0 {
+			added = " and the files the run added beside them removed (" + strings.Join(p.Added, ", ") + ")"
+		}
+		d.Reasons = append([]string{fmt.Sprintf("the project's original tests do not pass against the new code (the run's changes to tests and what they load: %s; with them undone%s: %s %s)",
+			listed, added, p.Decision.Status, why)}, d.Reasons...)
 		return d
 	case len(changed) == 0:
 	case p.Allowed:

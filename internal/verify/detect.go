@@ -236,7 +236,8 @@ func detectGoWork(dir string) ([]Detected, string, error) {
 // GoModuleRoots are the directories (relative to dir, slash-separated,
 // "" for dir itself) of the Go modules a go test of the tree at dir
 // builds: the modules inside it that its go.work uses, else dir's own
-// module; none when dir holds neither file.
+// module and the modules nested below it (three levels down at most);
+// none when it holds no go.mod.
 func GoModuleRoots(dir string) []string {
 	if text, ok, err := readSmall(filepath.Join(dir, "go.work")); err == nil && ok {
 		var roots []string
@@ -254,10 +255,31 @@ func GoModuleRoots(dir string) []string {
 		}
 		return roots
 	}
+	var roots []string
 	if ok, _ := isFile(filepath.Join(dir, "go.mod")); ok {
-		return []string{""}
+		roots = append(roots, "")
 	}
-	return nil
+	// Modules nested below (a replace target, a tool's own module), which
+	// a test command may test from their directory.
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			name := d.Name()
+			if strings.Count(filepath.ToSlash(rel), "/") >= 3 || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
+				name == "testdata" || name == "vendor" || slices.Contains(DependencyDirs, name) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Name() == "go.mod" && filepath.Dir(rel) != "." {
+			roots = append(roots, filepath.ToSlash(filepath.Dir(rel)))
+		}
+		return nil
+	})
+	return roots
 }
 
 // goWorkUses reads the use directives of a go.work file.

@@ -107,6 +107,7 @@ func ClassifySupport(in SupportInput) []SupportFile {
 	t.jsSupport(sh.js, sh.configs)
 	t.rustSupport()
 	t.testDataSupport()
+	t.testReadSupport()
 	t.applyDynamic()
 	t.applyDeclared()
 	out := make([]SupportFile, 0, len(t.verdict))
@@ -129,6 +130,12 @@ type supportTree struct {
 	dynamic  []supportDynamic
 	pyPath   []string               // directories added to Python's path: pytest's pythonpath, PYTHONPATH
 	aliases  map[string]*jsAliasMap // by directory, as read
+	sorted   []string               // the file paths, cleaned, sorted
+	helpers  map[string]bool        // code the tests load as an assertion helper: undecided, whatever code reaches it
+	// testEmbeds are the files //go:embed patterns of Go test files name
+	// (file → the test file), codeEmbeds those of Go code.
+	testEmbeds map[string]string
+	codeEmbeds map[string]bool
 }
 
 // supportDynamic is a load that cannot be resolved statically: any file
@@ -148,6 +155,10 @@ func newSupportTree(in SupportInput) *supportTree {
 		children: map[string][]string{},
 		verdict:  map[string]SupportFile{},
 		code:     map[string]bool{},
+		helpers:  map[string]bool{},
+
+		testEmbeds: map[string]string{},
+		codeEmbeds: map[string]bool{},
 	}
 	paths := slices.Clone(in.Paths)
 	sort.Strings(paths)
@@ -157,12 +168,14 @@ func newSupportTree(in SupportInput) *supportTree {
 			continue
 		}
 		t.files[p] = true
+		t.sorted = append(t.sorted, p)
 		d := pathDir(p)
 		t.children[d] = append(t.children[d], p)
 		for ; d != "" && !t.dirs[d]; d = pathDir(d) {
 			t.dirs[d] = true
 		}
 	}
+	sort.Strings(t.sorted)
 	return t
 }
 
@@ -171,15 +184,17 @@ func (t *supportTree) content(p string) string { return string(t.in.Files[p]) }
 
 // under returns the files under dir ("" is the whole tree), in order.
 func (t *supportTree) under(dir string) []string {
-	var out []string
-	for _, p := range t.in.Paths {
-		p = strings.TrimPrefix(path.Clean("/"+p), "/")
-		if dir == "" || strings.HasPrefix(p, dir+"/") {
-			out = append(out, p)
-		}
+	if dir == "" {
+		return slices.Clone(t.sorted)
 	}
-	sort.Strings(out)
-	return slices.Compact(out)
+	// The files under dir are a run of the sorted paths.
+	pre := dir + "/"
+	i := sort.SearchStrings(t.sorted, pre)
+	var out []string
+	for ; i < len(t.sorted) && strings.HasPrefix(t.sorted[i], pre); i++ {
+		out = append(out, t.sorted[i])
+	}
+	return out
 }
 
 // support records a decided support file. The first reason stays.
@@ -206,12 +221,29 @@ func (t *supportTree) undecided(p, why string) {
 }
 
 // codeFile records a file the project's code loads. A support verdict
-// wins over it; it wins over undecided.
+// wins over it; it wins over undecided, but for an assertion helper's.
 func (t *supportTree) codeFile(p string) {
 	t.code[p] = true
-	if f, ok := t.verdict[p]; ok && f.Role == RoleUndecided {
+	if f, ok := t.verdict[p]; ok && f.Role == RoleUndecided && !t.helpers[p] {
 		delete(t.verdict, p)
 	}
+}
+
+// helperUndecided records code the tests also load as an assertion
+// helper (it defines assert_equal, raises AssertionError, exports
+// Same): production code does that too, and the tests rely on it. It is
+// undecided though code reaches it: a second protected run restores it,
+// and a person decides only when the original tests pass only with the
+// run's version. A support verdict wins over it.
+func (t *supportTree) helperUndecided(p, why string) {
+	if IsTestPath(p) || !t.files[p] {
+		return
+	}
+	if f, ok := t.verdict[p]; ok && (f.Role == RoleSupport || t.helpers[p]) {
+		return
+	}
+	t.helpers[p] = true
+	t.verdict[p] = SupportFile{Path: p, Role: RoleUndecided, Why: why}
 }
 
 // applyDynamic marks undecided every file a dynamic load could reach that

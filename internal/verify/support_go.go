@@ -2,7 +2,10 @@ package verify
 
 import (
 	"bytes"
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"path"
@@ -122,6 +125,7 @@ type goAnalysis struct {
 	targets  map[string]string    // replace target directory → as written
 	vendorAt string               // the directory whose vendor/ resolves imports, or "-"
 	pkgs     map[string]*goPkg
+	testers  map[string][]string // package → the packages whose tests import it
 }
 
 // goSupport classifies the tree's Go packages.
@@ -162,6 +166,12 @@ func (t *supportTree) goSupport() {
 			roots = append(roots, d)
 		}
 	}
+	a.testers = map[string][]string{}
+	for _, d := range sortedKeys(tests) {
+		for _, to := range tests[d] {
+			a.testers[to] = append(a.testers[to], d)
+		}
+	}
 	reached := reachFrom(roots, lookup(code))
 	for d := range reached {
 		for _, f := range a.pkgs[d].files {
@@ -183,10 +193,12 @@ func (t *supportTree) goSupport() {
 		p := a.pkgs[d]
 		role, why := a.decide(p, reached[d], loaded[d])
 		for _, f := range p.files {
-			switch role {
-			case RoleSupport:
+			switch {
+			case role == RoleSupport:
 				t.support(f, why)
-			case RoleUndecided:
+			case role == RoleUndecided && reached[d]:
+				t.helperUndecided(f, why)
+			case role == RoleUndecided:
 				t.undecided(f, why)
 			}
 		}
@@ -227,6 +239,18 @@ func (a *goAnalysis) decide(p *goPkg, isCode bool, tester string) (SupportRole, 
 		return RoleSupport, say("support-named directory (" + n + ")")
 	}
 	if isCode {
+		// Code that other packages' tests import to assert with: weakened,
+		// it would pass the tests. A package with tests of its own is the
+		// code they test.
+		if testers := a.testers[p.dir]; len(testers) > 0 && !p.hasTests {
+			if fn := a.t.goAssertExport(p.files); fn != "" {
+				by := testers[0]
+				if by == "" {
+					by = "the root package"
+				}
+				return RoleUndecided, say("assertion helper that tests and code both load (exports " + fn + ", imported by tests of " + by + ")")
+			}
+		}
 		return RoleCode, ""
 	}
 	if s := a.satellite(p.dir); s != "" {
@@ -466,9 +490,13 @@ func (a *goAnalysis) readPkg(dir string, exact, all *build.Context) *goPkg {
 			p.name = bp.Name
 		}
 	}
-	embeds := []string(nil)
+	var embeds []string
 	if bp != nil {
 		embeds = bp.EmbedPatterns
+		if !hasComponent(dir+"/x", "vendor", "node_modules") {
+			a.testEmbeds(dir, bp.TestEmbedPatternPos)
+			a.testEmbeds(dir, bp.XTestEmbedPatternPos)
+		}
 	}
 	for _, f := range a.t.children[dir] {
 		base := path.Base(f)
@@ -482,33 +510,34 @@ func (a *goAnalysis) readPkg(dir string, exact, all *build.Context) *goPkg {
 			p.files = append(p.files, f)
 		}
 	}
-	if len(embeds) == 0 {
-		sort.Strings(p.files)
-		return p
-	}
-	for _, f := range a.t.under(dir) {
-		rel := strings.TrimPrefix(strings.TrimPrefix(f, dir), "/")
-		for _, e := range embeds {
-			e = strings.TrimPrefix(e, "all:")
-			if embedMatch(e, rel) && !slices.Contains(p.files, f) && !IsTestPath(f) {
-				p.files = append(p.files, f)
-			}
+	// What the code embeds goes with its package.
+	for _, f := range a.t.embedFiles(dir, embeds) {
+		a.t.codeEmbeds[f] = true
+		if !slices.Contains(p.files, f) && !IsTestPath(f) {
+			p.files = append(p.files, f)
 		}
 	}
 	sort.Strings(p.files)
 	return p
 }
 
-// embedMatch reports whether a //go:embed pattern names rel or one of its
-// directories.
-func embedMatch(pattern, rel string) bool {
-	parts := strings.Split(rel, "/")
-	for n := 1; n <= len(parts); n++ {
-		if ok, _ := path.Match(pattern, strings.Join(parts[:n], "/")); ok {
-			return true
+// testEmbeds records the files the //go:embed patterns of dir's test
+// files name (pos: go/build's TestEmbedPatternPos or
+// XTestEmbedPatternPos), each with the first test file that names it.
+func (a *goAnalysis) testEmbeds(dir string, pos map[string][]token.Position) {
+	for _, pat := range sortedKeys(pos) {
+		by := ""
+		for _, ps := range pos[pat] {
+			if f := strings.TrimPrefix(path.Clean("/"+ps.Filename), "/"); by == "" || f < by {
+				by = f
+			}
+		}
+		for _, f := range a.t.embedFiles(dir, []string{pat}) {
+			if old, ok := a.t.testEmbeds[f]; !ok || by < old {
+				a.t.testEmbeds[f] = by
+			}
 		}
 	}
-	return false
 }
 
 // goContext is a build.Context over the tree: virtual paths are "/" + the
@@ -590,3 +619,62 @@ func (f vFileInfo) Mode() fs.FileMode  { return 0o644 }
 func (f vFileInfo) ModTime() time.Time { return time.Time{} }
 func (f vFileInfo) IsDir() bool        { return false }
 func (f vFileInfo) Sys() any           { return nil }
+
+// goAssertNames are exported function names that say a function asserts:
+// Equal, Same, … by themselves, AssertX, RequireX, … as a first word.
+var (
+	goAssertNames = map[string]bool{"Equal": true, "Equals": true, "Same": true, "Match": true, "Matches": true}
+	goAssertWords = map[string]bool{"Assert": true, "Require": true, "Expect": true, "Should": true, "Verify": true, "Check": true}
+	goGotWant     = map[string]bool{"got": true, "want": true, "expected": true, "actual": true}
+)
+
+// goAssertExport returns an assertion-shaped function the Go files among
+// files export: one named as an assertion (goAssertNames, goAssertWords),
+// or one that returns a bool and takes a parameter named got or want.
+// Methods do not count: production types define Equal.
+func (t *supportTree) goAssertExport(files []string) string {
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".go") {
+			continue
+		}
+		file, _ := parser.ParseFile(token.NewFileSet(), f, t.in.Files[f], parser.SkipObjectResolution)
+		if file == nil {
+			continue
+		}
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !fn.Name.IsExported() {
+				continue
+			}
+			if name := fn.Name.Name; goAssertNames[name] || goAssertWords[goFirstWord(name)] {
+				return name
+			}
+			res := fn.Type.Results
+			if res == nil || len(res.List) != 1 || len(res.List[0].Names) > 1 {
+				continue
+			}
+			if id, ok := res.List[0].Type.(*ast.Ident); !ok || id.Name != "bool" {
+				continue
+			}
+			for _, field := range fn.Type.Params.List {
+				for _, n := range field.Names {
+					if goGotWant[strings.ToLower(n.Name)] {
+						return fn.Name.Name
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// goFirstWord is the first word of a MixedCaps name: Assert of
+// AssertEqual, Checksum of Checksum.
+func goFirstWord(name string) string {
+	for i := 1; i < len(name); i++ {
+		if name[i] >= 'A' && name[i] <= 'Z' && name[i-1] >= 'a' && name[i-1] <= 'z' {
+			return name[:i]
+		}
+	}
+	return name
+}

@@ -288,11 +288,13 @@ func (t *supportTree) jsSupport(run, configs map[string]string) {
 		}
 		return edges(p)
 	}
+	subject, imported := map[string]bool{}, map[string]bool{} // a test is named after it; a test loads it
 	for _, u := range units {
 		subjects := jsSubjects(u)
 		for _, f := range edges(u) {
+			imported[f] = true
 			if slices.Contains(subjects, jsName(f)) && !isTest(f) {
-				direct[f] = true
+				direct[f], subject[f] = true, true
 			}
 		}
 	}
@@ -328,6 +330,11 @@ func (t *supportTree) jsSupport(run, configs map[string]string) {
 		case supportName(p) != "":
 			t.support(p, "support-named ("+supportName(p)+"), loaded by tests (JavaScript)")
 		case reached[p]:
+			// Code the tests load to assert with, but for the file a test
+			// is named after: the code that test tests.
+			if m := f.helperMarker(); m != "" && imported[p] && !subject[p] {
+				t.helperUndecided(p, "assertion helper that tests and code both load ("+m+") (JavaScript)")
+			}
 		case f.throwsAE:
 			t.support(p, "throws AssertionError, loaded only by tests (JavaScript)")
 		case f.helper != "":

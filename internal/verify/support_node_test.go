@@ -143,3 +143,49 @@ func TestSupportParseJS(t *testing.T) {
 		t.Errorf("division: %q %v", g.specs, g.dynamic)
 	}
 }
+
+func TestSupportNodeTestData(t *testing.T) {
+	calc := "module.exports.add = (a, b) => a + b;\n"
+	runSupportCases(t, []supportCase{{
+		name: "a test reads and requires its cases",
+		files: map[string]string{
+			"calc.js":            calc,
+			"calc.test.js":       "const fs = require('fs');\nconst path = require('path');\nconst { add } = require('./calc');\nconst cases = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures2/add.json')));\nconst more = require('./more.json');\n",
+			"fixtures2/add.json": "[]",
+			"more.json":          "[]",
+			"other.json":         "[]",
+		},
+		want: map[string]SupportRole{"fixtures2/add.json": RoleSupport, "more.json": RoleSupport, "other.json": RoleCode, "calc.js": RoleCode},
+		why:  map[string]string{"fixtures2/add.json": "read by calc.test.js (test data)", "more.json": "read by calc.test.js (test data)"},
+	}, {
+		name: "what the code reads too is code",
+		files: map[string]string{
+			"src/calc.js":      "const rates = require('../data/rates.json');\nmodule.exports.add = (a, b) => a + b;\n",
+			"src/calc.test.js": "const { add } = require('./calc');\nconst rates = require('../data/rates.json');\nconst src = require('fs').readFileSync(`${__dirname}/calc.js`);\n",
+			"data/rates.json":  "{}",
+		},
+		want: map[string]SupportRole{"data/rates.json": RoleCode, "src/calc.js": RoleCode},
+	}})
+}
+
+func TestSupportNodeHelpers(t *testing.T) {
+	runSupportCases(t, []supportCase{{
+		name: "an assert helper the code uses too is undecided",
+		files: map[string]string{
+			"num.js":       "const close = (a, b) => Math.abs(a - b) < 1e-9;\nfunction assertClose(a, b) {\n  if (!close(a, b)) throw new Error(`${a} != ${b}`);\n}\nmodule.exports = { close, assertClose };\n",
+			"calc.js":      "const { close } = require('./num');\nfunction checkInput(x) { return x; }\nmodule.exports.add = (a, b) => (close(a, -b) ? 0 : a + b);\n",
+			"calc.test.js": "const { add } = require('./calc');\nconst { assertClose } = require('./num');\nassertClose(add(1, 2), 3);\n",
+		},
+		// calc.js is what calc.test.js tests: its checker does not count.
+		want: map[string]SupportRole{"num.js": RoleUndecided, "calc.js": RoleCode},
+		why:  map[string]string{"num.js": "assertion helper that tests and code both load (defines assertClose) (JavaScript)"},
+	}, {
+		name: "a file the code reaches with no marker is code",
+		files: map[string]string{
+			"num.js":       "module.exports.close = (a, b) => Math.abs(a - b) < 1e-9;\n",
+			"calc.js":      "const { close } = require('./num');\nmodule.exports.add = (a, b) => a + b;\n",
+			"calc.test.js": "require('./calc');\nrequire('./num');\n",
+		},
+		want: map[string]SupportRole{"num.js": RoleCode, "calc.js": RoleCode},
+	}})
+}

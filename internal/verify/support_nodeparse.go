@@ -131,6 +131,15 @@ func parseJS(src string) jsFile {
 	return f
 }
 
+// helperMarker says what in f marks an assertion helper ("defines
+// assertEqual", "throws AssertionError"), or "".
+func (f *jsFile) helperMarker() string {
+	if f.throwsAE && (f.helper == "" || f.weak) {
+		return "throws AssertionError"
+	}
+	return f.helper
+}
+
 // jsHelper finds an assertion helper code defines (function assertX,
 // assertX = (…) =>, assertX: function, a method assertX(…) {): "defines
 // assertX", and whether it is only a checker.

@@ -139,6 +139,21 @@ func parsePython(src string) pyFile {
 	return f
 }
 
+// helperMarker says what in f marks an assertion helper ("defines
+// assert_equal", "raises AssertionError", "imports pytest in a
+// function"), or "".
+func (f *pyFile) helperMarker() string {
+	switch {
+	case f.helper != "" && !f.weak:
+		return f.helper
+	case f.raisesAE:
+		return "raises AssertionError"
+	case f.lazyMarker != "":
+		return "imports " + f.lazyMarker + " in a function"
+	}
+	return f.helper
+}
+
 // statement reads one simple statement; src is its source lines.
 func (f *pyFile) statement(st string, src []string) {
 	for {
@@ -396,11 +411,13 @@ func (t *supportTree) pySupport(shellRun map[string]string) {
 		}
 		return edges(p)
 	}
+	subject, imported := map[string]bool{}, map[string]bool{} // a test is named after it; a test imports it
 	for _, u := range units {
 		subjects := pyTestSubjects(u)
 		for _, f := range edges(u) {
+			imported[f] = true
 			if slices.Contains(subjects, pyModuleName(f)) && !isTest(f) {
-				direct[f] = true
+				direct[f], subject[f] = true, true
 			}
 		}
 	}
@@ -432,6 +449,13 @@ func (t *supportTree) pySupport(shellRun map[string]string) {
 		case supportName(p) != "":
 			support("support-named (" + supportName(p) + "), imported by tests (Python)")
 		case reached[p]:
+			// Code the tests import to assert with, but for the module a
+			// test is named after: the code that test tests.
+			if m := f.helperMarker(); m != "" && imported[p] && !subject[p] {
+				why := "assertion helper that tests and code both load (" + m + ") (Python)"
+				t.helperUndecided(p, why)
+				t.helperUndecided(p+"i", why)
+			}
 		case f.lazyMarker != "":
 			support("imports " + f.lazyMarker + " in a function, imported only by tests (Python)")
 		case f.raisesAE:

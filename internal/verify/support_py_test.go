@@ -70,20 +70,30 @@ func TestSupportPython(t *testing.T) {
 			"src_tool/plugin.py":     "from . import lenient\n",
 			"src_tool/lenient.py":    "x = 1\n",
 			"src_tool/__init__.py":   "",
-			"src_tool/cli.py":        "from . import engine\n",
+			"src_tool/cli.py":        "from . import engine, core\n",
 			"src_tool/engine.py":     "def verify_input(x):\n    return x\n",
+			"src_tool/core.py":       "def run(x):\n    return x\n",
 			"runner.py":              "import shared\n\nif __name__ == \"__main__\":\n    shared.go()\n",
 			"shared.py":              "def go():\n    pass\n",
 			"validate.py":            "def check_range(x):\n    return 0 <= x\n",
-			"tests/test_validate.py": "from validate import check_range\nimport shared\nfrom src_tool import engine\n",
+			"tests/test_validate.py": "from validate import check_range\nimport shared\nfrom src_tool import engine, core\n",
 		},
+		// validate.py defines a checker, but test_validate.py is named
+		// after it: it is the code under test. engine.py's checker, which
+		// the code reaches and a test imports, may be the tests' helper.
 		want: map[string]SupportRole{
-			"src_tool/engine.py": RoleCode, "shared.py": RoleCode, "validate.py": RoleCode,
+			"src_tool/core.py": RoleCode, "shared.py": RoleCode, "validate.py": RoleCode, "src_tool/engine.py": RoleUndecided,
 			"src_tool/plugin.py": RoleSupport, "src_tool/lenient.py": RoleUndecided, "src_tool/__init__.py": RoleCode,
 		},
-		why: map[string]string{"src_tool/plugin.py": "pytest11"},
+		why: map[string]string{
+			"src_tool/plugin.py": "pytest11",
+			"src_tool/engine.py": "assertion helper that tests and code both load (defines verify_input) (Python)",
+		},
 	}, {
-		name: "an assertion-shaped name in code the project's code loads is code",
+		// urllib3's ssl_.py: production code defines assertion-shaped
+		// names. A test imports it, the code reaches it: undecided (a
+		// second protected run), not code and not support.
+		name: "an assertion helper the code reaches and a test imports is undecided",
 		files: map[string]string{
 			"lib/__init__.py":          "from . import conn\n",
 			"lib/conn.py":              "from .ssl_ import assert_fingerprint\n",
@@ -92,7 +102,17 @@ func TestSupportPython(t *testing.T) {
 			"tests/test_conn.py":       "from lib import conn\nfrom lib.ssl_ import assert_fingerprint\n",
 			"tests/test_http2_pool.py": "import lib.http2\n",
 		},
-		want: map[string]SupportRole{"lib/ssl_.py": RoleCode, "lib/http2.py": RoleCode, "lib/__init__.py": RoleCode},
+		want: map[string]SupportRole{"lib/ssl_.py": RoleUndecided, "lib/http2.py": RoleCode, "lib/__init__.py": RoleCode, "lib/conn.py": RoleCode},
+		why:  map[string]string{"lib/ssl_.py": "assertion helper that tests and code both load (defines assert_fingerprint) (Python)"},
+	}, {
+		name: "an assertion-shaped name in code only the code loads is code",
+		files: map[string]string{
+			"lib/__init__.py":    "from . import conn\n",
+			"lib/conn.py":        "from .ssl_ import assert_fingerprint\n",
+			"lib/ssl_.py":        "def assert_fingerprint(cert, fp):\n    raise AssertionError(fp)\n",
+			"tests/test_conn.py": "from lib import conn\n",
+		},
+		want: map[string]SupportRole{"lib/ssl_.py": RoleCode, "lib/conn.py": RoleCode},
 	}, {
 		name: "relative imports in a test package",
 		files: map[string]string{
@@ -172,4 +192,90 @@ func TestSupportParsePython(t *testing.T) {
 	if g := parsePython("mod = __import__(name)\n"); g.dynamic == "" {
 		t.Error("__import__(name) not dynamic")
 	}
+}
+
+func TestSupportPythonTestData(t *testing.T) {
+	calc := "def add(a, b):\n    return a + b\n"
+	joined := "import json, os\nimport calc\n\nCASES = json.load(open(os.path.join(os.path.dirname(__file__), \"cases\", \"add.json\")))\n"
+	runSupportCases(t, []supportCase{{
+		name: "a test reads its cases from a directory it joins",
+		files: map[string]string{
+			"calc.py":        calc,
+			"test_calc.py":   joined,
+			"cases/add.json": "[[1, 2, 3]]",
+			"cases/sub.json": "[[3, 2, 1]]",
+			"docs/notes.txt": "x",
+		},
+		// cases/ holds no code: the test may read any file in it.
+		want: map[string]SupportRole{"cases/add.json": RoleSupport, "cases/sub.json": RoleSupport, "calc.py": RoleCode, "docs/notes.txt": RoleCode},
+		why:  map[string]string{"cases/add.json": "read by test_calc.py (test data)"},
+	}, {
+		name: "a path from the root, and one above the test's directory",
+		files: map[string]string{
+			"calc.py":                "def add(a, b):\n    return a + b\n",
+			"tests/test_a.py":        "import json\nimport calc\n\nwith open('cases/add.json') as f:\n    CASES = json.load(f)\n",
+			"cases/add.json":         "[]",
+			"pkg/__init__.py":        "",
+			"pkg/core.py":            "x = 1\n",
+			"pkg/data/table.csv":     "a,b",
+			"pkg/t/test_core.py":     "import os\nfrom pkg import core\n\nP = os.path.join(os.path.dirname(__file__), '..', 'data', 'table.csv')\n",
+			"pkg/data/unrelated.csv": "c",
+		},
+		want: map[string]SupportRole{"cases/add.json": RoleSupport, "pkg/data/table.csv": RoleSupport, "pkg/data/unrelated.csv": RoleSupport, "pkg/core.py": RoleCode},
+		why:  map[string]string{"cases/add.json": "read by tests/test_a.py (test data)", "pkg/data/table.csv": "read by pkg/t/test_core.py"},
+	}, {
+		name: "what the code names too is code",
+		files: map[string]string{
+			"calc.py":           "import json, os\n\nRATES = json.load(open(os.path.join(os.path.dirname(__file__), 'tables', 'rates.json')))\n\ndef add(a, b):\n    return a + b\n",
+			"test_calc.py":      "import json\nimport calc\n\nRATES = json.load(open('tables/rates.json'))\nEXTRA = open('tables/extra.json')\n",
+			"tables/rates.json": "{}",
+			"tables/extra.json": "{}",
+		},
+		// calc.py names the directory: every file in it may be the code's.
+		want: map[string]SupportRole{"tables/rates.json": RoleCode, "tables/extra.json": RoleCode, "calc.py": RoleCode},
+	}, {
+		name: "source code a test names is left to its language's rules",
+		files: map[string]string{
+			"calc.py":      calc,
+			"tool/run.rb":  "puts 1\n",
+			"tool/VERSION": "1.0",
+			"calc":         "binary",
+			"test_calc.py": "import subprocess\nimport calc\n\nsubprocess.run(['python', 'calc.py'])\nsubprocess.run(['ruby', 'tool/run.rb'])\nsubprocess.run(['./calc'])\nV = open('tool/VERSION').read()\n",
+		},
+		want: map[string]SupportRole{"calc.py": RoleCode, "tool/run.rb": RoleCode, "calc": RoleCode, "tool/VERSION": RoleSupport},
+	}, {
+		name: "a helper that reads the cases",
+		files: map[string]string{
+			"calc.py":         calc,
+			"helpers.py":      "import json\n\ndef load():\n    return json.load(open('golden/add.json'))\n\ndef assert_equal(a, b):\n    assert a == b\n",
+			"test_calc.py":    "import calc\nfrom helpers import load, assert_equal\n",
+			"golden/add.json": "[]",
+		},
+		want: map[string]SupportRole{"helpers.py": RoleSupport, "golden/add.json": RoleSupport},
+		why:  map[string]string{"golden/add.json": "read by helpers.py (test data)"},
+	}})
+}
+
+func TestSupportPythonHelpers(t *testing.T) {
+	runSupportCases(t, []supportCase{{
+		name: "an assert helper the code uses too is undecided",
+		files: map[string]string{
+			"num.py":       "def close(a, b):\n    return abs(a - b) < 1e-9\n\ndef assert_close(a, b):\n    assert close(a, b), (a, b)\n",
+			"calc.py":      "import num\n\ndef check_input(x):\n    return x\n\ndef add(a, b):\n    return a + b if not num.close(a, -b) else 0\n",
+			"test_calc.py": "import calc\nfrom num import assert_close\n\ndef test_add():\n    assert_close(calc.add(1, 2), 3)\n",
+		},
+		// calc.py is what test_calc.py tests: its checker does not count.
+		want: map[string]SupportRole{"num.py": RoleUndecided, "calc.py": RoleCode},
+		why:  map[string]string{"num.py": "assertion helper that tests and code both load (defines assert_close) (Python)"},
+	}, {
+		name: "raising AssertionError, and code no test imports",
+		files: map[string]string{
+			"guard.py":     "def ok(x):\n    if not x:\n        raise AssertionError(x)\n",
+			"deep.py":      "def assert_sane(x):\n    return x\n",
+			"calc.py":      "import guard, deep\n\ndef add(a, b):\n    guard.ok(a)\n    return a + b\n",
+			"test_calc.py": "import calc\nimport guard\n",
+		},
+		want: map[string]SupportRole{"guard.py": RoleUndecided, "deep.py": RoleCode, "calc.py": RoleCode},
+		why:  map[string]string{"guard.py": "(raises AssertionError) (Python)"},
+	}})
 }

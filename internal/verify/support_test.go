@@ -431,3 +431,114 @@ func TestSupportParseGoMod(t *testing.T) {
 		t.Errorf("uses %v, want %v", uses, want)
 	}
 }
+
+func TestSupportGoTestData(t *testing.T) {
+	calc := "package calc\n\nfunc Add(a, b int) int { return a + b }\n"
+	runSupportCases(t, []supportCase{{
+		name: "a test's //go:embed names test data",
+		files: map[string]string{
+			"go.mod":                  supportGoMod,
+			"calc/calc.go":            calc,
+			"calc/calc_test.go":       "package calc\n\nimport (\n\t_ \"embed\"\n\t\"testing\"\n)\n\n//go:embed cases.json\nvar cases []byte\n\nfunc TestAdd(t *testing.T) {}\n",
+			"calc/x_test.go":          "package calc_test\n\nimport \"embed\"\n\n//go:embed golden all:more\nvar golden embed.FS\n",
+			"calc/cases.json":         "[[1, 2, 3]]",
+			"calc/golden/add.txt":     "3",
+			"calc/golden/deep/s.txt":  "1",
+			"calc/golden/.hidden":     "x",
+			"calc/golden/_skip/a.txt": "x",
+			"calc/more/.keep":         "x",
+			"calc/notes.txt":          "x",
+		},
+		want: map[string]SupportRole{
+			"calc/cases.json": RoleSupport, "calc/golden/add.txt": RoleSupport, "calc/golden/deep/s.txt": RoleSupport, "calc/more/.keep": RoleSupport,
+			"calc/golden/.hidden": RoleCode, "calc/golden/_skip/a.txt": RoleCode, "calc/notes.txt": RoleCode, "calc/calc.go": RoleCode,
+		},
+		why: map[string]string{"calc/cases.json": "embedded by calc/calc_test.go (Go test data)", "calc/golden/add.txt": "embedded by calc/x_test.go (Go test data)"},
+	}, {
+		name: "what the code embeds too is code",
+		files: map[string]string{
+			"go.mod":            supportGoMod,
+			"calc/calc.go":      "package calc\n\nimport _ \"embed\"\n\n//go:embed table.json\nvar table []byte\n",
+			"calc/calc_test.go": "package calc\n\nimport _ \"embed\"\n\n//go:embed *.json\nvar all string\n",
+			"calc/table.json":   "{}",
+			"calc/cases.json":   "{}",
+		},
+		want: map[string]SupportRole{"calc/table.json": RoleCode, "calc/cases.json": RoleSupport, "calc/calc.go": RoleCode},
+	}, {
+		name: "a support package's embeds and a test's embed below another module",
+		files: map[string]string{
+			"go.mod":                     supportGoMod,
+			"calc/calc.go":               calc,
+			"calc/calc_test.go":          "package calc\n\nimport (\n\t\"embed\"\n\t_ \"example.com/m/internal/testutil\"\n)\n\n//go:embed sub\nvar sub embed.FS\n",
+			"calc/sub/a.txt":             "x",
+			"calc/sub/mod/go.mod":        "module example.com/sub\n",
+			"calc/sub/mod/b.txt":         "x",
+			"internal/testutil/eq.go":    "package testutil\n\nimport _ \"embed\"\n\n//go:embed want.txt\nvar want string\n",
+			"internal/testutil/want.txt": "x",
+		},
+		want: map[string]SupportRole{"calc/sub/a.txt": RoleSupport, "calc/sub/mod/b.txt": RoleCode, "internal/testutil/want.txt": RoleSupport},
+	}, {
+		name: "files a test reads at run time",
+		files: map[string]string{
+			"go.mod":                 supportGoMod,
+			"calc/calc.go":           "package calc\n\nimport \"os\"\n\nfunc Rates() ([]byte, error) { return os.ReadFile(\"config/rates.json\") }\n",
+			"calc/calc_test.go":      "package calc\n\nimport (\n\t\"os\"\n\t\"path/filepath\"\n\t\"testing\"\n)\n\ntype c struct {\n\tName string `json:\"golden/add.txt\"`\n}\n\nfunc TestAdd(t *testing.T) {\n\tos.ReadFile(\"golden/add.txt\")\n\tos.ReadFile(filepath.Join(\"cases\", \"sub.json\"))\n\tos.ReadFile(\"config/\" + \"rates.json\")\n\tos.ReadFile(\"calc.go\")\n}\n",
+			"calc/golden/add.txt":    "3",
+			"calc/cases/sub.json":    "[]",
+			"calc/cases/mul.json":    "[]",
+			"calc/config/rates.json": "{}",
+		},
+		want: map[string]SupportRole{
+			"calc/golden/add.txt": RoleSupport, "calc/cases/sub.json": RoleSupport, "calc/cases/mul.json": RoleSupport,
+			"calc/config/rates.json": RoleCode, "calc/calc.go": RoleCode,
+		},
+		why: map[string]string{"calc/golden/add.txt": "read by calc/calc_test.go (test data)"},
+	}})
+}
+
+func TestSupportGoHelpers(t *testing.T) {
+	num := func(decl string) string { return "package num\n\n" + decl + "\n" }
+	tree := func(numSrc string, extra map[string]string) map[string]string {
+		files := map[string]string{
+			"go.mod":              supportGoMod,
+			"calc/calc.go":        "package calc\n\nimport \"example.com/m/internal/num\"\n\nvar _ = num.X\n",
+			"calc/calc_test.go":   "package calc\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/internal/num\"\n)\n\nfunc TestAdd(t *testing.T) { _ = num.X }\n",
+			"internal/num/num.go": numSrc,
+		}
+		for k, v := range extra {
+			files[k] = v
+		}
+		return files
+	}
+	runSupportCases(t, []supportCase{{
+		name:  "an assertion-named export the code and other tests import",
+		files: tree(num("var X = 1\n\nfunc Same(a, b float64) bool { return a == b }"), nil),
+		want:  map[string]SupportRole{"internal/num/num.go": RoleUndecided, "calc/calc.go": RoleCode},
+		why:   map[string]string{"internal/num/num.go": "internal/num: assertion helper that tests and code both load (exports Same, imported by tests of calc) (Go)"},
+	}, {
+		name:  "a bool of got and want",
+		files: tree(num("var X = 1\n\nfunc Close(got, want float64) bool { return got == want }"), nil),
+		want:  map[string]SupportRole{"internal/num/num.go": RoleUndecided},
+		why:   map[string]string{"internal/num/num.go": "exports Close"},
+	}, {
+		name:  "RequireX and CheckX",
+		files: tree(num("var X = 1\n\nfunc CheckRange(v int) error { return nil }"), nil),
+		want:  map[string]SupportRole{"internal/num/num.go": RoleUndecided},
+	}, {
+		name:  "no assertion shape, a method, a first word that is not one: code",
+		files: tree(num("var X = 1\n\ntype V int\n\nfunc (v V) Equal(o V) bool { return v == o }\n\nfunc Checksum(b []byte) int { return 0 }\n\nfunc Abs(x float64) float64 { return x }"), nil),
+		want:  map[string]SupportRole{"internal/num/num.go": RoleCode},
+	}, {
+		name:  "a package with tests of its own is the code they test",
+		files: tree(num("var X = 1\n\nfunc Same(a, b float64) bool { return a == b }"), map[string]string{"internal/num/num_test.go": "package num\n"}),
+		want:  map[string]SupportRole{"internal/num/num.go": RoleCode},
+	}, {
+		name: "calc with its own tests exports Equal",
+		files: map[string]string{
+			"go.mod":            supportGoMod,
+			"calc/calc.go":      "package calc\n\nfunc Equal(got, want int) bool { return got == want }\n",
+			"calc/calc_test.go": "package calc_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/calc\"\n)\n\nfunc TestEqual(t *testing.T) { _ = calc.Equal(1, 1) }\n",
+		},
+		want: map[string]SupportRole{"calc/calc.go": RoleCode},
+	}})
+}
