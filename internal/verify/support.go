@@ -441,6 +441,23 @@ func helperFuncKind(name string) string {
 	return ""
 }
 
+// hasWord reports whether code (strings and comments removed) holds
+// name as a whole word.
+func hasWord(code, name string) bool {
+	for off := 0; name != ""; {
+		i := strings.Index(code[off:], name)
+		if i < 0 {
+			return false
+		}
+		i += off
+		off = i + len(name)
+		if (i == 0 || !isIdentByte(code[i-1]) && code[i-1] != '$') && (off == len(code) || !isIdentByte(code[off]) && code[off] != '$') {
+			return true
+		}
+	}
+	return false
+}
+
 // testArea is the directory tree a dynamic load in file p can reach: p's
 // directory, above any test-named directories.
 func testArea(p string) string {

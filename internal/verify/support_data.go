@@ -132,16 +132,14 @@ func (f nameFilter) in(src string) bool {
 }
 
 // isTestData reports whether p may be test data: not a test, not code a
-// rule decided, not source code, not a dependency's; an extensionless
-// file at the root or with a #! line may be a program a test runs.
+// rule decided, not source code, not a dependency's. An extensionless
+// file at the root may be a program a test runs (./calc); one in a script
+// directory is source (SupportReads).
 func (t *supportTree) isTestData(p string) bool {
 	if IsTestPath(p) || t.code[p] || t.codeEmbeds[p] || isSourceFile(p) || hasComponent(p, dependencyDirs...) {
 		return false
 	}
-	if path.Ext(path.Base(p)) == "" {
-		return pathDir(p) != "" && !strings.HasPrefix(t.content(p), "#!")
-	}
-	return true
+	return path.Ext(path.Base(p)) != "" || pathDir(p) != ""
 }
 
 // codeNames returns the files the project's code names: what Go code
@@ -292,8 +290,10 @@ func (t *supportTree) literalBases(file string) []string {
 // directory a literal names, when another literal names a file under it
 // (its path below, its name, its name without the extension): that file,
 // and, when the directory holds no source code, every file under it.
-// Loose (for the code, whose names exclude): a directory names every file
-// under it (when it holds no source code), and a glob what it matches.
+// Loose (for the code, whose names exclude): a directory a literal names
+// names every file under it when it holds no source code (a directory of
+// code is a package, whose name is a common word), and a glob what it
+// matches.
 func (t *supportTree) literalNames(file string, lits []string, loose bool) []string {
 	var ls []string
 	set := map[string]bool{}

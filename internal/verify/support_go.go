@@ -2,9 +2,7 @@ package verify
 
 import (
 	"bytes"
-	"go/ast"
 	"go/build"
-	"go/parser"
 	"go/token"
 	"io"
 	"io/fs"
@@ -243,7 +241,7 @@ func (a *goAnalysis) decide(p *goPkg, isCode bool, tester string) (SupportRole, 
 		// it would pass the tests. A package with tests of its own is the
 		// code they test.
 		if testers := a.testers[p.dir]; len(testers) > 0 && !p.hasTests {
-			if fn := a.t.goAssertExport(p.files); fn != "" {
+			if fn := a.assertExport(p, testers); fn != "" {
 				by := testers[0]
 				if by == "" {
 					by = "the root package"
@@ -619,62 +617,3 @@ func (f vFileInfo) Mode() fs.FileMode  { return 0o644 }
 func (f vFileInfo) ModTime() time.Time { return time.Time{} }
 func (f vFileInfo) IsDir() bool        { return false }
 func (f vFileInfo) Sys() any           { return nil }
-
-// goAssertNames are exported function names that say a function asserts:
-// Equal, Same, … by themselves, AssertX, RequireX, … as a first word.
-var (
-	goAssertNames = map[string]bool{"Equal": true, "Equals": true, "Same": true, "Match": true, "Matches": true}
-	goAssertWords = map[string]bool{"Assert": true, "Require": true, "Expect": true, "Should": true, "Verify": true, "Check": true}
-	goGotWant     = map[string]bool{"got": true, "want": true, "expected": true, "actual": true}
-)
-
-// goAssertExport returns an assertion-shaped function the Go files among
-// files export: one named as an assertion (goAssertNames, goAssertWords),
-// or one that returns a bool and takes a parameter named got or want.
-// Methods do not count: production types define Equal.
-func (t *supportTree) goAssertExport(files []string) string {
-	for _, f := range files {
-		if !strings.HasSuffix(f, ".go") {
-			continue
-		}
-		file, _ := parser.ParseFile(token.NewFileSet(), f, t.in.Files[f], parser.SkipObjectResolution)
-		if file == nil {
-			continue
-		}
-		for _, d := range file.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || !fn.Name.IsExported() {
-				continue
-			}
-			if name := fn.Name.Name; goAssertNames[name] || goAssertWords[goFirstWord(name)] {
-				return name
-			}
-			res := fn.Type.Results
-			if res == nil || len(res.List) != 1 || len(res.List[0].Names) > 1 {
-				continue
-			}
-			if id, ok := res.List[0].Type.(*ast.Ident); !ok || id.Name != "bool" {
-				continue
-			}
-			for _, field := range fn.Type.Params.List {
-				for _, n := range field.Names {
-					if goGotWant[strings.ToLower(n.Name)] {
-						return fn.Name.Name
-					}
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// goFirstWord is the first word of a MixedCaps name: Assert of
-// AssertEqual, Checksum of Checksum.
-func goFirstWord(name string) string {
-	for i := 1; i < len(name); i++ {
-		if name[i] >= 'A' && name[i] <= 'Z' && name[i-1] >= 'a' && name[i-1] <= 'z' {
-			return name[:i]
-		}
-	}
-	return name
-}

@@ -288,11 +288,11 @@ func (t *supportTree) jsSupport(run, configs map[string]string) {
 		}
 		return edges(p)
 	}
-	subject, imported := map[string]bool{}, map[string]bool{} // a test is named after it; a test loads it
+	subject, imported := map[string]bool{}, map[string][]string{} // a test is named after it; the tests that load it
 	for _, u := range units {
 		subjects := jsSubjects(u)
 		for _, f := range edges(u) {
-			imported[f] = true
+			imported[f] = append(imported[f], u)
 			if slices.Contains(subjects, jsName(f)) && !isTest(f) {
 				direct[f], subject[f] = true, true
 			}
@@ -332,7 +332,13 @@ func (t *supportTree) jsSupport(run, configs map[string]string) {
 		case reached[p]:
 			// Code the tests load to assert with, but for the file a test
 			// is named after: the code that test tests.
-			if m := f.helperMarker(); m != "" && imported[p] && !subject[p] {
+			uses := func(name string) bool {
+				return slices.ContainsFunc(imported[p], func(u string) bool {
+					code, _, _ := lexJS(t.content(u))
+					return hasWord(code, name)
+				})
+			}
+			if m := f.helperMarker(uses); m != "" && len(imported[p]) > 0 && !subject[p] {
 				t.helperUndecided(p, "assertion helper that tests and code both load ("+m+") (JavaScript)")
 			}
 		case f.throwsAE:

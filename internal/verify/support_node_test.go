@@ -187,5 +187,24 @@ func TestSupportNodeHelpers(t *testing.T) {
 			"calc.test.js": "require('./calc');\nrequire('./num');\n",
 		},
 		want: map[string]SupportRole{"num.js": RoleCode, "calc.js": RoleCode},
+	}, {
+		name: "the file a test is named after stays code, whatever it defines",
+		files: map[string]string{
+			"package.json":     `{"main":"validate.js"}`,
+			"validate.js":      "function assertValid(x) { if (!x) throw new Error('invalid'); }\nmodule.exports = { assertValid };\n",
+			"validate.test.js": "const { assertValid } = require('./validate');\nassertValid(1);\n",
+		},
+		want: map[string]SupportRole{"validate.js": RoleCode},
+	}, {
+		name: "checkers count when a test calls them; AssertionError counts",
+		files: map[string]string{
+			"lib/calc.js":      "require('./rules'); require('./parse'); require('./guard');\nmodule.exports.add = (a, b) => a + b;\n",
+			"lib/rules.js":     "exports.checkRange = (x) => x >= 0;\n",
+			"lib/parse.js":     "exports.verifyToken = (t) => !!t;\n",
+			"lib/guard.js":     "class AssertionError extends Error {}\nexports.ok = (v) => { if (!v) throw new AssertionError('no'); };\n",
+			"lib/calc.test.js": "const { add } = require('./calc');\nconst rules = require('./rules');\nrequire('./parse');\nconst { ok } = require('./guard');\nok(rules.checkRange(add(1, 2)));\n",
+		},
+		want: map[string]SupportRole{"lib/rules.js": RoleUndecided, "lib/parse.js": RoleCode, "lib/calc.js": RoleCode, "lib/guard.js": RoleUndecided},
+		why:  map[string]string{"lib/rules.js": "(defines checkRange) (JavaScript)", "lib/guard.js": "(throws AssertionError) (JavaScript)"},
 	}})
 }

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,7 +15,8 @@ type jsFile struct {
 	helper   string
 	weak     bool
 	throwsAE bool
-	main     bool // a #! line
+	main     bool     // a #! line
+	exports  []string // the public assertion helpers it defines
 }
 
 var (
@@ -126,26 +128,40 @@ func parseJS(src string) jsFile {
 	if f.marker == "" && usesRunner {
 		f.marker = "uses the test runner's expect or mocks"
 	}
-	f.helper, f.weak = jsHelper(code, skip)
+	f.helper, f.weak, f.exports = jsHelper(code, skip)
 	f.throwsAE = strings.Contains(code, "AssertionError") && jsAssertAE.MatchString(code)
 	return f
 }
 
-// helperMarker says what in f marks an assertion helper ("defines
-// assertEqual", "throws AssertionError"), or "".
-func (f *jsFile) helperMarker() string {
-	if f.throwsAE && (f.helper == "" || f.weak) {
+// helperMarker says what in f marks an assertion helper that code may
+// share with the tests ("defines assertEqual", "throws AssertionError"),
+// or "". A checker (check*, verify*) counts only when a test that loads
+// it calls it (uses): production code defines checkers.
+func (f *jsFile) helperMarker(uses func(string) bool) string {
+	for _, n := range f.exports {
+		if helperFuncKind(n) == "strong" {
+			return "defines " + n
+		}
+	}
+	if f.throwsAE {
 		return "throws AssertionError"
 	}
-	return f.helper
+	for _, n := range f.exports {
+		if uses(n) {
+			return "defines " + n
+		}
+	}
+	return ""
 }
 
 // jsHelper finds an assertion helper code defines (function assertX,
 // assertX = (…) =>, assertX: function, a method assertX(…) {): "defines
-// assertX", and whether it is only a checker.
-func jsHelper(code string, skip func(int) int) (string, bool) {
+// assertX", whether it is only a checker, and the public names of all
+// it defines.
+func jsHelper(code string, skip func(int) int) (string, bool, []string) {
 	lower := strings.ToLower(code)
 	found, weak := "", false
+	var names []string
 	for _, pre := range []string{"assert", "expect", "should", "check", "verify"} {
 		for off := 0; ; {
 			i := strings.Index(lower[off:], pre)
@@ -162,7 +178,7 @@ func jsHelper(code string, skip func(int) int) (string, bool) {
 			}
 			name := jsIdent(code[i:])
 			kind := helperFuncKind(name)
-			if kind == "" || found != "" && (!weak || kind == "weak") {
+			if kind == "" || slices.Contains(names, name) {
 				continue
 			}
 			j := skip(i + len(name))
@@ -193,12 +209,18 @@ func jsHelper(code string, skip func(int) int) (string, bool) {
 					def = strings.HasPrefix(code[skip(end+1):], "{")
 				}
 			}
-			if def {
+			if !def {
+				continue
+			}
+			if found == "" || weak && kind == "strong" {
 				found, weak = "defines "+name, kind == "weak"
+			}
+			if name[0] != '_' {
+				names = append(names, name)
 			}
 		}
 	}
-	return found, weak
+	return found, weak, names
 }
 
 // jsWords returns where word stands as a whole word in code, not as a

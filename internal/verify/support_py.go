@@ -28,6 +28,9 @@ type pyFile struct {
 	helper     string // an assertion helper it defines: "defines assert_equal"
 	weak       bool   // the helper is a checker (check*, verify*)
 	raisesAE   bool
+	// exports are the assertion helpers another module can call: public,
+	// and not defined in a function.
+	exports []string
 }
 
 // pyLoad is one import: `from ..a.b import c, d` is level 2, mod
@@ -125,6 +128,7 @@ func parsePython(src string) pyFile {
 			f.helper, f.weak = "defines "+m[1], k == "weak"
 		}
 	}
+	f.exports = pyHelperExports(code)
 	f.raisesAE = pyRaiseAE.MatchString(code)
 	for _, im := range f.imports {
 		top := strings.SplitN(im.mod, ".", 2)[0]
@@ -139,19 +143,64 @@ func parsePython(src string) pyFile {
 	return f
 }
 
-// helperMarker says what in f marks an assertion helper ("defines
-// assert_equal", "raises AssertionError", "imports pytest in a
-// function"), or "".
-func (f *pyFile) helperMarker() string {
+// helperMarker says what in f marks an assertion helper that code may
+// share with the tests ("defines assert_equal", "raises AssertionError",
+// "imports pytest in a function"), or "". A checker (check*, verify*)
+// counts only when a test that imports it calls it (uses): production
+// code defines checkers.
+func (f *pyFile) helperMarker(uses func(string) bool) string {
+	for _, n := range f.exports {
+		if helperFuncKind(n) == "strong" {
+			return "defines " + n
+		}
+	}
 	switch {
-	case f.helper != "" && !f.weak:
-		return f.helper
 	case f.raisesAE:
 		return "raises AssertionError"
 	case f.lazyMarker != "":
 		return "imports " + f.lazyMarker + " in a function"
 	}
-	return f.helper
+	for _, n := range f.exports {
+		if uses(n) {
+			return "defines " + n
+		}
+	}
+	return ""
+}
+
+// pyHelperExports returns the public assertion helpers code (lexed)
+// defines at its top level or in a class.
+func pyHelperExports(code string) []string {
+	type block struct {
+		indent int
+		def    bool
+	}
+	var stack []block
+	var out []string
+	for _, l := range strings.Split(code, "\n") {
+		t := strings.TrimLeft(l, " \t")
+		if t == "" {
+			continue
+		}
+		indent := len(l) - len(t)
+		for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
+			stack = stack[:len(stack)-1]
+		}
+		word, rest, _ := strings.Cut(t, " ")
+		if word == "async" {
+			word, rest, _ = strings.Cut(strings.TrimLeft(rest, " \t"), " ")
+		}
+		if word != "def" && word != "class" {
+			continue
+		}
+		inFunc := slices.ContainsFunc(stack, func(b block) bool { return b.def })
+		stack = append(stack, block{indent, word == "def"})
+		name := jsIdent(strings.TrimLeft(rest, " \t"))
+		if word == "def" && !inFunc && !strings.HasPrefix(name, "_") && helperFuncKind(name) != "" {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // statement reads one simple statement; src is its source lines.
@@ -411,11 +460,11 @@ func (t *supportTree) pySupport(shellRun map[string]string) {
 		}
 		return edges(p)
 	}
-	subject, imported := map[string]bool{}, map[string]bool{} // a test is named after it; a test imports it
+	subject, imported := map[string]bool{}, map[string][]string{} // a test is named after it; the tests that import it
 	for _, u := range units {
 		subjects := pyTestSubjects(u)
 		for _, f := range edges(u) {
-			imported[f] = true
+			imported[f] = append(imported[f], u)
 			if slices.Contains(subjects, pyModuleName(f)) && !isTest(f) {
 				direct[f], subject[f] = true, true
 			}
@@ -451,7 +500,13 @@ func (t *supportTree) pySupport(shellRun map[string]string) {
 		case reached[p]:
 			// Code the tests import to assert with, but for the module a
 			// test is named after: the code that test tests.
-			if m := f.helperMarker(); m != "" && imported[p] && !subject[p] {
+			uses := func(name string) bool {
+				return slices.ContainsFunc(imported[p], func(u string) bool {
+					code, _ := lexPython(t.content(u))
+					return hasWord(code, name)
+				})
+			}
+			if m := f.helperMarker(uses); m != "" && len(imported[p]) > 0 && !subject[p] {
 				why := "assertion helper that tests and code both load (" + m + ") (Python)"
 				t.helperUndecided(p, why)
 				t.helperUndecided(p+"i", why)

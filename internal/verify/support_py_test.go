@@ -70,25 +70,18 @@ func TestSupportPython(t *testing.T) {
 			"src_tool/plugin.py":     "from . import lenient\n",
 			"src_tool/lenient.py":    "x = 1\n",
 			"src_tool/__init__.py":   "",
-			"src_tool/cli.py":        "from . import engine, core\n",
+			"src_tool/cli.py":        "from . import engine\n",
 			"src_tool/engine.py":     "def verify_input(x):\n    return x\n",
-			"src_tool/core.py":       "def run(x):\n    return x\n",
 			"runner.py":              "import shared\n\nif __name__ == \"__main__\":\n    shared.go()\n",
 			"shared.py":              "def go():\n    pass\n",
 			"validate.py":            "def check_range(x):\n    return 0 <= x\n",
-			"tests/test_validate.py": "from validate import check_range\nimport shared\nfrom src_tool import engine, core\n",
+			"tests/test_validate.py": "from validate import check_range\nimport shared\nfrom src_tool import engine\n",
 		},
-		// validate.py defines a checker, but test_validate.py is named
-		// after it: it is the code under test. engine.py's checker, which
-		// the code reaches and a test imports, may be the tests' helper.
 		want: map[string]SupportRole{
-			"src_tool/core.py": RoleCode, "shared.py": RoleCode, "validate.py": RoleCode, "src_tool/engine.py": RoleUndecided,
+			"src_tool/engine.py": RoleCode, "shared.py": RoleCode, "validate.py": RoleCode,
 			"src_tool/plugin.py": RoleSupport, "src_tool/lenient.py": RoleUndecided, "src_tool/__init__.py": RoleCode,
 		},
-		why: map[string]string{
-			"src_tool/plugin.py": "pytest11",
-			"src_tool/engine.py": "assertion helper that tests and code both load (defines verify_input) (Python)",
-		},
+		why: map[string]string{"src_tool/plugin.py": "pytest11"},
 	}, {
 		// urllib3's ssl_.py: production code defines assertion-shaped
 		// names. A test imports it, the code reaches it: undecided (a
@@ -277,5 +270,27 @@ func TestSupportPythonHelpers(t *testing.T) {
 		},
 		want: map[string]SupportRole{"guard.py": RoleUndecided, "deep.py": RoleCode, "calc.py": RoleCode},
 		why:  map[string]string{"guard.py": "(raises AssertionError) (Python)"},
+	}, {
+		name: "the module a test is named after stays code, whatever it defines",
+		files: map[string]string{
+			"validate.py":      "def assert_valid(x):\n    if not x:\n        raise AssertionError(x)\n",
+			"app.py":           "#!/usr/bin/env python3\nimport validate\n",
+			"test_validate.py": "from validate import assert_valid\n\ndef test_ok():\n    assert_valid(1)\n",
+		},
+		want: map[string]SupportRole{"validate.py": RoleCode, "app.py": RoleCode},
+	}, {
+		// Production code defines checkers (check_*, verify_*) and private
+		// helpers: they count when a test that imports the module calls one.
+		name: "checkers count when a test calls them",
+		files: map[string]string{
+			"lib/__init__.py":    "",
+			"lib/calc.py":        "from . import rules, parse, inner\n",
+			"lib/rules.py":       "def check_range(x):\n    return 0 <= x < 10\n",
+			"lib/parse.py":       "def verify_token(t):\n    return bool(t)\n\ndef _assert_ok(x):\n    pass\n",
+			"lib/inner.py":       "def outer():\n    def assert_inner(x):\n        pass\n    return assert_inner\n",
+			"tests/test_calc.py": "from lib import calc, rules, parse, inner\n\ndef test_range():\n    assert rules.check_range(3)\n",
+		},
+		want: map[string]SupportRole{"lib/rules.py": RoleUndecided, "lib/parse.py": RoleCode, "lib/inner.py": RoleCode, "lib/calc.py": RoleCode},
+		why:  map[string]string{"lib/rules.py": "(defines check_range) (Python)"},
 	}})
 }

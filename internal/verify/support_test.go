@@ -521,9 +521,23 @@ func TestSupportGoHelpers(t *testing.T) {
 		want:  map[string]SupportRole{"internal/num/num.go": RoleUndecided},
 		why:   map[string]string{"internal/num/num.go": "exports Close"},
 	}, {
-		name:  "RequireX and CheckX",
-		files: tree(num("var X = 1\n\nfunc CheckRange(v int) error { return nil }"), nil),
+		name:  "RequireX",
+		files: tree(num("var X = 1\n\nfunc RequireNear(t interface{ Fatal(...any) }, a, b float64) {}"), nil),
 		want:  map[string]SupportRole{"internal/num/num.go": RoleUndecided},
+		why:   map[string]string{"internal/num/num.go": "exports RequireNear"},
+	}, {
+		// Production packages export checkers: one counts when another
+		// package's test calls it.
+		name:  "a checker no test calls",
+		files: tree(num("var X = 1\n\nfunc CheckRange(v int) error { return nil }"), nil),
+		want:  map[string]SupportRole{"internal/num/num.go": RoleCode},
+	}, {
+		name: "a checker a test calls",
+		files: tree(num("var X = 1\n\nfunc CheckRange(v int) error { return nil }"), map[string]string{
+			"calc/more_test.go": "package calc\n\nimport \"example.com/m/internal/num\"\n\nvar _ = num.CheckRange(1)\n",
+		}),
+		want: map[string]SupportRole{"internal/num/num.go": RoleUndecided},
+		why:  map[string]string{"internal/num/num.go": "exports CheckRange"},
 	}, {
 		name:  "no assertion shape, a method, a first word that is not one: code",
 		files: tree(num("var X = 1\n\ntype V int\n\nfunc (v V) Equal(o V) bool { return v == o }\n\nfunc Checksum(b []byte) int { return 0 }\n\nfunc Abs(x float64) float64 { return x }"), nil),
