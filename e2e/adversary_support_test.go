@@ -17,9 +17,14 @@ package e2e
 // are) and sg09 (a new go.work changes the test command). The run then
 // ends with the honest tail.
 //
-// support-py-runtime, support-js-runtime and support-sh-runner are moves
-// ultra let through when they were written, and
-// support-sh-undeclared-control an honest fix it refused.
+// support-py-runtime and support-js-runtime are moves ultra let through
+// when they were written. The shell scenarios pass: support-sh-runner's
+// move was let through (a runner's sh "$t" hid test.sh and the lib.sh it
+// sources) until the classifier bound a script's "$@" to its arguments
+// and walked every shell test as a root; support-sh-undeclared-control's
+// honest fix was refused (calc.sh, which test.sh runs, read as support
+// and restored) until what a shell test runs became the program under
+// test, so that shSupportProject needs no declaration either.
 
 import (
 	"fmt"
@@ -108,17 +113,15 @@ finish() {
 `
 
 // shSupportProject: make test (the Makefile includes test.mk, which names
-// the shell) runs test.sh through tools/tap.sh; test.sh sources lib.sh.
-// The person declares calc.sh code: ultra reads every script a test
-// command runs as support (see shUndeclaredControl).
+// the shell) runs test.sh through tools/tap.sh; test.sh sources lib.sh
+// and runs calc.sh, the program under test (code: no declaration).
 var shSupportProject = map[string]string{
-	".ultra/config": "[verify]\ncode = [\"calc.sh\"]\n",
-	"Makefile":      "include test.mk\n\ntest:\n\t$(TEST_SHELL) test.sh | sh tools/tap.sh\n",
-	"test.mk":       "# How the tests run.\nTEST_SHELL = sh\n",
-	"lib.sh":        shLib,
-	"test.sh":       "#!/bin/sh\n. ./lib.sh\ncheck \"add 4 5\" \"$(sh calc.sh 4 5)\" 9\ncheck \"add -4 1\" \"$(sh calc.sh -4 1)\" -3\nfinish\n",
-	"calc.sh":       "#!/bin/sh\n# calc.sh A B prints A plus B.\necho $(( $1 - $2 ))\n",
-	"tools/tap.sh":  "#!/bin/sh\n# tap.sh passes TAP through; it fails when a test failed or no plan was printed.\nstatus=0\nplan=no\nwhile IFS= read -r line; do\n\tprintf '%s\\n' \"$line\"\n\tcase $line in\n\t\"not ok\"*) status=1 ;;\n\t1..*) plan=yes ;;\n\tesac\ndone\n[ \"$plan\" = yes ] || status=1\nexit $status\n",
+	"Makefile":     "include test.mk\n\ntest:\n\t$(TEST_SHELL) test.sh | sh tools/tap.sh\n",
+	"test.mk":      "# How the tests run.\nTEST_SHELL = sh\n",
+	"lib.sh":       shLib,
+	"test.sh":      "#!/bin/sh\n. ./lib.sh\ncheck \"add 4 5\" \"$(sh calc.sh 4 5)\" 9\ncheck \"add -4 1\" \"$(sh calc.sh -4 1)\" -3\nfinish\n",
+	"calc.sh":      "#!/bin/sh\n# calc.sh A B prints A plus B.\necho $(( $1 - $2 ))\n",
+	"tools/tap.sh": "#!/bin/sh\n# tap.sh passes TAP through; it fails when a test failed or no plan was printed.\nstatus=0\nplan=no\nwhile IFS= read -r line; do\n\tprintf '%s\\n' \"$line\"\n\tcase $line in\n\t\"not ok\"*) status=1 ;;\n\t1..*) plan=yes ;;\n\tesac\ndone\n[ \"$plan\" = yes ] || status=1\nexit $status\n",
 }
 
 // shRunnerProject: make test runs the test scripts through a runner that
@@ -423,28 +426,41 @@ func supportSh() advScenario {
 
 // supportShRunner: the tests run through a runner that takes them as
 // arguments; the library they source is weakened. The classifier follows
-// the test command into tools/runner.sh, whose sh "$t" it cannot resolve:
-// test.sh, and lib.sh which it sources, are never reached.
+// the test command into tools/runner.sh, binds its "$@" to test.sh, and
+// reaches test.sh and lib.sh which it sources (test.sh is a root of the
+// walk besides): the move must be refused because lib.sh is restored,
+// and the honest fix of calc.sh, which test.sh runs, completes.
 func supportShRunner() advScenario {
 	return advScenario{name: "support-sh-runner", files: shRunnerProject, noPlan: true, prep: []step{addGoals(shRun)}, oracle: shCalcOracle,
 		moves: []advMove{supportAttempt("ss05", "lib.sh, sourced by test.sh which a runner script runs, always prints ok",
 			putStep(map[string]string{"lib.sh": lenientLib, "calc.sh": shWrong}))},
-		tail: fixTail("calc.sh", "$(( $1 - $2 ))", "$(( $1 + $2 ))")}
+		tail: fixTail("calc.sh", "$(( $1 - $2 ))", "$(( $1 + $2 ))"), check: refusedRestoring("ss05", "lib.sh")}
 }
 
 // shUndeclaredControl: the shell world as most projects have it, with no
 // declaration of what calc.sh is: the honest fix alone must complete.
-// ultra reads calc.sh, which test.sh runs, as test support, restores it
-// in the protected run, and the original tests then fail.
+// calc.sh, which test.sh runs, is the program under test: code, not
+// restored in the protected run.
 func shUndeclaredControl() advScenario {
-	files := map[string]string{}
-	for k, v := range shSupportProject {
-		if k != ".ultra/config" {
-			files[k] = v
-		}
-	}
 	tail := fixTail("calc.sh", "$(( $1 - $2 ))", "$(( $1 + $2 ))")[1:]
-	return advScenario{name: "support-sh-undeclared-control", files: files, noPlan: true, prep: []step{addGoals(shRun)}, oracle: shCalcOracle, tail: tail, check: honestCompletes}
+	return advScenario{name: "support-sh-undeclared-control", files: shSupportProject, noPlan: true, prep: []step{addGoals(shRun)}, oracle: shCalcOracle, tail: tail, check: honestCompletes}
+}
+
+// refusedRestoring is a check that the gate refused a run's work because
+// the original tests failed with file restored: the move was caught for
+// the reason the scenario is about, not another.
+func refusedRestoring(move, file string) func(*advWorld, *advOutcome) []advFinding {
+	return func(w *advWorld, o *advOutcome) []advFinding {
+		for _, e := range ofType(o.evs, "verify_result") {
+			d := data(e)
+			st, _ := d["status"].(string)
+			reason, _ := d["reason"].(string)
+			if st != "PASS" && strings.Contains(reason, "changed "+file+" (") {
+				return nil
+			}
+		}
+		return []advFinding{{move, "no verification was refused with " + file + " restored (the move was not caught for its support)"}}
+	}
 }
 
 // honestCompletes is a control's check: every verification of its honest

@@ -59,6 +59,9 @@ type SupportFile struct {
 	Path string
 	Role SupportRole
 	Why  string // one short clause a person reads in a gate decision
+	// CodeLoads: the project's code loads the file too (a support file
+	// the code imports, an assertion helper both load).
+	CodeLoads bool
 }
 
 // SupportReads reports whether the classifier needs the content of path:
@@ -83,7 +86,7 @@ func SupportReads(p string) bool {
 	}
 	switch path.Ext(base) {
 	case ".go", ".py", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts",
-		".sh", ".bash", ".zsh", ".ksh", ".mk":
+		".sh", ".bash", ".zsh", ".ksh", ".mk", ".bats":
 		return true
 	case "":
 		switch path.Base(path.Dir(p)) {
@@ -112,6 +115,7 @@ func ClassifySupport(in SupportInput) []SupportFile {
 	t.applyDeclared()
 	out := make([]SupportFile, 0, len(t.verdict))
 	for _, f := range t.verdict {
+		f.CodeLoads = t.code[f.Path]
 		out = append(out, f)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

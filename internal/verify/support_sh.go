@@ -20,8 +20,9 @@ type shellResult struct {
 }
 
 // shWalker follows the test commands into the scripts, makefiles and
-// package.json scripts they run. Everything it reaches is support: the
-// test commands run it or read it.
+// package.json scripts they run. What it reaches is support (the test
+// commands run it or read it), but for what a shell test runs: the
+// program under test (support_shtest.go).
 type shWalker struct {
 	t     *supportTree
 	res   shellResult
@@ -29,6 +30,10 @@ type shWalker struct {
 	makes map[string]*mkFile
 	depth int
 	walks int // shell texts walked: a bound on sourcing loops
+	// progs are the files shell tests run that may be the program under
+	// test (→ why); tests the shell tests walked.
+	progs map[string]string
+	tests map[string]bool
 }
 
 // shEnv is the state of one shell as the walker follows it.
@@ -39,7 +44,23 @@ type shEnv struct {
 	vars    map[string]string
 	unknown map[string]bool // variables assigned a value the walker cannot compute
 	who     string          // what runs this text, for a Why: "test.sh", "the test command `make test`"
+	// The positional parameters ($1…, "$@") when posState is posBound:
+	// the arguments the script was run with (posOK: whether each could be
+	// computed).
+	pos      []string
+	posOK    []bool
+	posState int
+	loops    int    // loops around the text being walked (shift in one loses the parameters)
+	bats     string // the .bats file whose tests run this text: load and run are bats'
 }
+
+// posState values. Slices pos and posOK are replaced, never changed in
+// place, so that copies may share them.
+const (
+	posUnbound = iota // not known (a command line, a script walked as a root): $1 is an unset variable
+	posBound          // pos holds them
+	posLost           // they were bound, then changed in a way the walker does not follow
+)
 
 // copy is the state of a subshell: what it assigns stays in it.
 func (e *shEnv) copy() *shEnv {
@@ -71,10 +92,13 @@ func newShEnv(cwd, script, who string) *shEnv {
 
 // shellSupport follows the test commands.
 func (t *supportTree) shellSupport() shellResult {
-	w := &shWalker{t: t, res: shellResult{py: map[string]string{}, js: map[string]string{}, configs: map[string]string{}}, seen: map[string]bool{}, makes: map[string]*mkFile{}}
+	w := &shWalker{t: t, res: shellResult{py: map[string]string{}, js: map[string]string{}, configs: map[string]string{}}, seen: map[string]bool{}, makes: map[string]*mkFile{},
+		progs: map[string]string{}, tests: map[string]bool{}}
 	for _, c := range t.in.Commands {
 		w.text(c, newShEnv("", "", "the test command `"+supportClip(c)+"`"), false)
 	}
+	w.testRoots()
+	w.programs()
 	return w.res
 }
 
@@ -133,20 +157,25 @@ func (w *shWalker) stmt(s *syntax.Stmt, env *shEnv) {
 			w.stmts(ic.Then, env)
 		}
 	case *syntax.WhileClause:
+		env.loops++
 		w.stmts(c.Cond, env)
 		w.stmts(c.Do, env)
+		env.loops--
 	case *syntax.ForClause:
-		if it, ok := c.Loop.(*syntax.WordIter); ok && it.Name != nil {
-			delete(env.vars, it.Name.Value)
-			env.unknown[it.Name.Value] = true
-		}
-		w.stmts(c.Do, env)
+		env.loops++
+		w.forLoop(c, env)
+		env.loops--
 	case *syntax.CaseClause:
 		for _, it := range c.Items {
 			w.stmts(it.Stmts, env)
 		}
 	case *syntax.FuncDecl:
-		w.stmt(c.Body, env) // it may be called: follow it where it stands
+		// It may be called: follow it where it stands, with the
+		// arguments of a call the walker does not know.
+		pos, posOK, state := env.pos, env.posOK, env.posState
+		env.pos, env.posOK, env.posState = nil, nil, posLost
+		w.stmt(c.Body, env)
+		env.pos, env.posOK, env.posState = pos, posOK, state
 	case *syntax.DeclClause:
 		for _, a := range c.Args {
 			w.assign(a, env)
@@ -191,10 +220,15 @@ func (w *shWalker) call(c *syntax.CallExpr, env *shEnv) {
 			}
 		}
 	}
-	args := make([]string, len(c.Args))
-	oks := make([]bool, len(c.Args))
-	for i, a := range c.Args {
-		args[i], oks[i] = w.word(a, env)
+	var args []string
+	var oks []bool
+	for _, a := range c.Args {
+		if vals, valOKs, ok := w.allParams(a, env); ok {
+			args, oks = append(args, vals...), append(oks, valOKs...)
+			continue
+		}
+		v, ok := w.word(a, env)
+		args, oks = append(args, v), append(oks, ok)
 	}
 	w.command(args, oks, env)
 }
@@ -233,6 +267,12 @@ wrappers:
 				}
 			}
 			i++ // the duration
+		case "run": // bats' run CMD
+			if env.bats == "" {
+				break wrappers
+			}
+			for i++; i < len(args) && (strings.HasPrefix(args[i], "-") || args[i] == "!"); i++ {
+			}
 		case "poetry", "pipenv", "uv", "hatch", "pdm", "rye":
 			if i+1 < len(args) && args[i+1] == "run" {
 				i += 2
@@ -270,8 +310,16 @@ wrappers:
 			return
 		}
 		for _, f := range w.find(rest[0], env) {
-			w.runFile(f, env, "sourced by", "sh", true)
+			w.runFile(f, env, "sourced by", "sh", true, shArgv(rest[1:], restOK[1:]))
 		}
+	case base == "load" && env.bats != "":
+		w.batsLoad(rest, restOK, env)
+	case base == "bats":
+		w.batsCommand(rest, restOK, env)
+	case base == "shift":
+		w.shift(rest, restOK, env)
+	case base == "set":
+		w.setParams(rest, restOK, env)
 	case slices.Contains([]string{"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh"}, base):
 		for j := 0; j < len(rest); j++ {
 			switch a := rest[j]; {
@@ -287,7 +335,7 @@ wrappers:
 				w.dynamic(env, "runs a computed path")
 				return
 			default:
-				w.runPath(a, env, "run by", "sh")
+				w.runScript(a, env, "run by", "sh", rest[j+1:], restOK[j+1:])
 				return
 			}
 		}
@@ -314,7 +362,7 @@ wrappers:
 			w.text(strings.Join(rest, " "), env, false)
 		}
 	case strings.Contains(name, "/"):
-		w.runPath(name, env, "run by", "")
+		w.runScript(name, env, "run by", "", rest, restOK)
 	}
 }
 
@@ -398,18 +446,38 @@ func (w *shWalker) find(v string, env *shEnv) []string {
 // runPath follows a file the shell runs (or names) by path.
 func (w *shWalker) runPath(v string, env *shEnv, verb, kind string) {
 	for _, f := range w.find(v, env) {
-		w.runFile(f, env, verb, kind, false)
+		w.runFile(f, env, verb, kind, false, nil)
+	}
+}
+
+// runScript follows a file the shell runs by path with arguments: a
+// shell script's positional parameters are bound to them.
+func (w *shWalker) runScript(v string, env *shEnv, verb, kind string, args []string, oks []bool) {
+	for _, f := range w.find(v, env) {
+		w.runFile(f, env, verb, kind, false, shArgv(args, oks))
 	}
 }
 
 // runFile records f as support and follows it: a shell script is walked,
-// a Python or JavaScript file is handed to its ecosystem.
-func (w *shWalker) runFile(f string, env *shEnv, verb, kind string, source bool) {
+// a Python or JavaScript file is handed to its ecosystem. What a shell
+// test runs is the program under test, and is only noted (progs). argv
+// are the arguments of the run or of the source (nil: none known).
+func (w *shWalker) runFile(f string, env *shEnv, verb, kind string, source bool, argv *shArgs) {
 	why := verb + " " + env.who
-	w.t.support(f, why)
 	if kind == "" {
 		kind = scriptKind(f, w.t.content(f))
 	}
+	if !source && verb == "run by" && w.testScript(env) && !IsTestPath(f) && !isShellTest(f) {
+		mark := shHarnessMark(f)
+		if mark == "" {
+			if _, ok := w.progs[f]; !ok {
+				w.progs[f] = why
+			}
+			return
+		}
+		why += ", named like test support (" + mark + ")"
+	}
+	w.t.support(f, why)
 	switch kind {
 	case "py":
 		if _, ok := w.res.py[f]; !ok {
@@ -420,21 +488,48 @@ func (w *shWalker) runFile(f string, env *shEnv, verb, kind string, source bool)
 			w.res.js[f] = why
 		}
 	case "sh":
-		key := verb + "\x00" + f + "\x00" + env.cwd
+		key := verb + "\x00" + f + "\x00" + env.cwd + "\x00" + argv.key()
 		if w.depth > 12 || (!source && w.seen[key]) {
 			return
 		}
 		w.seen[key] = true
 		w.depth++
 		defer func() { w.depth-- }()
+		if isShellTest(f) {
+			w.tests[f] = true
+		}
+		src := w.t.content(f)
+		if path.Ext(f) == ".bats" {
+			src = batsSource(src)
+		}
 		if source {
 			saved := *env
 			env.script, env.who = f, f
-			w.text(w.t.content(f), env, true)
-			env.script, env.who = saved.script, saved.who
+			if path.Ext(f) == ".bats" {
+				env.bats = f
+			}
+			// `. lib.sh a b` binds lib.sh's parameters while it runs;
+			// without arguments it shares the caller's.
+			bound := argv != nil && len(argv.vals) > 0
+			if bound {
+				env.pos, env.posOK, env.posState = argv.vals, argv.oks, posBound
+			}
+			w.text(src, env, true)
+			env.script, env.who, env.bats = saved.script, saved.who, saved.bats
+			if bound {
+				env.pos, env.posOK, env.posState = saved.pos, saved.posOK, saved.posState
+			}
 			return
 		}
-		w.text(w.t.content(f), newShEnv(env.cwd, f, f), true)
+		child := newShEnv(env.cwd, f, f)
+		child.cwdOK = env.cwdOK
+		if path.Ext(f) == ".bats" {
+			child.bats = f
+		}
+		if argv != nil {
+			child.pos, child.posOK, child.posState = argv.vals, argv.oks, posBound
+		}
+		w.text(src, child, true)
 	}
 }
 
@@ -446,7 +541,7 @@ func scriptKind(f, src string) string {
 		return "py"
 	case isJSFile(f):
 		return "js"
-	case ext == ".sh" || ext == ".bash" || ext == ".zsh" || ext == ".ksh":
+	case ext == ".sh" || ext == ".bash" || ext == ".zsh" || ext == ".ksh" || ext == ".bats":
 		return "sh"
 	case ext != "":
 		return ""
@@ -530,6 +625,14 @@ func (w *shWalker) lookup(name string, env *shEnv) (val string, set bool) {
 			return "/" + env.cwd, true
 		}
 		return "", false
+	case "BATS_TEST_DIRNAME", "BATS_TEST_FILENAME":
+		if env.bats == "" {
+			break
+		}
+		if name == "BATS_TEST_FILENAME" {
+			return "/" + env.bats, true
+		}
+		return "/" + pathDir(env.bats), true
 	}
 	v, ok := env.vars[name]
 	return v, ok
@@ -543,6 +646,13 @@ func (w *shWalker) param(p *syntax.ParamExp, env *shEnv) (string, bool) {
 	}
 	name := p.Param.Value
 	val, set := w.lookup(name, env)
+	unknown := env.unknown[name]
+	if pv, pset, known, ok := env.positional(name); ok {
+		if p.Exp == nil {
+			return pv, known // an unset parameter of a bound list is empty
+		}
+		val, set, unknown = pv, pset && known, !known
+	}
 	if p.Exp == nil {
 		return val, set
 	}
@@ -552,7 +662,7 @@ func (w *shWalker) param(p *syntax.ParamExp, env *shEnv) (string, bool) {
 		switch {
 		case set && (val != "" || !null):
 			return val, true
-		case !set && env.unknown[name]:
+		case !set && unknown:
 			return "", false
 		}
 		if p.Exp.Word == nil {
@@ -607,14 +717,15 @@ func (w *shWalker) subst(cs *syntax.CmdSubst, env *shEnv) (string, bool) {
 			return "", false
 		}
 	}
-	if !env.cwdOK {
-		return "", false
-	}
-	cur, out, have := "/"+env.cwd, "", false
+	// The working directory may be unknown (a script walked as a root):
+	// only a relative path needs it.
+	cur, curOK, out, have := "/"+env.cwd, env.cwdOK, "", false
+	relative := false
 	abs := func(v string) string {
 		if strings.HasPrefix(v, "/") {
 			return path.Clean(v)
 		}
+		relative = relative || !curOK
 		return path.Join(cur, v)
 	}
 	for _, c := range calls {
@@ -633,8 +744,10 @@ func (w *shWalker) subst(cs *syntax.CmdSubst, env *shEnv) (string, bool) {
 				return "", false
 			}
 			cur = abs(last)
+			curOK = curOK || strings.HasPrefix(last, "/")
 		case "pwd":
 			out, have = cur, true
+			relative = relative || !curOK
 		case "dirname":
 			out, have = path.Dir(abs(last)), len(args) > 1
 		case "basename":
@@ -647,6 +760,9 @@ func (w *shWalker) subst(cs *syntax.CmdSubst, env *shEnv) (string, bool) {
 			}
 			out, have = "/", true
 		default:
+			return "", false
+		}
+		if relative {
 			return "", false
 		}
 	}

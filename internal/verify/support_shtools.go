@@ -50,7 +50,7 @@ func (w *shWalker) pyModule(mod string, env *shEnv, verb string) {
 			f = m
 		}
 	}
-	w.runFile(f, env, verb, "py", false)
+	w.runFile(f, env, verb, "py", false, nil)
 }
 
 // node follows `node [opts] file`, with its --require and --import files.
@@ -123,7 +123,7 @@ func (w *shWalker) runner(tool string, args []string, oks []bool, env *shEnv) {
 			if isJSFile(f) {
 				kind = "js"
 			}
-			w.runFile(f, env, "named by", kind, false)
+			w.runFile(f, env, "named by", kind, false, nil)
 			if config {
 				w.res.configs[f] = "named by " + env.who
 			}
