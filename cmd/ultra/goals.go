@@ -147,6 +147,13 @@ func printCriterionLine(w io.Writer, c goal.Criterion) {
 	if line := goal.BaseLine(c); line != "" {
 		fmt.Fprintf(w, "      base:  %s\n", line)
 	}
+	if b := c.Recheck; b != nil {
+		again := "still fails there, as it must"
+		if b.Status == goal.CriterionPass {
+			again = "PASSES there now: its result does not depend on the change"
+		}
+		fmt.Fprintf(w, "      final gate, on the base tree again: %s (%s)\n", b.Status, again)
+	}
 	if e := c.CapturedEvidence; e != nil {
 		fmt.Fprintf(w, "      final: %s: %s\n", c.Status, clip(e.Summary, 160))
 	}

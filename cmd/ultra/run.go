@@ -424,7 +424,7 @@ func newStartCmd(planOnly bool) *cobra.Command {
 	fl.StringVar(&a.Control, "control", a.Control, "run control: "+strings.Join(axes.Values[axes.Control], ", ")+" (non-autonomous runs wait for a person to approve the plan)")
 	fl.StringVar(&a.Permission, "permission-profile", a.Permission, "permission profile: "+strings.Join(axes.Values[axes.Permission], ", "))
 	fl.StringVar(&base, "base", "", "branch to cut the run's branch from (default: the checkout's current branch)")
-	fl.BoolVar(&refactor, "refactor", false, "the task asks for no change of behaviour: the planner may propose refactor goals, whose criteria all pass before the change and must keep passing (without it every goal needs a criterion that fails on the base tree)")
+	fl.BoolVar(&refactor, "refactor", false, "the task asks for no change of behaviour: the planner may propose refactor goals, whose criteria that run the program pass before the change and must keep passing, and whose criteria that read its text (docs, comments) must change (without it every goal needs a criterion that fails on the base tree and runs something)")
 	fl.BoolVar(&allowTestChanges, "allow-test-changes", false, "the task is to change the project's tests: changed, deleted or renamed tests and test support need no waiver at the gate (the original tests must still pass against the new code, and the decision records the permission)")
 	fl.BoolVar(&includeUncommitted, "include-uncommitted", false, "start the run from the checkout's uncommitted changes (snapshotted into the run's first commit; the checkout is not touched)")
 	fl.StringVar(&a.ModelMode, "model-mode", a.ModelMode, "model mode: "+strings.Join(axes.Values[axes.ModelMode], ", "))

@@ -140,9 +140,26 @@ func (r *runner) baseDrift(ctx context.Context, label string) []string {
 		}
 	}
 	var drift []string
+	now := r.o.Now().UTC()
 	for i, res := range r.runOnBase(ctx, code, ts, label) {
+		if ctx.Err() != nil {
+			return nil
+		}
+		t := ts[i]
+		t.c.Recheck = &goal.BaseResult{Status: res.Status, Summary: oneLine(res.Summary, 600), Reason: oneLine(res.Reason, 400),
+			Tree: code, Files: res.Files, At: now, Ledger: r.goals.ledger.Len() + 1}
+		r.recordGoal(ledger.Entry{Kind: ledger.KindCriterionBase, Goal: t.g.ID, Criterion: t.c.ID,
+			Digest: evidenceDigest(res), Evidence: res.Files,
+			Text: fmt.Sprintf("%s on the base tree again at the final gate (it must still fail there): %s", res.Status, oneLine(res.Summary, 200)),
+			Data: jsonData(map[string]any{"tree": code, "expect": t.c.Expect, "status": res.Status, "final": label})})
+		var paths []string
+		for _, f := range res.Files {
+			paths = append(paths, f.Path)
+		}
+		r.emit(event.Criterion, event.CriterionData{Goal: t.g.ID, Criterion: t.c.ID, Channel: string(t.c.Channel), Status: string(res.Status),
+			Summary: res.Summary, Reason: res.Reason, Evidence: paths, Base: t.c.Expect})
 		if res.Status == goal.CriterionPass {
-			drift = append(drift, fmt.Sprintf("%s (%s)", ts[i].c.ID, oneLine(res.Summary, 200)))
+			drift = append(drift, fmt.Sprintf("%s (%s)", t.c.ID, oneLine(res.Summary, 200)))
 		}
 	}
 	return drift
@@ -168,6 +185,32 @@ func (r *runner) baseProblems(ctx context.Context, goals []goal.Goal, label stri
 		ps = append(ps, goal.BaseProblems(where(i), g)...)
 	}
 	return ps
+}
+
+// validBaseProblems runs on the base tree the criteria of goals that
+// the problems found so far do not name, and returns what their results
+// say of each of them (a goal's own rules wait for a valid proposal).
+func (r *runner) validBaseProblems(ctx context.Context, goals []goal.Goal, probs []goal.Problem, at func(i int) string) []goal.Problem {
+	for i := range goals {
+		for j := range goals[i].SuccessCriteria {
+			where := fmt.Sprintf("%s.criteria[%d]", at(i), j)
+			for _, p := range probs {
+				if p.Where == where || strings.HasPrefix(p.Where, where+".") {
+					goals[i].SuccessCriteria[j].Superseded = "invalid"
+				}
+			}
+		}
+	}
+	r.measureBase(ctx, goals, "base")
+	var out []goal.Problem
+	for i, g := range goals {
+		for _, p := range goal.BaseProblems(at(i), g) {
+			if strings.Contains(p.Where, ".criteria[") {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // refactorProblems refuses refactor goals in a run a person did not

@@ -134,7 +134,10 @@ func TestProposalRefusedUnlessItsCriteriaDiscriminate(t *testing.T) {
 			bases = append(bases, e.Criterion+" "+e.Text)
 		}
 	}
-	if len(bases) != 3 || !strings.Contains(bases[0], "fail on the base tree (fail to pass)") || !strings.Contains(bases[2], "pass on the base tree (pass to pass)") {
+	// The plan's three, then the two fail-to-pass ones again at the final
+	// gate.
+	if len(bases) != 5 || !strings.Contains(bases[0], "fail on the base tree (fail to pass)") || !strings.Contains(bases[2], "pass on the base tree (pass to pass)") ||
+		!strings.Contains(bases[3], "G001-C1 fail on the base tree again at the final gate") || !strings.Contains(bases[4], "G001-C2 fail on the base tree again") {
 		t.Fatalf("criterion_base entries: %v", bases)
 	}
 }
@@ -159,7 +162,7 @@ func TestRefactorGoalsOnlyWhereAPersonDeclaredOne(t *testing.T) {
 		}
 		first := toolOutputs(p.reqs)[0]
 		if !declared {
-			if !strings.Contains(first, "goals[0].refactor: only a person declares a refactor") || len(runs) != 0 {
+			if !strings.Contains(first, "goals[0].refactor: only a person declares a refactor") {
 				t.Fatalf("an undeclared refactor: %s (checks run: %v)", first, runs)
 			}
 			if out.Status == StatusComplete {
@@ -327,5 +330,32 @@ func TestNonEssentialCriteriaAreAPersonsChoice(t *testing.T) {
 	}
 	if out := toolOutputs(p.reqs)[0]; !strings.Contains(out, "goals[0].criteria[0].essential: a criterion the planner proposes decides its goal: only a person makes one non-essential") {
 		t.Fatalf("goals result: %s", out)
+	}
+}
+
+// A proposal with a malformed criterion and one that passes on the base
+// hears of both at once.
+func TestProposalProblemsComeTogether(t *testing.T) {
+	var g map[string]any
+	json.Unmarshal([]byte(proposal(false, "happy path", "edge always", "still there")), &g)
+	crit := g["goals"].([]any)[0].(map[string]any)["criteria"].([]any)
+	delete(crit[0].(map[string]any)["check"].(map[string]any), "expect_stdout")
+	b, _ := json.Marshal(g)
+	p := scriptedStub([]*llm.Response{callsOf(tc("goals", string(b)))})
+	o, dir := setup(t, p, stubVerifier{verify.StatusPass})
+	o.MaxIdle = 1
+	var runs []string
+	o.Checker = baseAware(&runs)
+	if _, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default}); err != nil {
+		t.Fatal(err)
+	}
+	out := toolOutputs(p.reqs)[0]
+	if !strings.Contains(out, "goals[0].criteria[0].check: needs at least one assertion") || !strings.Contains(out, "goals[0].criteria[1]: already passes on the base tree") {
+		t.Fatalf("goals result:\n%s", out)
+	}
+	for _, r := range runs {
+		if strings.HasSuffix(r, "G001-C1") {
+			t.Fatalf("the malformed criterion ran: %v", runs)
+		}
 	}
 }

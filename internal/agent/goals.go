@@ -372,14 +372,16 @@ var goalsSchema = json.RawMessage(`{"type":"object","properties":{"goals":{"type
 	`"channel":{"type":"string","enum":["command","http","tmux","browser"]},` +
 	`"check":{"type":"object","description":"command: {run, expect_exit, expect_stdout, expect_stderr}; http: {start, port, method, path, headers, body, expect_status, expect_body, expect_json}; tmux: {start, steps:[{keys, expect}]}; browser: {start, url, steps:[{click}|{type:{selector,text}}|{wait_text}], expect_text, expect_selector}. expect_* are regular expressions."},` +
 	`"expected_evidence":{"type":"string"},"essential":{"type":"boolean"}},"required":["scenario","user_model","channel","check","expected_evidence"]}},` +
-	`"refactor":{"type":"boolean","description":"the goal changes no behaviour (only in a run a person declared a refactor): every criterion must then pass before and after"}},` +
+	`"refactor":{"type":"boolean","description":"the goal changes no behaviour (only in a run a person declared a refactor): its criteria that run the program pass before and after, those that only read its text (docs, comments) must change"}},` +
 	`"required":["title","objective","criteria"]}}},"required":["goals"],"additionalProperties":false}`)
 
 func (r *runner) goalsTool() tool.Tool {
 	return funcTool{
 		spec: llm.ToolSpec{Name: "goals", Parameters: goalsSchema,
 			Description: "Propose the goals and their success criteria (leaves planning once accepted). Each goal needs at least 3 criteria: a happy path, an edge and a regression or adversarial case; ultra runs every check itself (command, http, tmux, browser) and only what it observes counts. " +
-				"Criteria must discriminate: before accepting, ultra runs every check on the code as it is now (the base tree). A happy, edge or adversarial check must FAIL there (it shows the change; a program that does not exist yet counts as failing) and pass after; a regression check must PASS there and keep passing. A check whose result does not depend on the change is refused."},
+				"Criteria must discriminate: before accepting, ultra runs every check on the code as it is now (the base tree). A happy, edge or adversarial check must FAIL there (it shows the change; a program that does not exist yet counts as failing) and pass after; a regression check must PASS there and keep passing. A check whose result does not depend on the change is refused. " +
+				"Each goal needs an essential check that fails on the base tree and RUNS something (the program, its tests, a server): checks that only read files (grep, cat, test, wc, go build) show what the code says, not what it does. Every criterion is essential (only a person makes one optional). " +
+				"A command check asserts only what it names: give expect_exit, expect_stdout or expect_stderr. A goal that changes no behaviour is a refactor (refactor: true), which only a run a person declared a refactor takes: its checks that run the program pass before and after, those that read its text must change."},
 		run: r.runGoals,
 	}
 }
@@ -404,10 +406,16 @@ func (r *runner) runGoals(ctx context.Context, args json.RawMessage) tool.Result
 	at := func(i int) string { return fmt.Sprintf("goals[%d]", i) }
 	probs = append(probs, r.refactorProblems(p.Goals, at)...)
 	probs = append(probs, essentialProblems(p.Goals, at)...)
+	now := r.o.Now().UTC()
 	if len(probs) > 0 {
+		// The valid criteria run on the base tree all the same: the
+		// planner learns everything wrong with the proposal at once.
+		probs = append(probs, r.validBaseProblems(ctx, p.ToGoals(now), probs, at)...)
+		if ctx.Err() != nil {
+			return tool.Result{IsError: true, Output: "interrupted while the criteria ran on the base tree"}
+		}
 		return proposalRefused(probs, "")
 	}
-	now := r.o.Now().UTC()
 	goals := p.ToGoals(now)
 	// The rule behind every check: it must discriminate on the code the
 	// run started from.
@@ -485,7 +493,7 @@ func planSummary(f *goal.File) string {
 	for _, g := range f.Goals {
 		kind := ""
 		if g.Refactor {
-			kind = " (refactor: no change of behaviour; every criterion passes before and after)"
+			kind = " (refactor: no change of behaviour; criteria that run the program pass before and after, criteria that read its text must change)"
 		}
 		fmt.Fprintf(&b, "%s: %s%s\n  %s\n", g.ID, g.Title, kind, g.Objective)
 		for _, c := range g.SuccessCriteria {

@@ -117,7 +117,7 @@ func phaseHint(p phase.Phase, name string) string {
 	case name == "verify":
 		return " verify runs only in verifying: call phase{to:\"verifying\"} when the change is ready."
 	case p == phase.Planning:
-		return " Planning is read-only: finish the plan and call phase{to:\"building\", plan:\"...\"}."
+		return " Planning is read-only: finish the plan and propose the goals with goals{goals:[...]}."
 	case p == phase.Verifying:
 		return " Call verify; its result decides the next phase."
 	}

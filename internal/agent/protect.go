@@ -126,10 +126,14 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 	}
 	var reached []string
 	for file, f := range was {
-		if g, ok := is[file]; f.Role != verify.RoleSupport || ok && g.Role == verify.RoleSupport || deleted[file] {
+		if f.Role != verify.RoleSupport || f.CodeLoads || deleted[file] {
 			continue
 		}
-		reached = append(reached, file+" ("+f.Why+")")
+		// Now: code when the classifier lists it no more, or a support or
+		// undecided file the code loads.
+		if g, ok := is[file]; !ok || g.CodeLoads {
+			reached = append(reached, file+" ("+f.Why+")")
+		}
 	}
 	if len(reached) > 0 {
 		slices.Sort(reached)

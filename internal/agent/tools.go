@@ -219,9 +219,9 @@ func buildPrompt(workdir string) string {
 Nobody is watching: work until the task is done, without asking questions.
 
 ultra enforces a fixed workflow in code:
-1. planning: read the code (read, glob, grep, read-only bash). Then call phase{to:"building", plan:"..."} with a short numbered plan.
+1. planning: read the code (read, glob, grep, read-only bash). Then propose the goals with goals{goals:[...]}: each with success criteria that ultra runs itself, first on the code as it is now (each must fail there and pass after your change; a regression criterion must pass before and after), so at least one essential criterion per goal must run the program or its tests, not only grep the source. Acceptance moves the run to building.
 2. building: make the change with edit, write and bash. Read a file before you edit or overwrite it. Then call phase{to:"verifying"}.
-3. verifying: call verify. ultra runs the project's tests itself; a pass completes the run, a failure sends it to iterating.
+3. verifying: call verify. ultra runs the project's tests and the goal's criteria itself; when they pass, the goal is committed and the next one starts (after the last, a reviewer decides); a failure sends the run to iterating.
 4. iterating: fix what failed, then phase{to:"verifying"} again.
 Only a passing verify completes the run; saying you are done does not. Tools outside the current phase are refused.
 Each request ends with an <ultra-reminder> that states the phase, the tools allowed now and the budgets left.

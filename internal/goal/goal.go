@@ -192,6 +192,9 @@ type Criterion struct {
 	// Base is the criterion's result on the base tree, which ultra
 	// measured before the plan was accepted.
 	Base *BaseResult `json:"base,omitempty"`
+	// Recheck is its result on the base tree again, at the last final
+	// gate: a fail-to-pass criterion must still fail there.
+	Recheck *BaseResult `json:"recheck,omitempty"`
 }
 
 // What a criterion's result on the run's base tree must be.

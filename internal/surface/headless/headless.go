@@ -270,7 +270,21 @@ func (l *Log) format(e event.Event) string {
 		if strings.HasPrefix(d.Output, "Refused") || d.Tool == "verify" {
 			return "" // the refusal or verify event says it
 		}
-		return fmt.Sprintf("%s   %s %s", b, l.paint(red, "✗"), event.OneLine(d.Output, 200))
+		// A refusal that lists its problems (a proposal's) shows each.
+		lines := strings.Split(strings.TrimSpace(d.Output), "\n")
+		s := fmt.Sprintf("%s   %s %s", b, l.paint(red, "✗"), event.OneLine(lines[0], 200))
+		n := 0
+		for _, ln := range lines[1:] {
+			if !strings.HasPrefix(ln, "- ") {
+				continue
+			}
+			if n++; n > 12 {
+				s += fmt.Sprintf("\n%s     …", b)
+				break
+			}
+			s += fmt.Sprintf("\n%s     %s", b, event.OneLine(ln, 400))
+		}
+		return s
 	case event.RefusalData:
 		return fmt.Sprintf("%s   %s %s: %s", b, l.paint(red, "refused"), "["+d.Layer+"]", event.OneLine(d.Reason, 200))
 	case event.VerifyResultData:
