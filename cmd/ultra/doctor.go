@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -213,11 +214,16 @@ func printEnvironment(w io.Writer, r doctor.Environment) {
 		fmt.Fprintf(w, "sandbox    MISSING: %s\n", r.Sandbox.Problem)
 		fmt.Fprintf(w, "           fix: %s\n", r.Sandbox.Hint)
 	}
-	if r.Sandbox.Available {
-		fmt.Fprintln(w, "go cache   read-only to everything the model, the gate and the criteria run (tests, builds, Makefiles, scripts); what they build is kept apart and")
-		fmt.Fprintln(w, "           goes with their sandbox; ultra fills the cache first with the toolchain alone")
-	} else {
-		fmt.Fprintln(w, "go cache   writable to the tests: without a sandbox nothing keeps them from it")
+	_, goErr := exec.LookPath("go")
+	switch {
+	case goErr != nil:
+	case r.GoCache == "":
+		fmt.Fprintln(w, "go cache   none (GOCACHE=off, or not made yet): contained Go builds start from nothing")
+	case r.Sandbox.Available:
+		fmt.Fprintf(w, "go cache   %s: read-only to everything the model, the gate and the criteria run (tests, builds,\n", r.GoCache)
+		fmt.Fprintln(w, "           Makefiles, scripts); what they build is kept apart and goes with their sandbox; ultra fills it first with the toolchain alone")
+	default:
+		fmt.Fprintf(w, "go cache   %s: writable to the tests: without a sandbox nothing keeps them from it\n", r.GoCache)
 	}
 	if r.Landlock > 0 {
 		fmt.Fprintf(w, "landlock   ok: ABI %d (a Go test binary the gate runs cannot touch the go command's work directory, where the next test binaries are linked)\n", r.Landlock)

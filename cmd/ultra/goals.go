@@ -191,7 +191,7 @@ func newGoalsCriteriaCmd() *cobra.Command {
 			for _, c := range g.SuccessCriteria {
 				fmt.Fprintln(w)
 				printCriterionLine(w, c)
-				chk, _ := json.Marshal(c.Check)
+				chk := checkJSON(c.Check)
 				fmt.Fprintf(w, "      check: %s\n      expected evidence: %s\n", chk, c.ExpectedEvidence)
 				if b := c.Base; b != nil && b.NotRun == "" {
 					fmt.Fprintf(w, "      on the base tree %s: %s\n", short(b.Tree), clip(b.Summary, 200))
@@ -436,4 +436,13 @@ Only a person may weaken or remove an accepted essential criterion.`,
 	fl.StringVar(&s.Evidence, "evidence", "", "what was observed that calls for the change (required)")
 	fl.StringVar(&s.Rationale, "rationale", "", "why the change (required)")
 	return cmd
+}
+
+// checkJSON is a check as JSON for a person: & < > as they are.
+func checkJSON(c goal.Check) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(c)
+	return strings.TrimSpace(b.String())
 }

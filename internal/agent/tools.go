@@ -142,6 +142,10 @@ func (r *runner) runVerify(ctx context.Context, _ json.RawMessage) tool.Result {
 	ev := verifyEvent(d, path)
 	ev.Duration = r.o.Now().Sub(start).Round(time.Millisecond).String()
 	r.emit(event.VerifyResult, ev)
+	if d.NeedsWaiver && d.Waiver == nil {
+		// The escalation says what a person does next.
+		ev.Reason += fmt.Sprintf(" (to accept it: ultra gate waive %s --reason \"…\", then ultra resume %s; a role declared in .ultra/config counts from the next run)", r.row.ID, r.row.ID)
+	}
 	if r.hasGoals() && r.goals.file != nil && r.goals.file.Accepted != nil {
 		return r.afterGoalVerify(ctx, d, res, path, ev)
 	}

@@ -15,9 +15,12 @@ import (
 // read: what contains the model's commands, which profiles can start, git,
 // the gate key, and the programs criteria and tests use.
 type Environment struct {
-	Sandbox  sandbox.Status    `json:"sandbox"`
-	Landlock int               `json:"landlock_abi"` // 0: none (Go test binaries then share the go command's work directory)
-	Profiles map[string]string `json:"profiles"`     // profile → "contained", "uncontained" or "refused"
+	Sandbox  sandbox.Status `json:"sandbox"`
+	Landlock int            `json:"landlock_abi"` // 0: none (Go test binaries then share the go command's work directory)
+	// GoCache is the person's Go build cache ("" when go is missing, the
+	// cache is off or not made yet): read-only to everything contained.
+	GoCache  string            `json:"go_cache"`
+	Profiles map[string]string `json:"profiles"` // profile → "contained", "uncontained" or "refused"
 	Git      string            `json:"git"`
 	GateKey  string            `json:"gate_key"`
 	Tools    map[string]string `json:"tools"` // test runners found (path) or ""
@@ -47,7 +50,7 @@ func dispatchEnvironment() EnvObs {
 
 // gatherEnvironment probes the machine.
 func gatherEnvironment() (Environment, EnvObs) {
-	e := Environment{Sandbox: sandbox.Probe(), Landlock: sandbox.LandlockABI(), Profiles: map[string]string{}, Tools: map[string]string{}, Channels: map[string]string{}}
+	e := Environment{Sandbox: sandbox.Probe(), Landlock: sandbox.LandlockABI(), GoCache: sandbox.GoCache(), Profiles: map[string]string{}, Tools: map[string]string{}, Channels: map[string]string{}}
 	var o EnvObs
 	e.Channels["tmux"], _ = exec.LookPath("tmux")
 	e.Channels["browser"] = check.FindChromium("")

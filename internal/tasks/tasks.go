@@ -110,7 +110,13 @@ func Classify(in Input, now time.Time) Class {
 		if in.Undone {
 			return Class{Class: Cancelled, Why: in.Status + "; its work was undone", Active: false}
 		}
-		return Class{Class: Resumable, Why: pick(in.Reason, in.Status), Next: resume, Active: true}
+		next := resume
+		if strings.Contains(in.Reason, "needs a person's waiver") {
+			// Resuming would only escalate again: a person accepts the
+			// tests' verdict first.
+			next = "ultra gate waive " + id + ` --reason "…"`
+		}
+		return Class{Class: Resumable, Why: pick(in.Reason, in.Status), Next: next, Active: true}
 	case "complete":
 		c := Class{Class: Done, Why: pick(in.Reason, "complete")}
 		if in.Branch != "" && !in.Landed && !in.Undone {

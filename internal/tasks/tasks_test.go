@@ -38,6 +38,7 @@ func TestClassify(t *testing.T) {
 		{"plan waits, old run", Input{Status: "needs_approval", Reason: "the plan waits for a person: ultra approve R1"}, Waiting, ForPlan, "ultra approve R1", "the plan waits", true},
 		{"paused", Input{Status: "paused"}, Paused, "", "ultra next R1", "paused", true},
 		{"stopped", Input{Status: "stopped"}, Paused, "", "ultra resume R1", "stopped", true},
+		{"needs a waiver", Input{Status: "escalated", Reason: "verification passed, but needs a person's waiver: existing tests or what they load were changed"}, Resumable, "", `ultra gate waive R1 --reason "…"`, "needs a person's waiver", true},
 		{"stopped", Input{Status: "stopped", Reason: "a person stopped it"}, Paused, "", "ultra resume R1", "a person stopped it", true},
 		{"interrupted", Input{Status: "interrupted", Reason: "interrupted"}, Resumable, "", "ultra resume R1", "interrupted", true},
 		{"escalated", Input{Status: "escalated", Reason: "retries exhausted"}, Resumable, "", "ultra resume R1", "retries exhausted", true},
