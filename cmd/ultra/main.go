@@ -17,8 +17,8 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/check"
-	"github.com/ultra-dev/ultra/internal/gocache"
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/gocache"
 	"github.com/ultra-dev/ultra/internal/sandbox"
 )
 
