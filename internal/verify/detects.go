@@ -30,6 +30,9 @@ var testTells = []string{
 	"tRunner", "testing.T", "testing.(*T)", "testing.M", "_test.go", "go-build",
 	"PYTEST", "pytest", "unittest", "JEST_", "VITEST", "MOCHA", "NODE_ENV",
 	"ULTRA", "ultra-test-exec", "GOTMPDIR", "sandbox/gate", "gate-home", "gate-tmp", "check-home", "check-tmp", "sandbox/check",
+	// The machine as the sandbox shows it: its processes, mounts,
+	// namespaces.
+	"/proc", "uid_map", "mountinfo",
 }
 
 // tells reports whether literal text v is one of testTells, or a test
@@ -58,6 +61,7 @@ func goDetects(ff *fakeFile) []Finding {
 		out = append(out, Finding{File: ff.rel, Line: ff.fset.Position(pos).Line, Kind: FakeDetectsTest,
 			Detail: fmt.Sprintf("%s in %s: the code can tell a test run from a person's and behave otherwise there", what, fn)})
 	}
+	program := ff.f.Name != nil && ff.f.Name.Name == "main"
 	for _, d := range ff.f.Decls {
 		fn := "a package-level declaration"
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Name != nil {
@@ -69,12 +73,27 @@ func goDetects(ff *fakeFile) []Finding {
 				if s := ff.isSel(x, "testing", "Testing", "Short", "Verbose", "CoverMode", "Coverage"); s != "" {
 					add(x.Pos(), fn, s)
 				}
+				if s := ff.isSel(x, "os", "Args"); s != "" && !program {
+					add(x.Pos(), fn, s+" in a library (a test binary's arguments are its flags)")
+				}
+				if s := ff.isSel(x, "flag", "CommandLine"); s != "" && !program {
+					add(x.Pos(), fn, s+" in a library (a test binary's flags are registered)")
+				}
 			case *ast.CallExpr:
 				if s := ff.isSel(x.Fun, "runtime", "Caller", "Callers", "Stack", "FuncForPC"); s != "" {
 					add(x.Pos(), fn, s+" (its own call stack names the test that calls it)")
 				}
 				if s := ff.isSel(x.Fun, "runtime/debug", "Stack", "PrintStack"); s != "" {
 					add(x.Pos(), fn, s+" (its own call stack names the test that calls it)")
+				}
+				if s := ff.isSel(x.Fun, "net", "Interfaces", "InterfaceAddrs"); s != "" {
+					add(x.Pos(), fn, s+" (the sandbox has no network but its own loopback)")
+				}
+				if s := ff.isSel(x.Fun, "flag", "Lookup"); s != "" {
+					add(x.Pos(), fn, s+" (a test binary's flags are registered)")
+				}
+				if s := ff.isSel(x.Fun, "os", "Executable"); s != "" && !program {
+					add(x.Pos(), fn, s+" in a library (a test binary is named pkg.test)")
 				}
 				if s := ff.isSel(x.Fun, "os", "Getenv", "LookupEnv"); s != "" && len(x.Args) > 0 {
 					if name, ok := stringLit(x.Args[0]); ok && envTell.MatchString(name) {
@@ -112,7 +131,7 @@ func clipDetect(s string) string {
 // pyTell matches what lets Python code tell a test run from a person's:
 // the runners' modules looked up in sys.modules, their variables, the
 // caller's frames.
-var pyTell = regexp.MustCompile(`\bsys\s*\.\s*modules\b|\b(?:sys\s*\.\s*_getframe|inspect\s*\.\s*(?:stack|currentframe|getouterframes)|traceback\s*\.\s*(?:extract_stack|format_stack|walk_stack))\b`)
+var pyTell = regexp.MustCompile(`\bsys\s*\.\s*modules\b|\b(?:sys\s*\.\s*_getframe|inspect\s*\.\s*(?:stack|currentframe|getouterframes)|traceback\s*\.\s*(?:extract_stack|format_stack|walk_stack)|socket\s*\.\s*if_nameindex)\b|\b(?:import|from)\s+netifaces\b`)
 
 // pythonDetects returns the constructs in a Python file that is not a
 // test by which its code can tell that it runs under test

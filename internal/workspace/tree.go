@@ -320,14 +320,70 @@ func withoutPaths(ctx context.Context, dir, tree string, paths []string) (string
 var OwnNames = []string{".ultra", ".git"}
 
 // CaseVariant reports whether name is another spelling of one of
-// OwnNames (not the name itself).
+// OwnNames (not the name itself): other letter cases, and what Windows
+// and macOS file systems read as the same name: trailing dots and spaces
+// (NTFS drops them), a stream suffix (.ultra::$INDEX_ALLOCATION), an 8.3
+// short name (ULTRA~1), and characters HFS+ ignores (zero-width joiners
+// and the like).
 func CaseVariant(name string) bool {
+	if name == "" {
+		return false
+	}
+	folded := foldName(name)
 	for _, own := range OwnNames {
-		if name != own && strings.EqualFold(name, own) {
+		if name == own {
+			return false
+		}
+		if folded == own {
+			return true
+		}
+		// An 8.3 short name: the first letters of the name without its
+		// dot, a tilde and a number (ULTRA~1, GIT~1).
+		if short, n, ok := strings.Cut(folded, "~"); ok && short != "" && strings.HasPrefix(strings.TrimPrefix(own, "."), short) && digits(n) {
 			return true
 		}
 	}
 	return false
+}
+
+// foldName is name as a case-insensitive, forgiving file system reads
+// it: lower case, without the characters HFS+ ignores, without an NTFS
+// stream suffix, without trailing dots and spaces.
+func foldName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if ignorable(r) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	s := b.String()
+	if i := strings.IndexByte(s, ':'); i > 0 {
+		s = s[:i]
+	}
+	s = strings.TrimRight(s, ". ")
+	return strings.ToLower(s)
+}
+
+// ignorable are code points HFS+ leaves out of names it compares.
+func ignorable(r rune) bool {
+	switch {
+	case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E, r >= 0x2060 && r <= 0x206F, r == 0xFEFF, r == 0x00AD, r == 0x034F:
+		return true
+	}
+	return false
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // CaseVariants lists the top-level entries of tree that are case variants

@@ -284,6 +284,9 @@ func TestCaseVariant(t *testing.T) {
 	}{
 		{".ultra", false}, {".git", false}, {".ULTRA", true}, {".Ultra", true}, {".uLtRa", true},
 		{".GIT", true}, {".Git", true}, {".ultras", false}, {"ultra", false}, {".gitignore", false}, {"src", false},
+		{".ultra.", true}, {".ultra ", true}, {".ULTRA. .", true}, {"ULTRA~1", true}, {"ultra~12", true}, {"GIT~1", true},
+		{".ultr\u200ca", true}, {".\u200cultra", true}, {".ultra::$INDEX_ALLOCATION", true}, {".git:stream", true},
+		{"ultra~x", false}, {"ULTRAX~1", false}, {".ultra-notes", false}, {"", false},
 	} {
 		if got := CaseVariant(tc.name); got != tc.want {
 			t.Errorf("CaseVariant(%q) = %v, want %v", tc.name, got, tc.want)
