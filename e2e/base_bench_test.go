@@ -12,8 +12,8 @@ import (
 
 // BenchmarkBaseCriteria is what running a proposal's criteria on the base
 // tree adds to planning: the time from the goals call to its answer (the
-// proposal checked, its three command criteria run on the base tree,
-// contained, each on a fresh checkout), against one run of the project's
+// proposal checked, its three command criteria, light ones, run on the
+// base tree, contained, each on a fresh checkout), against one run of the project's
 // tests as a person runs them after a change (go test ./... with a warm
 // build cache). The goal is a ratio under 0.2. The planner reads the code
 // for 3 s before it proposes (a model's answer takes longer): by then the
@@ -46,6 +46,14 @@ func BenchmarkBaseCriteria(b *testing.B) {
 		dir := repo(b, cycleProject())
 		steps := fixSteps()
 		steps[0]["delay_ms"] = 3000
+		// Three light checks of a program the run adds: what is measured
+		// is what running them on the base tree costs, not their work.
+		steps[1] = calls(call("goals", goalsOf("add.sh adds",
+			crit("happy", "command", "2 and 3 make 5", map[string]any{"run": "sh bin/add.sh 2 3", "expect_stdout": "^5$"}),
+			crit("edge", "command", "0 and 0 make 0", map[string]any{"run": "sh bin/add.sh 0 0", "expect_stdout": "^0$"}),
+			crit("adversarial", "command", "a word is refused", map[string]any{"run": "sh bin/add.sh x 1", "expect_exit": 2, "expect_stderr": "not a number"}))))
+		steps = append(steps[:2], append([]step{calls(call("write", map[string]any{"file_path": "bin/add.sh",
+			"content": "case \"$1$2\" in *[!0-9-]*) echo \"not a number\" >&2; exit 2;; esac\necho $(($1 + $2))\n"}))}, steps[2:]...)...)
 		res := ultra(b, dir, runArgs(newModel(b, steps...), "fix calc")...)
 		if res.code != 0 {
 			b.Fatalf("run failed (exit %d):\n%s", res.code, res.stderr)
