@@ -449,7 +449,8 @@ func TestFinalGateCatchesABrokenEarlierGoal(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
 	g1 := goalsOf("Add adds")["goals"].([]any)[0].(map[string]any)
-	g1["criteria"] = calcGoals()["goals"].([]any)[0].(map[string]any)["criteria"]
+	g1["criteria"] = append(calcGoals()["goals"].([]any)[0].(map[string]any)["criteria"].([]map[string]any),
+		crit("edge", "command", "Add's code reads a + b", map[string]any{"run": "grep -c 'return a + b' calc/calc.go", "expect_stdout": "^1"}))
 	g2 := map[string]any{"title": "Add is documented", "objective": "Add's comment says what it does", "refactor": true, "criteria": []any{
 		crit("happy", "command", "the doc says sum", map[string]any{"run": "grep -c 'the sum' calc/calc.go", "expect_stdout": "^1"}),
 		crit("edge", "command", "the old doc is gone", map[string]any{"run": "grep -q 'a plus b' calc/calc.go", "expect_exit": 1}),

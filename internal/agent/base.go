@@ -84,11 +84,23 @@ func (r *runner) measureBase(ctx context.Context, goals []goal.Goal, label strin
 	}
 }
 
-// runOnBase runs the checks of ts on code, the base tree's code, side by
-// side when each has a sandbox of its own (its own network and
-// processes): the base does not change under them.
+// runOnBase runs the checks of ts on code, the base tree's code (see
+// runChecks): the base does not change under them.
 func (r *runner) runOnBase(ctx context.Context, code string, ts []target, label string) []check.Result {
+	return r.runChecks(ctx, code, ts, label, "check-base", nil)
+}
+
+// runChecks runs the check of each target on tree, side by side when
+// each has a sandbox of its own (its own network and processes), each in
+// its own slot of the run's sandbox directory (slot-0, slot-1, …). each,
+// when set, is called in the order of ts as soon as a result and those
+// before it are in; checks that did not run (ctx ended) are left out.
+func (r *runner) runChecks(ctx context.Context, tree string, ts []target, label, slot string, each func(i int, res check.Result)) []check.Result {
 	results := make([]check.Result, len(ts))
+	done := make([]chan struct{}, len(ts))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
 	workers := 1
 	if r.o.sandboxStatus().Available {
 		workers = min(max(runtime.NumCPU(), 2), 4)
@@ -105,28 +117,47 @@ func (r *runner) runOnBase(ctx context.Context, code string, ts []target, label 
 				i := next
 				next++
 				mu.Unlock()
-				if i >= len(ts) || ctx.Err() != nil {
+				if i >= len(ts) {
 					return
 				}
-				results[i] = r.runCriterionIn(ctx, code, ts[i], label, fmt.Sprintf("check-base-%d", w))
+				if ctx.Err() == nil {
+					results[i] = r.runCriterionIn(ctx, tree, ts[i], label, fmt.Sprintf("%s-%d", slot, w))
+				}
+				close(done[i])
 			}
 		}()
+	}
+	for i := range ts {
+		<-done[i]
+		if ctx.Err() != nil {
+			break
+		}
+		if each != nil {
+			each(i, results[i])
+		}
 	}
 	wg.Wait()
 	return results
 }
 
-// baseDrift runs again, on the base tree, every essential fail-to-pass
-// criterion the model proposed (of the goals that are not refactors),
-// after the final gate passed: one that passes there now never depended
-// on the change (the time, the machine, chance). It returns them, each
-// with what it showed; label names the evidence directory.
-func (r *runner) baseDrift(ctx context.Context, label string) []string {
-	code := r.baseCode(ctx)
-	if code == "" {
-		return []string{"ultra could not tell the code the run started from (git failed), so it could not check that the criteria still fail there"}
-	}
-	var ts []target
+// driftRun is the final gate's second look at the base tree (baseDrift),
+// started while the final tree's criteria still run.
+type driftRun struct {
+	code, label string
+	live        []target // the criteria to record into
+	results     []check.Result
+	done        chan struct{}
+	cancel      context.CancelFunc
+}
+
+// startDrift starts running again, on the base tree, every essential
+// fail-to-pass criterion the model proposed (of the goals that are not
+// refactors), on copies of them: the final tree's criteria may run at
+// the same time. label names the evidence directory.
+func (r *runner) startDrift(ctx context.Context, label string) *driftRun {
+	dctx, cancel := context.WithCancel(ctx)
+	dr := &driftRun{code: r.baseCode(ctx), label: label, done: make(chan struct{}), cancel: cancel}
+	var run []target
 	for gi := range r.goals.file.Goals {
 		g := &r.goals.file.Goals[gi]
 		if g.Refactor || g.Status == goal.Blocked {
@@ -135,23 +166,53 @@ func (r *runner) baseDrift(ctx context.Context, label string) []string {
 		for ci := range g.SuccessCriteria {
 			c := &g.SuccessCriteria[ci]
 			if c.Superseded == "" && c.Essential && c.Expect == goal.FailToPass && c.Base != nil && c.Base.NotRun == "" {
-				ts = append(ts, target{g, c})
+				dr.live = append(dr.live, target{g, c})
+				cc := *c
+				run = append(run, target{&goal.Goal{ID: g.ID}, &cc})
 			}
 		}
 	}
+	go func() {
+		defer close(dr.done)
+		if dr.code != "" {
+			dr.results = r.runOnBase(dctx, dr.code, run, label)
+		}
+	}()
+	return dr
+}
+
+// abandon stops a drift run whose results are not wanted (the final
+// gate did not get that far) and waits for its checks to end.
+func (dr *driftRun) abandon() {
+	if dr == nil {
+		return
+	}
+	dr.cancel()
+	<-dr.done
+}
+
+// baseDrift waits for dr and records what each criterion showed on the
+// base tree again; it returns those that pass there now: they never
+// depended on the change (the time, the machine, chance).
+func (r *runner) baseDrift(ctx context.Context, dr *driftRun) []string {
+	<-dr.done
+	defer dr.cancel()
+	if dr.code == "" {
+		return []string{"ultra could not tell the code the run started from (git failed), so it could not check that the criteria still fail there"}
+	}
 	var drift []string
 	now := r.o.Now().UTC()
-	for i, res := range r.runOnBase(ctx, code, ts, label) {
+	for i, res := range dr.results {
 		if ctx.Err() != nil {
 			return nil
 		}
-		t := ts[i]
+		t := dr.live[i]
 		t.c.Recheck = &goal.BaseResult{Status: res.Status, Summary: oneLine(res.Summary, 600), Reason: oneLine(res.Reason, 400),
-			Tree: code, Files: res.Files, At: now, Ledger: r.goals.ledger.Len() + 1}
+			Tree: dr.code, Files: res.Files, At: now, Ledger: r.goals.ledger.Len() + 1}
 		r.recordGoal(ledger.Entry{Kind: ledger.KindCriterionBase, Goal: t.g.ID, Criterion: t.c.ID,
 			Digest: evidenceDigest(res), Evidence: res.Files,
 			Text: fmt.Sprintf("%s on the base tree again at the final gate (it must still fail there): %s", res.Status, oneLine(res.Summary, 200)),
-			Data: jsonData(map[string]any{"tree": code, "expect": t.c.Expect, "status": res.Status, "final": label})})
+			Data: jsonData(map[string]any{"tree": dr.code, "expect": t.c.Expect, "status": res.Status, "final": dr.label})})
 		var paths []string
 		for _, f := range res.Files {
 			paths = append(paths, f.Path)

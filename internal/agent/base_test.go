@@ -8,12 +8,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/goal/ledger"
 	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/sandbox"
 	"github.com/ultra-dev/ultra/internal/verify"
 )
 
@@ -392,4 +394,110 @@ func TestReviewerBriefQuotesThePlannersText(t *testing.T) {
 		return
 	}
 	t.Fatal("no reviewer request")
+}
+
+// With a sandbox each, the final tree's criteria and the final gate's
+// second look at the base tree run side by side; what they showed is
+// still recorded in the order of the criteria.
+func TestFinalChecksRunSideBySide(t *testing.T) {
+	script := []*llm.Response{
+		callsOf(tc("goals", proposal(false, "happy path", "edge case", "still there"))),
+		callsOf(tc("write", `{"file_path":"c.txt","content":"gamma\n"}`)),
+		callsOf(tc("phase", `{"to":"verifying"}`)),
+		callsOf(tc("verify", `{}`)),
+		approval(),
+	}
+	o, dir := setup(t, scriptedStub(script), stubVerifier{verify.StatusPass})
+	o.MaxIdle = 1
+	o.Sandbox = &sandbox.Status{Available: true}
+	// The first criterion on the final tree and the first one on the
+	// base tree wait for each other: they run at the same time or not
+	// at all. The first ends last: the others are recorded after it all
+	// the same.
+	onFinal, onBase := make(chan struct{}), make(chan struct{})
+	meet := func(mine, theirs chan struct{}) {
+		close(mine)
+		select {
+		case <-theirs:
+		case <-time.After(10 * time.Second):
+			t.Error("the final tree's criteria and the base tree's second look did not run at the same time")
+		}
+	}
+	o.Checker = func(ctx context.Context, r check.Runner, c goal.Criterion) check.Result {
+		if c.Scenario == "happy path" {
+			switch filepath.Base(r.EvidenceDir) {
+			case "cycle-1":
+				meet(onFinal, onBase)
+				time.Sleep(50 * time.Millisecond)
+			case "base-final-1":
+				meet(onBase, onFinal)
+			}
+		}
+		return passCheck(ctx, r, c)
+	}
+	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusComplete {
+		t.Fatalf("outcome %+v", out)
+	}
+	entries, _ := ledger.Read(filepath.Join(dir, filepath.FromSlash(goal.LedgerPath)))
+	var order []string
+	for _, e := range entries {
+		if e.Kind == ledger.KindEvidenceCaptured {
+			order = append(order, e.Criterion)
+		}
+	}
+	if strings.Join(order, " ") != "G001-C1 G001-C2 G001-C3" {
+		t.Fatalf("evidence recorded in the order %v", order)
+	}
+	f, _ := ReadGoals(dir)
+	if c := f.Goals[0].SuccessCriteria[0]; c.Recheck == nil || c.Recheck.Status != goal.CriterionFail {
+		t.Fatalf("the happy criterion's second look at the base: %+v", c.Recheck)
+	}
+}
+
+// When the last goal's criteria do not all pass, the second look at the
+// base tree that started beside them is dropped: nothing of it is
+// recorded.
+func TestSecondLookAtTheBaseDroppedWhenCriteriaFail(t *testing.T) {
+	script := []*llm.Response{
+		callsOf(tc("goals", proposal(false, "happy path", "edge case", "still there"))),
+		callsOf(tc("write", `{"file_path":"c.txt","content":"gamma\n"}`)),
+		callsOf(tc("phase", `{"to":"verifying"}`)),
+		callsOf(tc("verify", `{}`)),
+	}
+	o, dir := setup(t, scriptedStub(script), stubVerifier{verify.StatusPass})
+	o.MaxIdle = 1
+	o.Sandbox = &sandbox.Status{Available: true}
+	baseLooks := 0
+	var mu sync.Mutex
+	o.Checker = func(ctx context.Context, r check.Runner, c goal.Criterion) check.Result {
+		switch label := filepath.Base(r.EvidenceDir); {
+		case label == "cycle-1" && c.Scenario == "edge case":
+			return check.Result{Status: goal.CriterionFail, Summary: "not yet", Reason: "expect_stdout ✗"}
+		case label == "base-final-1":
+			mu.Lock()
+			baseLooks++
+			mu.Unlock()
+		}
+		return passCheck(ctx, r, c)
+	}
+	if _, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default}); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := ledger.Read(filepath.Join(dir, filepath.FromSlash(goal.LedgerPath)))
+	for _, e := range entries {
+		if e.Kind == ledger.KindCriterionBase && strings.Contains(string(e.Data), "final") {
+			t.Fatalf("a dropped look at the base was recorded: %s", e.Text)
+		}
+	}
+	f, _ := ReadGoals(dir)
+	for _, c := range f.Goals[0].SuccessCriteria {
+		if c.Recheck != nil {
+			t.Fatalf("%s has a recheck %+v", c.ID, c.Recheck)
+		}
+	}
+	t.Logf("the base tree was looked at again %d times before the look was dropped", baseLooks)
 }

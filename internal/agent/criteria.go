@@ -39,7 +39,7 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 	advanced := o == phase.Pass || o == phase.Concerns
 	if r.st.Goals.Final {
 		r.st.Goals.FinalAttempts++
-		return r.finalGate(ctx, d, nil, fmt.Sprintf("final-%d", r.st.Goals.FinalAttempts))
+		return r.finalGate(ctx, d, nil, fmt.Sprintf("final-%d", r.st.Goals.FinalAttempts), nil)
 	}
 	g := f.Current()
 	if g == nil {
@@ -49,17 +49,24 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 		}
 		r.st.Goals.Final = true
 		r.st.Goals.FinalAttempts++
-		return r.finalGate(ctx, d, nil, fmt.Sprintf("final-%d", r.st.Goals.FinalAttempts))
+		return r.finalGate(ctx, d, nil, fmt.Sprintf("final-%d", r.st.Goals.FinalAttempts), nil)
 	}
 	g.Attempt++
 	g.UpdatedAt = r.o.Now().UTC()
 	var b strings.Builder
+	var drift *driftRun
 	if advanced {
 		var ts []target
 		for i := range g.SuccessCriteria {
 			if g.SuccessCriteria[i].Superseded == "" {
 				ts = append(ts, target{g, &g.SuccessCriteria[i]})
 			}
+		}
+		if r.nextGoal(g) == nil && len(r.failedGoals()) == 0 {
+			// The last goal: should its criteria pass, the final gate
+			// looks at the base tree again; that starts now, beside them.
+			drift = r.startDrift(ctx, "base-final-1")
+			defer drift.abandon()
 		}
 		fmt.Fprintf(&b, "criteria of %s (cycle %d of %d), run by ultra on tree %s:\n", g.ID, g.Attempt, goal.MaxCycles, workspace.Short(d.Tree))
 		b.WriteString(r.runCriteria(ctx, d.Tree, ts, fmt.Sprintf("cycle-%d", g.Attempt)))
@@ -96,7 +103,7 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 			// The last goal: the final gate runs now, on this same tree.
 			fmt.Fprintf(&b, "%s is the last goal: the final gate runs every criterion of every goal on this tree.\n", g.ID)
 			r.st.Goals.FinalAttempts = 1
-			fin, text := r.finalGate(ctx, d, g, "final-1")
+			fin, text := r.finalGate(ctx, d, g, "final-1", drift)
 			fin.Goal = g.ID
 			b.WriteString(text)
 			return fin, b.String()
@@ -107,8 +114,10 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 
 // finalGate runs every criterion of every goal on the tree d judged
 // (those of skip, just run on it, are not run again) and says whether the
-// run may go to its review.
-func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal, label string) (phase.GoalResult, string) {
+// run may go to its review. drift is the look at the base tree again
+// that the caller started (nil: finalGate starts it, beside the
+// criteria).
+func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal, label string, drift *driftRun) (phase.GoalResult, string) {
 	f := r.goals.file
 	res := phase.GoalResult{Final: true}
 	if o := d.Outcome(); o != phase.Pass && o != phase.Concerns {
@@ -117,6 +126,10 @@ func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal
 			res.Failed, res.Reason = true, fmt.Sprintf("the final gate did not pass in %d verifications", r.st.Goals.FinalAttempts)
 		}
 		return res, "final gate: criteria not run: the tests must pass first\n"
+	}
+	if drift == nil {
+		drift = r.startDrift(ctx, "base-"+label)
+		defer drift.abandon()
 	}
 	var ts []target
 	for gi := range f.Goals {
@@ -153,7 +166,7 @@ func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal
 		// The criteria that showed the change must still fail on the code
 		// the run started from: one that passes there now depends on
 		// something else (the time, the machine, chance).
-		if drift := r.baseDrift(ctx, "base-"+label); len(drift) > 0 && ctx.Err() == nil {
+		if drift := r.baseDrift(ctx, drift); len(drift) > 0 && ctx.Err() == nil {
 			res.Failed = true
 			res.Reason = "criteria that failed on the base tree pass there now, so their result does not depend on the change (the time, the machine, chance): " +
 				strings.Join(drift, "; ") + "; a person decides (ultra goals steer --kind revise_criterion, then ultra resume)"
@@ -213,11 +226,8 @@ func (r *runner) nextGoal(g *goal.Goal) *goal.Goal {
 // it returns one line per criterion for the model.
 func (r *runner) runCriteria(ctx context.Context, tree string, ts []target, label string) string {
 	var b strings.Builder
-	for _, t := range ts {
-		if ctx.Err() != nil {
-			break
-		}
-		res := r.runCriterion(ctx, tree, t, label)
+	r.runChecks(ctx, tree, ts, label, "check", func(i int, res check.Result) {
+		t := ts[i]
 		now := r.o.Now().UTC()
 		ev := &goal.Evidence{Summary: res.Summary, Files: res.Files, Receipt: res.Receipt, Tree: tree, Ledger: r.goals.ledger.Len() + 1}
 		sig := ""
@@ -246,19 +256,14 @@ func (r *runner) runCriteria(ctx context.Context, tree string, ts []target, labe
 		if c := t.g.Criterion(t.c.ID); c != nil && c.SameFailures > 1 {
 			fmt.Fprintf(&b, "    the same failure %d times in a row (limit %d)\n", c.SameFailures, goal.MaxSameFailures)
 		}
-	}
+	})
 	return b.String()
 }
 
-// runCriterion runs one check on a fresh checkout of tree, contained like
-// the gate's tests: the programs it starts are the model's.
-func (r *runner) runCriterion(ctx context.Context, tree string, t target, label string) check.Result {
-	return r.runCriterionIn(ctx, tree, t, label, "check")
-}
-
-// runCriterionIn is runCriterion with the checkout, home and /tmp of the
-// check in the run's sandbox directory slot (checks that run at the same
-// time each have their own).
+// runCriterionIn runs one check on a fresh checkout of tree, contained
+// like the gate's tests (the programs it starts are the model's), with
+// the checkout, home and /tmp of the check in the run's sandbox
+// directory slot (checks that run at the same time each have their own).
 func (r *runner) runCriterionIn(ctx context.Context, tree string, t target, label, slot string) check.Result {
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
 	evDir := filepath.Join(r.o.StateRoot, "evidence", r.row.ID, t.g.ID, t.c.ID, label)

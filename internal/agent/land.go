@@ -3,14 +3,15 @@ package agent
 import (
 	"context"
 	"fmt"
-	"github.com/ultra-dev/ultra/internal/goal"
-	"github.com/ultra-dev/ultra/internal/workspace"
 	"path/filepath"
 
+	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
+	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // VerifyTree runs a stopped run's tests on its worktree as it is now and
@@ -63,24 +64,25 @@ func CriteriaOn(ctx context.Context, o Options, row *store.Run, tree string) (fa
 		return nil, nil
 	}
 	label := "land-" + workspace.Short(tree)
+	var ts []target
 	for gi := range r.goals.file.Goals {
 		g := &r.goals.file.Goals[gi]
 		if g.Status == goal.Blocked {
 			continue
 		}
 		for ci := range g.SuccessCriteria {
-			c := &g.SuccessCriteria[ci]
-			if c.Superseded != "" || !c.Essential {
-				continue
-			}
-			if ctx.Err() != nil {
-				return failed, ctx.Err()
-			}
-			res := r.runCriterion(ctx, tree, target{g, c}, label)
-			if res.Status != goal.CriterionPass {
-				failed = append(failed, fmt.Sprintf("%s %s: %s", c.ID, res.Status, oneLine(firstNonEmpty(res.Reason, res.Summary), 200)))
+			if c := &g.SuccessCriteria[ci]; c.Superseded == "" && c.Essential {
+				ts = append(ts, target{g, c})
 			}
 		}
+	}
+	r.runChecks(ctx, tree, ts, label, "check", func(i int, res check.Result) {
+		if c := ts[i].c; res.Status != goal.CriterionPass {
+			failed = append(failed, fmt.Sprintf("%s %s: %s", c.ID, res.Status, oneLine(firstNonEmpty(res.Reason, res.Summary), 200)))
+		}
+	})
+	if ctx.Err() != nil {
+		return failed, ctx.Err()
 	}
 	return failed, nil
 }

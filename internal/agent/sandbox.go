@@ -379,25 +379,23 @@ func (o Options) bindUltra(l *sandbox.Layout) {
 }
 
 // goWarm compiles the Go modules of the checkout at dest into the host's
-// build cache before any test runs: go test with a program that runs
-// nothing in place of each test binary (-exec true), in the gate's
-// sandbox with the cache writable. Only the toolchain runs then (the
-// compiler, the linker, vet; never the project's code), and nothing else
-// runs beside it, so the cache holds only what the go command made of
-// the tree. The tests that follow find their packages compiled and see
-// the cache read-only, whatever starts the go command (the detected go
-// test, a Makefile, a script, a criterion): nothing the project runs can
-// plant a compiled package or a test result for a later compilation or
-// gate to read. What goWarm cannot compile is compiled again, uncached,
-// by the tests' own run. Its output goes to a log beside the tests' logs.
+// build cache before any test runs: go list -export -test -deps, which
+// compiles every package the tests will link (test variants and test
+// mains included) and links and runs nothing, in the gate's sandbox with
+// the cache writable. Only the compiler runs then (and cgo's tools; never
+// the project's code), and nothing else runs beside it, so the cache
+// holds only what the go command made of the tree. The tests that follow
+// find their packages compiled and see the cache read-only, whatever
+// starts the go command (the detected go test, a Makefile, a script, a
+// criterion): nothing the project runs can plant a compiled package or a
+// test result for a later compilation or gate to read. What goWarm
+// cannot compile (and vet, and the links of the test binaries) the
+// tests' own run does, into its sandbox's layer. Its output goes to a
+// log beside the tests' logs.
 func (o Options) goWarm(ctx context.Context, st sandbox.Status, l sandbox.Layout, dest string, req verify.Request) {
 	cache := sandbox.GoCache()
 	goBin, err := exec.LookPath("go")
 	if cache == "" || err != nil {
-		return
-	}
-	never, err := exec.LookPath("true")
-	if err != nil {
 		return
 	}
 	roots := verify.GoModuleRoots(dest)
@@ -420,7 +418,7 @@ func (o Options) goWarm(ctx context.Context, st sandbox.Status, l sandbox.Layout
 	for _, flags := range goTestFlags(req.Commands) {
 		for _, rel := range roots {
 			opts := proc.Options{Dir: filepath.Join(dest, filepath.FromSlash(rel)), Env: env, Timeout: timeout, Wrap: sb.Wrap}
-			args := append(append([]string{"test", "-exec=" + never, "-count=1"}, flags...), "./...")
+			args := goWarmArgs(flags)
 			res, err := proc.Run(ctx, goBin, args, opts)
 			fmt.Fprintf(&log, "$ go %s   (in ./%s: exit %d, %s)\n%s\n", strings.Join(args, " "), rel, res.ExitCode, res.Duration.Round(time.Millisecond), res.Output)
 			if err != nil {
@@ -434,6 +432,21 @@ func (o Options) goWarm(ctx context.Context, st sandbox.Status, l sandbox.Layout
 	if logPath != "" {
 		_ = os.WriteFile(logPath, []byte(log.String()), 0o644)
 	}
+}
+
+// goWarmArgs are the arguments of the go command that fills the build
+// cache for a go test with flags: go list -e -export -test -deps (-e: a
+// package that does not compile leaves the others compiled; -f prints
+// only such errors). go list cannot build coverage-instrumented test
+// packages, so with -cover and its kin go test builds everything,
+// links the test binaries and runs true in their place.
+func goWarmArgs(flags []string) []string {
+	for _, f := range flags {
+		if name, _, _ := strings.Cut(f, "="); strings.HasPrefix(name, "-cover") {
+			return append(append([]string{"test", "-exec=true", "-count=1"}, flags...), "./...")
+		}
+	}
+	return append(append([]string{"list", "-e", "-export", "-test", "-deps", "-f", "{{with .Error}}{{$.ImportPath}}: {{.}}{{end}}"}, flags...), "./...")
 }
 
 // noVCSStamp keeps the go command from stamping what it builds with
