@@ -981,3 +981,21 @@ func TestGoalAddedDuringReviewIsWorkedOn(t *testing.T) {
 		t.Fatalf("ledger:\n%s", l.stdout)
 	}
 }
+
+// A run whose every proposal was refused has no goals; ultra goals says
+// so with the last refusal, not only that there are none yet.
+func TestGoalsShowsTheLastRefusal(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	bad := goalsOf("Add adds",
+		crit("happy", "command", "the machine runs Linux", map[string]any{"run": "uname -s", "expect_stdout": "^Linux"}),
+		crit("regression", "command", "both tests are still there", map[string]any{"run": "grep -c '^func Test' calc/calc_test.go", "expect_stdout": "^2\\s*$"}))
+	res := ultra(t, dir, runArgs(newModel(t, calls(call("goals", bad)), text("done"), text("done"), text("done"), text("done"), text("done")), "fix calc")...)
+	if res.code == 0 {
+		t.Fatalf("a run without goals completed:\n%s", res.stdout)
+	}
+	g := ultra(t, dir, "goals", runID(t, res.events(t)))
+	if g.code == 0 || !strings.Contains(g.stderr, "refused the planner's 1 proposal(s)") || !strings.Contains(g.stderr, "already passes on the base tree") {
+		t.Fatalf("ultra goals: exit %d\n%s%s", g.code, g.stdout, g.stderr)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/goal/ledger"
 	"github.com/ultra-dev/ultra/internal/store"
@@ -95,9 +96,41 @@ func loadGoals(cmd *cobra.Command, args []string) (*store.Run, *goal.File, error
 		return nil, nil, err
 	}
 	if f == nil {
+		if n, last := refusedProposals(cmd, row.ID); n > 0 {
+			return nil, nil, fmt.Errorf("run %s has no goals yet: ultra refused the planner's %d proposal(s); the last refusal:\n%s", row.ID, n, last)
+		}
 		return nil, nil, fmt.Errorf("run %s has no goals yet (they are proposed in planning)", row.ID)
 	}
 	return row, f, nil
+}
+
+// refusedProposals counts the run's goals calls that ultra refused and
+// returns the answer to the last one (its first lines).
+func refusedProposals(cmd *cobra.Command, id string) (int, string) {
+	_, st, err := openProject(cmd)
+	if err != nil {
+		return 0, ""
+	}
+	defer st.Close()
+	evs, err := st.Events(cmd.Context(), id, 0)
+	if err != nil {
+		return 0, ""
+	}
+	n, last := 0, ""
+	for _, e := range evs {
+		if e.Type != string(event.ToolResult) {
+			continue
+		}
+		var d event.ToolResultData
+		if json.Unmarshal(e.Data, &d) == nil && d.Tool == "goals" && d.IsError {
+			n, last = n+1, d.Output
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(last), "\n")
+	if len(lines) > 20 {
+		lines = append(lines[:20], fmt.Sprintf("… (%d more lines)", len(lines)-20))
+	}
+	return n, "  " + strings.Join(lines, "\n  ")
 }
 
 func printGoals(w io.Writer, row *store.Run, f *goal.File) {
