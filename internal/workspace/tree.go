@@ -134,6 +134,12 @@ func gitOutIn(ctx context.Context, dir string, env []string, stdin string, args 
 // as git checks them out (modes, symlinks, attributes), with a private
 // index: the repository's index, HEAD and worktrees stay as they are.
 // dir is any directory of the repository.
+//
+// dest is the checkout's work tree, as a fresh clone's would be: the
+// attributes that apply are the tree's own .gitattributes files (and the
+// person's configuration), never a .gitattributes lying untracked or
+// ignored in dir, which git would otherwise read for paths the tree has
+// none for. The files are what a person's checkout of the commit holds.
 func ExportTree(ctx context.Context, dir, tree, dest string) error {
 	if _, err := os.Lstat(dest); err == nil {
 		return fmt.Errorf("checking out tree %s: %s already exists", Short(tree), dest)
@@ -148,12 +154,16 @@ func ExportTree(ctx context.Context, dir, tree, dest string) error {
 	tmp.Close()
 	os.Remove(tmp.Name()) // git wants no file rather than an empty one
 	defer os.Remove(tmp.Name())
-	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
+	gitDir, err := gitOut(ctx, dir, nil, "rev-parse", "--absolute-git-dir")
+	if err != nil {
+		return err
+	}
+	env := []string{"GIT_INDEX_FILE=" + tmp.Name(), "GIT_WORK_TREE=" + dest}
 	if _, err := gitOut(ctx, dir, env, "read-tree", tree); err != nil {
 		return err
 	}
 	// Parallel checkout: about four times faster on a large tree.
-	_, err = gitOut(ctx, dir, env, "-c", "checkout.workers=0", "checkout-index", "--all", "--force", "--prefix="+strings.TrimSuffix(dest, string(filepath.Separator))+string(filepath.Separator))
+	_, err = gitOut(ctx, dest, append(env, "GIT_DIR="+gitDir), "-c", "checkout.workers=0", "checkout-index", "--all", "--force")
 	return err
 }
 

@@ -334,3 +334,45 @@ func TestCheckoutChanged(t *testing.T) {
 		t.Fatalf("status not clean: %s", out)
 	}
 }
+
+// A checkout of a tree is what a person's fresh checkout of it holds:
+// the tree's own .gitattributes apply, and one lying untracked or ignored
+// in the working tree does not (git would read it for the paths the tree
+// has no attributes file for).
+func TestExportTreeReadsOnlyTheTreesAttributes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	write := writer(dir)
+	write(".gitattributes", "*.go ident\n")
+	write(".gitignore", "calc/.gitattributes\nnotes/.gitattributes\n")
+	write("calc/calc.go", "package calc\n\nconst rev = \"$Id$\"\n")
+	write("notes/a.txt", "$Id$\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "one")
+	// The model's attribute files, ignored (TreeHash leaves them out).
+	write("calc/.gitattributes", "*.go -ident\n")
+	write("notes/.gitattributes", "*.txt ident\n")
+	tree, err := TreeHash(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "tree")
+	if err := ExportTree(ctx, dir, tree, dest); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dest, "calc/calc.go"))
+	if !strings.Contains(string(got), "$Id: ") {
+		t.Fatalf("the tree's ident attribute was not applied: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dest, "notes/a.txt")); string(got) != "$Id$\n" {
+		t.Fatalf("an untracked attributes file applied: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "calc/.gitattributes")); err == nil {
+		t.Fatal("an ignored file was exported")
+	}
+	changed, err := CheckoutChanged(ctx, dir, tree, dest)
+	if err != nil || len(changed) != 0 {
+		t.Fatalf("a fresh checkout changed: %v %v", changed, err)
+	}
+}
