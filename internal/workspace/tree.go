@@ -54,7 +54,56 @@ func TreeHash(ctx context.Context, dir string) (string, error) {
 	if _, err := gitOut(ctx, dir, env, "add", "-A", "--", "."); err != nil {
 		return "", err
 	}
+	if _, err := os.Lstat(filepath.Join(dir, ".gitattributes")); err == nil {
+		if err := stageRaw(ctx, dir, env, ".ultra"); err != nil {
+			return "", err
+		}
+	}
 	return gitOut(ctx, dir, env, "write-tree")
+}
+
+// stageRaw stages the files under prefix (relative to dir) again, as
+// their bytes are on disk, without the filters git add applies by their
+// attributes (ident, text, working-tree-encoding): ultra's records are
+// committed exactly as ultra wrote and signed them, whatever a
+// .gitattributes of the tree says of them. env holds the index.
+func stageRaw(ctx context.Context, dir string, env []string, prefix string) error {
+	out, err := gitOut(ctx, dir, env, "ls-files", "-s", "-z", "--", prefix)
+	if err != nil || out == "" {
+		return err
+	}
+	var modes, paths []string
+	for _, e := range strings.Split(out, "\x00") {
+		// "<mode> <object> <stage>\t<path>"
+		meta, path, ok := strings.Cut(e, "\t")
+		if f := strings.Fields(meta); ok && len(f) == 3 && (f[0] == "100644" || f[0] == "100755") {
+			modes, paths = append(modes, f[0]), append(paths, path)
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	cmd := Command(ctx, dir, "hash-object", "-w", "--no-filters", "--stdin-paths")
+	cmd.Stdin = strings.NewReader(strings.Join(paths, "\n") + "\n")
+	hashes, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("git hash-object: %w", err)
+	}
+	ids := strings.Fields(string(hashes))
+	if len(ids) != len(paths) {
+		return fmt.Errorf("git hash-object: %d hashes for %d files", len(ids), len(paths))
+	}
+	var info strings.Builder
+	for i, p := range paths {
+		fmt.Fprintf(&info, "%s %s\t%s\n", modes[i], ids[i], p)
+	}
+	cmd = Command(ctx, dir, "update-index", "--index-info")
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = strings.NewReader(info.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git update-index: %v: %s", err, out)
+	}
+	return nil
 }
 
 // Root returns the top directory of the git repository holding dir.

@@ -376,3 +376,37 @@ func TestExportTreeReadsOnlyTheTreesAttributes(t *testing.T) {
 		t.Fatalf("a fresh checkout changed: %v %v", changed, err)
 	}
 }
+
+// ultra's records are committed as they are on disk: a .gitattributes
+// that gives them a filter (ident here) changes what git add stores of
+// the code, never of .ultra.
+func TestTreeHashStoresTheRecordsAsWritten(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	write := writer(dir)
+	write("a.go", "package a\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "one")
+	write(".gitattributes", "/.ultra/** ident\n*.go ident\n")
+	record := `{"text":"Add adds $Id: forged $"}` + "\n"
+	write(".ultra/ledger.jsonl", record)
+	write("b.go", "package a // $Id: anything $\n")
+	tree, err := TreeHash(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := func(p string) string {
+		out, err := exec.Command("git", "-C", dir, "cat-file", "blob", tree+":"+p).Output()
+		if err != nil {
+			t.Fatal(p, err)
+		}
+		return string(out)
+	}
+	if got := show(".ultra/ledger.jsonl"); got != record {
+		t.Fatalf("the record was stored as %q, not as written", got)
+	}
+	if got := show("b.go"); got != "package a // $Id$\n" {
+		t.Fatalf("the code's attributes no longer apply: %q", got)
+	}
+}
