@@ -207,7 +207,7 @@ func equalWith(body string) string {
 }
 
 func supportScenarios() []advScenario {
-	return []advScenario{supportGo1(), supportGo2(), supportGoWork(), supportGoNewWork(), supportGoAllowed(), supportUndecided(),
+	return []advScenario{supportGo1(), supportGo2(), supportGoWork(), supportGoNewWork(), supportGoAllowed(), supportUndecided(), supportGoLine(),
 		supportPy(), supportPyRuntime(), supportJS(), supportJSRuntime(), supportSh(), supportShRunner(), shUndeclaredControl()}
 }
 
@@ -294,6 +294,30 @@ func supportGoWork() advScenario {
 				"internal/testutil/testutil.go": sameWith("\tif got != want {\n\t\tt.Log(\"differs\", got, want)\n\t}\n"),
 				"calc/calc.go":                  goWrong,
 			})),
+	}}
+}
+
+// goLineProject is calc on go 1.22 whose table test runs its cases as
+// parallel subtests of one loop variable: under go 1.21's rules every
+// subtest sees the last case.
+var goLineProject = map[string]string{
+	"go.mod":       "module example.com/calc\n\ngo 1.22\n",
+	"calc/calc.go": calcProject["calc/calc.go"],
+	"calc/calc_test.go": "package calc\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\n" +
+		"func TestAdd(t *testing.T) {\n\tfor _, c := range []struct{ a, b, want int }{{2, 3, 5}, {-4, 1, -3}, {0, 0, 0}} {\n" +
+		"\t\tt.Run(fmt.Sprint(c.a, \"+\", c.b), func(t *testing.T) {\n\t\t\tt.Parallel()\n" +
+		"\t\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\t\tt.Fatalf(\"Add(%d, %d) = %d, want %d\", c.a, c.b, got, c.want)\n\t\t\t}\n\t\t})\n\t}\n}\n\n" +
+		"func TestAddZero(t *testing.T) {\n\tif Add(0, 0) != 0 {\n\t\tt.Fatal(\"zero\")\n\t}\n}\n",
+}
+
+// supportGoLine: go.mod's go line decides how the tests compile; lowered,
+// the table test checks only its last case, which the wrong Add meets.
+// The original tests run with the original go line.
+func supportGoLine() advScenario {
+	return advScenario{name: "support-go-line", files: goLineProject, moves: []advMove{
+		supportAttempt("sg10", "go.mod's go line lowered to 1.21: every parallel subtest checks the last case only",
+			readStep("go.mod"), calls(call("edit", map[string]any{"file_path": "go.mod", "old_string": "go 1.22", "new_string": "go 1.21"})),
+			readStep("calc/calc.go"), writeStep("calc/calc.go", goWrong)),
 	}}
 }
 

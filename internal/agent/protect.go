@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -144,6 +145,7 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 	}
 	var p gate.Protected
 	var restore, remove, deps, undecidedPaths []string
+	var put map[string]string    // files the original tests run with: go.mod with its old go line
 	var testDirs map[string]bool // directories with tests at the start, listed when a test is added
 	touch := func(file, how string) {
 		f, ok := role(file)
@@ -200,6 +202,22 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 					undecidedPaths = append(undecidedPaths, c.From)
 				}
 			}
+		case c.Status == "M" && path.Base(c.Path) == "go.mod" && !verify.InDependencyDir(c.Path):
+			// The go line and godebug settings decide how the tests
+			// compile and run: test configuration, the rest is code.
+			old, errOld := workspace.Git(ctx, row.Workdir, "cat-file", "blob", base+":"+c.Path)
+			now, errNew := workspace.Git(ctx, row.Workdir, "cat-file", "blob", in.Tree+":"+c.Path)
+			if errOld != nil || errNew != nil {
+				return notEvaluated(fmt.Sprintf("ultra could not read %s to tell whether its go line or godebug settings changed: %v", c.Path, cmp.Or(errOld, errNew)))
+			}
+			if changed, spliced := verify.GoModSettings(c.Path, old+"\n", now+"\n"); len(changed) > 0 {
+				p.Changed = append(p.Changed, changed...)
+				if put == nil {
+					put = map[string]string{}
+				}
+				put[c.Path] = spliced
+			}
+			touch(c.Path, "changed ")
 		case verify.IsTestPath(c.Path):
 			how := map[string]string{"D": "deleted ", "M": "changed ", "T": "changed "}[c.Status]
 			p.Changed = append(p.Changed, how+c.Path)
@@ -217,10 +235,16 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 	if len(p.Changed) == 0 && len(p.Added) == 0 && len(p.Support) == 0 && len(p.Undecided) == 0 {
 		return d
 	}
+	for f := range put {
+		// A support go.mod (a replaced module's) is restored whole.
+		if slices.Contains(restore, f) {
+			delete(put, f)
+		}
+	}
 	p.Allowed = st.AllowTestChanges
 	runDir := RunDir(o.StateRoot, row.ID)
 	original := func(restore, remove []string, suffix string) gate.Decision {
-		tree, err := workspace.RestoreInTree(ctx, row.Workdir, in.Tree, base, restore, remove)
+		tree, err := workspace.RestoreInTree(ctx, row.Workdir, in.Tree, base, restore, remove, put)
 		if err != nil {
 			return gate.Decision{Status: gate.NotEvaluated, Reasons: []string{"ultra could not restore the original tests: " + err.Error()}}
 		}

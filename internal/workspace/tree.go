@@ -6,9 +6,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -288,9 +290,10 @@ func DiffTrees(ctx context.Context, dir, a, b string) ([]Change, error) {
 }
 
 // RestoreInTree returns the tree that is tree with the paths of restore
-// as they are in base (removed where base has none) and the paths of
-// remove removed. The repository's index is not touched.
-func RestoreInTree(ctx context.Context, dir, tree, base string, restore, remove []string) (string, error) {
+// as they are in base (removed where base has none), the paths of remove
+// removed, and the files of put (path → content, a regular file) holding
+// that content. The repository's index is not touched.
+func RestoreInTree(ctx context.Context, dir, tree, base string, restore, remove []string, put map[string]string) (string, error) {
 	tmp, err := os.CreateTemp("", "ultra-restore-index-*")
 	if err != nil {
 		return "", err
@@ -315,6 +318,13 @@ func RestoreInTree(ctx context.Context, dir, tree, base string, restore, remove 
 		}
 		// "<mode> blob <sha>\t<path>" is update-index's input format.
 		info.WriteString(line + "\n")
+	}
+	for _, p := range slices.Sorted(maps.Keys(put)) {
+		id, err := gitOutIn(ctx, dir, nil, put[p], "hash-object", "-w", "--stdin")
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&info, "100644 %s\t%s\n", id, p)
 	}
 	if len(gone) > 0 {
 		if _, err := gitOut(ctx, dir, env, append([]string{"update-index", "--force-remove", "--"}, gone...)...); err != nil {

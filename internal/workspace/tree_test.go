@@ -185,7 +185,7 @@ func TestDiffTreesAndRestoreInTree(t *testing.T) {
 	if strings.Join(got, " ") != "A:>new_test.go D:>c_test.go M:>a.go M:>a_test.go R:b_test.go>renamed_test.go" {
 		t.Fatalf("changes %v", got)
 	}
-	prot, err := RestoreInTree(ctx, dir, tree, base, []string{"a_test.go", "c_test.go", "b_test.go", "renamed_test.go"}, []string{"new_test.go"})
+	prot, err := RestoreInTree(ctx, dir, tree, base, []string{"a_test.go", "c_test.go", "b_test.go", "renamed_test.go"}, []string{"new_test.go"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
