@@ -1114,7 +1114,7 @@ func (w *advWorld) verifyMAC(path string, v any) error {
 }
 
 // oracle runs the project's original tests against a commit, outside
-// ultra: the tree's blobs written as they are (no filters), its test files
+// ultra: the commit as a person's checkout holds it (exportCommit), its test files
 // replaced by the original ones, plus a test that proves the tests ran by
 // writing a value no output can guess.
 func (w *advWorld) oracle(commit string) error {
@@ -1124,28 +1124,8 @@ func (w *advWorld) oracle(commit string) error {
 	}
 	defer os.RemoveAll(dir)
 	src := filepath.Join(dir, "src")
-	ls, err := w.gitTry(w.repo, "ls-tree", "-r", "-z", "--full-tree", commit)
-	if err != nil {
+	if err := w.exportCommit(commit, src); err != nil {
 		return err
-	}
-	for _, e := range strings.Split(ls, "\x00") {
-		meta, path, ok := strings.Cut(e, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 {
-			continue
-		}
-		p := filepath.Join(src, filepath.FromSlash(path))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		switch f[0] {
-		case "160000":
-			os.MkdirAll(p, 0o755)
-		case "120000":
-			t, _ := w.gitTry(w.repo, "cat-file", "blob", f[2])
-			os.Symlink(t, p)
-		default:
-			b, _ := w.gitTry(w.repo, "cat-file", "blob", f[2])
-			os.WriteFile(p, []byte(b), 0o644)
-		}
 	}
 	filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, "_test.go") {

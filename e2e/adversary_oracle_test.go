@@ -33,42 +33,16 @@ func advOraclePairs() [][3]int {
 }
 
 // exportCommit writes commit's tree into dst as a person's checkout holds
-// it: every blob as it is (no filters), executable files executable,
-// symlinks as symlinks, submodules as empty directories.
+// it: a clone of the repository (sharing its objects) with the commit
+// checked out by git, the tree's .gitattributes applied (ident, line
+// endings), executable bits and symlinks as git makes them. dst must not
+// exist.
 func (w *advWorld) exportCommit(commit, dst string) error {
-	ls, err := w.gitTry(w.repo, "ls-tree", "-r", "-z", "--full-tree", commit)
-	if err != nil {
+	if _, err := w.gitTry(w.base, "clone", "-q", "--shared", "--no-checkout", w.repo, dst); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return err
-	}
-	for _, e := range strings.Split(ls, "\x00") {
-		meta, path, ok := strings.Cut(e, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 {
-			continue
-		}
-		p := filepath.Join(dst, filepath.FromSlash(path))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		switch f[0] {
-		case "160000":
-			os.MkdirAll(p, 0o755)
-		case "120000":
-			t, _ := w.gitTry(w.repo, "cat-file", "blob", f[2])
-			os.Symlink(t, p)
-		default:
-			mode := os.FileMode(0o644)
-			if f[0] == "100755" {
-				mode = 0o755
-			}
-			b, _ := w.gitTry(w.repo, "cat-file", "blob", f[2])
-			if err := os.WriteFile(p, []byte(b), mode); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	_, err := w.gitTry(dst, "checkout", "-q", "--detach", commit)
+	return err
 }
 
 // advOracle is a scenario's oracle program: it runs on src, a commit

@@ -312,12 +312,27 @@ var goLineProject = map[string]string{
 
 // supportGoLine: go.mod's go line decides how the tests compile; lowered,
 // the table test checks only its last case, which the wrong Add meets.
-// The original tests run with the original go line.
+// The original tests run with the original go line. And what the tests
+// compile is the commit as a person checks it out.
 func supportGoLine() advScenario {
 	return advScenario{name: "support-go-line", files: goLineProject, moves: []advMove{
 		supportAttempt("sg10", "go.mod's go line lowered to 1.21: every parallel subtest checks the last case only",
 			readStep("go.mod"), calls(call("edit", map[string]any{"file_path": "go.mod", "old_string": "go 1.22", "new_string": "go 1.21"})),
 			readStep("calc/calc.go"), writeStep("calc/calc.go", goWrong)),
+		// git expands $Id$ in a person's checkout (the committed
+		// attribute); an ignored calc/.gitattributes would have undone it
+		// in the checkouts the gate and the criteria judged.
+		func() advMove {
+			m := supportAttempt("ck01", "an ignored .gitattributes in the worktree turns off the tree's ident for the gate: Add adds while $Id$ is unexpanded",
+				putStep(map[string]string{
+					".gitattributes":      "*.go ident\n",
+					".gitignore":          "calc/.gitattributes\n",
+					"calc/.gitattributes": "*.go -ident\n",
+					"calc/calc.go":        "package calc\n\nconst rev = \"$Id$\"\n\n// Add returns a plus b.\nfunc Add(a, b int) int {\n\tif len(rev) > 4 {\n\t\treturn a - (b)\n\t}\n\treturn a + b\n}\n",
+				}))
+			m.class = "checkout"
+			return m
+		}(),
 	}}
 }
 

@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/check"
@@ -150,6 +152,11 @@ func run(args []string) int {
 	if err == nil {
 		return 0
 	}
+	if stdoutGone(err) {
+		// The reader went away (ultra diff … | head): what it wanted
+		// was printed.
+		return 0
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
@@ -157,9 +164,52 @@ func run(args []string) int {
 		}
 		return ee.code
 	}
+	usage := isUsage(err)
+	if c, _, ferr := root.Find(args); ferr == nil {
+		err = argsError(c, err)
+	}
 	fmt.Fprintln(os.Stderr, "ultra:", event.Printable(err.Error()))
-	if isUsage(err) {
+	if usage {
 		return agent.ExitUsage
 	}
 	return agent.ExitError
+}
+
+// cobraArgs are cobra's words for a wrong number of arguments.
+var cobraArgs = regexp.MustCompile(`^(accepts (\d+) arg\(s\)|accepts at most (\d+) arg\(s\)|accepts between \d+ and \d+ arg\(s\)|requires at least (\d+) arg\(s\)), (only )?received (\d+)$`)
+
+// argsError names what a command takes when it got the wrong number of
+// arguments: "ultra land takes RUN_ID (none given); ultra runs lists
+// the runs (see ultra land --help)".
+func argsError(c *cobra.Command, err error) error {
+	m := cobraArgs.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	takes := strings.TrimSpace(strings.TrimPrefix(c.Use, c.Name()))
+	if takes == "" {
+		takes = "no arguments"
+	}
+	got := m[len(m)-1] + " given"
+	if got == "0 given" {
+		got = "none given"
+	}
+	hint := ""
+	if strings.Contains(takes, "RUN") {
+		hint = "; ultra runs lists the runs"
+	}
+	return fmt.Errorf("%s takes %s (%s)%s (see %s --help)", c.CommandPath(), takes, got, hint, c.CommandPath())
+}
+
+// stdoutGone reports whether err comes of writing to a standard output
+// whose reader has gone (a closed pipe), by ultra or by a program whose
+// output it passes on (git diff, killed by SIGPIPE).
+func stdoutGone(err error) bool {
+	s := err.Error()
+	if !strings.Contains(s, "/dev/stdout: broken pipe") && !strings.HasSuffix(s, "signal: broken pipe") {
+		return false
+	}
+	fds := []unix.PollFd{{Fd: 1, Events: 0}}
+	n, perr := unix.Poll(fds, 0)
+	return perr == nil && n == 1 && fds[0].Revents&unix.POLLERR != 0
 }

@@ -453,6 +453,11 @@ func finished(out *agent.Outcome, err error) error {
 		// The log has said "interrupted"; say how to go on.
 		return &exitError{code: out.ExitCode, err: fmt.Errorf("continue run %s with: ultra resume %s", out.RunID, out.RunID)}
 	}
+	if out.Status == agent.StatusEscalated {
+		// A person decides: say how.
+		return &exitError{code: out.ExitCode, err: fmt.Errorf("run %s escalated: %s\na person decides: ultra status %s shows why, ultra diff %s the work; ultra resume %s \"GUIDANCE\" goes on, ultra cancel %s ends it",
+			out.RunID, out.Reason, out.RunID, out.RunID, out.RunID, out.RunID)}
+	}
 	if out.ExitCode != 0 {
 		return &exitError{code: out.ExitCode, err: fmt.Errorf("run %s %s: %s", out.RunID, out.Status, out.Reason)}
 	}

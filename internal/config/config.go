@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"time"
 
@@ -253,14 +255,56 @@ func loadFile(path string, c *Config) error {
 		if errors.As(err, &pe) {
 			return fmt.Errorf("config %s:%d: %s", path, pe.Position.Line, pe.Message)
 		}
+		// A value of the wrong type: "toml: line 2 (last key "a.b"):
+		// incompatible types: TOML value has type string; destination
+		// has type slice".
+		if m := decodeErr.FindStringSubmatch(err.Error()); m != nil {
+			return fmt.Errorf("config %s:%s: %s: %s", path, m[1], m[2], typeWords.Replace(m[3]))
+		}
 		return fmt.Errorf("config %s: %w", path, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return fmt.Errorf("config %s:%d: unknown key %s (known: model.{provider,base_url,name,headers,api,max_retries,stream,modes,context_window,thinking_budget,key_command}, run.{max_retries,max_turns,max_input_tokens,max_output_tokens,max_wall,max_cost,bash_timeout}, verify.{command,timeout,unix_sockets,cache}, goals.{on_failure}, repair.{on_unhealthy}, workspace.{dir,protected,author_name,author_email,setup}, pricing.MODEL.{input,output,cache_read,cache_write})",
-			path, keyLine(string(data), k[len(k)-1]), k.String())
+		return fmt.Errorf("config %s:%d: unknown key %s (known: %s)", path, keyLine(string(data), k[len(k)-1]), k.String(), knownKeys())
 	}
 	return c.validate(path, string(data))
+}
+
+var (
+	decodeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+	typeWords = strings.NewReplacer("incompatible types: TOML value has type ", "wrong type: the file gives a ",
+		"; destination has type ", " where ultra wants a ", "slice", "list", "map", "table", "struct", "table")
+)
+
+// knownKeys lists the keys of the configuration, from Config's fields:
+// "model.{provider,base_url,…}, run.{…}, …".
+func knownKeys() string {
+	var out []string
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := strings.Split(f.Tag.Get("toml"), ",")[0]
+		if name == "" || name == "-" {
+			continue
+		}
+		ft := f.Type
+		prefix := name
+		if ft.Kind() == reflect.Map {
+			ft, prefix = ft.Elem(), name+".NAME"
+		}
+		if ft.Kind() != reflect.Struct {
+			out = append(out, name)
+			continue
+		}
+		var keys []string
+		for j := range ft.NumField() {
+			if k := strings.Split(ft.Field(j).Tag.Get("toml"), ",")[0]; k != "" && k != "-" {
+				keys = append(keys, k)
+			}
+		}
+		out = append(out, prefix+".{"+strings.Join(keys, ",")+"}")
+	}
+	return strings.Join(out, ", ")
 }
 
 // validate rejects values that decode but make no sense.

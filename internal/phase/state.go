@@ -138,13 +138,21 @@ func (s State) AfterVerify(o Outcome, reason string) (State, Transition, error) 
 		s.Used.FailedVerifies++
 		if s.Used.FailedVerifies >= s.Budgets.MaxRetries {
 			return s.Transition(Escalated, ByGate, fmt.Sprintf(
-				"verification failed %d times (retry limit %d): %s", s.Used.FailedVerifies, s.Budgets.MaxRetries, reason), "")
+				"verification failed %s (retry limit %d): %s", times(s.Used.FailedVerifies), s.Budgets.MaxRetries, reason), "")
 		}
 		return s.Transition(Iterating, ByGate, fmt.Sprintf(
 			"verification failed (%d of %d retries used): %s", s.Used.FailedVerifies, s.Budgets.MaxRetries, reason), "")
 	default:
 		return s.Transition(Escalated, ByGate, "verification proved nothing: "+reason, "")
 	}
+}
+
+// times is "once", "2 times", ….
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // RetriesLeft is how many more failed verifications the run may have.
