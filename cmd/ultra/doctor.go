@@ -144,24 +144,26 @@ func doctorEnvOf(p *project, st *store.Store) doctor.Env {
 	return e
 }
 
-// doctorProvider is the configured model server, or nil when none is
-// (no base URL in the configuration or the environment, and no key).
+// doctorProvider is the model server a run would use: the configured
+// one, or the default when nothing names one (Default); nil when ultra
+// cannot tell.
 func doctorProvider(p *project) *doctor.Provider {
 	mc := p.Config.Model
 	name := pick(os.Getenv("ULTRA_PROVIDER"), mc.Provider, "openai")
 	d, ok := providerDefaults[name]
 	configured := mc.BaseURL != "" || (ok && (os.Getenv(d.urlEnv) != "" || os.Getenv(d.keyEnv) != ""))
-	if !configured {
-		return nil
-	}
 	var f runFlags
 	pc, err := f.resolveProvider(p, "", "", "")
 	if err != nil {
+		if !configured {
+			return nil
+		}
 		msg := err.Error()
 		return &doctor.Provider{Name: name, BaseURL: mc.BaseURL, Probe: func(context.Context) (bool, string) { return false, msg }}
 	}
-	// The key and headers a run would send (model.key_command included).
-	return &doctor.Provider{Name: pc.name, BaseURL: pc.baseURL, Hint: pc.hint,
+	// The key and headers a run would send (model.key_command included);
+	// with nothing configured, the default a run would use.
+	return &doctor.Provider{Name: pc.name, BaseURL: pc.baseURL, Hint: pc.hint, Default: !configured,
 		Probe: func(ctx context.Context) (bool, string) {
 			return probe(ctx, pc.name, pc.baseURL, pc.apiKey(), mc.Headers)
 		}}

@@ -196,6 +196,9 @@ type RunnerObs struct {
 	Found   bool
 }
 
+// NotChecked is the status of a model server doctor did not ask.
+const NotChecked = "not checked"
+
 // ProviderObs is the configured model server and whether it answered.
 type ProviderObs struct {
 	Name      string
@@ -203,6 +206,7 @@ type ProviderObs struct {
 	Reachable bool
 	Status    string
 	Hint      string
+	Default   bool // nothing configured: the server a run would use
 }
 
 // EnvObs is the environment checks' outcome.
@@ -417,9 +421,18 @@ func Assess(o Observations, now time.Time) Report {
 	}
 
 	// The model server.
-	if p := o.Provider; p == nil {
+	switch p := o.Provider; {
+	case p == nil:
 		note("no model server is configured (model.base_url, or the provider's URL or key variable): its reachability was not checked")
-	} else if !p.Reachable {
+	case p.Default && !p.Reachable:
+		// Nobody chose it: a note, but one that says a run would fail.
+		note("no model server is configured, and the default a run would use (%s at %s) does not answer: %s; set model.base_url (in .ultra/config or your own config) or the provider's URL or key variable", p.Name, p.BaseURL, p.Status)
+	case p.Default:
+		note("no model server is configured: a run uses the default, %s at %s, which answers", p.Name, p.BaseURL)
+	case p.Reachable && p.Status == NotChecked:
+	case p.Reachable:
+		note("model server: %s at %s answers", p.Name, p.BaseURL)
+	default:
 		fix := fmt.Sprintf("start the server at %s, or point ultra at another (model.base_url in .ultra/config, or the provider's URL variable)", p.BaseURL)
 		if p.Hint != "" {
 			fix = p.Hint

@@ -20,7 +20,12 @@ func TestAssess(t *testing.T) {
 		findings []want
 		notes    []string // substrings, in order
 	}{
-		{name: "healthy", obs: Observations{Provider: &ProviderObs{Name: "openai", Reachable: true}}},
+		{name: "healthy", obs: Observations{Provider: &ProviderObs{Name: "openai", BaseURL: "https://api.openai.com/v1", Reachable: true, Status: "answers"}},
+			notes: []string{"model server: openai at https://api.openai.com/v1 answers"}},
+		{name: "the default a run would use does not answer", obs: Observations{Provider: &ProviderObs{Name: "openai", BaseURL: "http://127.0.0.1:11434/v1", Default: true, Status: "no answer: connection refused"}},
+			notes: []string{"no model server is configured, and the default a run would use (openai at http://127.0.0.1:11434/v1) does not answer: no answer: connection refused; set model.base_url"}},
+		{name: "the default answers", obs: Observations{Provider: &ProviderObs{Name: "openai", BaseURL: "http://127.0.0.1:11434/v1", Default: true, Reachable: true, Status: "answers"}},
+			notes: []string{"a run uses the default, openai at http://127.0.0.1:11434/v1, which answers"}},
 		{name: "no provider is only a note", obs: Observations{}, notes: []string{"no model server is configured"}},
 		{name: "store cannot be opened", obs: Observations{StorePath: "/r/.ultra/state/ultra.db", StoreError: "file is not a database"},
 			findings: []want{{"store-unreadable", Error, false, "mv /r/.ultra/state/ultra.db"}},
@@ -35,15 +40,15 @@ func TestAssess(t *testing.T) {
 		{name: "running with a dead process", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "running", PID: 42}}},
 			findings: []want{{"stale-heartbeat:r1", Warning, true, "interrupted"}},
 			notes:    []string{"ultra resume r1"}},
-		{name: "a base whose suite cannot run", obs: Observations{Provider: &ProviderObs{Reachable: true},
+		{name: "a base whose suite cannot run", obs: Observations{Provider: &ProviderObs{Reachable: true, Status: NotChecked},
 			BaseGate: &BaseGateObs{Tree: "0123456789abcdef", Run: "r1", Reason: "no test command found"}},
 			findings: []want{{"base-gate-broken", Error, false, "ultra doctor heal"}}},
-		{name: "a base with failing tests is a task, not a finding", obs: Observations{Provider: &ProviderObs{Reachable: true},
+		{name: "a base with failing tests is a task, not a finding", obs: Observations{Provider: &ProviderObs{Reachable: true, Status: NotChecked},
 			BaseGate: &BaseGateObs{Tree: "0123456789abcdef", Run: "r1", Evaluated: true}}},
-		{name: "a landed run's clean worktree is only a note", obs: Observations{Provider: &ProviderObs{Reachable: true},
+		{name: "a landed run's clean worktree is only a note", obs: Observations{Provider: &ProviderObs{Reachable: true, Status: NotChecked},
 			Worktrees: []WorktreeObs{{Path: "/w/r1", Branch: "ultra/r1", Listed: true, Run: "r1", RunState: "landed"}}},
 			notes: []string{"run r1 was landed; its worktree /w/r1 can go: ultra gc"}},
-		{name: "an unfinished run whose worktree was deleted", obs: Observations{Provider: &ProviderObs{Reachable: true},
+		{name: "an unfinished run whose worktree was deleted", obs: Observations{Provider: &ProviderObs{Reachable: true, Status: NotChecked},
 			Runs: []RunObs{{ID: "r1", Status: "escalated", Gone: "its worktree is missing"}, {ID: "r2", Status: "complete", Gone: "its worktree is missing"}}},
 			findings: []want{{"worktree-missing:r1", Warning, false, "ultra cancel r1"}}},
 		{name: "interrupted is only a note", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "interrupted"}}},
@@ -108,17 +113,17 @@ func TestAssess(t *testing.T) {
 		{name: "no test command is a note", obs: Observations{RunnerNote: "no test command was found"}, notes: []string{"no test command was found"}},
 		{name: "provider unreachable", obs: Observations{Provider: &ProviderObs{Name: "openai", BaseURL: "http://127.0.0.1:9/v1", Status: "no answer: connection refused"}},
 			findings: []want{{"provider-unreachable:openai", Warning, false, "http://127.0.0.1:9/v1"}}},
-		{name: "environment", obs: Observations{Provider: &ProviderObs{Reachable: true}, Env: EnvObs{SandboxProblem: "bwrap not found", SandboxHint: "apt-get install bubblewrap", GitMissing: true, GateKey: "/k/gate.key", GateKeyMode: 0o644}},
+		{name: "environment", obs: Observations{Provider: &ProviderObs{Reachable: true, Status: NotChecked}, Env: EnvObs{SandboxProblem: "bwrap not found", SandboxHint: "apt-get install bubblewrap", GitMissing: true, GateKey: "/k/gate.key", GateKeyMode: 0o644}},
 			findings: []want{{"sandbox-missing", Error, false, "apt-get install bubblewrap"}, {"git-missing", Error, false, "install git"}, {"gate-key-readable", Error, true, "chmod 600 /k/gate.key"}}},
-		{name: "private gate key", obs: Observations{Provider: &ProviderObs{Reachable: true}, Env: EnvObs{GateKey: "/k/gate.key", GateKeyMode: 0o600}}},
-		{name: "errors come first", obs: Observations{StorePath: "db", Provider: &ProviderObs{Reachable: true},
+		{name: "private gate key", obs: Observations{Provider: &ProviderObs{Reachable: true, Status: NotChecked}, Env: EnvObs{GateKey: "/k/gate.key", GateKeyMode: 0o600}}},
+		{name: "errors come first", obs: Observations{StorePath: "db", Provider: &ProviderObs{Reachable: true, Status: NotChecked},
 			Locks: []LockObs{{Run: "r", Path: "l"}}, Integrity: []string{"bad"}},
 			findings: []want{{"store-integrity", Error, false, ""}, {"stale-lock:r", Warning, true, ""}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.obs.Provider == nil && c.name != "no provider is only a note" && c.name != "store cannot be opened" {
-				c.obs.Provider = &ProviderObs{Reachable: true}
+				c.obs.Provider = &ProviderObs{Reachable: true, Status: NotChecked}
 			}
 			r := Assess(c.obs, now)
 			if len(r.Findings) != len(c.findings) {

@@ -53,6 +53,8 @@ type Provider struct {
 	Name    string
 	BaseURL string
 	Hint    string // what to do when it does not answer ("" for the default advice)
+	// Default: nothing names a server; this is the one a run would use.
+	Default bool
 	// Probe asks the server's models endpoint; ok when it answered.
 	Probe func(ctx context.Context) (ok bool, status string)
 }
@@ -494,7 +496,7 @@ func observeRunners(e Env) ([]RunnerObs, string) {
 }
 
 func observeProvider(ctx context.Context, p *Provider) *ProviderObs {
-	o := &ProviderObs{Name: p.Name, BaseURL: p.BaseURL, Hint: p.Hint, Reachable: true, Status: "not checked"}
+	o := &ProviderObs{Name: p.Name, BaseURL: p.BaseURL, Hint: p.Hint, Default: p.Default, Reachable: true, Status: NotChecked}
 	if p.Probe == nil {
 		return o
 	}
