@@ -152,7 +152,7 @@ func printGoals(w io.Writer, row *store.Run, f *goal.File) {
 			fmt.Fprintf(w, "  why: %s\n", g.Reason)
 		}
 		for _, c := range g.SuccessCriteria {
-			printCriterionLine(w, c)
+			printCriterionLine(w, c, g.Status.Done())
 		}
 	}
 	if r := f.Review; r != nil {
@@ -167,7 +167,9 @@ func printGoals(w io.Writer, row *store.Run, f *goal.File) {
 	}
 }
 
-func printCriterionLine(w io.Writer, c goal.Criterion) {
+// printCriterionLine shows a criterion: its status, its base results and
+// its last result, "final" once its goal is done ("latest" before).
+func printCriterionLine(w io.Writer, c goal.Criterion, done bool) {
 	mark := map[goal.CriterionStatus]string{goal.CriterionPass: "✓", goal.CriterionFail: "✗", goal.CriterionBlocked: "!", goal.CriterionPending: "·"}[c.Status]
 	ess := ""
 	if !c.Essential {
@@ -188,7 +190,11 @@ func printCriterionLine(w io.Writer, c goal.Criterion) {
 		fmt.Fprintf(w, "      final gate, on the base tree again: %s (%s)\n", b.Status, again)
 	}
 	if e := c.CapturedEvidence; e != nil {
-		fmt.Fprintf(w, "      final: %s: %s\n", c.Status, clip(e.Summary, 160))
+		label := "latest"
+		if done {
+			label = "final"
+		}
+		fmt.Fprintf(w, "      %s: %s: %s\n", label, c.Status, clip(e.Summary, 160))
 	}
 }
 
@@ -223,7 +229,7 @@ func newGoalsCriteriaCmd() *cobra.Command {
 			fmt.Fprintf(w, "%s  %s (%s)\n", g.ID, g.Title, g.Status)
 			for _, c := range g.SuccessCriteria {
 				fmt.Fprintln(w)
-				printCriterionLine(w, c)
+				printCriterionLine(w, c, g.Status.Done())
 				chk := checkJSON(c.Check)
 				fmt.Fprintf(w, "      check: %s\n      expected evidence: %s\n", chk, c.ExpectedEvidence)
 				if b := c.Base; b != nil && b.NotRun == "" {

@@ -284,7 +284,7 @@ func (r *runner) refactorProblems(goals []goal.ProposedGoal, where func(i int) s
 	var ps []goal.Problem
 	for i, g := range goals {
 		if g.Refactor {
-			ps = append(ps, goal.Problem{Where: where(i) + ".refactor", What: "only a person declares a refactor (ultra run --refactor): this task asks for a change of behaviour, so each goal needs a criterion that fails on the base tree and passes after the change"})
+			ps = append(ps, goal.Problem{Where: where(i) + ".refactor", What: "only a person declares a refactor, by starting the run with ultra run --refactor, and this run was not: each goal needs a criterion that fails on the base tree and passes after the change (if the task is a refactor, say so in your answer: the person can start it again with --refactor)"})
 		}
 	}
 	return ps

@@ -598,9 +598,14 @@ func FromCache(src Decision, n int, at time.Time) Decision {
 // the tests and criteria judged the same code.
 func WithArtifacts(src Decision, n int, tree string, at time.Time, paths []string) Decision {
 	d := src
-	d.N, d.Time, d.Tree, d.CachedFrom, d.Records = n, at, tree, src.N, paths
+	origin, reasons := src.N, src.Reasons
+	if len(src.Records) > 0 && src.CachedFrom != 0 && len(reasons) > 0 {
+		// src is itself such a decision: name the code decision once.
+		origin, reasons = src.CachedFrom, reasons[1:]
+	}
+	d.N, d.Time, d.Tree, d.CachedFrom, d.Records = n, at, tree, origin, paths
 	d.Reasons = append([]string{fmt.Sprintf("the code decision %d judged (it %s), with only ultra's own records written since (%s)",
-		src.N, outcome(src.Status), strings.Join(paths, ", "))}, src.Reasons...)
+		origin, outcome(src.Status), strings.Join(paths, ", "))}, reasons...)
 	return d
 }
 

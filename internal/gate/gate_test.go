@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -389,5 +390,26 @@ func TestErrorsAreNotExcuses(t *testing.T) {
 	d = Judge(Input{Evidence: Evidence{Commands: []Command{goCmd, py}, Tests: []report.Case{ok, coll}}, Baseline: &base})
 	if d.Status != Fail || !strings.Contains(strings.Join(d.Reasons, "; "), "exited 1 although none of its tests failed") {
 		t.Fatalf("go test's exit 1 excused by pytest's old import error: %s %v", d.Status, d.Reasons)
+	}
+}
+
+// A decision made for records alone, of a tree that was itself one,
+// names the code decision once.
+func TestWithArtifactsNamesTheCodeDecisionOnce(t *testing.T) {
+	code := Decision{N: 1, Status: Pass, Tree: "t1", Reasons: []string{"2 tests passed"}}
+	at := time.Unix(0, 0)
+	d2 := WithArtifacts(code, 2, "t2", at, []string{".ultra/goals.json"})
+	d3 := WithArtifacts(d2, 3, "t3", at, []string{".ultra/ledger.jsonl"})
+	for _, tc := range []struct {
+		d    Decision
+		from int
+		want []string
+	}{
+		{d2, 1, []string{"the code decision 1 judged (it passed), with only ultra's own records written since (.ultra/goals.json)", "2 tests passed"}},
+		{d3, 1, []string{"the code decision 1 judged (it passed), with only ultra's own records written since (.ultra/ledger.jsonl)", "2 tests passed"}},
+	} {
+		if tc.d.CachedFrom != tc.from || !slices.Equal(tc.d.Reasons, tc.want) {
+			t.Errorf("decision %d: from %d, reasons %q; want from %d, %q", tc.d.N, tc.d.CachedFrom, tc.d.Reasons, tc.from, tc.want)
+		}
 	}
 }
