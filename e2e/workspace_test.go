@@ -104,6 +104,14 @@ func TestRunWorksInItsOwnWorktree(t *testing.T) {
 	if s := ultra(t, dir, "diff", id, "--stat"); !strings.Contains(s.stdout, "calc/calc.go") {
 		t.Fatalf("diff --stat:\n%s%s", s.stdout, s.stderr)
 	}
+	// A reader that goes away (one that reads nothing) ends it quietly.
+	for _, args := range []string{"diff " + id, "status " + id} {
+		sh := exec.Command("bash", "-c", `"$0" `+args+` | true; exit "${PIPESTATUS[0]}"`, ultraBin)
+		p := ultraCmd(t, sh, dir, ultraEnv(t))
+		if p.code != 0 || p.stderr != "" {
+			t.Errorf("ultra %s | true: exit %d, stderr %q", args, p.code, p.stderr)
+		}
+	}
 	st := ultra(t, dir, "status", id)
 	if !strings.Contains(st.stdout, "branch   ultra/"+id+" from main@") {
 		t.Fatalf("status:\n%s", st.stdout)
