@@ -136,6 +136,9 @@ func TestPreflightRefusesUntrustworthyStarts(t *testing.T) {
 	if len(m.srv.Requests()) != 0 {
 		t.Fatal("a refused start must not reach the model")
 	}
+	if runs, _ := os.ReadDir(filepath.Join(dir, ".ultra", "state", "runs")); len(runs) != 0 {
+		t.Fatalf("a refused start left run directories: %v", runs)
+	}
 	// With --include-uncommitted the run starts from them; the checkout stays as it was.
 	steps := []step{
 		calls(call("read", map[string]any{"file_path": "NOTES.md"})),

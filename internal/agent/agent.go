@@ -208,6 +208,9 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
 			return nil, err
 		}
+		// A run refused before it is stored (no commit yet, a protected
+		// branch) leaves no directory behind: removed when empty.
+		defer os.Remove(filepath.Dir(marker))
 		if err := os.WriteFile(marker, []byte(fmt.Sprint(os.Getpid())), 0o644); err != nil {
 			return nil, err
 		}
