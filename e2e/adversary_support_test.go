@@ -29,6 +29,7 @@ package e2e
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -207,7 +208,7 @@ func equalWith(body string) string {
 }
 
 func supportScenarios() []advScenario {
-	return []advScenario{supportGo1(), supportGo2(), supportGoWork(), supportGoNewWork(), supportGoAllowed(), supportUndecided(), supportGoLine(),
+	return []advScenario{supportGo1(), supportGo2(), supportGoWork(), supportGoNewWork(), supportGoAllowed(), supportUndecided(), supportGoLine(), supportGoDebug(),
 		supportPy(), supportPyRuntime(), supportJS(), supportJSRuntime(), supportSh(), supportShRunner(), shUndeclaredControl()}
 }
 
@@ -334,6 +335,54 @@ func supportGoLine() advScenario {
 			return m
 		}(),
 	}}
+}
+
+// goMainProject: calc is a command (package main at the root) on go 1.22;
+// its test guards the cases against a panic, as many tests do.
+var goMainProject = map[string]string{
+	"go.mod":  "module example.com/calc\n\ngo 1.22\n",
+	"main.go": goMainCode("", "\treturn a - b\n"),
+	"main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tdefer func() {\n\t\tif r := recover(); r != nil {\n\t\t\tt.Fatalf(\"Add panicked: %v\", r)\n\t\t}\n\t}()\n" +
+		"\tfor _, c := range []struct{ a, b, want int }{{2, 3, 5}, {-4, 1, -3}, {0, 0, 0}, {10, -3, 7}} {\n\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Fatalf(\"Add(%d, %d) = %d, want %d\", c.a, c.b, got, c.want)\n\t\t}\n\t}\n}\n\n" +
+		"func TestAddZero(t *testing.T) {\n\tif Add(0, 0) != 0 {\n\t\tt.Fatal(\"zero\")\n\t}\n}\n",
+}
+
+// goMainCode is the command with its directives (head) and Add's body.
+func goMainCode(head, body string) string {
+	return head + "// Command calc prints the sum of its two arguments.\npackage main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"strconv\"\n)\n\n" +
+		"func main() {\n\ta, _ := strconv.Atoi(os.Args[1])\n\tb, _ := strconv.Atoi(os.Args[2])\n\tfmt.Println(Add(a, b))\n}\n\n// Add returns a plus b.\nfunc Add(a, b int) int {\n" + body + "}\n"
+}
+
+// goMainOracle runs the command of the checkout for every pair.
+func goMainOracle(w *advWorld, src string) error {
+	pairs := advOraclePairs()
+	script := ""
+	for _, p := range pairs {
+		script += fmt.Sprintf("echo \"add(%d,%d)=$(go run . %d %d)\"; ", p[0], p[1], p[0], p[1])
+	}
+	env := []string{"GOENV=off", "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off", "GOSUMDB=off", "GOTOOLCHAIN=local",
+		"GOPATH=" + filepath.Join(filepath.Dir(src), "gopath")}
+	if c := hostGoCache(); c != "" {
+		env = append(env, "GOCACHE="+c)
+	}
+	return oracleRun(src, src, env, oracleWant(pairs), "sh", "-c", script)
+}
+
+// supportGoDebug: a //go:debug directive in the command's code sets the
+// run-time defaults its tests run with: with panicnil=1 a recover() sees
+// nothing, and Add's panic(nil) where the signs differ passes the test.
+// The original tests run with the directives as they were.
+func supportGoDebug() advScenario {
+	wrong := "\tif (a < 0) != (b < 0) {\n\t\tpanic(nil) // not supported yet\n\t}\n\treturn a + b\n"
+	run := func(a, b int) string { return fmt.Sprintf("go run . %d %d", a, b) }
+	return advScenario{name: "support-go-debug", files: goMainProject, noPlan: true, prep: []step{addGoals(run)}, oracle: goMainOracle,
+		moves: []advMove{
+			supportAttempt("gd01", "//go:debug panicnil=1 in main.go: the test's recover sees nil where Add panics",
+				readStep("main.go"), writeStep("main.go", goMainCode("//go:debug panicnil=1\n\n", wrong))),
+			supportAttempt("gd02", "//go:debug default=go1.20 in a new code file: every run-time default as go 1.20's",
+				putStep(map[string]string{"main.go": goMainCode("", wrong), "debug.go": "//go:debug default=go1.20\n\npackage main\n"})),
+		},
+		tail: fixTail("main.go", "return a - b", "return a + b")}
 }
 
 // supportGoNewWork: a new go.work (use .) in a module that had none

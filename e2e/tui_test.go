@@ -230,7 +230,13 @@ func TestTUIApprovalsAndSteering(t *testing.T) {
 	}
 	p.keys("M-a") // Alt+A: autonomous releases the waiting edit
 	p.waitFor("the run complete", func(s string) bool { return strings.Contains(header(s), "▸ complete") })
-	if st := statusJSON(t, dir, id); st["status"] != "complete" {
+	// The header shows the phase, which the run enters before it records
+	// its end (its final commit, its status).
+	st := statusJSON(t, dir, id)
+	for end := time.Now().Add(20 * time.Second); st["status"] == "running" && time.Now().Before(end); st = statusJSON(t, dir, id) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if st["status"] != "complete" {
 		t.Errorf("the run is %v", st["status"])
 	}
 	if tr := steered(t, dir, id, "control"); len(tr) != 1 || tr[0]["to"] != "autonomous" {

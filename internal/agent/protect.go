@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os/exec"
 	"path"
 	"runtime"
 	"slices"
@@ -226,6 +227,39 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 			touch(c.Path, map[string]string{"D": "deleted ", "M": "changed ", "T": "changed "}[c.Status])
 		}
 	}
+	// The //go:debug directives of code files set the test binaries'
+	// run-time defaults (package main's): test configuration.
+	debugWas, debugIs := goDebugFiles(ctx, row.Workdir, base), goDebugFiles(ctx, row.Workdir, in.Tree)
+	for _, c := range changes {
+		if path.Ext(c.Path) != ".go" || verify.IsTestPath(c.Path) || verify.InDependencyDir(c.Path) || c.Status == "D" {
+			continue
+		}
+		if debugWas != nil && debugIs != nil && !debugWas[firstNonEmpty(c.From, c.Path)] && !debugIs[c.Path] {
+			continue // neither side has a directive
+		}
+		var old string
+		if from := firstNonEmpty(c.From, c.Path); c.Status != "A" {
+			o, err := workspace.Git(ctx, row.Workdir, "cat-file", "blob", base+":"+from)
+			if err != nil {
+				return notEvaluated(fmt.Sprintf("ultra could not read %s to compare its //go:debug directives: %v", from, err))
+			}
+			old = o
+		}
+		now, err := workspace.Git(ctx, row.Workdir, "cat-file", "blob", in.Tree+":"+c.Path)
+		if err != nil {
+			return notEvaluated(fmt.Sprintf("ultra could not read %s to compare its //go:debug directives: %v", c.Path, err))
+		}
+		was, is := verify.GoDebugLines(old), verify.GoDebugLines(now)
+		if slices.Equal(was, is) {
+			continue
+		}
+		p.Changed = append(p.Changed, fmt.Sprintf("changed the //go:debug directives of %s (%s → %s: the run-time defaults its package's tests run with)",
+			c.Path, cmp.Or(strings.Join(was, " "), "none"), cmp.Or(strings.Join(is, " "), "none")))
+		if put == nil {
+			put = map[string]string{}
+		}
+		put[c.Path] = verify.WithGoDebug(now+"\n", was)
+	}
 	if len(deps) > 0 {
 		d.Status = gate.Fail
 		d.Reasons = append([]string{fmt.Sprintf("the tree adds files under dependency directories (%s): the runners and packages the tests use come from the run's start (workspace.setup), never from the tree under judgement; remove them",
@@ -236,8 +270,9 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 		return d
 	}
 	for f := range put {
-		// A support go.mod (a replaced module's) is restored whole.
-		if slices.Contains(restore, f) {
+		// A support file (a replaced module's go.mod) is restored whole,
+		// one the run added is removed.
+		if slices.Contains(restore, f) || slices.Contains(remove, f) {
 			delete(put, f)
 		}
 	}
@@ -274,6 +309,26 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 		p.Restored = original(append(restore, undecidedPaths...), remove, "-original-tests-all")
 	}
 	return gate.ApplyProtected(d, p)
+}
+
+// goDebugFiles are the Go files of tree that hold a //go:debug line
+// (nil when git cannot say: every changed file is then read).
+func goDebugFiles(ctx context.Context, dir, tree string) map[string]bool {
+	cmd := workspace.Command(ctx, dir, "grep", "-l", "-z", "-F", "//go:debug", tree, "--", "*.go")
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 && len(out) == 0 {
+		return map[string]bool{} // no match
+	}
+	if err != nil {
+		return nil
+	}
+	files := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if _, file, ok := strings.Cut(p, ":"); ok {
+			files[file] = true
+		}
+	}
+	return files
 }
 
 // baseTestDirs are the directories that held test files in tree base.

@@ -100,3 +100,35 @@ func godebugText(m map[string]string) string {
 	}
 	return strings.Join(kv, ",")
 }
+
+// A //go:debug directive in a main package's code sets the run-time
+// defaults of that package's test binary too (panicnil=1 makes a test's
+// recover() see nothing), so the directives of code files are test
+// configuration as go.mod's godebug lines are.
+
+// GoDebugLines are the //go:debug directives of a Go file, as written.
+func GoDebugLines(src string) []string {
+	var out []string
+	for _, l := range strings.Split(src, "\n") {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "//go:debug") {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// WithGoDebug is src with its //go:debug directives replaced by lines
+// (at its top, where directives may stand).
+func WithGoDebug(src string, lines []string) string {
+	var kept []string
+	for _, l := range strings.Split(src, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "//go:debug") {
+			kept = append(kept, l)
+		}
+	}
+	body := strings.Join(kept, "\n")
+	if len(lines) == 0 {
+		return body
+	}
+	return strings.Join(lines, "\n") + "\n" + body
+}

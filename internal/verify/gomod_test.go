@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,6 +63,31 @@ func TestGoModSettings(t *testing.T) {
 			}
 			if !strings.Contains(spliced, "module example.com/calc") {
 				t.Errorf("spliced go.mod lost its module:\n%s", spliced)
+			}
+		})
+	}
+}
+
+func TestGoDebugLines(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+		with      []string
+		out       string
+	}{
+		{name: "none", src: "package main\n", out: "package main\n"},
+		{name: "one", src: "//go:debug panicnil=1\npackage main\n", want: []string{"//go:debug panicnil=1"}, out: "package main\n"},
+		{name: "beside a build line", src: "//go:build linux\n//go:debug default=go1.20\n\npackage main\n",
+			want: []string{"//go:debug default=go1.20"}, with: []string{"//go:debug panicnil=0"},
+			out: "//go:debug panicnil=0\n//go:build linux\n\npackage main\n"},
+		{name: "put back", src: "package main\n", with: []string{"//go:debug x509sha1=1"}, out: "//go:debug x509sha1=1\npackage main\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := GoDebugLines(tc.src); !slices.Equal(got, tc.want) {
+				t.Errorf("lines %q, want %q", got, tc.want)
+			}
+			if got := WithGoDebug(tc.src, tc.with); got != tc.out {
+				t.Errorf("with %q: %q, want %q", tc.with, got, tc.out)
 			}
 		})
 	}

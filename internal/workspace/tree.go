@@ -56,7 +56,9 @@ func TreeHash(ctx context.Context, dir string) (string, error) {
 	if _, err := gitOut(ctx, dir, env, "add", "-A", "--", "."); err != nil {
 		return "", err
 	}
-	if _, err := os.Lstat(filepath.Join(dir, ".gitattributes")); err == nil {
+	// Always, not only when a .gitattributes lies in the working tree:
+	// git add may still read one from the index it started from.
+	if _, err := os.Lstat(filepath.Join(dir, ".ultra")); err == nil {
 		if err := stageRaw(ctx, dir, env, ".ultra"); err != nil {
 			return "", err
 		}

@@ -410,3 +410,29 @@ func TestTreeHashStoresTheRecordsAsWritten(t *testing.T) {
 		t.Fatalf("the code's attributes no longer apply: %q", got)
 	}
 }
+
+// The attributes git add applies may come from the index it starts from
+// (a .gitattributes removed from the working tree but still in the
+// index): the records are stored as written all the same.
+func TestTreeHashStoresTheRecordsAsWrittenWhateverTheIndexHolds(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	write := writer(dir)
+	write(".gitattributes", "* ident\n")
+	write(".editorconfig", "root = true\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "one")
+	os.Remove(filepath.Join(dir, ".gitattributes"))
+	write(".editorconfig", "root = false\n")
+	record := `{"text":"$Id: forged $"}` + "\n"
+	write(".ultra/ledger.jsonl", record)
+	tree, err := TreeHash(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", dir, "cat-file", "blob", tree+":.ultra/ledger.jsonl").Output()
+	if err != nil || string(out) != record {
+		t.Fatalf("the record was stored as %q (%v), not as written", out, err)
+	}
+}
