@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/event"
@@ -79,8 +80,7 @@ func (r *runner) measureBase(ctx context.Context, goals []goal.Goal, label strin
 			}
 			r.baseRuns[baseKey(*t.c)] = res
 		}
-		t.c.Base = &goal.BaseResult{Status: res.Status, Summary: oneLine(res.Summary, 600), Reason: oneLine(res.Reason, 400),
-			Tree: code, Files: res.Files, At: now}
+		t.c.Base = baseResult(res, code, now)
 	}
 }
 
@@ -207,23 +207,26 @@ func (r *runner) baseDrift(ctx context.Context, dr *driftRun) []string {
 			return nil
 		}
 		t := dr.live[i]
-		t.c.Recheck = &goal.BaseResult{Status: res.Status, Summary: oneLine(res.Summary, 600), Reason: oneLine(res.Reason, 400),
-			Tree: dr.code, Files: res.Files, At: now, Ledger: r.goals.ledger.Len() + 1}
+		t.c.Recheck = baseResult(res, dr.code, now)
+		t.c.Recheck.Ledger = r.goals.ledger.Len() + 1
 		r.recordGoal(ledger.Entry{Kind: ledger.KindCriterionBase, Goal: t.g.ID, Criterion: t.c.ID,
 			Digest: evidenceDigest(res), Evidence: res.Files,
 			Text: fmt.Sprintf("%s on the base tree again at the final gate (it must still fail there): %s", res.Status, oneLine(res.Summary, 200)),
 			Data: jsonData(map[string]any{"tree": dr.code, "expect": t.c.Expect, "status": res.Status, "final": dr.label})})
-		var paths []string
-		for _, f := range res.Files {
-			paths = append(paths, f.Path)
-		}
 		r.emit(event.Criterion, event.CriterionData{Goal: t.g.ID, Criterion: t.c.ID, Channel: string(t.c.Channel), Status: string(res.Status),
-			Summary: res.Summary, Reason: res.Reason, Evidence: paths, Base: t.c.Expect})
+			Summary: res.Summary, Reason: res.Reason, Evidence: evidencePaths(res.Files), Base: t.c.Expect})
 		if res.Status == goal.CriterionPass {
 			drift = append(drift, fmt.Sprintf("%s (%s)", t.c.ID, oneLine(res.Summary, 200)))
 		}
 	}
 	return drift
+}
+
+// baseResult is what a check showed on the base tree, as a criterion
+// keeps it.
+func baseResult(res check.Result, tree string, at time.Time) *goal.BaseResult {
+	return &goal.BaseResult{Status: res.Status, Summary: oneLine(res.Summary, 600), Reason: oneLine(res.Reason, 400),
+		Tree: tree, Files: res.Files, At: at}
 }
 
 // baseKey identifies a check for the base runs of one process: the
@@ -323,12 +326,8 @@ func (r *runner) recordBase(goals []goal.Goal) {
 				Digest: evidenceDigest(check.Result{Files: c.Base.Files, Summary: c.Base.Summary}), Evidence: c.Base.Files,
 				Text: fmt.Sprintf("%s on the base tree (%s): %s", c.Base.Status, strings.ReplaceAll(c.Expect, "_", " "), oneLine(c.Base.Summary, 200)),
 				Data: jsonData(map[string]any{"tree": c.Base.Tree, "expect": c.Expect, "status": c.Base.Status})})
-			var paths []string
-			for _, f := range c.Base.Files {
-				paths = append(paths, f.Path)
-			}
 			r.emit(event.Criterion, event.CriterionData{Goal: g.ID, Criterion: c.ID, Channel: string(c.Channel), Status: string(c.Base.Status),
-				Summary: c.Base.Summary, Reason: c.Base.Reason, Evidence: paths, Base: c.Expect})
+				Summary: c.Base.Summary, Reason: c.Base.Reason, Evidence: evidencePaths(c.Base.Files), Base: c.Expect})
 		}
 	}
 }

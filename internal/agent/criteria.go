@@ -235,10 +235,6 @@ func (r *runner) runCriteria(ctx context.Context, tree string, ts []target, labe
 			sig = goal.FailureSignature(res.Status, firstNonEmpty(res.Signature, res.Reason))
 		}
 		t.g.Record(t.c.ID, res.Status, sig, ev, now)
-		var paths []string
-		for _, f := range res.Files {
-			paths = append(paths, f.Path)
-		}
 		r.recordGoal(ledger.Entry{Kind: ledger.KindEvidenceCaptured, Goal: t.g.ID, Criterion: t.c.ID, Digest: evidenceDigest(res),
 			Evidence: res.Files, Text: string(res.Status) + ": " + oneLine(res.Summary, 200)})
 		switch res.Status {
@@ -248,7 +244,7 @@ func (r *runner) runCriteria(ctx context.Context, tree string, ts []target, labe
 			r.recordGoal(ledger.Entry{Kind: ledger.KindCriterionBlocked, Goal: t.g.ID, Criterion: t.c.ID, Digest: sig, Text: oneLine(res.Reason, 300)})
 		}
 		r.emit(event.Criterion, event.CriterionData{Goal: t.g.ID, Criterion: t.c.ID, Channel: string(t.c.Channel), Status: string(res.Status),
-			Summary: res.Summary, Reason: res.Reason, Receipt: res.Receipt, Evidence: paths, Duration: res.Duration.Round(time.Millisecond).String()})
+			Summary: res.Summary, Reason: res.Reason, Receipt: res.Receipt, Evidence: evidencePaths(res.Files), Duration: res.Duration.Round(time.Millisecond).String()})
 		fmt.Fprintf(&b, "- %s [%s, %s] %s: %s\n", t.c.ID, t.c.UserModel, t.c.Channel, strings.ToUpper(string(res.Status)), oneLine(res.Summary, 600))
 		if res.Status != goal.CriterionPass && res.Reason != "" {
 			fmt.Fprintf(&b, "    why: %s\n", oneLine(res.Reason, 400))
@@ -346,6 +342,15 @@ func (r *runner) checkSandbox(ctx context.Context, dest string, ch goal.Channel)
 	env := sb.Env
 	sb.Env = func(base []string) []string { return r.o.goCacheEnv(noVCSStamp(pinGoEnv(env(base))), goCacheStore) }
 	return sb, nil
+}
+
+// evidencePaths are the repository paths of a check's artifacts.
+func evidencePaths(files []goal.EvidenceFile) []string {
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	return paths
 }
 
 // evidenceDigest is one digest of a check's artifacts.

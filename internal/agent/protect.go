@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os/exec"
 	"path"
 	"runtime"
 	"slices"
@@ -206,12 +205,12 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 		case c.Status == "M" && path.Base(c.Path) == "go.mod" && !verify.InDependencyDir(c.Path):
 			// The go line and godebug settings decide how the tests
 			// compile and run: test configuration, the rest is code.
-			old, errOld := workspace.Git(ctx, row.Workdir, "cat-file", "blob", base+":"+c.Path)
-			now, errNew := workspace.Git(ctx, row.Workdir, "cat-file", "blob", in.Tree+":"+c.Path)
+			old, errOld := workspace.Blob(ctx, row.Workdir, base, c.Path)
+			now, errNew := workspace.Blob(ctx, row.Workdir, in.Tree, c.Path)
 			if errOld != nil || errNew != nil {
 				return notEvaluated(fmt.Sprintf("ultra could not read %s to tell whether its go line or godebug settings changed: %v", c.Path, cmp.Or(errOld, errNew)))
 			}
-			if changed, spliced := verify.GoModSettings(c.Path, old+"\n", now+"\n"); len(changed) > 0 {
+			if changed, spliced := verify.GoModSettings(c.Path, old, now); len(changed) > 0 {
 				p.Changed = append(p.Changed, changed...)
 				if put == nil {
 					put = map[string]string{}
@@ -229,25 +228,34 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 	}
 	// The //go:debug directives of code files set the test binaries'
 	// run-time defaults (package main's): test configuration.
-	debugWas, debugIs := goDebugFiles(ctx, row.Workdir, base), goDebugFiles(ctx, row.Workdir, in.Tree)
+	var goWas, goIs []string // the changed Go code files, as they were and are
 	for _, c := range changes {
-		if path.Ext(c.Path) != ".go" || verify.IsTestPath(c.Path) || verify.InDependencyDir(c.Path) || c.Status == "D" {
-			continue
-		}
-		if debugWas != nil && debugIs != nil && !debugWas[firstNonEmpty(c.From, c.Path)] && !debugIs[c.Path] {
-			continue // neither side has a directive
-		}
-		var old string
-		if from := firstNonEmpty(c.From, c.Path); c.Status != "A" {
-			o, err := workspace.Git(ctx, row.Workdir, "cat-file", "blob", base+":"+from)
-			if err != nil {
-				return notEvaluated(fmt.Sprintf("ultra could not read %s to compare its //go:debug directives: %v", from, err))
+		if path.Ext(c.Path) == ".go" && !verify.IsTestPath(c.Path) && !verify.InDependencyDir(c.Path) && c.Status != "D" {
+			goIs = append(goIs, c.Path)
+			if c.Status != "A" {
+				goWas = append(goWas, firstNonEmpty(c.From, c.Path))
 			}
-			old = o
 		}
-		now, err := workspace.Git(ctx, row.Workdir, "cat-file", "blob", in.Tree+":"+c.Path)
-		if err != nil {
-			return notEvaluated(fmt.Sprintf("ultra could not read %s to compare its //go:debug directives: %v", c.Path, err))
+	}
+	debugWas, errWas := workspace.FilesContaining(ctx, row.Workdir, base, "//go:debug", goWas)
+	debugIs, errIs := workspace.FilesContaining(ctx, row.Workdir, in.Tree, "//go:debug", goIs)
+	if err := cmp.Or(errWas, errIs); err != nil {
+		return notEvaluated("ultra could not read the changed Go files to compare their //go:debug directives: " + err.Error())
+	}
+	for _, c := range changes {
+		from := firstNonEmpty(c.From, c.Path)
+		if !debugWas[from] && !debugIs[c.Path] {
+			continue // neither side has a directive (or it is no Go code file)
+		}
+		var old, now string
+		var err error
+		if debugWas[from] && c.Status != "A" {
+			if old, err = workspace.Blob(ctx, row.Workdir, base, from); err != nil {
+				return notEvaluated("ultra could not read a changed Go file to compare its //go:debug directives: " + err.Error())
+			}
+		}
+		if now, err = workspace.Blob(ctx, row.Workdir, in.Tree, c.Path); err != nil {
+			return notEvaluated("ultra could not read a changed Go file to compare its //go:debug directives: " + err.Error())
 		}
 		was, is := verify.GoDebugLines(old), verify.GoDebugLines(now)
 		if slices.Equal(was, is) {
@@ -258,16 +266,7 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 		if put == nil {
 			put = map[string]string{}
 		}
-		put[c.Path] = verify.WithGoDebug(now+"\n", was)
-	}
-	if len(deps) > 0 {
-		d.Status = gate.Fail
-		d.Reasons = append([]string{fmt.Sprintf("the tree adds files under dependency directories (%s): the runners and packages the tests use come from the run's start (workspace.setup), never from the tree under judgement; remove them",
-			strings.Join(firstN(deps, 5), ", "))}, d.Reasons...)
-		return d
-	}
-	if len(p.Changed) == 0 && len(p.Added) == 0 && len(p.Support) == 0 && len(p.Undecided) == 0 {
-		return d
+		put[c.Path] = verify.WithGoDebug(now, was)
 	}
 	for f := range put {
 		// A support file (a replaced module's go.mod) is restored whole,
@@ -309,26 +308,6 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 		p.Restored = original(append(restore, undecidedPaths...), remove, "-original-tests-all")
 	}
 	return gate.ApplyProtected(d, p)
-}
-
-// goDebugFiles are the Go files of tree that hold a //go:debug line
-// (nil when git cannot say: every changed file is then read).
-func goDebugFiles(ctx context.Context, dir, tree string) map[string]bool {
-	cmd := workspace.Command(ctx, dir, "grep", "-l", "-z", "-F", "//go:debug", tree, "--", "*.go")
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 && len(out) == 0 {
-		return map[string]bool{} // no match
-	}
-	if err != nil {
-		return nil
-	}
-	files := map[string]bool{}
-	for _, p := range strings.Split(string(out), "\x00") {
-		if _, file, ok := strings.Cut(p, ":"); ok {
-			files[file] = true
-		}
-	}
-	return files
 }
 
 // baseTestDirs are the directories that held test files in tree base.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -63,4 +64,39 @@ func ReadTree(ctx context.Context, dir, tree string, want func(path string, size
 		files[p] = body[:n]
 	}
 	return paths, files, nil
+}
+
+// Blob is the content of path in tree, byte for byte.
+func Blob(ctx context.Context, dir, tree, path string) (string, error) {
+	out, err := Command(ctx, dir, "cat-file", "blob", tree+":"+path).Output()
+	if err != nil {
+		return "", fmt.Errorf("git cat-file %s:%s: %w", Short(tree), path, err)
+	}
+	return string(out), nil
+}
+
+// FilesContaining are those of paths (files of tree) whose content holds
+// text, read by git grep in one process.
+func FilesContaining(ctx context.Context, dir, tree, text string, paths []string) (map[string]bool, error) {
+	files := map[string]bool{}
+	if len(paths) == 0 {
+		return files, nil
+	}
+	args := append([]string{"grep", "-l", "-z", "-F", "-e", text, tree, "--"}, paths...)
+	cmd := Command(ctx, dir, args...)
+	cmd.Env = append(cmd.Env, "GIT_LITERAL_PATHSPECS=1") // paths, not patterns
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 && len(out) == 0 {
+		return files, nil // none does
+	}
+	if err != nil {
+		return nil, fmt.Errorf("git grep in %s: %w", Short(tree), err)
+	}
+	for _, e := range strings.Split(string(out), "\x00") {
+		// "<tree>:<path>"
+		if _, p, ok := strings.Cut(e, ":"); ok {
+			files[p] = true
+		}
+	}
+	return files, nil
 }

@@ -207,16 +207,13 @@ func ExportTree(ctx context.Context, dir, tree, dest string) error {
 	tmp.Close()
 	os.Remove(tmp.Name()) // git wants no file rather than an empty one
 	defer os.Remove(tmp.Name())
-	gitDir, err := gitOut(ctx, dir, nil, "rev-parse", "--absolute-git-dir")
-	if err != nil {
-		return err
-	}
+	// checkout-index writes into its work tree (git moves there first).
 	env := []string{"GIT_INDEX_FILE=" + tmp.Name(), "GIT_WORK_TREE=" + dest}
 	if _, err := gitOut(ctx, dir, env, "read-tree", tree); err != nil {
 		return err
 	}
 	// Parallel checkout: about four times faster on a large tree.
-	_, err = gitOut(ctx, dest, append(env, "GIT_DIR="+gitDir), "-c", "checkout.workers=0", "checkout-index", "--all", "--force")
+	_, err = gitOut(ctx, dir, env, "-c", "checkout.workers=0", "checkout-index", "--all", "--force")
 	return err
 }
 
@@ -410,7 +407,7 @@ func CaseVariant(name string) bool {
 		}
 		// An 8.3 short name: the first letters of the name without its
 		// dot, a tilde and a number (ULTRA~1, GIT~1).
-		if short, n, ok := strings.Cut(folded, "~"); ok && short != "" && strings.HasPrefix(strings.TrimPrefix(own, "."), short) && digits(n) {
+		if short, n, ok := strings.Cut(folded, "~"); ok && short != "" && strings.HasPrefix(strings.TrimPrefix(own, "."), short) && n != "" && strings.Trim(n, "0123456789") == "" {
 			return true
 		}
 	}
@@ -443,18 +440,6 @@ func ignorable(r rune) bool {
 		return true
 	}
 	return false
-}
-
-func digits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // CaseVariants lists the top-level entries of tree that are case variants

@@ -436,3 +436,36 @@ func TestTreeHashStoresTheRecordsAsWrittenWhateverTheIndexHolds(t *testing.T) {
 		t.Fatalf("the record was stored as %q (%v), not as written", out, err)
 	}
 }
+
+func TestBlobAndFilesContaining(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	write := writer(dir)
+	write("a.go", "\n//go:debug panicnil=1\npackage a\n\n")
+	write("b[1].go", "package a // no directive\n")
+	write("*.go", "//go:debug x=1\npackage a\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "one")
+	tree, err := TreeHash(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := Blob(ctx, dir, tree, "a.go"); err != nil || b != "\n//go:debug panicnil=1\npackage a\n\n" {
+		t.Fatalf("blob %q %v: not byte for byte", b, err)
+	}
+	got, err := FilesContaining(ctx, dir, tree, "//go:debug", []string{"a.go", "b[1].go"})
+	if err != nil || !got["a.go"] || len(got) != 1 {
+		t.Fatalf("files with the text: %v %v", got, err)
+	}
+	// Paths are paths, not patterns: "*.go" is the file of that name.
+	if got, err := FilesContaining(ctx, dir, tree, "//go:debug", []string{"b[1].go"}); err != nil || len(got) != 0 {
+		t.Fatalf("no file has it: %v %v", got, err)
+	}
+	if got, err := FilesContaining(ctx, dir, tree, "//go:debug", []string{"*.go"}); err != nil || !got["*.go"] || len(got) != 1 {
+		t.Fatalf("a literal path: %v %v", got, err)
+	}
+	if _, err := Blob(ctx, dir, tree, "missing.go"); err == nil {
+		t.Fatal("a missing file read")
+	}
+}
