@@ -234,9 +234,11 @@ type fakeSite struct {
 func (s fakeSite) inspect(visit func(ast.Node) bool) {
 	stored := map[*ast.FuncLit]bool{}
 	if s.lazy {
-		mark := func(e ast.Expr) {
-			if fl, ok := ast.Unparen(e).(*ast.FuncLit); ok {
-				stored[fl] = true
+		mark := func(es ...ast.Expr) {
+			for _, e := range es {
+				if fl, ok := ast.Unparen(e).(*ast.FuncLit); ok {
+					stored[fl] = true
+				}
 			}
 		}
 		if fl, ok := s.node.(*ast.FuncLit); ok {
@@ -245,23 +247,15 @@ func (s fakeSite) inspect(visit func(ast.Node) bool) {
 		ast.Inspect(s.node, func(n ast.Node) bool {
 			switch x := n.(type) {
 			case *ast.AssignStmt:
-				for _, e := range x.Rhs {
-					mark(e)
-				}
+				mark(x.Rhs...)
 			case *ast.ValueSpec:
-				for _, e := range x.Values {
-					mark(e)
-				}
+				mark(x.Values...)
 			case *ast.KeyValueExpr:
 				mark(x.Value)
 			case *ast.CompositeLit:
-				for _, e := range x.Elts {
-					mark(e)
-				}
+				mark(x.Elts...)
 			case *ast.ReturnStmt:
-				for _, e := range x.Results {
-					mark(e)
-				}
+				mark(x.Results...)
 			}
 			return true
 		})
