@@ -153,9 +153,10 @@ func run(args []string) int {
 		return 0
 	}
 	if stdoutGone(err) {
-		// The reader went away (ultra diff … | head): what it wanted
-		// was printed.
-		return 0
+		// The reader went away (ultra diff … | head): quietly, with the
+		// status of a program SIGPIPE ended, as git's, never 0: what
+		// failed to print (a verdict, say) may have been a failure.
+		return exitBrokenPipe
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -200,6 +201,10 @@ func argsError(c *cobra.Command, err error) error {
 	}
 	return fmt.Errorf("%s takes %s (%s)%s (see %s --help)", c.CommandPath(), takes, got, hint, c.CommandPath())
 }
+
+// exitBrokenPipe is the shell's status of a program SIGPIPE ended
+// (128 + 13).
+const exitBrokenPipe = 141
 
 // stdoutGone reports whether err comes of writing to a standard output
 // whose reader has gone (a closed pipe), by ultra or by a program whose
