@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -177,13 +178,17 @@ func run(args []string) int {
 }
 
 // cobraArgs are cobra's words for a wrong number of arguments.
-var cobraArgs = regexp.MustCompile(`^(accepts (\d+) arg\(s\)|accepts at most (\d+) arg\(s\)|accepts between \d+ and \d+ arg\(s\)|requires at least (\d+) arg\(s\)), (only )?received (\d+)$`)
+// (compiled when needed: every process ultra starts in its sandboxes
+// runs this package's initialisation).
+var cobraArgs = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(accepts (\d+) arg\(s\)|accepts at most (\d+) arg\(s\)|accepts between \d+ and \d+ arg\(s\)|requires at least (\d+) arg\(s\)), (only )?received (\d+)$`)
+})
 
 // argsError names what a command takes when it got the wrong number of
 // arguments: "ultra land takes RUN_ID (none given); ultra runs lists
 // the runs (see ultra land --help)".
 func argsError(c *cobra.Command, err error) error {
-	m := cobraArgs.FindStringSubmatch(err.Error())
+	m := cobraArgs().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -258,7 +259,7 @@ func loadFile(path string, c *Config) error {
 		// A value of the wrong type: "toml: line 2 (last key "a.b"):
 		// incompatible types: TOML value has type string; destination
 		// has type slice".
-		if m := decodeErr.FindStringSubmatch(err.Error()); m != nil {
+		if m := decodeErr().FindStringSubmatch(err.Error()); m != nil {
 			return fmt.Errorf("config %s:%s: %s: %s", path, m[1], m[2], typeWords.Replace(m[3]))
 		}
 		return fmt.Errorf("config %s: %w", path, err)
@@ -271,7 +272,11 @@ func loadFile(path string, c *Config) error {
 }
 
 var (
-	decodeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+	// Compiled when needed: ultra's sandboxed helper processes load
+	// this package too.
+	decodeErr = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+	})
 	typeWords = strings.NewReplacer("incompatible types: TOML value has type ", "wrong type: the file gives a ",
 		"; destination has type ", " where ultra wants a ", "slice", "list", "map", "table", "struct", "table")
 )
