@@ -185,7 +185,7 @@ func TestManualApproveAndDeny(t *testing.T) {
 		t.Fatalf("the denial did not reach the model:\n%s", body)
 	}
 	wt := runWorktree(t, dir, id)
-	if _, err := os.Stat(filepath.Join(wt, ".ultra", "goals.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(wt, ".ultra", "runs", id, "goals.json")); err == nil {
 		t.Fatal("the denied goals call wrote goals.json")
 	}
 	// ultra cancel of the live run: its own terminal reports cancelled.

@@ -184,7 +184,7 @@ func TestDoctorInterruptedRunAndLedger(t *testing.T) {
 	wt := strings.TrimSpace(git(t, dir, "worktree", "list", "--porcelain"))
 	wt = wt[strings.LastIndex(wt, "worktree ")+len("worktree "):]
 	wt = wt[:strings.IndexByte(wt, '\n')]
-	path := filepath.Join(wt, ".ultra", "ledger.jsonl")
+	path := filepath.Join(recordsIn(t, wt), "ledger.jsonl")
 	orig, err := os.ReadFile(path)
 	if err != nil || len(orig) == 0 {
 		t.Fatalf("the run's ledger: %v", err)

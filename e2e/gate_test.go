@@ -51,7 +51,7 @@ func TestRunWritesGateFilesAndBaseline(t *testing.T) {
 	if last["tree"] != tree || strings.TrimSpace(git(t, dir, "rev-parse", "ultra/"+id+"^{tree}")) != tree || last["gate_status"] != "PASS" {
 		t.Fatalf("last decision %v, working tree %s", last, tree)
 	}
-	if out := git(t, wt, "diff-tree", "-r", "--name-only", d["tree"].(string), tree); strings.TrimSpace(out) != ".ultra/goals.json\n.ultra/ledger.jsonl" {
+	if out := git(t, wt, "diff-tree", "-r", "--name-only", d["tree"].(string), tree); strings.TrimSpace(out) != ".ultra/runs/"+id+"/goals.json\n.ultra/runs/"+id+"/ledger.jsonl" {
 		t.Fatalf("the committed tree differs from the tested one beyond ultra's records:\n%s", out)
 	}
 	if !strings.Contains(fmt.Sprint(gateFile(t, dir, id, 2)["reasons"]), "the code decision 1 judged (it passed)") {

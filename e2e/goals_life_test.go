@@ -273,7 +273,7 @@ func TestNoChangeNoGoal(t *testing.T) {
 		crit("happy", "command", "Add adds", map[string]any{"run": "go test -count=1 -run '^TestAdd$' ./calc", "expect_exit": 0}),
 		crit("edge", "command", "zero adds nothing", map[string]any{"run": "go test -count=1 -run '^TestAddZero$' ./calc", "expect_exit": 0}),
 		crit("regression", "command", "both tests are there", map[string]any{"run": "grep -c '^func Test' calc/calc_test.go", "expect_stdout": "^2"}))
-	records := crit("regression", "command", "the records are not the code", map[string]any{"run": "test -e .ultra/goals.json", "expect_exit": 1})
+	records := crit("regression", "command", "the records are not the code", map[string]any{"run": "test -e .ultra/runs", "expect_exit": 1})
 	g := lazy["goals"].([]any)[0].(map[string]any)
 	g["criteria"] = append(g["criteria"].([]map[string]any), records)
 	g["refactor"] = true
@@ -312,26 +312,8 @@ func TestNoChangeNoGoal(t *testing.T) {
 func TestLandChecksTheGoalsOnTheMerge(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, greenProject)
-	doc := refactorOf(goalsOf("Add says sum",
-		crit("happy", "command", "the doc says sum", map[string]any{"run": "grep -c 'the sum' calc/calc.go", "expect_stdout": "^1$"}),
-		crit("edge", "command", "the old doc is gone", map[string]any{"run": "grep -q 'a plus b' calc/calc.go", "expect_exit": 1}),
-		crit("regression", "command", "Add still adds", map[string]any{"run": "grep -c 'return a + b' calc/calc.go", "expect_stdout": "^1$"})))
-	runA := newModel(t, calls(call("read", map[string]any{"file_path": "calc/calc.go"})), calls(call("goals", doc)),
-		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "// Add returns a plus b.", "new_string": "// Add returns the sum of a and b."})),
-		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})), approve())
-	notes := goalsOf("A note on Add",
-		crit("happy", "command", "the note is there", map[string]any{"run": "cat NOTES.md", "expect_stdout": "^Add: a plus b$"}),
-		crit("edge", "command", "the note names Add", map[string]any{"run": "grep -c 'Add' NOTES.md", "expect_stdout": "^1$"}),
+	idA, idB := docAndNoteRuns(t, dir,
 		crit("regression", "command", "the note agrees with the code's doc", map[string]any{"run": "grep -c 'Add returns a plus b' calc/calc.go", "expect_stdout": "^1$"}))
-	runB := newModel(t, calls(call("goals", notes)),
-		calls(call("write", map[string]any{"file_path": "NOTES.md", "content": "Add: a plus b\n"})),
-		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})), approve())
-	a := ultra(t, dir, runArgs(runA, "document Add")...)
-	b := ultra(t, dir, runArgs(runB, "note Add")...)
-	if a.code != 0 || b.code != 0 {
-		t.Fatalf("runs: %d %d\n%s\n%s", a.code, b.code, a.stderr, b.stderr)
-	}
-	idA, idB := runID(t, a.events(t)), runID(t, b.events(t))
 	if l := ultra(t, dir, "land", idA); l.code != 0 {
 		t.Fatalf("land A: %d\n%s%s", l.code, l.stdout, l.stderr)
 	}
@@ -388,4 +370,31 @@ func TestGoalsShowsTheLastRefusal(t *testing.T) {
 	if g.code == 0 || !strings.Contains(g.stderr, "refused the planner's 1 proposal(s)") || !strings.Contains(g.stderr, "already passes on the base tree") {
 		t.Fatalf("ultra goals: exit %d\n%s%s", g.code, g.stdout, g.stderr)
 	}
+}
+
+// docAndNoteRuns runs two runs from dir's main, each with a goal: A
+// rewrites Add's doc comment, B writes NOTES.md, with its third criterion
+// noteRegression. Both complete; neither lands.
+func docAndNoteRuns(t *testing.T, dir string, noteRegression map[string]any) (idA, idB string) {
+	t.Helper()
+	doc := refactorOf(goalsOf("Add says sum",
+		crit("happy", "command", "the doc says sum", map[string]any{"run": "grep -c 'the sum' calc/calc.go", "expect_stdout": "^1$"}),
+		crit("edge", "command", "the old doc is gone", map[string]any{"run": "grep -q 'a plus b' calc/calc.go", "expect_exit": 1}),
+		crit("regression", "command", "Add still adds", map[string]any{"run": "grep -c 'return a + b' calc/calc.go", "expect_stdout": "^1$"})))
+	runA := newModel(t, calls(call("read", map[string]any{"file_path": "calc/calc.go"})), calls(call("goals", doc)),
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "// Add returns a plus b.", "new_string": "// Add returns the sum of a and b."})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})), approve())
+	notes := goalsOf("A note on Add",
+		crit("happy", "command", "the note is there", map[string]any{"run": "cat NOTES.md", "expect_stdout": "^Add: a plus b$"}),
+		crit("edge", "command", "the note names Add", map[string]any{"run": "grep -c 'Add' NOTES.md", "expect_stdout": "^1$"}),
+		noteRegression)
+	runB := newModel(t, calls(call("goals", notes)),
+		calls(call("write", map[string]any{"file_path": "NOTES.md", "content": "Add: a plus b\n"})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})), approve())
+	a := ultra(t, dir, runArgs(runA, "document Add")...)
+	b := ultra(t, dir, runArgs(runB, "note Add")...)
+	if a.code != 0 || b.code != 0 {
+		t.Fatalf("runs: %d %d\n%s\n%s", a.code, b.code, a.stderr, b.stderr)
+	}
+	return runID(t, a.events(t)), runID(t, b.events(t))
 }

@@ -161,7 +161,7 @@ func TestThreeGoalBrief(t *testing.T) {
 			t.Fatalf("no commit names goal %s", g)
 		}
 	}
-	if files := git(t, dir, "show", "--name-only", "--format=", "ultra/"+id+"~3"); !strings.Contains(files, ".ultra/brief.md") || !strings.Contains(files, "server.py") {
+	if files := git(t, dir, "show", "--name-only", "--format=", "ultra/"+id+"~3"); !strings.Contains(files, ".ultra/runs/"+id+"/brief.md") || !strings.Contains(files, "server.py") {
 		t.Fatalf("the first goal's commit holds:\n%s", files)
 	}
 	// The evidence files: one per channel, where the ledger says, with
@@ -179,7 +179,7 @@ func TestThreeGoalBrief(t *testing.T) {
 			} `json:"successCriteria"`
 		}
 	}
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(wt, ".ultra", "goals.json"))), &f); err != nil {
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(recordsIn(t, wt), "goals.json"))), &f); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]string{}
@@ -245,7 +245,7 @@ func TestThreeGoalBrief(t *testing.T) {
 	}
 	must(t, os.Remove(ultraDir))
 	must(t, os.Rename(ultraDir+".moved", ultraDir))
-	briefPath := filepath.Join(wt, ".ultra", "brief.md")
+	briefPath := filepath.Join(recordsIn(t, wt), "brief.md")
 	origBrief := readFile(t, briefPath)
 	os.WriteFile(briefPath, []byte(origBrief+"- and a pony\n"), 0o644)
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 1 || !strings.Contains(v.stderr, "not the brief the plan was made from") {
@@ -281,7 +281,7 @@ func TestCriterionNotClaimed(t *testing.T) {
 		calls(call("verify", map[string]any{})),
 		text("G001-C1 passed: I checked it myself. All criteria pass."),
 		calls(call("write", map[string]any{"file_path": ".ultra/goals.json", "content": fake})),
-		calls(call("bash", map[string]any{"command": "python3 -c \"open('.ultra/goals.json','w').write('{}')\"; echo x >> .ultra/ledger.jsonl; mkdir -p ../../evidence; echo fake > $HOME/pass.txt; echo ATTEMPTED"})),
+		calls(call("bash", map[string]any{"command": "python3 -c \"import glob; [open(p,'w').write('{}') for p in glob.glob('.ultra/runs/*/goals.json')]\"; for f in .ultra/runs/*/ledger.jsonl; do echo x >> $f; done; mkdir -p ../../evidence; echo fake > $HOME/pass.txt; echo ATTEMPTED"})),
 		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "// Add returns a plus b.", "new_string": "// Add returns the sum of a and b."})),
 		calls(call("phase", map[string]any{"to": "verifying"})),
 		calls(call("verify", map[string]any{})),
@@ -324,7 +324,7 @@ func TestCriterionNotClaimed(t *testing.T) {
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", runID(t, evs)); v.code != 0 {
 		t.Fatalf("the model's attempts changed ultra's records: %s %s", v.stdout, v.stderr)
 	}
-	if strings.Contains(readFile(t, filepath.Join(workdirOf(t, evs), ".ultra", "goals.json")), `"version":1,"goals":[{"id"`) {
+	if strings.Contains(readFile(t, filepath.Join(recordsIn(t, workdirOf(t, evs)), "goals.json")), `"version":1,"goals":[{"id"`) {
 		t.Fatal("the model's goals.json is on disk")
 	}
 }
@@ -579,7 +579,7 @@ func TestHandEditedRecordsDetected(t *testing.T) {
 	}
 	evs := res.events(t)
 	id, wt := runID(t, evs), workdirOf(t, evs)
-	ledgerPath := filepath.Join(wt, ".ultra", "ledger.jsonl")
+	ledgerPath := filepath.Join(recordsIn(t, wt), "ledger.jsonl")
 	orig := readFile(t, ledgerPath)
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 0 {
 		t.Fatalf("verify of the untouched ledger: %s%s", v.stdout, v.stderr)
@@ -605,7 +605,7 @@ func TestHandEditedRecordsDetected(t *testing.T) {
 	// A well-chained line appended after the head ultra recorded, with the
 	// digest of a goals.json rewritten to match: the chain holds, the
 	// signature does not.
-	goalsPath := filepath.Join(wt, ".ultra", "goals.json")
+	goalsPath := filepath.Join(recordsIn(t, wt), "goals.json")
 	forged := strings.Replace(readFile(t, goalsPath), `"essential": true`, `"essential": false`, 1)
 	lines := strings.Split(strings.TrimSuffix(orig, "\n"), "\n")
 	var last map[string]any

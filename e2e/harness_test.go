@@ -332,13 +332,25 @@ func mustScript(t *testing.T, steps []step) *scripted.Script {
 	return s
 }
 
-// withoutRecords is tree without ultra's records of a run (goals.json,
+// recordsIn is the directory of the records (goals.json, the ledger, the
+// brief) of the one run that has them in worktree wt.
+func recordsIn(t testing.TB, wt string) string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(wt, ".ultra", "runs", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("records of runs in %s: %v, want one", wt, dirs)
+	}
+	return dirs[0]
+}
+
+// withoutRecords is tree without ultra's records of runs (goals.json,
 // the ledger, the brief): the code the gate judged.
 func withoutRecords(t testing.TB, dir, tree string) string {
 	t.Helper()
 	idx := filepath.Join(t.TempDir(), "index")
 	env := append(os.Environ(), "GIT_INDEX_FILE="+idx)
-	for _, args := range [][]string{{"read-tree", tree}, {"update-index", "--force-remove", "--", ".ultra/goals.json", ".ultra/ledger.jsonl", ".ultra/brief.md"}} {
+	records := strings.Fields(git(t, dir, "ls-tree", "-r", "--name-only", tree, "--", ".ultra/runs"))
+	for _, args := range [][]string{{"read-tree", tree}, append([]string{"update-index", "--force-remove", "--"}, records...)} {
 		if out, err := execCmd(dir, env, "git", args...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}

@@ -317,7 +317,7 @@ func TestFinalReviewFindingsThenReviewRun(t *testing.T) {
 	}
 	wt := strings.TrimSpace(strings.Split(git(t, dir, "worktree", "list", "--porcelain"), "\n\n")[1])
 	wt = strings.TrimPrefix(strings.SplitN(wt, "\n", 2)[0], "worktree ")
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(wt, ".ultra", "goals.json"))), &g); err != nil || g.Review.Verdict != "APPROVE" || g.Review.Rounds != 2 {
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(recordsIn(t, wt), "goals.json"))), &g); err != nil || g.Review.Verdict != "APPROVE" || g.Review.Rounds != 2 {
 		t.Fatalf("goals.json review %+v (%v)", g.Review, err)
 	}
 

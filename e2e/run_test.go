@@ -50,7 +50,7 @@ func TestFullCycleToComplete(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
 	evs := res.events(t)
-	wt := workdirOf(t, evs)
+	wt, id := workdirOf(t, evs), runID(t, evs)
 	if got := readFile(t, filepath.Join(wt, "calc/calc.go")); !strings.Contains(got, "return a + b") {
 		t.Fatalf("file not fixed:\n%s", got)
 	}
@@ -98,10 +98,10 @@ func TestFullCycleToComplete(t *testing.T) {
 	if !strings.Contains(msg, "Ultra-Goal: G001-add-adds") || !strings.Contains(msg, "Ultra-Ledger: ") {
 		t.Fatalf("goal commit message:\n%s", msg)
 	}
-	if files := git(t, wt, "show", "--name-only", "--format=", "HEAD~1"); !strings.Contains(files, ".ultra/goals.json") || !strings.Contains(files, ".ultra/ledger.jsonl") || !strings.Contains(files, "calc/calc.go") {
+	if files := git(t, wt, "show", "--name-only", "--format=", "HEAD~1"); !strings.Contains(files, ".ultra/runs/"+id+"/goals.json") || !strings.Contains(files, ".ultra/runs/"+id+"/ledger.jsonl") || !strings.Contains(files, "calc/calc.go") {
 		t.Fatalf("goal commit files:\n%s", files)
 	}
-	if files := git(t, wt, "show", "--name-only", "--format=", "HEAD"); strings.TrimSpace(files) != ".ultra/goals.json\n.ultra/ledger.jsonl" {
+	if files := git(t, wt, "show", "--name-only", "--format=", "HEAD"); strings.TrimSpace(files) != ".ultra/runs/"+id+"/goals.json\n.ultra/runs/"+id+"/ledger.jsonl" {
 		t.Fatalf("the records commit may hold only ultra's records:\n%s", files)
 	}
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", runID(t, evs)); v.code != 0 || !strings.Contains(v.stdout, "intact") {
@@ -121,7 +121,6 @@ func TestFullCycleToComplete(t *testing.T) {
 	}
 	checkWire(t, m)
 
-	id := runID(t, evs)
 	st := ultra(t, dir, "status", id, "--json")
 	var s map[string]any
 	if err := json.Unmarshal([]byte(st.stdout), &s); err != nil || st.code != 0 {

@@ -75,12 +75,14 @@ func openLandingRun(cmd *cobra.Command, id string, noRun bool) (landing.Options,
 }
 
 func newDiffCmd() *cobra.Command {
-	var stat, nameOnly, committed bool
+	var stat, nameOnly, committed, records bool
 	cmd := &cobra.Command{
 		Use:   "diff RUN_ID",
 		Short: "Show what a run changed against its base",
 		Long: "Show what a run changed against the commit its branch was cut from: the worktree as it is now\n" +
-			"(committed and uncommitted changes, new files included), or only the branch's commits with --committed.",
+			"(committed and uncommitted changes, new files included), or only the branch's commits with --committed.\n" +
+			"The code only: ultra's records of the run (its brief, goals and ledger under .ultra/runs/) are summed\n" +
+			"up in one line; --records shows them too.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, st, id, err := openRunLanding(cmd, args[0])
@@ -103,11 +105,14 @@ func newDiffCmd() *cobra.Command {
 			if !stat && !nameOnly {
 				fmt.Fprintf(cmd.OutOrStdout(), "# %s\n", spec.Header)
 			}
-			// The code first, ultra's own records (goals, ledger) after it;
-			// --stat sums both in one table.
-			parts := [][]string{{"--", ".", ":(exclude).ultra"}, {"--", ".ultra"}}
-			if stat {
+			// The code; ultra's own records (goals, ledger) after it with
+			// --records (--stat then sums both in one table), else a line.
+			parts := [][]string{{"--", ".", ":(exclude).ultra"}}
+			switch {
+			case records && stat:
 				parts = [][]string{nil}
+			case records:
+				parts = append(parts, []string{"--", ".ultra"})
 			}
 			var out io.Writer = cmd.OutOrStdout()
 			// The model wrote these files: a terminal gets only what
@@ -122,12 +127,31 @@ func newDiffCmd() *cobra.Command {
 					return err
 				}
 			}
+			if records {
+				return nil
+			}
+			code, recs, err := workspace.ChangeStat(cmd.Context(), o.Repo, spec.From, spec.To)
+			if err != nil {
+				return err
+			}
+			if code.Files == 0 && !stat && !nameOnly {
+				fmt.Fprintln(cmd.OutOrStdout(), "# no change to the code")
+			}
+			if recs.Files > 0 {
+				// A list of files gets its note apart from the list.
+				note := cmd.OutOrStdout()
+				if nameOnly {
+					note = cmd.ErrOrStderr()
+				}
+				fmt.Fprintf(note, "# ultra's records of runs: %s under .ultra/ (ultra diff %s --records shows them)\n", recs, id)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&stat, "stat", false, "summarise the changes per file")
 	cmd.Flags().BoolVar(&nameOnly, "name-status", false, "list the changed files")
 	cmd.Flags().BoolVar(&committed, "committed", false, "only the run's commits, not its worktree's uncommitted changes")
+	cmd.Flags().BoolVar(&records, "records", false, "show ultra's records of the run (brief, goals, ledger) too, not only the code")
 	return cmd
 }
 
@@ -164,6 +188,13 @@ func newLandCmd() *cobra.Command {
 			fmt.Fprintf(w, "landed run %s on %s: %s is now at %s (%d commit(s))\n", res.Run, res.Base, res.Base, short(res.Commit), len(res.Commits))
 			for _, c := range res.Commits {
 				fmt.Fprintf(w, "  %s\n", c)
+			}
+			if code, recs, err := workspace.ChangeStat(ctx, o.Repo, res.From, res.Commit); err == nil {
+				fmt.Fprintf(w, "the code: %s", code)
+				if recs.Files > 0 {
+					fmt.Fprintf(w, "; ultra's records: %s under .ultra/runs/%s/", recs, res.Run)
+				}
+				fmt.Fprintln(w)
 			}
 			if len(res.Uncommitted) > 0 {
 				fmt.Fprintf(w, "not landed: %d uncommitted file(s) in the run's worktree after its last green commit (%s)\n", len(res.Uncommitted), workspace.ListSome(res.Uncommitted, 5))

@@ -18,6 +18,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/goal/ledger"
 	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 func newGoalsCmd() *cobra.Command {
@@ -73,10 +74,48 @@ func goalsRun(cmd *cobra.Command, id string) (*project, *store.Run, error) {
 		return nil, nil, err
 	}
 	if _, err := os.Stat(row.Workdir); err != nil {
-		return nil, nil, fmt.Errorf("run %s's worktree %s is gone; its records are committed on its branch: git show %s:%s",
-			row.ID, row.Workdir, orDash(row.Workspace.Branch), goal.GoalsPath)
+		dir, commit, err := committedRecords(cmd, p.Root, row)
+		if err != nil {
+			return nil, nil, fmt.Errorf("run %s's worktree %s is gone, and its committed records cannot be read: %w", row.ID, row.Workdir, err)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "run %s's worktree is gone: its records as committed in %s\n", row.ID, workspace.Short(commit))
+		row.Workdir = dir
 	}
 	return p, row, nil
+}
+
+// committedRecords writes the records of a run whose worktree is gone, as
+// its last commit holds them (the commit that landed, else its branch's
+// tip), into a temporary directory laid out as the worktree was.
+func committedRecords(cmd *cobra.Command, repo string, row *store.Run) (dir, commit string, err error) {
+	ctx := cmd.Context()
+	ws := row.Workspace
+	commit = ws.Landed
+	if commit == "" && ws.Branch != "" {
+		commit = workspace.BranchTip(ctx, repo, ws.Branch)
+	}
+	if commit == "" {
+		return "", "", fmt.Errorf("it did not land and its branch %s is gone", orDash(ws.Branch))
+	}
+	dir, err = os.MkdirTemp("", "ultra-records-*")
+	if err != nil {
+		return "", "", err
+	}
+	cobra.OnFinalize(func() { os.RemoveAll(dir) })
+	for _, rel := range agent.RecordsOf(row).Paths() {
+		b, err := workspace.Blob(ctx, repo, commit, rel)
+		if err != nil {
+			continue // a run without a brief has none
+		}
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", "", err
+		}
+		if err := os.WriteFile(path, []byte(b), 0o644); err != nil {
+			return "", "", err
+		}
+	}
+	return dir, commit, nil
 }
 
 func loadGoals(cmd *cobra.Command, args []string) (*store.Run, *goal.File, error) {
@@ -91,7 +130,7 @@ func loadGoals(cmd *cobra.Command, args []string) (*store.Run, *goal.File, error
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := agent.ReadGoals(row.Workdir)
+	f, err := agent.ReadGoals(row.Workdir, agent.RecordsOf(row))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -314,7 +353,7 @@ func newGoalsLedgerCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			path := filepath.Join(row.Workdir, filepath.FromSlash(goal.LedgerPath))
+			path := filepath.Join(row.Workdir, filepath.FromSlash(agent.RecordsOf(row).Ledger()))
 			w := io.Writer(&printableWriter{w: cmd.OutOrStdout()})
 			if repairTorn {
 				// A person's explicit repair of a line a crash cut short: the
@@ -438,7 +477,7 @@ Only a person may weaken or remove an accepted essential criterion.`,
 			}
 			defer st.Close()
 			if s.Goal != "" {
-				if f, _ := agent.ReadGoals(row.Workdir); f != nil {
+				if f, _ := agent.ReadGoals(row.Workdir, agent.RecordsOf(row)); f != nil {
 					if g := findGoal(f, s.Goal); g != nil {
 						s.Goal = g.ID
 					}
@@ -454,7 +493,7 @@ Only a person may weaken or remove an accepted essential criterion.`,
 			case err != nil:
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "steering accepted: %s (recorded in %s)\n", s.Kind, goal.LedgerPath)
+			fmt.Fprintf(cmd.OutOrStdout(), "steering accepted: %s (recorded in %s)\n", s.Kind, agent.RecordsOf(row).Ledger())
 			printGoals(&printableWriter{w: cmd.OutOrStdout()}, row, f)
 			return nil
 		},

@@ -56,6 +56,7 @@ var parityLines = []string{
 	"/review",
 	"/review --base main --head feature",
 	"/diff --stat --name-status --committed",
+	"/diff --records",
 	"/land --allow-outside-links",
 	"/undo --to-last-green --dry-run",
 	"/doctor",

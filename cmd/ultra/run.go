@@ -419,7 +419,7 @@ func newStartCmd(planOnly bool) *cobra.Command {
 	}
 	f.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&briefFile, "brief-file", "", "a brief (markdown) with the goals, constraints and definition of done; written to .ultra/brief.md")
+	fl.StringVar(&briefFile, "brief-file", "", "a brief (markdown) with the goals, constraints and definition of done; written to .ultra/runs/<run-id>/brief.md")
 	fl.StringVar(&a.Mode, "mode", a.Mode, "work mode: "+strings.Join(axes.Values[axes.Mode], ", "))
 	fl.StringVar(&a.Control, "control", a.Control, "run control: "+strings.Join(axes.Values[axes.Control], ", ")+" (non-autonomous runs wait for a person to approve the plan)")
 	fl.StringVar(&a.Permission, "permission-profile", a.Permission, "permission profile: "+strings.Join(axes.Values[axes.Permission], ", "))

@@ -11,8 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -128,7 +128,7 @@ type Spec struct {
 	// without a person's waiver at the gate (the decision records it).
 	AllowTestChanges bool
 	// Brief is the brief's text (ultra run --brief-file): written to
-	// .ultra/brief.md in the run's worktree and given to the planner.
+	// the run's brief.md in the run's worktree and given to the planner.
 	Brief string
 	// PlanOnly stops the run at the acceptance point of its goals, whatever
 	// its run control (ultra plan).
@@ -233,8 +233,9 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		DeclaredCode: o.DeclaredCode, DeclaredSupport: o.DeclaredSupport,
 		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models, Review: spec.Review}
 	if phase.Worktree(mode) {
-		st.Goals = &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly || mode == phase.Plan, Continue: o.GoalFailure == "continue", Refactor: spec.Refactor}
-		if err := prepareRecords(spec.Workdir, st.Goals.Brief); err != nil {
+		st.Goals = &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly || mode == phase.Plan, Continue: o.GoalFailure == "continue", Refactor: spec.Refactor,
+			Records: goal.RunRecords(id).Dir}
+		if err := prepareRecords(spec.Workdir, st.Goals.records(), st.Goals.Brief); err != nil {
 			return nil, err
 		}
 	}
@@ -267,7 +268,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "axis", Axis: c.Axis, From: c.From, To: c.To, By: "system", Reason: reason, At: now})
 		r.emit(event.AxisChanged, event.AxisChangedData{Axis: c.Axis, From: c.From, To: c.To, Reason: reason, By: "system", Axes: spec.Axes})
 	}
-	first := taskMessage(mode, firstNonEmpty(spec.Message, spec.Task), spec.Brief)
+	first := taskMessage(mode, firstNonEmpty(spec.Message, spec.Task), spec.Brief, goal.RunRecords(id).Brief())
 	if spec.RepairFirst != "" {
 		first = "ultra's health check before this run found what blocks verified work here; this run repairs it first (it is in repair mode):\n" +
 			spec.RepairFirst + "\n\nThe task asked for, which a person runs again once the repair is done:\n" + first
@@ -279,22 +280,16 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	return r.loop(ctx)
 }
 
-// prepareRecords makes the run's .ultra/ before anything of the model's
-// runs (the sandbox shows it read-only), clears the records of a run
-// landed before this one (they are in the base's history; this run keeps
-// its own at the same places) and writes the brief.
-func prepareRecords(workdir, brief string) error {
-	if _, err := ultraDir(workdir); err != nil {
-		return fmt.Errorf("the run's .ultra directory: %w", err)
-	}
-	for _, p := range goalArtifacts {
-		if err := os.Remove(goalsPath(workdir, p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("clearing the last run's %s: %w", p, err)
-		}
+// prepareRecords makes the run's records directory before anything of
+// the model's runs (the sandbox shows .ultra/ read-only) and writes the
+// brief. Runs landed before this one keep theirs beside it.
+func prepareRecords(workdir string, rec goal.Records, brief string) error {
+	if _, err := recordsDir(workdir, rec); err != nil {
+		return fmt.Errorf("the run's records directory %s: %w", rec.Dir, err)
 	}
 	if brief != "" {
-		if err := writeArtifact(workdir, filepath.Base(goal.BriefPath), []byte(brief+"\n")); err != nil {
-			return fmt.Errorf("writing %s: %w", goal.BriefPath, err)
+		if err := writeArtifact(workdir, rec, path.Base(rec.Brief()), []byte(brief+"\n")); err != nil {
+			return fmt.Errorf("writing %s: %w", rec.Brief(), err)
 		}
 	}
 	return nil
@@ -340,7 +335,7 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	if st.Goals != nil {
 		// Resume reads goals.json and the ledger, checked against the head
 		// ultra last recorded: a hand edit stops the run until repaired.
-		if err := CheckGoals(row.Workdir, st.Goals.LedgerSeq, st.Goals.LedgerHash); err != nil {
+		if err := CheckGoals(row.Workdir, st.Goals.records(), st.Goals.LedgerSeq, st.Goals.LedgerHash); err != nil {
 			return nil, fmt.Errorf("run %s cannot resume: its goal records do not check out: %w (a person must repair them; ultra goals ledger --verify says where)", row.ID, err)
 		}
 	}
@@ -491,10 +486,10 @@ func (o Options) withDefaults() Options {
 // RunDir is where a run keeps its files under the state root.
 func RunDir(stateRoot, id string) string { return filepath.Join(stateRoot, "runs", id) }
 
-func taskMessage(mode, task, brief string) string {
+func taskMessage(mode, task, brief, briefPath string) string {
 	switch {
 	case brief != "":
-		return "Brief (also in " + goal.BriefPath + "):\n" + strings.TrimSpace(brief)
+		return "Brief (also in " + briefPath + "):\n" + strings.TrimSpace(brief)
 	case mode == phase.Chat || mode == phase.Research:
 		return "Question:\n" + task
 	case mode == phase.Review:

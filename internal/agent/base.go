@@ -33,7 +33,7 @@ func (r *runner) baseCode(ctx context.Context) string {
 	if tree == "" {
 		return ""
 	}
-	return codeOf(ctx, r.row.Workdir, tree)
+	return r.codeOf(ctx, tree)
 }
 
 // measureBase runs, on the base code, the check of every live criterion

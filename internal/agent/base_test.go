@@ -117,7 +117,7 @@ func TestProposalRefusedUnlessItsCriteriaDiscriminate(t *testing.T) {
 	if len(runs) < 4 || !strings.HasPrefix(runs[0], "base ") {
 		t.Fatalf("checks run: %v", runs)
 	}
-	f, err := ReadGoals(dir)
+	f, err := ReadGoals(dir, goal.RunRecords(out.RunID))
 	if err != nil || f == nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestProposalRefusedUnlessItsCriteriaDiscriminate(t *testing.T) {
 			t.Errorf("criterion %s: expect %s, base %+v", c.ID, c.Expect, c.Base)
 		}
 	}
-	entries, err := ledger.Read(filepath.Join(dir, filepath.FromSlash(goal.LedgerPath)))
+	entries, err := ledger.Read(filepath.Join(dir, filepath.FromSlash(goal.RunRecords(out.RunID).Ledger())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestRefactorGoalsOnlyWhereAPersonDeclaredOne(t *testing.T) {
 		if out.Status != StatusComplete {
 			t.Fatalf("declared refactor: %+v\n%s", out, first)
 		}
-		f, _ := ReadGoals(dir)
+		f, _ := ReadGoals(dir, goal.RunRecords(out.RunID))
 		if !f.Goals[0].Refactor {
 			t.Fatal("the goal is not recorded as a refactor")
 		}
@@ -209,7 +209,8 @@ func TestModelSteeringCriteriaMustDiscriminate(t *testing.T) {
 	o.MaxIdle = 1
 	var runs []string
 	o.Checker = baseAware(&runs)
-	if _, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default}); err != nil {
+	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default})
+	if err != nil {
 		t.Fatal(err)
 	}
 	outs := toolOutputs(p.reqs)
@@ -217,7 +218,7 @@ func TestModelSteeringCriteriaMustDiscriminate(t *testing.T) {
 		!strings.Contains(outs[2], "Steering accepted") {
 		t.Fatalf("steering results:\n%s", strings.Join(outs, "\n---\n"))
 	}
-	f, _ := ReadGoals(dir)
+	f, _ := ReadGoals(dir, goal.RunRecords(out.RunID))
 	if len(f.Goals) != 2 || f.Goals[1].SuccessCriteria[0].Base == nil || f.Goals[1].SuccessCriteria[0].Base.Ledger == 0 {
 		t.Fatalf("the added goal's base results: %+v", f.Goals)
 	}
@@ -259,14 +260,14 @@ func TestGoalIsNotCompleteWithoutItsCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := ReadGoals(row.Workdir)
+	f, err := ReadGoals(row.Workdir, goal.RunRecords(row.ID))
 	if err != nil || f == nil {
 		t.Fatal(err)
 	}
 	if g := f.Goals[0]; g.Status == goal.Complete || g.Commit != "" {
 		t.Fatalf("goal %s is %s (commit %q) without its commit", g.ID, g.Status, g.Commit)
 	}
-	entries, _ := ledger.Read(filepath.Join(row.Workdir, filepath.FromSlash(goal.LedgerPath)))
+	entries, _ := ledger.Read(filepath.Join(row.Workdir, filepath.FromSlash(goal.RunRecords(row.ID).Ledger())))
 	if last := entries[len(entries)-1]; last.Kind != ledger.KindCheckpointFailed {
 		t.Fatalf("the ledger ends with %s: %s", last.Kind, last.Text)
 	}
@@ -442,7 +443,7 @@ func TestFinalChecksRunSideBySide(t *testing.T) {
 	if out.Status != StatusComplete {
 		t.Fatalf("outcome %+v", out)
 	}
-	entries, _ := ledger.Read(filepath.Join(dir, filepath.FromSlash(goal.LedgerPath)))
+	entries, _ := ledger.Read(filepath.Join(dir, filepath.FromSlash(goal.RunRecords(out.RunID).Ledger())))
 	var order []string
 	for _, e := range entries {
 		if e.Kind == ledger.KindEvidenceCaptured {
@@ -452,7 +453,7 @@ func TestFinalChecksRunSideBySide(t *testing.T) {
 	if strings.Join(order, " ") != "G001-C1 G001-C2 G001-C3" {
 		t.Fatalf("evidence recorded in the order %v", order)
 	}
-	f, _ := ReadGoals(dir)
+	f, _ := ReadGoals(dir, goal.RunRecords(out.RunID))
 	if c := f.Goals[0].SuccessCriteria[0]; c.Recheck == nil || c.Recheck.Status != goal.CriterionFail {
 		t.Fatalf("the happy criterion's second look at the base: %+v", c.Recheck)
 	}
@@ -484,16 +485,17 @@ func TestSecondLookAtTheBaseDroppedWhenCriteriaFail(t *testing.T) {
 		}
 		return passCheck(ctx, r, c)
 	}
-	if _, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default}); err != nil {
+	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default})
+	if err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := ledger.Read(filepath.Join(dir, filepath.FromSlash(goal.LedgerPath)))
+	entries, _ := ledger.Read(filepath.Join(dir, filepath.FromSlash(goal.RunRecords(out.RunID).Ledger())))
 	for _, e := range entries {
 		if e.Kind == ledger.KindCriterionBase && strings.Contains(string(e.Data), "final") {
 			t.Fatalf("a dropped look at the base was recorded: %s", e.Text)
 		}
 	}
-	f, _ := ReadGoals(dir)
+	f, _ := ReadGoals(dir, goal.RunRecords(out.RunID))
 	for _, c := range f.Goals[0].SuccessCriteria {
 		if c.Recheck != nil {
 			t.Fatalf("%s has a recheck %+v", c.ID, c.Recheck)

@@ -74,12 +74,12 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 		fmt.Fprintf(&b, "criteria of %s not run: the tests must pass first (cycle %d of %d)\n", g.ID, g.Attempt, goal.MaxCycles)
 	}
 	v := g.Judge(advanced)
-	if start := r.st.Goals.StartCode[g.ID]; v.Complete && (start == "" || codeOf(ctx, r.row.Workdir, d.Tree) == "") {
+	if start := r.st.Goals.StartCode[g.ID]; v.Complete && (start == "" || r.codeOf(ctx, d.Tree) == "") {
 		// Fail closed: without the code the goal started from, or the
 		// code now, ultra cannot tell that anything changed.
 		v.Complete = false
 		v.Reason = "ultra could not tell the code the goal started from or the code now (git failed), so it cannot see a change: verify again"
-	} else if v.Complete && codeOf(ctx, r.row.Workdir, d.Tree) == start {
+	} else if v.Complete && r.codeOf(ctx, d.Tree) == start {
 		// Criteria that pass on the very code the goal started from show
 		// nothing about the goal: no work, no completion.
 		v.Complete = false
@@ -278,7 +278,7 @@ func (r *runner) runCriterionIn(ctx context.Context, tree string, t target, labe
 	_ = removeAll(dest)
 	// The code, without ultra's records of the run: a check judges what
 	// the run made, never what ultra wrote about it.
-	code := codeOf(ctx, r.row.Workdir, tree)
+	code := r.codeOf(ctx, tree)
 	if code == "" {
 		return blocked("ultra could not make the tree without its records to check")
 	}
@@ -399,7 +399,7 @@ func (r *runner) commitGoal(ctx context.Context, d gate.Decision, subject, body 
 		}
 		var paths []string
 		for _, c := range changes {
-			if !slices.Contains(goalArtifacts, c.Path) {
+			if !slices.Contains(r.st.Goals.records().Paths(), c.Path) {
 				return r.commitFailed(fmt.Errorf("the worktree changed beyond ultra's records since the gate judged it (%s)", c.Path))
 			}
 			paths = append(paths, c.Path)

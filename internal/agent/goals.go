@@ -8,8 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/check"
@@ -56,34 +56,61 @@ type goalState struct {
 	// Refactor: a person declared the run a refactor (no change of
 	// behaviour): its goals may be refactor goals.
 	Refactor bool `json:"refactor,omitempty"`
+	// Records is where the run keeps its brief, goals.json and ledger
+	// (goal.RunRecords); "" for a run started before records were per
+	// run, which keeps them in .ultra/ itself.
+	Records string `json:"records,omitempty"`
 }
 
-// goalArtifacts are the files of .ultra/ that ultra writes for goals.
-var goalArtifacts = []string{goal.BriefPath, goal.GoalsPath, goal.LedgerPath}
+// goalArtifacts are the repository paths of every run's records: the
+// code the tests judge is a tree without them.
+var goalArtifacts = goal.RecordPaths
 
-// GoalArtifacts are the repository paths of ultra's records of a run.
-func GoalArtifacts() []string { return slices.Clone(goalArtifacts) }
+// records are where the run keeps its records.
+func (g *goalState) records() goal.Records {
+	if g == nil || g.Records == "" {
+		return goal.LegacyRecords
+	}
+	return goal.Records{Dir: g.Records}
+}
 
-// ultraDir is the worktree's .ultra, made when missing. It must be a
-// real directory: ultra never writes through a link.
-func ultraDir(workdir string) (string, error) {
-	dir := filepath.Join(workdir, ".ultra")
-	fi, err := os.Lstat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return dir, os.Mkdir(dir, 0o755)
-	case err != nil:
-		return "", err
-	case !fi.IsDir():
-		return "", fmt.Errorf("%s is not a directory (a link or a file): ultra does not write its records through it", dir)
+// RecordsOf are where run row keeps its records (those of a new run when
+// its state cannot be read).
+func RecordsOf(row *store.Run) goal.Records {
+	st, err := decodeState(row)
+	if err != nil || st.Goals == nil {
+		return goal.RunRecords(row.ID)
+	}
+	return st.Goals.records()
+}
+
+// recordsDir is the worktree's directory of rec, made when missing. Each
+// of its parts must be a real directory: ultra never writes through a
+// link.
+func recordsDir(workdir string, rec goal.Records) (string, error) {
+	dir := workdir
+	for _, part := range strings.Split(rec.Dir, "/") {
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				return "", err
+			}
+		case err != nil:
+			return "", err
+		case !fi.IsDir():
+			return "", fmt.Errorf("%s is not a directory (a link or a file): ultra does not write its records through it", dir)
+		}
 	}
 	return dir, nil
 }
 
-// writeArtifact writes one file of .ultra/ (name relative to it) as a
-// whole: a temporary file renamed over it, never through a link.
-func writeArtifact(workdir, name string, data []byte) error {
-	dir, err := ultraDir(workdir)
+// writeArtifact writes one record of rec (name relative to its
+// directory) as a whole: a temporary file renamed over it, never through
+// a link.
+func writeArtifact(workdir string, rec goal.Records, name string, data []byte) error {
+	dir, err := recordsDir(workdir, rec)
 	if err != nil {
 		return err
 	}
@@ -133,9 +160,10 @@ func renameSynced(dir, old, name string) error {
 // goalsPath is the path of a goal artifact in workdir.
 func goalsPath(workdir, rel string) string { return filepath.Join(workdir, filepath.FromSlash(rel)) }
 
-// ReadGoals reads the goals.json of a worktree; nil when there is none.
-func ReadGoals(workdir string) (*goal.File, error) {
-	b, err := os.ReadFile(goalsPath(workdir, goal.GoalsPath))
+// ReadGoals reads the goals.json of rec in a worktree; nil when there is
+// none.
+func ReadGoals(workdir string, rec goal.Records) (*goal.File, error) {
+	b, err := os.ReadFile(goalsPath(workdir, rec.Goals()))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -144,10 +172,10 @@ func ReadGoals(workdir string) (*goal.File, error) {
 	}
 	var f goal.File
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", goal.GoalsPath, err)
+		return nil, fmt.Errorf("%s: %w", rec.Goals(), err)
 	}
 	if f.Version != goal.SchemaVersion {
-		return nil, fmt.Errorf("%s: version %d, this ultra reads version %d", goal.GoalsPath, f.Version, goal.SchemaVersion)
+		return nil, fmt.Errorf("%s: version %d, this ultra reads version %d", rec.Goals(), f.Version, goal.SchemaVersion)
 	}
 	return &f, nil
 }
@@ -171,8 +199,8 @@ func goalsRecordedDigest(entries []ledger.Entry) string {
 // known) and goals.json is the one the ledger last recorded. A change
 // ultra recorded in the ledger but had not yet put in place when it was
 // stopped is completed; one it had not recorded is dropped.
-func CheckGoals(workdir string, seq int, hash string) error {
-	return checkGoals(workdir, seq, hash, true)
+func CheckGoals(workdir string, rec goal.Records, seq int, hash string) error {
+	return checkGoals(workdir, rec, seq, hash, true)
 }
 
 // CheckRecorded checks a stored run's goal records as CheckGoals does,
@@ -185,17 +213,18 @@ func CheckRecorded(_ context.Context, _ string, row *store.Run) error {
 	if st.Goals == nil {
 		return nil
 	}
-	if err := checkGoals(row.Workdir, st.Goals.LedgerSeq, st.Goals.LedgerHash, false); err != nil {
+	rec := st.Goals.records()
+	if err := checkGoals(row.Workdir, rec, st.Goals.LedgerSeq, st.Goals.LedgerHash, false); err != nil {
 		return err
 	}
-	return checkArtifacts(row)
+	return checkArtifacts(row, rec)
 }
 
 // checkArtifacts checks what the ledger names beside goals.json: each
 // evidence file (under the repository's state) has the sha256 the ledger
 // recorded, and the brief is the one the plan was made from.
-func checkArtifacts(row *store.Run) error {
-	entries, err := ledger.Read(goalsPath(row.Workdir, goal.LedgerPath))
+func checkArtifacts(row *store.Run, rec goal.Records) error {
+	entries, err := ledger.Read(goalsPath(row.Workdir, rec.Ledger()))
 	if err != nil {
 		return err
 	}
@@ -207,39 +236,43 @@ func checkArtifacts(row *store.Run) error {
 		for _, f := range e.Evidence {
 			p := filepath.Join(root, filepath.FromSlash(f.Path))
 			if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
-				return fmt.Errorf("evidence %s named in %s line %d is reached through a link (%s): not the file ultra wrote", f.Path, goal.LedgerPath, e.Seq, real)
+				return fmt.Errorf("evidence %s named in %s line %d is reached through a link (%s): not the file ultra wrote", f.Path, rec.Ledger(), e.Seq, real)
 			}
 			b, err := os.ReadFile(p)
 			switch {
 			case err != nil:
-				return fmt.Errorf("evidence %s named in %s line %d: %w", f.Path, goal.LedgerPath, e.Seq, err)
+				return fmt.Errorf("evidence %s named in %s line %d: %w", f.Path, rec.Ledger(), e.Seq, err)
 			case goal.Digest(b) != f.SHA256:
 				return fmt.Errorf("evidence %s was changed after ultra captured it (%s line %d records sha256 %s, the file has %s)",
-					f.Path, goal.LedgerPath, e.Seq, workspace.Short(f.SHA256), workspace.Short(goal.Digest(b)))
+					f.Path, rec.Ledger(), e.Seq, workspace.Short(f.SHA256), workspace.Short(goal.Digest(b)))
 			}
 		}
 		var d struct {
 			Brief *string `json:"brief"`
 		}
 		if e.Kind == ledger.KindPlanCreated && json.Unmarshal(e.Data, &d) == nil && d.Brief != nil {
-			b, err := os.ReadFile(goalsPath(row.Workdir, goal.BriefPath))
+			b, err := os.ReadFile(goalsPath(row.Workdir, rec.Brief()))
 			got := ""
 			if err == nil {
 				got = goal.Digest(b)
 			}
 			if got != *d.Brief {
-				return fmt.Errorf("%s is not the brief the plan was made from (%s line %d)", goal.BriefPath, goal.LedgerPath, e.Seq)
+				return fmt.Errorf("%s is not the brief the plan was made from (%s line %d)", rec.Brief(), rec.Ledger(), e.Seq)
 			}
 		}
 	}
 	return nil
 }
 
-func checkGoals(workdir string, seq int, hash string, repair bool) error {
-	if fi, err := os.Lstat(filepath.Join(workdir, ".ultra")); err == nil && !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory (a link or a file): ultra's records are not where ultra wrote them", filepath.Join(workdir, ".ultra"))
+func checkGoals(workdir string, rec goal.Records, seq int, hash string, repair bool) error {
+	dir := workdir
+	for _, part := range strings.Split(rec.Dir, "/") {
+		dir = filepath.Join(dir, part)
+		if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory (a link or a file): ultra's records are not where ultra wrote them", dir)
+		}
 	}
-	path := goalsPath(workdir, goal.LedgerPath)
+	path := goalsPath(workdir, rec.Ledger())
 	l, err := ledger.Open(path)
 	if err != nil {
 		return err
@@ -254,24 +287,24 @@ func checkGoals(workdir string, seq int, hash string, repair bool) error {
 	for _, e := range l.Entries() {
 		unsigned, err := ledger.Unsigned(e)
 		if err != nil || !gatefile.ValidMAC(unsigned, e.MAC) {
-			return fmt.Errorf("%s line %d (%s) does not carry ultra's signature: it was written or changed outside ultra", goal.LedgerPath, e.Seq, e.Kind)
+			return fmt.Errorf("%s line %d (%s) does not carry ultra's signature: it was written or changed outside ultra", rec.Ledger(), e.Seq, e.Kind)
 		}
 	}
 	want := goalsRecordedDigest(l.Entries())
-	next := goalsPath(workdir, goal.GoalsPath) + ".next"
+	next := goalsPath(workdir, rec.Goals()) + ".next"
 	if b, err := os.ReadFile(next); err == nil && repair {
 		if want != "" && goal.Digest(b) == want {
-			if err := os.Rename(next, goalsPath(workdir, goal.GoalsPath)); err != nil {
+			if err := os.Rename(next, goalsPath(workdir, rec.Goals())); err != nil {
 				return err
 			}
 		} else {
 			_ = os.Remove(next)
 		}
 	}
-	b, err := os.ReadFile(goalsPath(workdir, goal.GoalsPath))
+	b, err := os.ReadFile(goalsPath(workdir, rec.Goals()))
 	if errors.Is(err, fs.ErrNotExist) {
 		if want != "" {
-			return fmt.Errorf("%s is missing, but the ledger records it (digest %s): restore it from the run's branch", goal.GoalsPath, workspace.Short(want))
+			return fmt.Errorf("%s is missing, but the ledger records it (digest %s): restore it from the run's branch", rec.Goals(), workspace.Short(want))
 		}
 		return nil
 	}
@@ -280,7 +313,7 @@ func checkGoals(workdir string, seq int, hash string, repair bool) error {
 	}
 	if got := goal.Digest(b); want != "" && got != want {
 		return fmt.Errorf("%s was changed outside ultra: its digest is %s, the ledger's last entry records %s (restore it from the run's branch, e.g. git checkout -- %s)",
-			goal.GoalsPath, workspace.Short(got), workspace.Short(want), goal.GoalsPath)
+			rec.Goals(), workspace.Short(got), workspace.Short(want), rec.Goals())
 	}
 	return nil
 }
@@ -291,25 +324,26 @@ func checkGoals(workdir string, seq int, hash string, repair bool) error {
 // CheckGoals for what a crash in between leaves).
 type goalRecorder struct {
 	workdir string
+	rec     goal.Records
 	run     string
 	file    *goal.File
 	ledger  *ledger.Ledger
 }
 
-func openRecorder(workdir, run string) (*goalRecorder, error) {
-	if _, err := ultraDir(workdir); err != nil {
+func openRecorder(workdir string, rec goal.Records, run string) (*goalRecorder, error) {
+	if _, err := recordsDir(workdir, rec); err != nil {
 		return nil, err
 	}
-	l, err := ledger.Open(goalsPath(workdir, goal.LedgerPath))
+	l, err := ledger.Open(goalsPath(workdir, rec.Ledger()))
 	if err != nil {
 		return nil, err
 	}
 	l.Sign = gatefile.MAC
-	f, err := ReadGoals(workdir)
+	f, err := ReadGoals(workdir, rec)
 	if err != nil {
 		return nil, err
 	}
-	return &goalRecorder{workdir: workdir, run: run, file: f, ledger: l}, nil
+	return &goalRecorder{workdir: workdir, rec: rec, run: run, file: f, ledger: l}, nil
 }
 
 // record appends e to the ledger with the digest of goals.json as it
@@ -324,7 +358,7 @@ func (g *goalRecorder) record(e ledger.Entry) (ledger.Entry, error) {
 	if g.file != nil {
 		staged = g.file.Encode()
 		data["goals"] = goal.Digest(staged)
-		if err := writeArtifact(g.workdir, filepath.Base(goal.GoalsPath)+".next", staged); err != nil {
+		if err := writeArtifact(g.workdir, g.rec, path.Base(g.rec.Goals())+".next", staged); err != nil {
 			return e, fmt.Errorf("writing goals.json: %w", err)
 		}
 	}
@@ -334,8 +368,8 @@ func (g *goalRecorder) record(e ledger.Entry) (ledger.Entry, error) {
 		return out, fmt.Errorf("appending to the ledger: %w", err)
 	}
 	if staged != nil {
-		name := filepath.Base(goal.GoalsPath)
-		if err := renameSynced(filepath.Join(g.workdir, ".ultra"), name+".next", name); err != nil {
+		name := path.Base(g.rec.Goals())
+		if err := renameSynced(goalsPath(g.workdir, g.rec.Dir), name+".next", name); err != nil {
 			return out, err
 		}
 	}
@@ -427,11 +461,11 @@ func (r *runner) runGoals(ctx context.Context, args json.RawMessage) tool.Result
 	}
 	r.goals.file = &goal.File{Version: goal.SchemaVersion, Run: r.row.ID, Goals: goals}
 	if r.st.Goals.Brief != "" {
-		r.goals.file.Brief = goal.BriefPath
+		r.goals.file.Brief = r.goals.rec.Brief()
 	}
 	digest := goal.PlanDigest(r.goals.file.Goals)
 	brief := ""
-	if b, err := os.ReadFile(goalsPath(r.row.Workdir, goal.BriefPath)); err == nil {
+	if b, err := os.ReadFile(goalsPath(r.row.Workdir, r.goals.rec.Brief())); err == nil {
 		brief = goal.Digest(b)
 	}
 	r.recordGoal(ledger.Entry{Kind: ledger.KindPlanCreated, Digest: digest, Text: planCounts(r.goals.file), Data: jsonData(map[string]any{"brief": brief})})
@@ -562,12 +596,12 @@ func (r *runner) codeNow() string {
 	if err != nil {
 		return ""
 	}
-	return codeOf(ctx, r.row.Workdir, tree)
+	return r.codeOf(ctx, tree)
 }
 
-// codeOf is tree without ultra's records.
-func codeOf(ctx context.Context, workdir, tree string) string {
-	code, err := workspace.WithoutPaths(ctx, workdir, tree, goalArtifacts)
+// codeOf is tree without the run's records.
+func (r *runner) codeOf(ctx context.Context, tree string) string {
+	code, err := workspace.WithoutPaths(ctx, r.row.Workdir, tree, r.st.Goals.records().Paths())
 	if err != nil {
 		return ""
 	}

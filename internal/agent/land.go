@@ -50,7 +50,7 @@ func CriteriaOn(ctx context.Context, o Options, row *store.Run, tree string) (fa
 		return nil, err
 	}
 	// The criteria come from goals.json: only from one the ledger vouches for.
-	if err := checkGoals(row.Workdir, st.Goals.LedgerSeq, st.Goals.LedgerHash, false); err != nil {
+	if err := checkGoals(row.Workdir, st.Goals.records(), st.Goals.LedgerSeq, st.Goals.LedgerHash, false); err != nil {
 		return nil, fmt.Errorf("the run's goal records do not check out: %w", err)
 	}
 	r, err := newRunner(ctx, o, row, st, nil)

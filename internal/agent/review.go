@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/event"
@@ -167,7 +166,7 @@ func (r *runner) startReview(ctx context.Context, d gate.Decision) {
 		if baseTree, err := workspace.TreeOf(ctx, r.row.Workdir, start); err == nil {
 			if cs, err := workspace.DiffTrees(ctx, r.row.Workdir, baseTree, d.Tree); err == nil {
 				for _, c := range cs {
-					if c.Status == "A" && !slices.Contains(goalArtifacts, c.Path) {
+					if c.Status == "A" && !goal.IsRecord(c.Path) {
 						added = append(added, c.Path)
 					}
 				}

@@ -90,7 +90,7 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 	if st.Goals != nil {
 		// A run whose records cannot be opened stops at its next step (and
 		// can still be cancelled).
-		if r.goals, err = openRecorder(row.Workdir, row.ID); err != nil {
+		if r.goals, err = openRecorder(row.Workdir, st.Goals.records(), row.ID); err != nil {
 			r.goals, r.goalsBroken = nil, err
 		}
 	}

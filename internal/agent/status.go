@@ -166,7 +166,7 @@ func Describe(ctx context.Context, st *store.Store, stateRoot string, row *store
 		Malformed: rs.Malformed, Refusals: rs.Refusals, Sandbox: rs.Sandbox, LastVerify: lastVerification(RunDir(stateRoot, row.ID)), Deferred: rs.Deferred, Todos: rs.Todos,
 		PID: row.PID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
 	}
-	if f, _ := ReadGoals(row.Workdir); f != nil {
+	if f, _ := ReadGoals(row.Workdir, rs.Goals.records()); rs.Goals != nil && f != nil {
 		for _, g := range f.Goals {
 			v := GoalView{ID: g.ID, Title: g.Title, Status: string(g.Status), Attempt: g.Attempt}
 			for _, c := range g.SuccessCriteria {

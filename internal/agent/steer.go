@@ -148,7 +148,7 @@ func SteerGoals(ctx context.Context, o Options, id string, s goal.Steer) (*goal.
 	if why := worktreeGone(ctx, row); why != "" {
 		return nil, fmt.Errorf("%s; its goals can no longer change", why)
 	}
-	if err := CheckGoals(row.Workdir, st.Goals.LedgerSeq, st.Goals.LedgerHash); err != nil {
+	if err := CheckGoals(row.Workdir, st.Goals.records(), st.Goals.LedgerSeq, st.Goals.LedgerHash); err != nil {
 		return nil, fmt.Errorf("run %s's goal records do not check out: %w", row.ID, err)
 	}
 	r, err := newRunner(ctx, o, row, st, nil)

@@ -297,6 +297,7 @@ var Table = []Command{
 			{Name: "stat", Usage: "summarise the changes per file"},
 			{Name: "name-status", Usage: "list the changed files"},
 			{Name: "committed", Usage: "only the run's commits, not its worktree's uncommitted changes"},
+			{Name: "records", Usage: "show ultra's records of the run (brief, goals, ledger) too, not only the code"},
 		},
 		CLI: []string{"diff"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
 		args: argRun, argNoun: "run",

@@ -13,7 +13,6 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
-	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/goal/ledger"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/verify"
@@ -385,7 +384,7 @@ func uniqueCommits(ctx context.Context, repo, branch string) int {
 }
 
 func observeLedger(ctx context.Context, e Env, row *store.Run) LedgerObs {
-	path := filepath.Join(row.Workdir, filepath.FromSlash(goal.LedgerPath))
+	path := filepath.Join(row.Workdir, filepath.FromSlash(agent.RecordsOf(row).Ledger()))
 	l := LedgerObs{Run: row.ID, Path: path}
 	rep := ledger.Verify(path)
 	problem := rep.Problem

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Brief is a run's brief (.ultra/brief.md) as read: a markdown text with a
+// Brief is a run's brief (.ultra/runs/<run-id>/brief.md) as read: a markdown text with a
 // "# Title", free text, and optional sections "## Goals" (each list item a
 // goal hint), "## Constraints" (durable constraints), "## Definition of
 // done" and "## Open questions". Items are kept as written, without their

@@ -1,5 +1,5 @@
 // Package goal holds a run's goals and their success criteria: the
-// versioned shape of .ultra/goals.json, the planner's proposal and its
+// versioned shape of a run's goals.json, the planner's proposal and its
 // validation, the steering kinds that may change an accepted plan, and the
 // per-goal caps. It is pure: no I/O, no clock (times are passed in).
 //
@@ -13,18 +13,51 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 )
 
 // SchemaVersion is the version of goals.json this code writes and reads.
 const SchemaVersion = 1
 
-// Paths of the repo-native artifacts, relative to the repository root.
-const (
-	BriefPath  = ".ultra/brief.md"
-	GoalsPath  = ".ultra/goals.json"
-	LedgerPath = ".ultra/ledger.jsonl"
-)
+// RunsDir holds the runs' records in the repository: each run's brief,
+// goals.json and ledger under RunsDir/<run-id>/, so that runs landed one
+// after another never overwrite each other's.
+const RunsDir = ".ultra/runs"
+
+// Records are where one run keeps its repo-native records, relative to
+// the repository root.
+type Records struct{ Dir string }
+
+// RunRecords are the records of run id.
+func RunRecords(id string) Records { return Records{Dir: RunsDir + "/" + id} }
+
+// LegacyRecords are where runs started before per-run records kept
+// theirs (the last landed run's, in .ultra/ itself).
+var LegacyRecords = Records{Dir: ".ultra"}
+
+// Brief is the run's brief.
+func (r Records) Brief() string { return r.Dir + "/brief.md" }
+
+// Goals is the run's goals.json.
+func (r Records) Goals() string { return r.Dir + "/goals.json" }
+
+// Ledger is the run's ledger.
+func (r Records) Ledger() string { return r.Dir + "/ledger.jsonl" }
+
+// Paths are the run's three records.
+func (r Records) Paths() []string { return []string{r.Brief(), r.Goals(), r.Ledger()} }
+
+// RecordPaths are the repository paths of every run's records: RunsDir
+// and the legacy records. What the tests judge is a tree without them.
+var RecordPaths = append([]string{RunsDir}, LegacyRecords.Paths()...)
+
+// IsRecord reports whether p (a repository path) is one of a run's
+// records.
+func IsRecord(p string) bool {
+	return strings.HasPrefix(p, RunsDir+"/") || slices.Contains(LegacyRecords.Paths(), p)
+}
 
 // Status is where a goal stands.
 type Status string
@@ -269,11 +302,11 @@ type Acceptance struct {
 	Ledger int       `json:"ledger"` // the plan_accepted entry
 }
 
-// File is .ultra/goals.json.
+// File is a run's goals.json.
 type File struct {
 	Version  int         `json:"version"`
 	Run      string      `json:"run"`
-	Brief    string      `json:"brief,omitempty"` // BriefPath when the run has one
+	Brief    string      `json:"brief,omitempty"` // Records.Brief when the run has one
 	Accepted *Acceptance `json:"accepted,omitempty"`
 	Goals    []Goal      `json:"goals"`
 	// Review is the final review's state: rounds used and the last verdict.

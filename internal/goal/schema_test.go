@@ -232,7 +232,7 @@ func fullFile(now time.Time) File {
 	return File{
 		Version:  SchemaVersion,
 		Run:      "r1",
-		Brief:    BriefPath,
+		Brief:    RunRecords("r1").Brief(),
 		Accepted: &Acceptance{By: "person", At: now, Digest: digest, Ledger: 2},
 		Goals: []Goal{{
 			ID: "G001-cli", Title: "CLI", Objective: "o", Status: InProgress, Attempt: 1,

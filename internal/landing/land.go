@@ -15,6 +15,7 @@ import (
 type Landed struct {
 	Run     string
 	Base    string
+	From    string   // the base's tip before
 	Commit  string   // the base's new tip
 	Commits []string // the run's commits that reached the base
 	// Merge is set when the base had moved: the merge of the base into
@@ -121,7 +122,7 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 	} else if _, err := workspace.Git(ctx, o.Repo, "update-ref", "-m", "ultra land "+row.ID, "refs/heads/"+ws.Base, tip, baseTip); err != nil {
 		return nil, fmt.Errorf("moving %s: %w", ws.Base, err)
 	}
-	res.Commit = tip
+	res.From, res.Commit = baseTip, tip
 	ws.Landed, ws.LandedAt = tip, o.now()
 	if err := o.Agent.Store.SetWorkspace(ctx, row.ID, ws); err != nil {
 		return res, err
@@ -151,8 +152,9 @@ func outsideLinks(ctx context.Context, o Options, row *store.Run, from, to strin
 func mergeBase(ctx context.Context, o Options, row *store.Run, tip, baseTip string, uncommitted []string) (string, *gate.Decision, error) {
 	ws := row.Workspace
 	// ultra's records (goals.json, the ledger, the brief) are the run's:
-	// those of a run landed before it give way.
-	tree, conflicts, err := workspace.MergeTreesKeeping(ctx, o.Repo, tip, baseTip, agent.GoalArtifacts())
+	// each run keeps its own, and legacy records of a run landed before it
+	// give way.
+	tree, conflicts, err := workspace.MergeTreesKeeping(ctx, o.Repo, tip, baseTip, agent.RecordsOf(row).Paths())
 	if err != nil {
 		return "", nil, err
 	}

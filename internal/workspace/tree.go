@@ -339,8 +339,8 @@ func RestoreInTree(ctx context.Context, dir, tree, base string, restore, remove 
 	return gitOut(ctx, dir, env, "write-tree")
 }
 
-// WithoutPaths is tree with the given files (repository paths) left out:
-// tree itself when it has none of them. dir is any directory of the
+// WithoutPaths is tree with the given files and directories (repository
+// paths) left out: tree itself when it has none of them. dir is any directory of the
 // repository; the repository's index is not touched.
 func WithoutPaths(ctx context.Context, dir, tree string, paths []string) (string, error) {
 	// Trees never change: the answer for a tree is remembered (per
@@ -359,10 +359,12 @@ func WithoutPaths(ctx context.Context, dir, tree string, paths []string) (string
 var withoutCache sync.Map // dir, tree, paths → the tree without them
 
 func withoutPaths(ctx context.Context, dir, tree string, paths []string) (string, error) {
-	out, err := gitOut(ctx, dir, nil, append([]string{"ls-tree", "--name-only", tree, "--"}, paths...)...)
+	// Directories among paths go with every file under them.
+	out, err := gitOut(ctx, dir, nil, append([]string{"ls-tree", "-r", "-z", "--name-only", tree, "--"}, paths...)...)
 	if err != nil || out == "" {
 		return tree, err
 	}
+	files := strings.Split(strings.TrimRight(out, "\x00"), "\x00")
 	tmp, err := os.CreateTemp("", "ultra-index-*")
 	if err != nil {
 		return "", err
@@ -375,7 +377,7 @@ func withoutPaths(ctx context.Context, dir, tree string, paths []string) (string
 	}
 	// A private index read from the tree: update-index, not rm, which
 	// compares with the files on disk.
-	if _, err := gitOut(ctx, dir, env, append([]string{"update-index", "--force-remove", "--"}, paths...)...); err != nil {
+	if _, err := gitOut(ctx, dir, env, append([]string{"update-index", "--force-remove", "--"}, files...)...); err != nil {
 		return "", err
 	}
 	return gitOut(ctx, dir, env, "write-tree")

@@ -277,6 +277,26 @@ func TestWithoutPaths(t *testing.T) {
 	}
 }
 
+// A directory among the paths goes with every file under it, and nothing
+// beside it.
+func TestWithoutPathsDirectory(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.go": "package a\n", ".ultra/config": "x = 1\n",
+		".ultra/runs/r1/goals.json": "{}\n", ".ultra/runs/r1/ledger.jsonl": "\n", ".ultra/runs/r2/goals.json": "{}\n", ".ultra/runsx/keep": "k\n"})
+	with, err := TreeHash(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := WithoutPaths(ctx, dir, with, []string{".ultra/runs", ".ultra/goals.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := exec.Command("git", "-C", dir, "ls-tree", "-r", "--name-only", got).Output()
+	if string(out) != ".ultra/config\n.ultra/runsx/keep\na.go\n" {
+		t.Fatalf("tree without the runs' records holds:\n%s", out)
+	}
+}
+
 func TestCaseVariant(t *testing.T) {
 	for _, tc := range []struct {
 		name string

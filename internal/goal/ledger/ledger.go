@@ -1,5 +1,5 @@
-// Package ledger keeps .ultra/ledger.jsonl, the append-only, tamper-evident
-// record of a run's goals: one JSON entry a line, each naming the sha256 of
+// Package ledger keeps a run's ledger (.ultra/runs/<run-id>/ledger.jsonl),
+// the append-only, tamper-evident record of a run's goals: one JSON entry a line, each naming the sha256 of
 // the previous line's exact bytes, so an edited, deleted or moved line
 // breaks the chain where it happened. The file lives in the repository and
 // outlives sessions, machines and crashes.
