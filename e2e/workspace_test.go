@@ -97,9 +97,10 @@ func TestRunWorksInItsOwnWorktree(t *testing.T) {
 	if d.code != 0 || !strings.Contains(d.stdout, "-\treturn a - b") || !strings.Contains(d.stdout, "+\treturn a + b") {
 		t.Fatalf("diff exit %d:\n%s%s", d.code, d.stdout, d.stderr)
 	}
-	// The code comes first, ultra's own records after it.
-	if c, r := strings.Index(d.stdout, "diff --git a/calc/calc.go"), strings.Index(d.stdout, "diff --git a/.ultra/"); c < 0 || r < 0 || r < c {
-		t.Errorf("diff order: code at %d, records at %d:\n%s", c, r, d.stdout)
+	// The code comes first, ultra's own records after it with --records.
+	dr := ultra(t, dir, "diff", id, "--records")
+	if c, r := strings.Index(dr.stdout, "diff --git a/calc/calc.go"), strings.Index(dr.stdout, "diff --git a/.ultra/runs/"+id+"/"); c < 0 || r < 0 || r < c {
+		t.Errorf("diff order: code at %d, records at %d:\n%s", c, r, dr.stdout)
 	}
 	if s := ultra(t, dir, "diff", id, "--stat"); !strings.Contains(s.stdout, "calc/calc.go") {
 		t.Fatalf("diff --stat:\n%s%s", s.stdout, s.stderr)
