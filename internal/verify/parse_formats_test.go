@@ -219,6 +219,9 @@ func FuzzUnittest(f *testing.F) {
 func FuzzKeyLine(f *testing.F) {
 	f.Add("Traceback (most recent call last):\nValueError: x")
 	f.Add("x_test.go:12: got 1, want 2")
+	f.Add("# p\n./g.go:4:9: undefined: x\nFAIL\tp [build failed]")
+	f.Add("error[E0425]: cannot find value `x`\n --> src/lib.rs:3:5")
+	f.Add("  File \"s.py\", line 1\n    def f(:\nSyntaxError: invalid syntax")
 	f.Fuzz(func(t *testing.T, s string) {
 		if k := keyLine(s); len(k) > 240 || strings.Contains(k, "\n") {
 			t.Fatalf("key line %q", k)

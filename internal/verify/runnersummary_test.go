@@ -246,7 +246,7 @@ func TestParentOwn(t *testing.T) {
 	wantFailing(t, res, "example.com/calc.TestBad (calc_test.go:7)", "example.com/calc.TestTable (1 of 3 subtests failed: b)",
 		"example.com/calc.TestTable/b (calc_test.go:13)", "example.com/calc.TestParentOwn (calc_test.go:24)",
 		"example.com/calc/broken (broken/b_test.go:5)")
-	if r := badReason(res); !strings.Contains(r, "1 package could not be built: example.com/calc/broken: undefined: undefined") {
+	if r := badReason(res); !strings.Contains(r, "1 package could not be built: example.com/calc/broken: broken/b_test.go:5:28: undefined: undefined") {
 		t.Errorf("reason %q", r)
 	}
 }

@@ -117,7 +117,7 @@ func TestKeyLine(t *testing.T) {
 	for _, tc := range []struct{ msg, want string }{
 		{"", ""},
 		{"=== RUN   TestX\n    x_test.go:12: got 2, want 3\n--- FAIL: TestX (0.00s)\n", "got 2, want 3"},
-		{"# example.com/calc [example.com/calc.test]\n./calc_test.go:6:5: undefined: Mul\n", "undefined: Mul"},
+		{"# example.com/calc [example.com/calc.test]\n./calc_test.go:6:5: undefined: Mul\nFAIL\texample.com/calc [build failed]\n", "./calc_test.go:6:5: undefined: Mul"},
 		{"Traceback (most recent call last):\n  File \"t.py\", line 5, in test_err\n    raise ValueError(\"boom\")\n    ^^^^^\nValueError: boom\n", "ValueError: boom"},
 		{"thread 'tests::bad' (123) panicked at src/lib.rs:12:24:\nassertion `left == right` failed: math is broken\n  left: 3\n right: 4", "assertion `left == right` failed: math is broken | left: 3 | right: 4"},
 		{"Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: 5\nReceived: 2\n    at Object.toBe (/x/calc.test.js:3:43)", "Error: expect(received).toBe(expected) // Object.is equality | Expected: 5 | Received: 2"},

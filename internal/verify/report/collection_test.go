@@ -95,7 +95,7 @@ func TestCollectionSummary(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 	ca, _ := Cargo(strings.NewReader(cargoTargetCompileError))
-	if got := CollectionSummary(ca.Cases, 5); got != `1 test target could not be compiled: calc (test "broken"): error[E0308]: mismatched types` {
+	if got := CollectionSummary(ca.Cases, 5); got != `1 test target could not be compiled: calc (test "broken"): tests/broken.rs:2:23: error[E0308]: mismatched types` {
 		t.Errorf("got %q", got)
 	}
 	gj, _ := GoJSON(strings.NewReader(goBuildFailed))

@@ -51,12 +51,16 @@ func labelled(lines []string) string {
 const KeyLineMax = 240
 
 // KeyLine picks the line of a failure message worth showing next to the
-// test's name: the exception of a Python traceback (or of pytest's "E "
-// lines), else the first line that says what went wrong (an assertion, an
+// test's name: the first compiler error naming a file and a line
+// (CompileError: a build that failed), else the exception of a Python
+// traceback (or of pytest's "E " lines), else the first line that says what went wrong (an assertion, an
 // error, a panic), else the first line; with the next line when it holds
 // the expected/actual values. It is one line of at most KeyLineMax bytes,
 // without a Go log prefix ("calc_test.go:12: ").
 func KeyLine(msg string) string {
+	if d := CompileError(msg); d != "" {
+		return d
+	}
 	lines, pick := PickKeyLine(msg)
 	if pick < 0 {
 		return ""
