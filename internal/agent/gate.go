@@ -33,7 +33,7 @@ func Evidence(res *verify.Result) gate.Evidence {
 			Parsed: c.ReportOK || c.Passed+c.Failed+c.Errors+c.Skipped > 0 || len(c.Formats) > 0, Format: c.Format,
 			LogPath: c.LogPath, Duration: c.Duration, Passed: c.Passed, Failed: c.Failed, Errors: c.Errors, Skipped: c.Skipped,
 			HasTests: len(c.Tests) > 0, ReportMissing: c.ReportMissing, Runner: c.Runner,
-			RerunPassed: c.Rerun != nil && c.Rerun.ExitCode == 0 && !c.Rerun.TimedOut,
+			RerunPassed: c.Rerun != nil && c.Rerun.ExitCode == 0 && !c.Rerun.TimedOut, Lines: c.OutputLines, Cause: c.Cause,
 		})
 		ev.Tests = append(ev.Tests, c.Tests...)
 	}

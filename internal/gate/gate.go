@@ -98,6 +98,29 @@ type Command struct {
 	ReportMissing string `json:"report_missing,omitempty"`
 	// RerunPassed: the re-run of its failed tests exited 0.
 	RerunPassed bool `json:"rerun_passed,omitempty"`
+	// Lines is how many lines the command printed.
+	Lines int `json:"lines,omitempty"`
+	// Cause is the first compiler error of its output that names a file
+	// and a line ("t.c:3:10: error: 'x' undeclared"): why a build failed.
+	Cause string `json:"cause,omitempty"`
+}
+
+// unreadable says that nothing in cmd's output could be read: neither a
+// test's result nor a summary.
+func (cmd Command) unreadable() string {
+	status := "killed by a signal"
+	if cmd.ExitCode >= 0 {
+		status = fmt.Sprintf("exit status %d", cmd.ExitCode)
+	}
+	return fmt.Sprintf("`%s`: the output has no summary ultra can read: %d lines, %s%s", cmd.Command, cmd.Lines, status, cmd.cause())
+}
+
+// cause is "; its first error: …" when the output has a compiler error.
+func (cmd Command) cause() string {
+	if cmd.Cause == "" {
+		return ""
+	}
+	return "; its first error: " + cmd.Cause
 }
 
 // Evidence is what one verification produced.
@@ -386,7 +409,11 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 			// Judged on its own: another command's failures never
 			// explain this one's exit (the per-test results are its
 			// own only when it is the one command).
-			fail = append(fail, fmt.Sprintf("`%s` exited %d although none of its tests failed", cmd.Command, cmd.ExitCode))
+			if !cmd.Parsed {
+				fail = append(fail, cmd.unreadable())
+			} else {
+				fail = append(fail, fmt.Sprintf("`%s` exited %d although none of its tests failed%s", cmd.Command, cmd.ExitCode, cmd.cause()))
+			}
 		case cmd.ExitCode != 0 && allFlaky && !cmd.RerunPassed:
 			fail = append(fail, fmt.Sprintf("`%s` exited %d, and the re-run of its failed tests did not pass", cmd.Command, cmd.ExitCode))
 		}
@@ -400,7 +427,22 @@ func rules(in Input, c Counts, fails []Failure) (Status, []string) {
 		fail = append(fail, fmt.Sprintf("tests that were failing earlier in the run passed only on a re-run, so they still count as failing: %s", clipList(notFlaky, 10)))
 	}
 	if len(ev.Commands) > 0 && c.Executed == 0 && len(fail) == 0 {
-		notEval = append(notEval, "zero tests executed")
+		// Zero only when a summary said so: output that could not be
+		// read is said to be that.
+		var unread []string
+		for _, cmd := range ev.Commands {
+			if cmd.Parsed {
+				unread = nil
+				break
+			}
+			if !cmd.NotFound {
+				unread = append(unread, cmd.unreadable())
+			}
+		}
+		if len(unread) == 0 {
+			unread = []string{"zero tests executed"}
+		}
+		notEval = append(notEval, unread...)
 	}
 	if b := in.Baseline; b != nil && b.Unfinished && !ev.Focused {
 		// Cut short while the model was already at work: what the run

@@ -18,7 +18,11 @@ package verify
 //	vitest        "      Tests  1 failed | 2 passed (3)"
 //	mocha         "  2 passing (5ms)", "  1 failing", "  1 pending"
 //	pytest        "==== 1 failed, 2 passed, 1 skipped, 2 errors in 0.12s ===="
-//	plain         "3 passed, 0 failed", "3 passed, 1 failed, 2 skipped"
+//	googletest    "[  PASSED  ] 15 tests.", "[  FAILED  ] 1 test, listed below:"
+//	cargo         "test result: FAILED. 15 passed; 1 failed; 0 ignored; …"
+//	plain         the summaries of other harnesses (parse_summary.go): "3 passed, 1 failed",
+//	              "PASSED: 16", "FAILED: 1", "16 tests, 1 failure", "OK (16 tests)",
+//	              "Tests run: 16, Failures: 1", "1 of 16 tests failed", …
 //
 // Each format is a family and families are added up, so that a Makefile
 // running several suites is counted in full. Within a family a summary
@@ -38,8 +42,10 @@ package verify
 // Failing names are collected from go "--- FAIL:" lines (named
 // "pkg.TestX" when the package line follows; a parent that failed only
 // through its subtests as "pkg.TestX (1 of 3 subtests failed: b)"), TAP
-// "not ok" lines, jest "●" headers (the test file for "Test suite failed
-// to run"), vitest "FAIL file > suite > test" and "× suite > test" lines
+// "not ok" lines, googletest "[  FAILED  ] Suite.Case", unittest "FAIL:
+// test_x (mod.Class.test_x)" and "test_x (…) ... FAIL", "FAIL: name" and
+// "name ... FAILED" lines of other harnesses, jest "●" headers (the test
+// file for "Test suite failed to run"), vitest "FAIL file > suite > test" and "× suite > test" lines
 // (each test once: "suite > test" is dropped when "file > suite > test"
 // is there too), node spec "✖ name (…ms)" lines and pytest
 // "FAILED path::test" and "ERROR path" lines.
@@ -71,6 +77,10 @@ type parsed struct {
 	Formats []string
 	Excerpt string
 	NoTests string // the runner's own "no tests found" line
+	Lines   int    // lines of output
+	// Cause is the first compiler error naming a file and a line
+	// (report.CompileScanner), "" when none.
+	Cause string
 }
 
 // parseOutput reads a whole output stream.
@@ -87,9 +97,11 @@ func parseString(s string) parsed {
 }
 
 type outputParser struct {
-	gj goJSONParser
-	tx textParser
-	ex excerpter
+	gj    goJSONParser
+	tx    textParser
+	ex    excerpter
+	cause report.CompileScanner
+	lines int
 }
 
 func newOutputParser() *outputParser {
@@ -97,11 +109,13 @@ func newOutputParser() *outputParser {
 }
 
 func (p *outputParser) line(raw string) {
+	p.lines++
 	s := strings.TrimRight(raw, "\r\n")
 	if strings.HasPrefix(s, "{") && p.gj.line(s) {
 		return
 	}
 	s = cleanLine(s)
+	p.cause.Line(s)
 	p.tx.line(s)
 	p.ex.line(s)
 }
@@ -128,6 +142,8 @@ func (p *outputParser) finish() parsed {
 	}
 	res.Failing = names.list
 	res.NoTests = p.tx.noTests
+	res.Lines = p.lines
+	res.Cause = p.cause.First()
 
 	goEx := goExcerpt(goFailures, MaxExcerpt)
 	textEx := ""

@@ -272,16 +272,43 @@ FAILED tests/test_a.py::test_y - assert 0
 ============== 2 failed, 5 passed, 1 skipped, 2 warnings in 0.52s ==============
 `
 
+// textCase is an output and what the text parsers must read in it.
+type textCase struct {
+	name    string
+	in      string
+	want    tally
+	failing []string // exactly, in order; nil: not checked
+	formats []string // nil: not checked
+	excerpt []string // substrings of the excerpt
+}
+
+// checkText parses tc.in and compares.
+func checkText(t *testing.T, tc textCase) parsed {
+	t.Helper()
+	got := parseString(tc.in)
+	if got.tally != tc.want {
+		t.Errorf("counts = %+v, want %+v", got.tally, tc.want)
+	}
+	if tc.failing != nil && !slices.Equal(got.Failing, tc.failing) {
+		t.Errorf("failing = %q, want %q", got.Failing, tc.failing)
+	}
+	if tc.formats != nil && !slices.Equal(append([]string{}, got.Formats...), tc.formats) {
+		t.Errorf("formats = %q, want %q", got.Formats, tc.formats)
+	}
+	for _, want := range tc.excerpt {
+		if !strings.Contains(got.Excerpt, want) {
+			t.Errorf("excerpt lacks %q:\n%s", want, got.Excerpt)
+		}
+	}
+	if len(got.Excerpt) > MaxExcerpt {
+		t.Errorf("excerpt is %d bytes", len(got.Excerpt))
+	}
+	return got
+}
+
 func TestParsers(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name    string
-		in      string
-		want    tally
-		failing []string // exactly, in order; nil: not checked
-		formats []string
-		excerpt []string // substrings of the excerpt
-	}{
+	for _, tc := range []textCase{
 		{
 			name: "go test -json",
 			in:   goJSONSample,
@@ -497,26 +524,7 @@ func TestParsers(t *testing.T) {
 			formats: []string{},
 		},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := parseString(tc.in)
-			if got.tally != tc.want {
-				t.Errorf("counts = %+v, want %+v", got.tally, tc.want)
-			}
-			if tc.failing != nil && !slices.Equal(got.Failing, tc.failing) {
-				t.Errorf("failing = %q, want %q", got.Failing, tc.failing)
-			}
-			if tc.formats != nil && !slices.Equal(append([]string{}, got.Formats...), tc.formats) {
-				t.Errorf("formats = %q, want %q", got.Formats, tc.formats)
-			}
-			for _, want := range tc.excerpt {
-				if !strings.Contains(got.Excerpt, want) {
-					t.Errorf("excerpt lacks %q:\n%s", want, got.Excerpt)
-				}
-			}
-			if len(got.Excerpt) > MaxExcerpt {
-				t.Errorf("excerpt is %d bytes", len(got.Excerpt))
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkText(t, tc) })
 	}
 }
 

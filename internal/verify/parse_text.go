@@ -22,6 +22,8 @@ const (
 	famPytest
 	famUnittest
 	famCTest
+	famGTest
+	famCargo
 	famPlain
 	numFamilies
 )
@@ -37,6 +39,8 @@ var familyNames = [numFamilies]string{
 	famPytest:     "pytest",
 	famUnittest:   "unittest",
 	famCTest:      "ctest",
+	famGTest:      "googletest",
+	famCargo:      "cargo",
 	famPlain:      "passed/failed line",
 }
 
@@ -76,7 +80,7 @@ var (
 	jestNameRE   = regexp.MustCompile(`^\s*● (.+)$`)
 	vitestNameRE = regexp.MustCompile(`^\s*(?:FAIL|×|✗)\s+(.+ > .+?)(?:\s+\d+m?s)?$`)
 	nodeNameRE   = regexp.MustCompile(`^\s*✖ (.+?) \(\d+(?:\.\d+)?m?s\)`)
-	pytestNameRE = regexp.MustCompile(`^(?:FAILED|ERROR) (\S+)`)
+	pytestNameRE = regexp.MustCompile(`^(?:FAILED|ERROR) ([^\s(]\S*)`)
 	noTestsRE    = regexp.MustCompile(`^(?:no packages to test|No tests found|No test files found|Error: No test files found|no tests ran\b|collected 0 items)`)
 )
 
@@ -188,7 +192,15 @@ func (p *textParser) line(s string) {
 		p.hit(famCTest, tally{Passed: max(0, total-failed), Failed: failed})
 		return
 	}
-	if t, ok := parsePlainCounts(s); ok {
+	if t, ok := gtestSummary(s); ok {
+		p.hit(famGTest, t)
+		return
+	}
+	if t, ok := cargoSummary(s); ok {
+		p.hit(famCargo, t)
+		return
+	}
+	if t, ok := parseCountLine(s); ok {
 		p.hit(famPlain, t)
 		return
 	}
@@ -200,6 +212,9 @@ func (p *textParser) line(s string) {
 	}
 	if m := jestFileRE.FindStringSubmatch(s); m != nil {
 		p.jestFile = m[1]
+		if !jsFileRE.MatchString(m[1]) {
+			p.name(m[1]) // "FAIL test_add": not a jest test file
+		}
 		return
 	}
 	switch {
@@ -222,6 +237,8 @@ func (p *textParser) line(s string) {
 		p.name(nodeNameRE.FindStringSubmatch(s)[1])
 	case pytestNameRE.MatchString(s) && !strings.HasPrefix(s, "ERROR collecting"):
 		p.name(pytestNameRE.FindStringSubmatch(s)[1])
+	case failingLineName(s) != "":
+		p.name(failingLineName(s))
 	case p.noTests == "" && noTestsRE.MatchString(strings.TrimSpace(s)):
 		p.noTests = clip(strings.TrimSpace(s), 200)
 	}
@@ -372,34 +389,6 @@ func unittestTally(ran int, detail string) tally {
 	}
 	t.Passed = max(0, ran-t.Failed-t.Errors-t.Skipped)
 	return t
-}
-
-// parsePlainCounts reads a line made only of "N passed", "N failed" and
-// "N skipped", comma separated, e.g. "3 passed, 0 failed".
-func parsePlainCounts(s string) (tally, bool) {
-	var t tally
-	s = strings.TrimSuffix(strings.TrimSpace(s), ".")
-	counted := false
-	for item := range strings.SplitSeq(s, ",") {
-		m := countItemRE.FindStringSubmatch(strings.TrimSpace(item))
-		if m == nil {
-			return t, false
-		}
-		n, _ := strconv.Atoi(m[1])
-		switch m[2] {
-		case "passed":
-			t.Passed += n
-			counted = true
-		case "failed":
-			t.Failed += n
-			counted = true
-		case "skipped":
-			t.Skipped += n
-		default:
-			return t, false
-		}
-	}
-	return t, counted
 }
 
 // finish returns the counts, the families they came from and the failing

@@ -37,6 +37,8 @@ func readResults(cr *CommandResult, d Detected, root, reportPath, keepDir string
 	}
 	cr.excerpt = p.Excerpt
 	cr.noTests = p.NoTests
+	cr.OutputLines = p.Lines
+	cr.Cause = p.Cause
 	if n := commandNote(d, cr.Command); n != "" && !strings.Contains(cr.Source, n) {
 		cr.Source = strings.TrimSpace(cr.Source + "; " + n)
 	}
@@ -113,6 +115,7 @@ func (c *CommandResult) note() string {
 var textFamilies = map[string][]string{
 	report.FormatGoJSON: {"go test -json", "go test"},
 	report.FormatTAP:    {"TAP", "TAP summary", "node --test"},
+	report.FormatCargo:  {"cargo"},
 }
 
 // mixedOutput reports whether the text parsers found results of another

@@ -320,14 +320,14 @@ func judge(res *Result, timeout time.Duration) {
 		case c.ExitCode != 0 && c.Failed+c.Errors == 0 && c.Passed == 0 && c.noTests != "":
 			neReasons = append(neReasons, fmt.Sprintf("no tests found: %s says %q", q, c.noTests))
 		case c.ExitCode != 0 && c.Failed+c.Errors == 0:
-			what := "without reporting a failing test"
+			r := fmt.Sprintf("%s %s without reporting a failing test", q, exitWords(c.ExitCode))
 			switch {
 			case c.reportMissed != "":
-				what = "and its report could not be read (" + c.reportMissed + ")"
+				r = fmt.Sprintf("%s %s and its report could not be read (%s)", q, exitWords(c.ExitCode), c.reportMissed)
 			case len(c.Formats) == 0:
-				what = "and no test results could be read from its output"
+				r = c.unreadable()
 			}
-			failReasons = append(failReasons, fmt.Sprintf("%s %s %s", q, exitWords(c.ExitCode), what))
+			failReasons = append(failReasons, r+c.cause())
 		case c.ExitCode != 0 || c.Failed+c.Errors > 0:
 			// Counted below; the failing tests say it best.
 		case c.reportMissed != "":
@@ -382,13 +382,18 @@ func judge(res *Result, timeout time.Duration) {
 			who = quote(res.Commands[0].Command) + " exited 0"
 		}
 		res.Reason = who + " but no tests ran"
-		recognized := false
+		var unread []string
 		for _, c := range res.Commands {
-			recognized = recognized || len(c.Formats) > 0
+			if len(c.Formats) > 0 {
+				unread = nil // a summary said how many ran
+				break
+			}
+			unread = append(unread, c.unreadable())
 		}
 		switch {
-		case !recognized:
-			res.Reason += " (no test results found in the output)"
+		case len(unread) > 0:
+			// Nothing was read: that is not "no tests ran".
+			res.Reason = strings.Join(unread, "; ")
 		case res.Skipped > 0:
 			res.Reason += fmt.Sprintf(" (%d skipped)", res.Skipped)
 		}
@@ -423,6 +428,25 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// unreadable says that nothing in c's output could be read: neither a
+// test's result nor a summary (see parse.go for what is read).
+func (c *CommandResult) unreadable() string {
+	status := "killed by a signal"
+	if c.ExitCode >= 0 {
+		status = "exit status " + strconv.Itoa(c.ExitCode)
+	}
+	return fmt.Sprintf("%s: the output has no summary ultra can read: %s, %s", quote(c.Command), plural(c.OutputLines, "line"), status)
+}
+
+// cause is "; its first error: …" when the output has a compiler error
+// naming a file and a line.
+func (c *CommandResult) cause() string {
+	if c.Cause == "" {
+		return ""
+	}
+	return "; its first error: " + c.Cause
 }
 
 func exitWords(code int) string {

@@ -123,9 +123,9 @@ func evidenceOf(res *Result) gate.Evidence {
 	var ev gate.Evidence
 	for _, c := range res.Commands {
 		ev.Commands = append(ev.Commands, gate.Command{Command: c.Command, Source: c.Source, ExitCode: c.ExitCode,
-			TimedOut: c.TimedOut, NotFound: c.NotFound, Parsed: c.ReportOK || c.Passed+c.Failed+c.Errors+c.Skipped > 0,
+			TimedOut: c.TimedOut, NotFound: c.NotFound, Parsed: c.ReportOK || c.Passed+c.Failed+c.Errors+c.Skipped > 0 || len(c.Formats) > 0,
 			Format: c.Format, Passed: c.Passed, Failed: c.Failed, Errors: c.Errors, Skipped: c.Skipped,
-			HasTests: len(c.Tests) > 0, ReportMissing: c.ReportMissing})
+			HasTests: len(c.Tests) > 0, ReportMissing: c.ReportMissing, Runner: c.Runner, Lines: c.OutputLines, Cause: c.Cause})
 		ev.Tests = append(ev.Tests, c.Tests...)
 	}
 	if len(ev.Tests) == 0 {

@@ -300,6 +300,11 @@ type CommandResult struct {
 	// ReportMissing says why a report the command should have written
 	// could not be read ("" when there was none to read or it was read).
 	ReportMissing string `json:"report_missing,omitempty"`
+	// OutputLines is how many lines the command printed.
+	OutputLines int `json:"output_lines,omitempty"`
+	// Cause is the first compiler error of the output naming a file and
+	// a line (report.CompileScanner): why a build failed.
+	Cause string `json:"cause,omitempty"`
 
 	excerpt      string // failure excerpt of this command
 	noTests      string // the runner's own "no tests found" line, if any
