@@ -86,7 +86,7 @@ func FuzzJUnit(f *testing.F) {
 }
 
 func FuzzTAP(f *testing.F) {
-	for _, s := range []string{nodeTAP, batsTAP, proveTAP, tapeTAP, nodeTapTAP, tapBailOut, nodeTAP[:len(nodeTAP)/2],
+	for _, s := range []string{nodeTAP, batsTAP, proveTAP, tapeTAP, tapeRepeatsTAP, nodeTapTAP, tapBailOut, nodeTAP[:len(nodeTAP)/2],
 		"1..0 # SKIP\n", "ok 1 - a \\# b # TODO x\n", "", nodeLoadFailuresTAP, nodeLoadFailuresTAP[:len(nodeLoadFailuresTAP)/2]} {
 		f.Add([]byte(s))
 	}

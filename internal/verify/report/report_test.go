@@ -560,9 +560,34 @@ func TestTAP(t *testing.T) {
 		{
 			name: "tape", parse: TAP, input: tapeTAP,
 			counts: [4]int{2, 1, 0, 0},
-			order:  []string{"should be strictly equal", "should be truthy", "should be strictly equal #2"},
-			cases: []want{{name: "should be strictly equal #2", status: Failed, file: "/home/ci/app/test/math.js", line: 12,
+			// The test's "# name" header names its assertions.
+			order: []string{"add > should be strictly equal", "add > should be truthy", "subtract > should be strictly equal"},
+			cases: []want{{name: "subtract > should be strictly equal", status: Failed, file: "/home/ci/app/test/math.js", line: 12,
 				msg: []string{"operator: equal", "expected: 1", "actual: 2"}}},
+		},
+		{
+			name: "tape, repeated assertions", parse: TAP, input: tapeRepeatsTAP,
+			counts: [4]int{3, 1, 0, 0},
+			// TAP's own numbers tell them apart, not their rank among
+			// assertions of the same name.
+			order: []string{"adds > should be strictly equal #1", "adds > should be strictly equal #2",
+				"subtracts > should be strictly equal #3", "subtracts > should be strictly equal #4"},
+			cases: []want{{name: "subtracts > should be strictly equal #4", status: Failed, file: "/home/ci/app/test/math.js", line: 14,
+				msg: []string{"expected: 1", "actual: 2"}}},
+		},
+		{
+			name: "repeated names in a subtest", parse: TAP,
+			input:  "TAP version 14\n# Subtest: math\n    ok 1 - should be equal\n    not ok 2 - should be equal\n      ---\n      wanted: 1\n      found: 2\n      ...\n    1..2\nnot ok 1 - math\n1..1\n",
+			counts: [4]int{1, 1, 0, 0},
+			order:  []string{"math > should be equal #1", "math > should be equal #2"},
+			cases:  []want{{name: "math > should be equal #2", status: Failed, msg: []string{"wanted: 1", "found: 2"}}},
+		},
+		{
+			name: "Test::More diagnostics are not headers", parse: TAP,
+			input:  "ok 1 - a\nnot ok 2 - b\n# Failed test 'b'\n# at t/x.t line 8.\nok 3 - c\n1..3\n# Looks like you failed 1 test of 3.\n",
+			counts: [4]int{2, 1, 0, 0},
+			order:  []string{"a", "b", "c"},
+			cases:  []want{{name: "b", status: Failed, file: "t/x.t", line: 8}},
 		},
 		{
 			name: "node-tap", parse: TAP, input: nodeTapTAP,

@@ -362,6 +362,32 @@ not ok 3 should be strictly equal
 # fail  1
 `
 
+// tapeRepeatsTAP is tape (v5): assertions are named after the check, so
+// they repeat; "# name" heads each test's assertions.
+const tapeRepeatsTAP = `TAP version 13
+# adds
+ok 1 should be strictly equal
+ok 2 should be strictly equal
+# subtracts
+ok 3 should be strictly equal
+not ok 4 should be strictly equal
+  ---
+    operator: equal
+    expected: 1
+    actual:   2
+    at: Test.<anonymous> (/home/ci/app/test/math.js:14:5)
+    stack: |-
+      Error: should be strictly equal
+          at Test.assert [as _assert] (/home/ci/app/node_modules/tape/lib/test.js:314:54)
+          at Test.<anonymous> (/home/ci/app/test/math.js:14:5)
+  ...
+
+1..4
+# tests 4
+# pass  3
+# fail  1
+`
+
 // nodeTapTAP is node-tap (v16): files are subtests, assertions are leaves.
 const nodeTapTAP = `TAP version 13
 # Subtest: test/app.test.js

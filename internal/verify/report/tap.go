@@ -33,7 +33,10 @@ import (
 //     message is the error node printed (the "# " lines before it).
 //   - Name: the descriptions from the outermost parent down, joined by
 //     " > " ("math > nested > subtracts"); "test N" without a description.
-//     Repeats get " #2", " #3", ….
+//     tape's "# name" header above top-level points is their parent's
+//     name ("subtract > should be strictly equal"). Cases of the same name
+//     get their TAP number ("… > should be equal #3"); without numbers,
+//     repeats get " #2", " #3", ….
 //   - A YAML block ("  ---" … "  ...") after a test point gives Duration
 //     (duration_ms), File/Line (location, else at, else the first frame of
 //     stack) and the Message (error or message, expected/actual/operator,
@@ -96,6 +99,8 @@ type tapPoint struct {
 	isSuite     bool    // node: type: 'suite'
 	failureType string  // node: failureType
 	pre         *msgBuf // top-level comment lines just before the point
+	block       string  // tape's "# name" above a top-level point
+	yamlDone    bool    // its YAML block was read
 }
 
 type tapSection struct {
@@ -121,6 +126,11 @@ type tapParser struct {
 	diagOpen  bool // comment lines still belong to the last point
 	minInd    int
 	between   *msgBuf // top-level comment lines since the last point
+	// block is the last tape-style "# name" header at the top level: the
+	// test whose assertions follow. Streams with "# Subtest:" headers
+	// (node --test, node-tap, TAP 14) have none.
+	block      string
+	sawSubtest bool
 }
 
 type tapHeader struct {
@@ -195,6 +205,7 @@ func (p *tapParser) line(raw string) {
 		p.closeSection()
 		p.topIndent = ind
 		p.diagOpen = false
+		p.block = ""
 		return
 	case tapPlanRE.MatchString(t):
 		p.seen = true
@@ -222,6 +233,7 @@ func (p *tapParser) line(raw string) {
 		p.closeSection()
 		p.suite = m[1]
 		p.diagOpen = false
+		p.block = ""
 		return
 	}
 	if strings.HasPrefix(t, "#") {
@@ -232,6 +244,7 @@ func (p *tapParser) line(raw string) {
 
 func (p *tapParser) comment(ind int, t string) {
 	if m := tapSubtestRE.FindStringSubmatch(t); m != nil {
+		p.sawSubtest, p.block = true, ""
 		for len(p.headers) > 0 && p.headers[len(p.headers)-1].indent >= ind {
 			p.headers = p.headers[:len(p.headers)-1]
 		}
@@ -251,6 +264,11 @@ func (p *tapParser) comment(ind int, t string) {
 			p.between = &msgBuf{}
 		}
 		p.between.addLine(strings.TrimPrefix(strings.TrimPrefix(t, "#"), " "))
+		if name, ok := p.blockHeader(t); ok {
+			p.block = name
+			p.diagOpen = false
+			return
+		}
 	}
 	if !p.diagOpen || p.last < 0 {
 		return
@@ -275,6 +293,24 @@ func (p *tapParser) comment(ind int, t string) {
 			pt.loc = loc{strings.Trim(m[1], "'\"`"), atoi(m[2])}
 		}
 	}
+}
+
+// blockHeader reports whether the top-level comment t is tape's "# name"
+// header, naming the test whose assertions follow: one space after "#",
+// in a stream without "# Subtest:" headers, and not a diagnostic of a
+// failed test point without a YAML block (bats' and Test::More's "#"
+// lines follow their failure).
+func (p *tapParser) blockHeader(t string) (string, bool) {
+	name, ok := strings.CutPrefix(t, "# ")
+	if !ok || name == "" || name[0] == ' ' || name[0] == '\t' || p.sawSubtest {
+		return "", false
+	}
+	if p.last >= 0 && p.diagOpen {
+		if last := &p.pts[p.last]; last.status == Failed && !last.yamlDone {
+			return "", false
+		}
+	}
+	return name, true
 }
 
 func (p *tapParser) plan(n int) {
@@ -387,6 +423,7 @@ func (p *tapParser) point(ind int, ok bool, num, rest string) {
 	pt.pre, p.between = p.between, nil
 	if ind <= p.topIndent {
 		p.section.points++
+		pt.block = p.block
 	}
 	p.pts = append(p.pts, pt)
 	p.last = idx
@@ -396,6 +433,7 @@ func (p *tapParser) point(ind int, ok bool, num, rest string) {
 func (p *tapParser) endYAML() {
 	p.inYAML = false
 	pt := &p.pts[p.last]
+	pt.yamlDone = true
 	y := parseYAML(pt.yaml)
 	pt.yaml = nil
 	pt.yamlSeen = y["duration_ms"] != "" // node --test writes it for every test
@@ -595,11 +633,13 @@ func (p *tapParser) finish() (*Report, string) {
 	}
 	rep := &Report{Format: FormatTAP}
 	var kids map[int][]int // made when a parent test needs it
+	var numbers []int      // each case's TAP number
 	for i := range p.pts {
 		pt := &p.pts[i]
 		if !pt.counted {
 			continue
 		}
+		numbers = append(numbers, pt.number)
 		c := Case{Name: p.name(i), Suite: pt.suite, Status: pt.status, Duration: seconds(pt.dur), File: pt.loc.file, Line: pt.loc.line}
 		if pt.parent > i && p.parentTest(&p.pts[pt.parent]) {
 			c.Parent = p.name(pt.parent)
@@ -643,9 +683,41 @@ func (p *tapParser) finish() (*Report, string) {
 	}
 	if p.bailed {
 		rep.add(Case{Name: "Bail out!", Suite: p.suite, Status: Error, Message: clip(p.bailMsg, MaxMessage)})
+		numbers = append(numbers, 0)
 	}
+	numberRepeats(rep.Cases, numbers)
 	uniquify(rep.Cases)
 	return rep, strings.Join(p.truncated, "; ")
+}
+
+// numberRepeats tells cases of the same name apart by their TAP numbers:
+// "add > should be equal #1", "add > should be equal #2" (tape names its
+// assertions after the check, so they repeat). A name is left alone when
+// one of its cases has no number or two share one (uniquify then counts
+// them).
+func numberRepeats(cases []Case, numbers []int) {
+	byName := map[string][]int{}
+	for i, c := range cases {
+		byName[c.Name] = append(byName[c.Name], i)
+	}
+	for _, idx := range byName {
+		if len(idx) < 2 {
+			continue
+		}
+		seen := map[int]bool{}
+		ok := true
+		for _, i := range idx {
+			n := numbers[i]
+			ok = ok && n > 0 && !seen[n]
+			seen[n] = true
+		}
+		if !ok {
+			continue
+		}
+		for _, i := range idx {
+			cases[i].Name += " #" + strconv.Itoa(numbers[i])
+		}
+	}
 }
 
 // children maps each point to its subtests' indexes, in order.
@@ -703,6 +775,9 @@ func (p *tapParser) name(i int) string {
 				parts = append(parts, h)
 			}
 		}
+	}
+	if b := p.pts[j].block; b != "" { // tape: the test of the assertion
+		parts = append(parts, b)
 	}
 	if p.pts[i].suite != "" { // prove -v: the test file
 		parts = append(parts, p.pts[i].suite)
