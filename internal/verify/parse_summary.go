@@ -287,11 +287,11 @@ func cargoSummary(s string) (tally, bool) {
 //	"FAIL: test_add", "FAILED: tests/a.sh", "FAILED test_x", "ERROR: t"
 //	"FAIL: test_x (mod.Class.test_x)"      (unittest)
 //	"test_x (mod.Class.test_x) ... FAIL"   (unittest -v)
-//	"test tests::x ... FAILED", "t1 ... FAIL"
+//	"test tests::x ... FAILED", "tests::x --- FAILED" (cargo -q), "t1 ... FAIL"
 //	"[  FAILED  ] Suite.Case (0 ms)", "[FAIL] adds numbers"
 var (
 	failColonRE   = regexp.MustCompile(`^(FAIL|FAILED|ERROR):\s+(\S.*?)\s*$`)
-	failDotsRE    = regexp.MustCompile(`^(?:test )?(\S+)(?: \(([\w.]+)\))? \.\.\. (?:FAIL|FAILED|ERROR)\b`)
+	failDotsRE    = regexp.MustCompile(`^(?:test )?(\S+)(?: \(([\w.]+)\))? (?:\.\.\.|---) (?:FAIL|FAILED|ERROR)\b`)
 	failBracketRE = regexp.MustCompile(`^\[\s*(?:FAIL|FAILED|ERROR)\s*\]\s+(\S.*?)(?:, where .*| \(\d+ ms\))?\s*$`)
 )
 

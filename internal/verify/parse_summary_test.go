@@ -87,6 +87,7 @@ func TestFailingLineName(t *testing.T) {
 		{"test_x (calc.tests.CalcTest.test_x) ... FAIL", "calc.tests.CalcTest.test_x"},
 		{"test tests::subtracts ... FAILED", "tests::subtracts"},
 		{"t_sub ... FAIL", "t_sub"},
+		{"tests::subtracts --- FAILED", "tests::subtracts"},
 		{"[  FAILED  ] MathTest.Sub (0 ms)", "MathTest.Sub"},
 		{"[  FAILED  ] MathTest.Sub", "MathTest.Sub"},
 		{"[  FAILED  ] Params/P.Case/0, where GetParam() = 4 (0 ms)", "Params/P.Case/0"},
