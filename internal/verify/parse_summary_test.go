@@ -220,6 +220,14 @@ func TestSummaryOutputs(t *testing.T) {
 			want: tally{Passed: 1, Failed: 1}, failing: []string{"tests/b.sh"}, formats: []string{"passed/failed line"}},
 		{name: "JUnit 4 text runner", in: "..E.\nTime: 0.012\nThere was 1 failure:\n1) testSub(CalcTest)\njava.lang.AssertionError: expected:<1> but was:<2>\n\nFAILURES!!!\nTests run: 4,  Failures: 1\n\n",
 			want: tally{Passed: 3, Failed: 1}, formats: []string{"passed/failed line"}},
+		{name: "tape beside another suite", in: "TAP version 13\n# adds\nok 1 should be strictly equal\nnot ok 2 should be strictly equal\n  ---\n    operator: equal\n  ...\n" +
+			"# subtracts\nok 3 should be strictly equal\nnot ok 4 should be strictly equal\n  ---\n    operator: equal\n  ...\n\n1..4\n# tests 4\n# pass  2\n# fail  2\n" +
+			"./test.sh\n3 passed, 0 failed\n",
+			want: tally{Passed: 5, Failed: 2}, failing: []string{"adds > should be strictly equal #2", "subtracts > should be strictly equal #4"},
+			formats: []string{"TAP summary", "passed/failed line"}},
+		{name: "TAP subtests beside another suite", in: "TAP version 14\n# Subtest: math\n    ok 1 - should be equal\n    not ok 2 - should be equal\n    1..2\n" +
+			"not ok 1 - math\n# Subtest: strings\n    not ok 1 - should be equal\n    1..1\nnot ok 2 - strings\n1..2\nPASSED: 3\n",
+			want: tally{Passed: 3, Failed: 2}, failing: []string{"math > should be equal #2", "math", "strings > should be equal", "strings"}},
 		{name: "nothing readable", in: "cc -o t t.c\n./t\nall done\n", want: tally{}, formats: []string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -233,7 +241,8 @@ func TestSummaryOutputs(t *testing.T) {
 func FuzzCountLine(f *testing.F) {
 	for _, s := range []string{"PASSED: 16", "16 tests, 1 failure", "Passed: 16 Failed: 1", "test cases: 16 | 15 passed | 1 failed",
 		"OK (16 tests)", "1 of 16 tests failed", "[  PASSED  ] 15 tests.", "test result: ok. 1 passed; 0 failed; 0 ignored;",
-		"FAIL: test_x (m.C.test_x)", "16 runs, 20 assertions, 1 failures, 0 errors, 0 skips", "# PASS:  15"} {
+		"FAIL: test_x (m.C.test_x)", "16 runs, 20 assertions, 1 failures, 0 errors, 0 skips", "# PASS:  15",
+		"TAP version 13\n# a\nok 1 x\nnot ok 2 x\n# Subtest: b\n    not ok 1 - y\nnot ok 3 - b", makeTwoBuildsRed, gtestTwoBinaries} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

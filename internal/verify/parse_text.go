@@ -55,13 +55,106 @@ type textParser struct {
 	jestFile string // the file of jest's last "FAIL file" line
 	utRan    int    // unittest's "Ran N tests"
 	utSeen   bool   // utRan was read, its "OK"/"FAILED" line not yet
+	tap      tapText
+}
+
+// tapText names TAP's failing test points as report.TAP does: the "#
+// Subtest:" headers above a point (or tape's "# name" above a top-level
+// one), then its description; a name that repeats gets TAP's number.
+type tapText struct {
+	headers  []tapTextHeader
+	block    string // tape's last "# name" at the top level
+	version  bool   // a "TAP version" line was read
+	subtests bool   // a "# Subtest:" header was read: no tape blocks
+	diag     bool   // after a "not ok" whose diagnostics may follow
+	uses     map[string]int
+	failing  []tapTextFailure
+}
+
+type tapTextHeader struct {
+	indent int
+	name   string
+}
+
+// tapTextFailure is a failing point's entry in textParser.names.
+type tapTextFailure struct {
+	at, number int
+	name       string
+}
+
+// maxTAPNames bounds the names tapText counts.
+const maxTAPNames = 1 << 16
+
+var (
+	tapTextSubtestRE = regexp.MustCompile(`^(\s*)#\s*Subtest:\s*(.*)$`)
+	tapTextVersionRE = regexp.MustCompile(`^TAP version \d+\s*$`)
+	tapTextBlockRE   = regexp.MustCompile(`^# (\S.*)$`)
+	tapTextYAMLRE    = regexp.MustCompile(`^\s+(?:---|\.\.\.)\s*$`)
+)
+
+// comment reads the lines around test points: headers, blocks, YAML.
+func (t *tapText) comment(s string, tapSeen bool) {
+	switch {
+	case tapTextVersionRE.MatchString(s):
+		t.version, t.block = true, ""
+	case tapTextSubtestRE.MatchString(s):
+		m := tapTextSubtestRE.FindStringSubmatch(s)
+		ind := len(m[1])
+		t.pop(ind)
+		t.headers = append(t.headers, tapTextHeader{ind, strings.TrimSpace(m[2])})
+		t.subtests, t.block = true, ""
+	case tapTextYAMLRE.MatchString(s):
+		t.diag = false
+	case (t.version || tapSeen) && !t.subtests && !t.diag && tapTextBlockRE.MatchString(s):
+		t.block = tapTextBlockRE.FindStringSubmatch(s)[1]
+	}
+}
+
+func (t *tapText) pop(indent int) {
+	for len(t.headers) > 0 && t.headers[len(t.headers)-1].indent >= indent {
+		t.headers = t.headers[:len(t.headers)-1]
+	}
+}
+
+// point names the test point at indent, and counts the name.
+func (t *tapText) point(indent, number int, desc string) string {
+	var parts []string
+	for _, h := range t.headers {
+		if h.indent < indent && h.name != "" {
+			parts = append(parts, h.name)
+		}
+	}
+	if indent == 0 && t.block != "" && !t.subtests {
+		parts = append(parts, t.block)
+	}
+	t.pop(indent)
+	if desc == "" {
+		desc = "test " + strconv.Itoa(number)
+	}
+	name := strings.Join(append(parts, desc), " > ")
+	if t.uses == nil {
+		t.uses = map[string]int{}
+	}
+	if _, ok := t.uses[name]; ok || len(t.uses) < maxTAPNames {
+		t.uses[name]++
+	}
+	return name
+}
+
+// number gives the failing names that repeat TAP's number, in names.
+func (t *tapText) number(names []string) {
+	for _, f := range t.failing {
+		if t.uses[f.name] > 1 && f.number > 0 && f.at < len(names) && names[f.at] == f.name {
+			names[f.at] = f.name + " #" + strconv.Itoa(f.number)
+		}
+	}
 }
 
 var (
 	goTestRE    = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+)`)
 	goPkgRE     = regexp.MustCompile(`^(ok|FAIL|\?)\s+(\S+)(?:\s+(.*))?$`)
 	goPkgRestRE = regexp.MustCompile(`^(?:\d+(?:\.\d+)?s\b|\(cached\)|\[)`)
-	tapItemRE   = regexp.MustCompile(`^(\s*)(not ok|ok)\s+\d+\b(.*)$`)
+	tapItemRE   = regexp.MustCompile(`^(\s*)(not ok|ok)\s+(\d+)\b(.*)$`)
 	tapDirRE    = regexp.MustCompile(`(?i)(?:^|\s+)#\s*(skip|todo)\b.*$`)
 	tapSumRE    = regexp.MustCompile(`^([#ℹ])\s+(pass|fail|failed|skip|skipped|todo|cancelled)\s+(\d+)\s*$`)
 	jestRE      = regexp.MustCompile(`^\s*Tests:\s+(.*\d+ total.*)$`)
@@ -111,9 +204,10 @@ func (p *textParser) line(s string) {
 		return
 	}
 	if m := tapItemRE.FindStringSubmatch(s); m != nil {
-		p.tapItem(m[1], m[2], m[3])
+		p.tapItem(m[1], m[2], m[3], m[4])
 		return
 	}
+	p.tap.comment(s, p.seen[famTAP])
 	if m := tapSumRE.FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[3])
 		var t tally
@@ -244,7 +338,7 @@ func (p *textParser) line(s string) {
 	}
 }
 
-func (p *textParser) tapItem(indent, status, rest string) {
+func (p *textParser) tapItem(indent, status, num, rest string) {
 	desc := strings.TrimSpace(rest)
 	desc = strings.TrimSpace(strings.TrimPrefix(desc, "-"))
 	directive := ""
@@ -252,8 +346,12 @@ func (p *textParser) tapItem(indent, status, rest string) {
 		directive = strings.ToLower(m[1])
 		desc = strings.TrimSpace(desc[:len(desc)-len(m[0])])
 	}
-	if status == "not ok" && directive == "" && desc != "" {
-		p.name(desc)
+	number, _ := strconv.Atoi(num)
+	name := p.tap.point(len(indent), number, desc)
+	p.tap.diag = status == "not ok"
+	if status == "not ok" && directive == "" && len(p.names) < 4*MaxFailing {
+		p.tap.failing = append(p.tap.failing, tapTextFailure{at: len(p.names), number: number, name: name})
+		p.name(name)
 	}
 	if indent != "" { // a nested subtest; its parent line counts
 		return
@@ -409,6 +507,7 @@ func (p *textParser) finish() (tally, []string, []string) {
 		t.add(p.fam[f])
 		formats = append(formats, familyNames[f])
 	}
+	p.tap.number(p.names)
 	return t, formats, dedupTitles(p.names)
 }
 
