@@ -662,6 +662,7 @@ func TestFailureWhy(t *testing.T) {
 		{gate.Failure{Name: "T", Message: "  expected 2\n  got 3"}, "expected 2 got 3"},
 		{gate.Failure{Name: "T"}, ""},
 		{gate.Failure{Name: "T", File: "test_calc.py", Line: 4, Message: "E       assert -1 == 5"}, "test_calc.py:4: assert -1 == 5"},
+		{gate.Failure{Name: "ex/calc", File: "calc_test.go", Line: 6, Message: "./calc_test.go:6:5: undefined: Mul"}, "./calc_test.go:6:5: undefined: Mul"},
 	} {
 		if got := failureWhy(c.f); got != c.want {
 			t.Errorf("failureWhy(%+v) = %q, want %q", c.f, got, c.want)

@@ -130,7 +130,8 @@ func failureWhy(f gate.Failure) string {
 	msg, _ := strings.CutPrefix(strings.TrimSpace(f.Message), "E ")
 	msg = strings.TrimSpace(msg)
 	switch {
-	case where == "":
+	case where == "" || strings.HasPrefix(strings.TrimPrefix(msg, "./"), where+":"):
+		// A compiler's error names its place itself.
 		return event.OneLine(msg, 160)
 	case msg == "":
 		return where

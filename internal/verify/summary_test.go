@@ -133,3 +133,13 @@ func TestKeyLine(t *testing.T) {
 		t.Errorf("key line of %d bytes", len(got))
 	}
 }
+
+func TestSummaryNamesABuildErrorsPlaceOnce(t *testing.T) {
+	t.Parallel()
+	r := &Result{Status: StatusFail, Reason: "1 package could not be built", Errors: 1, Tests: []report.Case{{Name: "ex/calc", Status: report.Error,
+		Kind: report.KindCollection, File: "calc_test.go", Line: 6,
+		Message: "# ex/calc [ex/calc.test]\n./calc_test.go:6:5: undefined: Mul\nFAIL\tex/calc [build failed]\n"}}}
+	if s := r.Summary(); !strings.Contains(s, "  - ex/calc [error]: ./calc_test.go:6:5: undefined: Mul\n") {
+		t.Errorf("summary:\n%s", s)
+	}
+}

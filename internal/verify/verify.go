@@ -468,10 +468,12 @@ func (r *Result) writeFailing(b *strings.Builder) {
 				if t.Status == report.Error {
 					line += " [error]"
 				}
-				if loc := location(t); loc != "" {
+				k := keyLine(t.Message)
+				// A compiler's error names its place itself.
+				if loc := location(t); loc != "" && !strings.HasPrefix(strings.TrimPrefix(k, "./"), loc+":") {
 					line += " (" + clip(loc, 120) + ")"
 				}
-				if k := keyLine(t.Message); k != "" {
+				if k != "" {
 					line += ": " + k
 				}
 				b.WriteString(line + "\n")
