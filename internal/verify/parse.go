@@ -42,7 +42,8 @@ package verify
 // Failing names are collected from go "--- FAIL:" lines (named
 // "pkg.TestX" when the package line follows; a parent that failed only
 // through its subtests as "pkg.TestX (1 of 3 subtests failed: b)"), TAP
-// "not ok" lines, googletest "[  FAILED  ] Suite.Case", unittest "FAIL:
+// "not ok" lines (named as report.TAP names them: "# Subtest:" headers or
+// tape's "# name" block first, TAP's number when a name repeats), googletest "[  FAILED  ] Suite.Case", unittest "FAIL:
 // test_x (mod.Class.test_x)" and "test_x (…) ... FAIL", "FAIL: name" and
 // "name ... FAILED" lines of other harnesses, jest "●" headers (the test
 // file for "Test suite failed to run"), vitest "FAIL file > suite > test" and "× suite > test" lines
