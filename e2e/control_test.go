@@ -145,7 +145,7 @@ func TestManualApproveAndDeny(t *testing.T) {
 	dir := repo(t, calcProject)
 	m := newModel(t,
 		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
-		calls(call("goals", calcGoals())),
+		calls(call("glob", map[string]any{"pattern": "**/*_test.go"})),
 		step{"text": "waiting", "delay_ms": 20000},
 	)
 	l := startLive(t, dir, runArgs(m, "--control", "manual", "fix calc")...)
@@ -169,24 +169,24 @@ func TestManualApproveAndDeny(t *testing.T) {
 	if a := ultra(t, dir, "approve", id, "--call", readCall); a.code != 0 || !strings.Contains(a.stdout, "applied") {
 		t.Fatalf("approve: exit %d %s %s", a.code, a.stdout, a.stderr)
 	}
-	g := l.waitEvent(t, "the goals call waiting", func(e map[string]any) bool {
-		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "goals"
+	g := l.waitEvent(t, "the glob waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "glob"
 	})
 	waitRequests(t, m, 2)
 	if !strings.Contains(string(m.srv.Requests()[1].Body), "return a - b") {
 		t.Fatal("the approved read's result did not reach the model")
 	}
-	if d := ultra(t, dir, "approve", id, "--call", data(g)["call_id"].(string), "--deny", "not these goals"); d.code != 0 {
+	if d := ultra(t, dir, "approve", id, "--call", data(g)["call_id"].(string), "--deny", "not the tests"); d.code != 0 {
 		t.Fatalf("deny: exit %d %s %s", d.code, d.stdout, d.stderr)
 	}
 	l.waitEvent(t, "the denial", func(e map[string]any) bool { return e["type"] == "approval" && data(e)["state"] == "denied" })
 	waitRequests(t, m, 3)
-	if body := string(m.srv.Requests()[2].Body); !strings.Contains(body, "Denied by a person: not these goals") {
+	body := string(m.srv.Requests()[2].Body)
+	if !strings.Contains(body, "Denied by a person: not the tests") {
 		t.Fatalf("the denial did not reach the model:\n%s", body)
 	}
-	wt := runWorktree(t, dir, id)
-	if _, err := os.Stat(filepath.Join(wt, ".ultra", "runs", id, "goals.json")); err == nil {
-		t.Fatal("the denied goals call wrote goals.json")
+	if strings.Contains(body, "calc_test.go") {
+		t.Fatalf("the denied glob ran: its match reached the model:\n%s", body)
 	}
 	// ultra cancel of the live run: its own terminal reports cancelled.
 	if c := ultra(t, dir, "cancel", id, "--reason", "enough"); c.code != 0 {
@@ -199,6 +199,103 @@ func TestManualApproveAndDeny(t *testing.T) {
 	if data(fin)["status"] != "cancelled" || strings.Contains(l.stderr.String(), "interrupted") {
 		t.Fatalf("the watching terminal did not report a cancel: %v\n%s", data(fin), l.stderr.String())
 	}
+}
+
+// One answer covers a class: after "allow read-only calls for the rest of
+// this run", reads and globs run without asking, while a bash call still
+// waits for a person. The model cannot give that answer itself.
+func TestManualAllowReadOnly(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t,
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		calls(call("glob", map[string]any{"pattern": "**/*_test.go"}), call("read", map[string]any{"file_path": "calc/calc_test.go"})),
+		calls(call("bash", map[string]any{"command": "wc -l calc/calc.go"})),
+		step{"text": "waiting", "delay_ms": 20000},
+	)
+	l := startLive(t, dir, runArgs(m, "--control", "manual", "fix calc")...)
+	w := l.waitEvent(t, "the read waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting"
+	})
+	id := w["run"].(string)
+	if data(w)["read_only"] != true {
+		t.Fatalf("the waiting read is not marked read-only: %v", data(w))
+	}
+	if r := ultra(t, dir, "approve", id, "--read-only", "--for-run"); r.code != 2 || !strings.Contains(r.stderr, "two answers") {
+		t.Fatalf("approve --read-only --for-run: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if a := ultra(t, dir, "approve", id, "--read-only"); a.code != 0 || !strings.Contains(a.stdout, "applied") {
+		t.Fatalf("approve --read-only: exit %d %s %s", a.code, a.stdout, a.stderr)
+	}
+	l.waitEvent(t, "the class allowed", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "allowed_read_only_for_run" && data(e)["tool"] == "read"
+	})
+	b := l.waitEvent(t, "the bash call waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "bash"
+	})
+	if data(b)["read_only"] == true {
+		t.Fatalf("a bash call is marked read-only: %v", data(b))
+	}
+	var waited []string
+	for _, e := range l.events() {
+		if e["type"] == "approval" && data(e)["state"] == "waiting" {
+			waited = append(waited, data(e)["tool"].(string))
+		}
+	}
+	if strings.Join(waited, " ") != "read bash" {
+		t.Fatalf("calls that waited for a person: %v, want the first read and the bash call", waited)
+	}
+	body := string(m.srv.Requests()[2].Body)
+	if !strings.Contains(body, "calc/calc_test.go") || !strings.Contains(body, "func TestAdd") {
+		t.Fatalf("the glob and the second read did not run:\n%s", body)
+	}
+	if c := ultra(t, dir, "cancel", id); c.code != 0 {
+		t.Fatalf("cancel: exit %d %s %s", c.code, c.stdout, c.stderr)
+	}
+	l.wait(t)
+}
+
+// In manual control a plan is accepted once: the goals call does not wait
+// as a call, the plan waits, shown as goals and criteria, and its
+// acceptance is the one answer.
+func TestManualPlanApprovedOnce(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t,
+		calls(call("goals", calcGoals())),
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		step{"text": "waiting", "delay_ms": 20000},
+	)
+	res := ultra(t, dir, runArgs(m, "--control", "manual", "fix calc")...)
+	if res.code != 3 || !strings.Contains(res.stderr, "needs_approval") {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	evs := res.events(t)
+	if n := len(ofType(evs, "approval")); n != 0 {
+		t.Fatalf("%d approval events before the plan: the goals call waited as a call", n)
+	}
+	id := runID(t, evs)
+	st := ultra(t, dir, "status", id)
+	for _, want := range []string{"plan waiting for approval", "Add adds", "[happy, command]", "Add adds, as its test shows"} {
+		if !strings.Contains(st.stdout, want) {
+			t.Fatalf("status lacks %q:\n%s", want, st.stdout)
+		}
+	}
+	if strings.Contains(st.stdout, `"criteria"`) {
+		t.Fatalf("the plan is shown as JSON:\n%s", st.stdout)
+	}
+	// The acceptance is the one answer: the next call waits as a call.
+	l := startLive(t, dir, "approve", id, "--output", "jsonl", "--base-url", m.url)
+	w := l.waitEvent(t, "the phase call waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting"
+	})
+	if data(w)["tool"] != "phase" {
+		t.Fatalf("after the plan, %v waits, want the phase call", data(w)["tool"])
+	}
+	if c := ultra(t, dir, "cancel", id); c.code != 0 {
+		t.Fatalf("cancel: exit %d %s %s", c.code, c.stdout, c.stderr)
+	}
+	l.wait(t)
 }
 
 // runWorktree is the worktree of run id.
@@ -459,6 +556,7 @@ func TestManualDecisionsAndSteering(t *testing.T) {
 	dir := repo(t, calcProject)
 	m := newModel(t,
 		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		calls(call("glob", map[string]any{"pattern": "**/*_test.go"})),
 		calls(call("goals", calcGoals())),
 		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"})),
 		calls(call("bash", map[string]any{"command": "echo released > released.txt"})),
@@ -472,17 +570,17 @@ func TestManualDecisionsAndSteering(t *testing.T) {
 	if r := ultra(t, dir, "approve", id); r.code != 0 || !strings.Contains(r.stdout, "applied") {
 		t.Fatalf("approve without --call: exit %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	l.waitEvent(t, "the goals call waiting", func(e map[string]any) bool {
-		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "goals"
+	l.waitEvent(t, "the glob waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "glob"
 	})
-	if r := ultra(t, dir, "approve", id, "--call", "call_9"); r.code != 2 || !strings.Contains(r.stderr, "waits on call call_2 (goals), not call_9") {
+	if r := ultra(t, dir, "approve", id, "--call", "call_9"); r.code != 2 || !strings.Contains(r.stderr, "waits on call call_2 (glob), not call_9") {
 		t.Fatalf("approve of another call: exit %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	if r := ultra(t, dir, "next", id); r.code != 2 || !strings.Contains(r.stderr, "does not pause between units") {
 		t.Fatalf("next of a manual run: exit %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	if r := ultra(t, dir, "approve", id, "--call", "call_2"); r.code != 0 {
-		t.Fatalf("approve goals: exit %d %s", r.code, r.stderr)
+		t.Fatalf("approve glob: exit %d %s", r.code, r.stderr)
 	}
 	if code := l.wait(t); code != 3 {
 		t.Fatalf("the run did not stop for its plan: exit %d", code)

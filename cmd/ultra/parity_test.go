@@ -42,6 +42,7 @@ var parityLines = []string{
 	"/pause --reason x",
 	"/stop 20261122 --reason x",
 	"/approve 20261122 --call call_3 --for-run",
+	"/approve 20261122 --read-only",
 	"/approve --autonomous --permission-profile trusted",
 	"/deny not the lockfile --call call_3 --run 20261122",
 	"/deny -- -rf is never fine",

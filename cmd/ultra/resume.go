@@ -34,7 +34,7 @@ func newResumeCmd() *cobra.Command {
 func newApproveCmd() *cobra.Command {
 	var f runFlags
 	var callID, deny, profile string
-	var forRun, autonomous, asJSON bool
+	var forRun, readOnly, autonomous, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "approve RUN_ID [GUIDANCE]",
 		Short: "Accept the plan a run waits on, or allow (deny) the tool call a manual run waits on",
@@ -42,12 +42,14 @@ func newApproveCmd() *cobra.Command {
 			"--autonomous the accepted plan runs autonomously (the work mode becomes build, the run control\n" +
 			"autonomous, and --permission-profile sets the profile), each change recorded.\n\n" +
 			"In manual run control every tool call waits for a person: ultra approve RUN [--call ID] allows it\n" +
-			"(--for-run: its tool for the rest of the run), ultra approve RUN --call ID --deny \"reason\" refuses it\n" +
+			"(--for-run: its tool for the rest of the run; --read-only: every read-only call, read, glob and grep,\n" +
+			"for the rest of the run), ultra approve RUN --call ID --deny \"reason\" refuses it\n" +
 			"and the model reads the reason. A live run takes the decision within a second; a run that stopped\n" +
 			"to wait (--no-wait) is continued here.",
 		Example: `  ultra approve RUN                          # accept the plan
   ultra approve RUN --autonomous --permission-profile trusted
   ultra approve RUN --call call_3            # allow the waiting call
+  ultra approve RUN --read-only              # allow it, and every read-only call from now on
   ultra approve RUN --call call_3 --deny "do not touch the lockfile"`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,7 +57,7 @@ func newApproveCmd() *cobra.Command {
 			if len(args) == 2 {
 				guidance = strings.TrimSpace(args[1])
 			}
-			decide := callID != "" || cmd.Flags().Changed("deny") || forRun || waitsForCall(cmd, args[0])
+			decide := callID != "" || cmd.Flags().Changed("deny") || forRun || readOnly || waitsForCall(cmd, args[0])
 			if !decide {
 				ro := agent.ResumeOptions{Guidance: guidance, Approve: true}
 				if autonomous {
@@ -80,7 +82,21 @@ func newApproveCmd() *cobra.Command {
 				return err
 			}
 			allow := !cmd.Flags().Changed("deny")
-			a, err := agent.Decide(cmd.Context(), p.agentOptions(st), row.ID, callID, allow, forRun, firstNonEmptyStr(deny, guidance), askWait)
+			scope := ""
+			switch {
+			case forRun && readOnly:
+				st.Close()
+				return usageErr("--for-run and --read-only are two answers: --for-run allows the call's tool, --read-only every read-only call")
+			case forRun:
+				scope = agent.ApproveForRun
+			case readOnly:
+				scope = agent.ApproveReadOnly
+			}
+			if scope != "" && !allow {
+				st.Close()
+				return usageErr("--deny refuses one call: it goes with neither --for-run nor --read-only")
+			}
+			a, err := agent.Decide(cmd.Context(), p.agentOptions(st), row.ID, callID, allow, scope, firstNonEmptyStr(deny, guidance), askWait)
 			st.Close()
 			if err != nil {
 				return requestErr(err)
@@ -101,6 +117,7 @@ func newApproveCmd() *cobra.Command {
 	fl.StringVar(&callID, "call", "", "the tool call to allow or deny (default: the one the run waits on)")
 	fl.StringVar(&deny, "deny", "", "refuse the call, with a reason the model reads")
 	fl.BoolVar(&forRun, "for-run", false, "allow the call's tool for the rest of the run")
+	fl.BoolVar(&readOnly, "read-only", false, "allow the call and every read-only call (read, glob, grep) for the rest of the run")
 	fl.BoolVar(&autonomous, "autonomous", false, "accept the plan and let it run autonomously")
 	fl.StringVar(&profile, "permission-profile", "", "with an accepted plan: the permission profile it runs with")
 	fl.BoolVar(&asJSON, "json", false, "print the outcome of a decision as JSON")

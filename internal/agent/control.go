@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -21,8 +22,14 @@ import (
 	"github.com/ultra-dev/ultra/internal/tool"
 )
 
-// Approval scopes.
-const approveForRun = "run"
+// Approval scopes: what one answer of a person on a waiting call covers
+// beyond the call itself, for the rest of the run. Only a person's
+// request (ultra approve, from any surface) carries one; no tool of the
+// model's can.
+const (
+	ApproveForRun   = "run"       // the call's tool
+	ApproveReadOnly = "read_only" // every read-only call (read, glob, grep)
+)
 
 // control is the runner's side of the requests other processes make of
 // a live run (internal/store requests): steering, approvals, next,
@@ -584,9 +591,41 @@ func (r *runner) waitFor(ctx context.Context, what, why string, accept func(stor
 }
 
 // asksAPerson says call c waits for a person before it runs: manual
-// control, and its tool not allowed for the rest of the run.
+// control, unless a person's earlier answer covers it (its tool, or every
+// read-only call, for the rest of the run) or the call proposes the plan,
+// whose acceptance is the person's one answer on it.
 func (r *runner) asksAPerson(c llm.ToolCall) bool {
-	return r.row.Axes.Control == "manual" && !slices.Contains(r.st.AllowedTools, c.Name)
+	switch {
+	case r.row.Axes.Control != "manual", slices.Contains(r.st.AllowedTools, c.Name), r.proposesPlan(c):
+		return false
+	case r.st.AllowReadOnly:
+		return !r.readOnly(c)
+	}
+	return true
+}
+
+// readOnly says call c's tool only reads (Tool.ReadOnly: read, glob, grep;
+// never bash, whatever its command).
+func (r *runner) readOnly(c llm.ToolCall) bool {
+	t, ok := r.tools[c.Name]
+	return ok && t.ReadOnly()
+}
+
+// proposesPlan says call c can only propose a plan a person then accepts:
+// a goals call, or a phase call from planning to building, under a run
+// control that never accepts a plan without a person. Whatever its
+// arguments, such a call ends with the plan waiting (or refused).
+func (r *runner) proposesPlan(c llm.ToolCall) bool {
+	if r.row.Axes.AcceptsPlanWithoutPerson() || r.st.Phase.Phase != phase.Planning {
+		return false
+	}
+	if c.Name == "goals" {
+		return true
+	}
+	var a struct {
+		To string `json:"to"`
+	}
+	return c.Name == "phase" && json.Unmarshal([]byte(c.Arguments), &a) == nil && strings.TrimSpace(a.To) == string(phase.Building)
 }
 
 // approved holds a call of a manual run until a person allows or denies
@@ -595,7 +634,7 @@ func (r *runner) approved(ctx context.Context, c llm.ToolCall) (res tool.Result,
 	if !r.asksAPerson(c) {
 		return tool.Result{}, true
 	}
-	r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, Args: rawArgs(c.Arguments), State: "waiting", Axes: r.row.Axes})
+	r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, Args: rawArgs(c.Arguments), State: "waiting", ReadOnly: r.readOnly(c), Axes: r.row.Axes})
 	how := fmt.Sprintf("ultra approve %s --call %s (or --deny REASON)", r.row.ID, c.ID)
 	call := c
 	if r.o.NoWait {
@@ -642,11 +681,15 @@ func (r *runner) decide(c llm.ToolCall, q store.Request) (tool.Result, bool) {
 		return tool.Result{IsError: true, Output: "Denied by a person: " + reason}, false
 	}
 	state := "allowed"
-	if q.Scope == approveForRun {
+	switch q.Scope {
+	case ApproveForRun:
 		state = "allowed_for_run"
 		if !slices.Contains(r.st.AllowedTools, c.Name) {
 			r.st.AllowedTools = append(r.st.AllowedTools, c.Name)
 		}
+	case ApproveReadOnly:
+		state = "allowed_read_only_for_run"
+		r.st.AllowReadOnly = true
 	}
 	r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, State: state, Reason: q.Reason, Axes: r.row.Axes})
 	return tool.Result{}, true

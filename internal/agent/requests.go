@@ -197,10 +197,12 @@ func Control(ctx context.Context, o Options, id, kind, reason string, wait time.
 }
 
 // Decide allows or denies a tool call that waits for a person (manual
-// control). forRun allows the call's tool for the rest of the run. A run
+// control). scope says what else the answer allows for the rest of the
+// run: "" nothing, ApproveForRun the call's tool, ApproveReadOnly every
+// read-only call. A run
 // no process drives keeps the decision for its resume (ultra approve
 // then continues it).
-func Decide(ctx context.Context, o Options, id, callID string, allow, forRun bool, reason string, wait time.Duration) (*Asked, error) {
+func Decide(ctx context.Context, o Options, id, callID string, allow bool, scope, reason string, wait time.Duration) (*Asked, error) {
 	o = o.withDefaults()
 	row, err := openRun(ctx, o, id)
 	if err != nil {
@@ -210,8 +212,13 @@ func Decide(ctx context.Context, o Options, id, callID string, allow, forRun boo
 	if !allow {
 		q.Kind = store.ReqDeny
 	}
-	if forRun {
-		q.Scope = approveForRun
+	switch scope {
+	case "", ApproveForRun, ApproveReadOnly:
+	default:
+		return nil, fmt.Errorf("unknown scope %q of an approval: want %s or %s", scope, ApproveForRun, ApproveReadOnly)
+	}
+	if allow {
+		q.Scope = scope
 	}
 	st, err := decodeState(row)
 	if err != nil {

@@ -94,6 +94,9 @@ type runState struct {
 	// AllowedTools are the tools a person allowed for the rest of the run
 	// (manual control: ultra approve --for-run).
 	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// AllowReadOnly: a person allowed every read-only call for the rest
+	// of the run (manual control: ultra approve --read-only).
+	AllowReadOnly bool `json:"allow_read_only,omitempty"`
 	// AwaitingCall is the call a manual run stopped on to wait for a
 	// person (--no-wait); resume settles it.
 	AwaitingCall *llm.ToolCall `json:"awaiting_call,omitempty"`

@@ -214,6 +214,7 @@ var Table = []Command{
 		Flags: []Flag{
 			{Name: "call", Value: true, Usage: "the tool call to allow (default: the one the run waits on)", arg: "ID"},
 			{Name: "for-run", Usage: "allow the call's tool for the rest of the run"},
+			{Name: "read-only", Usage: "allow the call and every read-only call (read, glob, grep) for the rest of the run"},
 			{Name: "autonomous", Usage: "accept the plan and let it run autonomously"},
 			{Name: "permission-profile", Value: true, Usage: "with an accepted plan: the permission profile it runs with", Values: axes.Values[axes.Permission], noun: "permission profile", arg: "PROFILE"},
 		},
@@ -222,10 +223,14 @@ var Table = []Command{
 		check: func(inv Invocation) error {
 			_, call := inv.Flags["call"]
 			_, forRun := inv.Flags["for-run"]
+			_, readOnly := inv.Flags["read-only"]
 			_, auto := inv.Flags["autonomous"]
 			_, profile := inv.Flags["permission-profile"]
-			if (call || forRun) && (auto || profile) {
-				return fmt.Errorf("/approve: --autonomous and --permission-profile go with accepting a plan, not with --call or --for-run")
+			if (call || forRun || readOnly) && (auto || profile) {
+				return fmt.Errorf("/approve: --autonomous and --permission-profile go with accepting a plan, not with --call, --for-run or --read-only")
+			}
+			if forRun && readOnly {
+				return fmt.Errorf("/approve: --for-run and --read-only are two answers: --for-run allows the call's tool, --read-only every read-only call")
 			}
 			return nil
 		},

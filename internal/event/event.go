@@ -146,15 +146,19 @@ type (
 		By     string    `json:"by,omitempty"`
 		Axes   axes.Axes `json:"axes"` // all five after the change
 	}
-	// ApprovalData: State is "waiting", "allowed", "allowed_for_run" or
-	// "denied"; every such decision logs the five axes.
+	// ApprovalData: State is "waiting", "allowed", "allowed_for_run" (the
+	// call's tool for the rest of the run), "allowed_read_only_for_run"
+	// (every read-only call for the rest of the run) or "denied"; every
+	// such decision logs the five axes. ReadOnly says a waiting call's
+	// tool only reads: an answer allowing read-only calls covers its kind.
 	ApprovalData struct {
-		CallID string          `json:"call_id"`
-		Tool   string          `json:"tool"`
-		Args   json.RawMessage `json:"args,omitempty"`
-		State  string          `json:"state"`
-		Reason string          `json:"reason,omitempty"`
-		Axes   axes.Axes       `json:"axes"`
+		CallID   string          `json:"call_id"`
+		Tool     string          `json:"tool"`
+		Args     json.RawMessage `json:"args,omitempty"`
+		State    string          `json:"state"`
+		ReadOnly bool            `json:"read_only,omitempty"`
+		Reason   string          `json:"reason,omitempty"`
+		Axes     axes.Axes       `json:"axes"`
 	}
 	ControlData struct {
 		Request int64  `json:"request"`

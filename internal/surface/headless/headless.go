@@ -192,7 +192,7 @@ func (l *Log) format(e event.Event) string {
 	case event.ApprovalData:
 		switch d.State {
 		case "waiting":
-			return fmt.Sprintf("%s %s call %s (%s %s) waits for a person: ultra approve %s --call %s (or --deny REASON)", b,
+			return fmt.Sprintf("%s %s call %s (%s %s) waits for a person: ultra approve %s --call %s (--for-run: its tool for the rest of the run; --read-only: every read-only call; or --deny REASON)", b,
 				l.paint(yellow, "approval"), d.CallID, d.Tool, event.OneLine(string(d.Args), 100), e.Run, d.CallID)
 		case "denied":
 			return fmt.Sprintf("%s %s call %s (%s) denied: %s", b, l.paint(red, "approval"), d.CallID, d.Tool, event.OneLine(d.Reason, 160))

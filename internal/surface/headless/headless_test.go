@@ -49,6 +49,7 @@ func TestLog(t *testing.T) {
 		"gate FAIL: 1 of 2 tests failed", "✗ pkg.TestA", "a_test.go:7: got 1, want 2\n", // why, with no escape from the runner
 		"[complete ] ✔ complete — verification passed",
 		`approval call call_3 (bash {"command":"ls"}) waits for a person: ultra approve r1 --call call_3`,
+		"--read-only: every read-only call",
 		"approval call call_3 (bash) denied: not now", "control steer request #4 [after-current-unit]: pending",
 		"axis model_mode: smart → fast by person [now]: cheaper · now build | autonomous | normal | fast | headless",
 	} {

@@ -254,7 +254,7 @@ func (m *Model) say(s string) { m.notice = s }
 func (m *Model) askKey(ks string) (tea.Cmd, bool) {
 	run := m.sess.Run
 	if w := m.sess.Waiting; w != nil && strings.HasPrefix(m.asking(), "call:") {
-		if _, cut := m.callShown(w.Args); cut && (ks == "a" || ks == "y" || ks == "r") {
+		if _, cut := m.callShown(w.Args); cut && (ks == "a" || ks == "y" || ks == "r" || ks == "o") {
 			m.say("the call does not show whole on this screen: make the terminal taller, or Ctrl+O, before allowing it (d denies it)")
 			return nil, true
 		}
@@ -263,6 +263,8 @@ func (m *Model) askKey(ks string) (tea.Cmd, bool) {
 			return m.act("/approve", "approve", run, nil, flags{"call": w.CallID}, true), true
 		case "r":
 			return m.act("/approve --for-run", "approve", run, nil, flags{"call": w.CallID, "for-run": "true"}, true), true
+		case "o":
+			return m.act("/approve --read-only", "approve", run, nil, flags{"call": w.CallID, "read-only": "true"}, true), true
 		case "d", "n":
 			m.denyCall = w.CallID
 			m.input.Placeholder = "why it is denied (the model reads this); enter sends, esc goes back"

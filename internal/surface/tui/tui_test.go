@@ -152,7 +152,8 @@ func TestFrameShowsTheRun(t *testing.T) {
 		"gate FAIL", "✗ calc.TestMul", "✗ calc.TestDiv", // the failing tests
 		"calc_test.go:9: Mul(2, 3) = 5, want 6",            // and why, where the runner said
 		"refused [policy] bash", "git push is not allowed", // the refusal with its layer
-		"approve this call? write", "a allow once", "r allow for this run", "d deny with a reason",
+		"approve this call? write", "a allow once", "r allow write for this run", "d deny with a reason",
+		"o allow read-only calls (read, glob, grep) for this run",
 		"phase iterating", "goal g1", "retries 1/10", "12.4k tok", "$0.0321",
 	} {
 		if !strings.Contains(s, want) {
@@ -181,8 +182,9 @@ func TestCompactBadgeUnder80(t *testing.T) {
 	}
 }
 
-// Approvals: allow once, for the run, and a denial whose reason the model
-// reads; each is the command line's approve.
+// Approvals: allow once, the tool for the run, every read-only call for
+// the run, and a denial whose reason the model reads; each is the command
+// line's approve.
 func TestApprovalKeys(t *testing.T) {
 	id := "20261124-120000-abcdef"
 	for _, c := range []struct {
@@ -191,6 +193,7 @@ func TestApprovalKeys(t *testing.T) {
 	}{
 		{[]string{"a"}, []string{"approve", "--output", "jsonl", id, "--call", "c9"}},
 		{[]string{"r"}, []string{"approve", "--output", "jsonl", id, "--call", "c9", "--for-run"}},
+		{[]string{"o"}, []string{"approve", "--output", "jsonl", id, "--call", "c9", "--read-only"}},
 		{[]string{"d", "-rf is not that file", "enter"}, []string{"approve", "--output", "jsonl", id, "--call", "c9", "--deny=-rf is not that file"}},
 	} {
 		m, f := newDemo(t, 120, 40, "manual")

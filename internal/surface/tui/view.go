@@ -332,7 +332,8 @@ func (m *Model) prompt() []string {
 	if w := m.sess.Waiting; w != nil && strings.HasPrefix(ask, "call:") {
 		args, _ := m.callShown(w.Args)
 		body = stWarn.Render("approve this call?") + " " + stTool.Render(w.Tool) + "\n" + args +
-			stBold.Render("a") + " allow once   " + stBold.Render("r") + " allow for this run   " + stBold.Render("d") + " deny with a reason   " + stDim.Render("esc later")
+			stBold.Render("a") + " allow once   " + stBold.Render("r") + " allow " + w.Tool + " for this run   " + stBold.Render("d") + " deny with a reason\n" +
+			stBold.Render("o") + " allow read-only calls (read, glob, grep) for this run   " + stDim.Render("esc later")
 		if m.denyCall != "" {
 			body += "\n" + stDim.Render("type the reason below")
 		}
