@@ -81,7 +81,7 @@ func (it *Item) render(width int, open bool) []string {
 	it.Title, it.Body = printable(it.Title), untab(printable(it.Body))
 	var out []string
 	add := func(prefix string, s string, st *lipgloss.Style) {
-		for _, l := range wrap(s, width-ansi.StringWidth(prefix)) {
+		for _, l := range wrapHanging(s, width-ansi.StringWidth(prefix)) {
 			if st != nil {
 				l = st.Render(l)
 			}
@@ -185,6 +185,66 @@ func wrap(s string, width int) []string {
 		return nil
 	}
 	return strings.Split(ansi.Wrap(s, width, " -"), "\n")
+}
+
+// wrapHanging breaks s into lines of at most width cells, each line of
+// s on its own: a line that wraps goes on under its text, not at column
+// 0 (under its second column when it has one, as a list of commands
+// with their summaries does).
+func wrapHanging(s string, width int) []string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		ind := hangIndent(l, width)
+		if ind == 0 || ansi.StringWidth(l) <= width {
+			out = append(out, wrapLine(l, width)...)
+			continue
+		}
+		for i, w := range wrapLine(l[ind:], width-ind) {
+			p := strings.Repeat(" ", ind)
+			if i == 0 {
+				p = l[:ind]
+			}
+			out = append(out, p+w)
+		}
+	}
+	return out
+}
+
+// wrapLine is wrap of one line; an empty line stays a line.
+func wrapLine(l string, width int) []string {
+	if w := wrap(l, width); len(w) > 0 {
+		return w
+	}
+	return []string{""}
+}
+
+// hangIndent is the byte offset where a line's wrapped rest goes on: after
+// its first run of two or more spaces that follows text (the start of a
+// second column), else after its leading spaces; 0 when that would leave
+// less than half the width.
+func hangIndent(l string, width int) int {
+	lead := len(l) - len(strings.TrimLeft(l, " "))
+	ind := lead
+	if gap := strings.Index(l[lead:], "  "); gap > 0 {
+		end := lead + gap
+		for end < len(l) && l[end] == ' ' {
+			end++
+		}
+		if end < len(l) {
+			ind = end
+		}
+	}
+	if ansi.StringWidth(l[:ind]) > width/2 {
+		ind = lead
+	}
+	if ansi.StringWidth(l[:ind]) > width/2 {
+		return 0
+	}
+	return ind
 }
 
 // markdown renders the model's text: headings, emphasis, inline code,

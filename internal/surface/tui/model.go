@@ -105,7 +105,14 @@ func New(o Options) *Model {
 	}
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
-	ta.Prompt = "› "
+	// One prompt mark, on the input's first line: the rows under it are
+	// the same input, not more prompts.
+	ta.SetPromptFunc(2, func(p textarea.PromptInfo) string {
+		if p.LineNumber == 0 {
+			return "› "
+		}
+		return "  "
+	})
 	ta.Placeholder = "a task, a question, or /help"
 	ta.CharLimit = 0
 	ta.MaxHeight = 8

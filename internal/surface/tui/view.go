@@ -58,8 +58,40 @@ func (m *Model) View() tea.View {
 	return v
 }
 
-// inputHeight is the input's rows.
-func (m *Model) inputHeight() int { return min(max(m.input.LineCount(), 2), 8) }
+// inputHeight is the input's rows: its text's rows as wrapped, so that
+// the first (with the prompt mark) stays in sight while they fit.
+func (m *Model) inputHeight() int { return min(max(m.inputRows(), 2), 8) }
+
+// inputRows is the rows the input's text takes wrapped at the input's
+// width, as the input wraps it (at spaces; a full row leaves the cursor a
+// row of its own); it may count one row more, never fewer.
+func (m *Model) inputRows() int {
+	w := max(m.input.Width(), 1)
+	rows := 0
+	for _, l := range strings.Split(m.input.Value(), "\n") {
+		ws := strings.Split(ansi.Wrap(l, w, ""), "\n")
+		rows += len(ws)
+		if ansi.StringWidth(ws[len(ws)-1]) >= w {
+			rows++
+		}
+	}
+	return rows
+}
+
+// unscrollInput shows the input from its first row when all its rows fit:
+// the input scrolls while a line wraps into a row it has not grown to
+// yet, and never scrolls back by itself. The cursor stays where it was.
+func (m *Model) unscrollInput() {
+	if m.input.ScrollYOffset() == 0 || m.inputRows() > m.input.Height() {
+		return
+	}
+	row, col := m.input.Line(), m.input.Column()
+	m.input.MoveToBegin()
+	for i := 0; m.input.Line() < row && i < 1000; i++ {
+		m.input.CursorDown()
+	}
+	m.input.SetCursorColumn(col)
+}
 
 // convHeight is the rows of the conversation.
 func (m *Model) convHeight() int { return max(m.h-3-m.inputHeight(), 1) }
@@ -84,6 +116,7 @@ func (m *Model) Render() string {
 		}
 	default:
 		m.input.SetHeight(m.inputHeight())
+		m.unscrollInput()
 		lines = append(lines, strings.Split(m.input.View(), "\n")...)
 	}
 	lines = append(lines, m.hints())
