@@ -15,6 +15,9 @@ import (
 
 var reminderPhase = regexp.MustCompile(`<ultra-reminder>\n\[ultra\] phase: (\w+)\.`)
 
+// reminderLimit is the reminder's binding limit: what, left, of how many.
+var reminderLimit = regexp.MustCompile(`\n(retries|cycles of goal \S+|final gate verifications) left: (\d+) of (\d+);`)
+
 // checkWire asserts layers 1 and 3 at the wire: every request carries the
 // reminder, and offers exactly the tools of the phase it names.
 func checkWire(t *testing.T, m *model) {
@@ -28,10 +31,19 @@ func checkWire(t *testing.T, m *model) {
 		if sm == nil {
 			t.Fatalf("request %d carries no reminder; last user message: %q", i+1, r.LastUser)
 		}
-		for _, want := range []string{"retries left:", "turns left:", "tokens left:", "time left:", "tools now:"} {
+		for _, want := range []string{"turns left:", "tokens left:", "time left:", "tools now:"} {
 			if !strings.Contains(r.LastUser, want) {
 				t.Errorf("request %d reminder lacks %q", i+1, want)
 			}
+		}
+		// The reminder states the limit that ends the run first: a goal's
+		// 5 cycles before the run's 10 retries.
+		lim := reminderLimit.FindStringSubmatch(r.LastUser)
+		switch {
+		case lim == nil:
+			t.Errorf("request %d reminder states no limit:\n%s", i+1, r.LastUser)
+		case strings.Contains(r.LastUser, "cycle 1 of 5") && !strings.HasPrefix(lim[1], "cycles of goal "):
+			t.Errorf("request %d works on a goal of 5 cycles but its reminder states %q", i+1, lim[0])
 		}
 		p := phase.Phase(sm[1])
 		if !slices.Equal(r.Tools, phase.Tools(p)) {

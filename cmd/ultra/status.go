@@ -13,7 +13,7 @@ import (
 )
 
 func newStatusCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, verbose bool
 	var n int
 	cmd := &cobra.Command{
 		Use:   "status RUN_ID",
@@ -32,16 +32,17 @@ func newStatusCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), s)
 			}
-			printStatus(&printableWriter{w: cmd.OutOrStdout()}, s)
+			printStatus(&printableWriter{w: cmd.OutOrStdout()}, s, verbose)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().IntVarP(&n, "events", "n", 10, "how many of the last events to show")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "with a gate decision that reuses an earlier one's verdict, the earlier one's reasons too")
 	return cmd
 }
 
-func printStatus(w io.Writer, s *agent.Status) {
+func printStatus(w io.Writer, s *agent.Status, verbose bool) {
 	fmt.Fprintf(w, "run      %s\n", s.ID)
 	fmt.Fprintf(w, "task     %s\n", clip(s.Task, 200))
 	fmt.Fprintf(w, "phase    %s\n", s.Phase)
@@ -66,6 +67,9 @@ func printStatus(w io.Writer, s *agent.Status) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "retries  %d of %d used (%d left)\n", s.Retries.Used, s.Retries.Max, s.Retries.Left)
+	if l := s.Limit; l.What != "" && l.What != "retries" {
+		fmt.Fprintf(w, "limit    %d of %d %s used (%d left): ends the run before the retries do\n", l.Used, l.Max, l.What, l.Left)
+	}
 	b, u := s.Budgets, s.Used
 	fmt.Fprintf(w, "budgets  turns %d/%d · input tokens %d/%d · output tokens %d/%d · wall %s/%s\n",
 		u.Turns, b.MaxTurns, u.InputTokens, b.MaxInputTokens, u.OutputTokens, b.MaxOutputTokens,
@@ -83,6 +87,12 @@ func printStatus(w io.Writer, s *agent.Status) {
 	}
 	if v := s.LastVerify; v != nil {
 		fmt.Fprintf(w, "verify   %s: %s (passed %d, failed %d, skipped %d)\n", v.Status, v.Reason, v.Passed, v.Failed, v.Skipped)
+		if len(v.Reused) > 0 && verbose {
+			fmt.Fprintln(w, "         the reused decision's reasons:")
+			for _, r := range v.Reused {
+				fmt.Fprintf(w, "         · %s\n", r)
+			}
+		}
 		for _, f := range v.Failing {
 			fmt.Fprintf(w, "         ✗ %s\n", f)
 		}

@@ -89,7 +89,7 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 		}
 	}
 	res := phase.GoalResult{Goal: g.ID, Complete: v.Complete, Failed: v.Failed, Reason: v.Reason, Continue: r.st.Goals.Continue,
-		More: r.nextGoal(g) != nil}
+		More: r.nextGoal(g) != nil, Cycles: r.cycleLimit()}
 	if v.Complete {
 		res.Reason = fmt.Sprintf("every essential criterion passed (%d)", essentialCount(g))
 		if failed := r.failedGoals(); !res.More && len(failed) > 0 {
@@ -119,7 +119,7 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 // criteria).
 func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal, label string, drift *driftRun) (phase.GoalResult, string) {
 	f := r.goals.file
-	res := phase.GoalResult{Final: true}
+	res := phase.GoalResult{Final: true, Cycles: r.cycleLimit()}
 	if o := d.Outcome(); o != phase.Pass && o != phase.Concerns {
 		res.Reason = "the tests must pass first"
 		if r.st.Goals.FinalAttempts >= goal.MaxCycles {

@@ -641,6 +641,36 @@ func (r *runner) resumeGoals(escalated bool) {
 }
 
 // goalReminder is the reminder's line about the goal in hand.
+// cycleLimit is the limit of build/verify cycles that binds the run now
+// (cyclesOf).
+func (r *runner) cycleLimit() phase.Limit {
+	if !r.hasGoals() {
+		return phase.Limit{}
+	}
+	return cyclesOf(r.goals.file, r.st.Goals)
+}
+
+// cyclesOf is the limit of build/verify cycles of a run with goals f and
+// goal state gs: the current goal's, or the final gate's verifications;
+// none before the goals are accepted.
+func cyclesOf(f *goal.File, gs *goalState) phase.Limit {
+	switch {
+	case f == nil || f.Accepted == nil || gs == nil:
+		return phase.Limit{}
+	case gs.Final:
+		return phase.Limit{What: "final gate verifications", Used: gs.FinalAttempts, Max: goal.MaxCycles}
+	}
+	if g := f.Current(); g != nil {
+		return goalCycles(g)
+	}
+	return phase.Limit{}
+}
+
+// goalCycles is goal g's limit of build/verify cycles.
+func goalCycles(g *goal.Goal) phase.Limit {
+	return phase.Limit{What: "cycles of goal " + g.ID, Used: g.Attempt, Max: goal.MaxCycles}
+}
+
 func (r *runner) goalReminder() string {
 	if !r.hasGoals() || r.goals.file == nil || r.goals.file.Accepted == nil {
 		return ""

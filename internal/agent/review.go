@@ -91,7 +91,8 @@ func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *veri
 				out += fmt.Sprintf("Goal %s is complete.%s\n", cur.ID, done)
 			}
 		}
-		out += fmt.Sprintf("Phase is now iterating (%d retries left): fix what failed, then call phase{to:\"verifying\"}.", next.RetriesLeft())
+		lim := phase.Binding(next.RetryLimit(), r.cycleLimit())
+		out += fmt.Sprintf("Phase is now iterating (%d %s left): fix what failed, then call phase{to:\"verifying\"}.", lim.Left(), lim.What)
 	case phase.Escalated:
 		if completing {
 			out += fmt.Sprintf("Goal %s is complete.%s\n", cur.ID, done)

@@ -424,7 +424,7 @@ func (r *runner) request() llm.Request {
 	if g := r.goalReminder(); g != "" && !r.inReview {
 		where = strings.TrimSpace(where + "\n" + g)
 	}
-	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "<ultra-reminder>\n" + r.st.Phase.ReminderWith(r.offered(), where) + "\n</ultra-reminder>"})
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "<ultra-reminder>\n" + r.st.Phase.ReminderWith(r.offered(), where, r.cycleLimit()) + "\n</ultra-reminder>"})
 	budget := 0
 	if ModeFor(r.row.Axes.ModelMode, r.st.Phase.Phase) == "deep" {
 		budget = r.o.ThinkingBudget

@@ -18,20 +18,23 @@ import (
 
 // Status is everything `ultra status` shows about a run.
 type Status struct {
-	ID          string             `json:"id"`
-	Task        string             `json:"task"`
-	Repo        string             `json:"repo"`
-	Workdir     string             `json:"workdir"`
-	Workspace   store.Workspace    `json:"workspace"`
-	Phase       string             `json:"phase"`
-	Status      string             `json:"status"`
-	Reason      string             `json:"reason,omitempty"`
-	Axes        axes.Axes          `json:"axes"`
-	Provider    string             `json:"provider"`
-	Model       string             `json:"model"`
-	Plan        string             `json:"plan,omitempty"`
-	PendingPlan string             `json:"pending_plan,omitempty"`
-	Retries     Retries            `json:"retries"`
+	ID          string          `json:"id"`
+	Task        string          `json:"task"`
+	Repo        string          `json:"repo"`
+	Workdir     string          `json:"workdir"`
+	Workspace   store.Workspace `json:"workspace"`
+	Phase       string          `json:"phase"`
+	Status      string          `json:"status"`
+	Reason      string          `json:"reason,omitempty"`
+	Axes        axes.Axes       `json:"axes"`
+	Provider    string          `json:"provider"`
+	Model       string          `json:"model"`
+	Plan        string          `json:"plan,omitempty"`
+	PendingPlan string          `json:"pending_plan,omitempty"`
+	Retries     Retries         `json:"retries"`
+	// Limit is the count that ends the run first: the retries, or the
+	// current goal's build/verify cycles when fewer of them are left.
+	Limit       Retries            `json:"limit"`
 	Budgets     phase.Budgets      `json:"budgets"`
 	Used        phase.Counters     `json:"used"`
 	CacheRead   int64              `json:"cache_read_tokens"`
@@ -65,18 +68,24 @@ type GoalView struct {
 	Criteria int    `json:"criteria"`
 }
 
-// Retries is the retry counter of a run.
+// Retries is a counter a run uses up: its retries, or its binding limit
+// (What names it).
 type Retries struct {
-	Used int `json:"used"`
-	Max  int `json:"max"`
-	Left int `json:"left"`
+	What string `json:"what,omitempty"`
+	Used int    `json:"used"`
+	Max  int    `json:"max"`
+	Left int    `json:"left"`
 }
 
 // VerifyView is a gate decision as status shows it. The decision file is
 // the only record of a verification; this is read from it.
 type VerifyView struct {
-	Status   string   `json:"status"`
+	Status string `json:"status"`
+	// Reason is the decision's own reasons; a decision that reuses an
+	// earlier one's verdict says so in one sentence, and the earlier
+	// one's reasons are Reused.
 	Reason   string   `json:"reason"`
+	Reused   []string `json:"reused_reasons,omitempty"`
 	Passed   int      `json:"passed"`
 	Failed   int      `json:"failed"`
 	Skipped  int      `json:"skipped"`
@@ -94,7 +103,11 @@ func lastVerification(runDir string) *VerifyView {
 	}
 	d := ds[len(ds)-1]
 	e := verifyEvent(d, gatefile.Path(runDir, d.N))
-	return &VerifyView{Status: e.Status, Reason: e.Reason, Passed: e.Passed, Failed: e.Failed, Skipped: e.Skipped,
+	reason, reused := e.Reason, []string(nil)
+	if d.CachedFrom != 0 && len(d.Reasons) > 1 {
+		reason, reused = d.Reasons[0], d.Reasons[1:]
+	}
+	return &VerifyView{Status: e.Status, Reason: reason, Reused: reused, Passed: e.Passed, Failed: e.Failed, Skipped: e.Skipped,
 		Failing: e.Failing, Logs: e.Logs, Gate: e.Gate, GateFile: e.GateFile}
 }
 
@@ -167,7 +180,9 @@ func Describe(ctx context.Context, st *store.Store, stateRoot string, row *store
 		Malformed: rs.Malformed, Refusals: rs.Refusals, Sandbox: rs.Sandbox, LastVerify: lastVerification(RunDir(stateRoot, row.ID)), Deferred: rs.Deferred, Todos: rs.Todos,
 		PID: row.PID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
 	}
+	lim := rs.Phase.RetryLimit()
 	if f, _ := ReadGoals(row.Workdir, rs.Goals.records()); rs.Goals != nil && f != nil {
+		lim = phase.Binding(lim, cyclesOf(f, rs.Goals))
 		for _, g := range f.Goals {
 			v := GoalView{ID: g.ID, Title: g.Title, Status: string(g.Status), Attempt: g.Attempt}
 			for _, c := range g.SuccessCriteria {
@@ -181,6 +196,7 @@ func Describe(ctx context.Context, st *store.Store, stateRoot string, row *store
 			s.Goals = append(s.Goals, v)
 		}
 	}
+	s.Limit = Retries{What: lim.What, Used: lim.Used, Max: lim.Max, Left: lim.Left()}
 	if s.Transitions, err = st.Transitions(ctx, row.ID); err != nil {
 		return nil, err
 	}

@@ -263,6 +263,9 @@ func TestAfterGoalVerify(t *testing.T) {
 		{"final gate passed", Concerns, GoalResult{Complete: true, Final: true, Reason: "9 of 9"}, 0, Reviewing, 0, "final gate passed"},
 		{"tests pass, criterion fails", Pass, GoalResult{Goal: "G001-a", Reason: "C2 failed"}, 0, Iterating, 1, "C2 failed"},
 		{"tests fail", Fail, GoalResult{Goal: "G001-a"}, 0, Iterating, 1, "1 failed"},
+		// The reason names the limit that ends the run first.
+		{"cycles bind", Fail, GoalResult{Goal: "G001-a", Cycles: Limit{What: "cycles of goal G001-a", Used: 2, Max: 5}}, 1, Iterating, 2, "verification failed (2 of 5 cycles of goal G001-a used)"},
+		{"retries bind", Fail, GoalResult{Goal: "G001-a", Cycles: Limit{What: "cycles of goal G001-a", Used: 2, Max: 5}}, 7, Iterating, 8, "verification failed (8 of 10 retries used)"},
 		{"tests and criterion fail", Fail, GoalResult{Goal: "G001-a", Reason: "C1 failed"}, 0, Iterating, 1, "1 failed; C1 failed"},
 		{"goal caps", Pass, GoalResult{Goal: "G001-a", Failed: true, Reason: "C1 failed 3 times"}, 0, Escalated, 1, "goal G001-a failed: C1 failed 3 times"},
 		{"retries run out", Fail, GoalResult{Goal: "G001-a"}, 9, Escalated, 10, "retry limit"},

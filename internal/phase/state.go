@@ -135,16 +135,24 @@ func (s State) AfterVerify(o Outcome, reason string) (State, Transition, error) 
 	case NeedsPerson:
 		return s.Transition(Escalated, ByGate, "verification passed, but needs a person's waiver: "+reason, "")
 	case Fail:
-		s.Used.FailedVerifies++
-		if s.Used.FailedVerifies >= s.Budgets.MaxRetries {
-			return s.Transition(Escalated, ByGate, fmt.Sprintf(
-				"verification failed %s (retry limit %d): %s", times(s.Used.FailedVerifies), s.Budgets.MaxRetries, reason), "")
-		}
-		return s.Transition(Iterating, ByGate, fmt.Sprintf(
-			"verification failed (%d of %d retries used): %s", s.Used.FailedVerifies, s.Budgets.MaxRetries, reason), "")
+		return s.afterFail(reason, Limit{})
 	default:
 		return s.Transition(Escalated, ByGate, "verification proved nothing: "+reason, "")
 	}
+}
+
+// afterFail counts a failed verification: iterating while retries
+// remain, escalated when they run out. The reason names the limit that
+// ends the run first: the retries, or cycles (a goal's, which end it
+// through the goal's verdict).
+func (s State) afterFail(reason string, cycles Limit) (State, Transition, error) {
+	s.Used.FailedVerifies++
+	if s.Used.FailedVerifies >= s.Budgets.MaxRetries {
+		return s.Transition(Escalated, ByGate, fmt.Sprintf(
+			"verification failed %s (retry limit %d): %s", times(s.Used.FailedVerifies), s.Budgets.MaxRetries, reason), "")
+	}
+	return s.Transition(Iterating, ByGate, fmt.Sprintf(
+		"verification failed (%s): %s", Binding(s.RetryLimit(), cycles), reason), "")
 }
 
 // times is "once", "2 times", ….
@@ -230,7 +238,10 @@ func (s State) Reminder() string { return s.ReminderWith(s.Tools(), "") }
 // ReminderWith is Reminder with the tools actually offered (the phase's,
 // less what the permission profile withholds) and a line about where the
 // model's commands run ("" for none).
-func (s State) ReminderWith(tools []string, where string) string {
+//
+// The reminder states the limit that ends the run first: the retries, or
+// one of limits (a goal's cycles) when fewer of it are left.
+func (s State) ReminderWith(tools []string, where string, limits ...Limit) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[ultra] phase: %s. %s\n", s.Phase, s.Purpose())
 	fmt.Fprintf(&b, "tools now: %s", strings.Join(tools, ", "))
@@ -245,8 +256,9 @@ func (s State) ReminderWith(tools []string, where string) string {
 		b.WriteString(where + "\n")
 	}
 	u, bu := s.Used, s.Budgets
-	fmt.Fprintf(&b, "retries left: %d of %d; turns left: %d; tokens left: %d in, %d out; time left: %s",
-		s.RetriesLeft(), bu.MaxRetries, max(0, bu.MaxTurns-u.Turns),
+	lim := Binding(append([]Limit{s.RetryLimit()}, limits...)...)
+	fmt.Fprintf(&b, "%s left: %d of %d; turns left: %d; tokens left: %d in, %d out; time left: %s",
+		lim.What, lim.Left(), lim.Max, max(0, bu.MaxTurns-u.Turns),
 		max(0, bu.MaxInputTokens-u.InputTokens), max(0, bu.MaxOutputTokens-u.OutputTokens),
 		max(0, bu.MaxWall-u.Wall).Round(time.Second))
 	if bu.MaxCost > 0 {
@@ -278,6 +290,9 @@ type GoalResult struct {
 	// next goal (goals.on_failure = continue).
 	Continue bool
 	Reason   string
+	// Cycles is the goal's limit of build/verify cycles, this one counted
+	// (none in the final gate).
+	Cycles Limit
 }
 
 // AfterGoalVerify applies a verification of a run with goals. The gate
@@ -322,7 +337,8 @@ func (s State) AfterGoalVerify(o Outcome, g GoalResult, reason string) (State, T
 		}
 		return s.Transition(Escalated, ByGate, fmt.Sprintf("goal %s failed: %s", g.Goal, why), "")
 	}
-	return s.AfterVerify(Fail, why)
+	s.Used.Verifies++
+	return s.afterFail(why, g.Cycles)
 }
 
 // AfterReview applies the final review's verdict: an approval completes
