@@ -105,6 +105,13 @@ func TestReviewWorkingTreeBlocker(t *testing.T) {
 			t.Fatalf("stdout lacks %q:\n%s", w, res.stdout)
 		}
 	}
+	// One word per verdict, and no success mark on a review that found
+	// blockers.
+	log := res.stdout + res.stderr
+	if !strings.Contains(log, "review round 1: blockers") || strings.Contains(log, "REQUEST_CHANGES") || strings.Contains(log, "✔") ||
+		!strings.Contains(log, "✗ complete — the review found 1 blocker(s)") {
+		t.Fatalf("mixed signals:\n%s", log)
+	}
 	noBranchOrWorktree(t, dir)
 	if after := git(t, dir, "status", "--porcelain", "--untracked-files=all"); after != before {
 		t.Fatalf("the checkout changed:\nbefore:\n%s\nafter:\n%s", before, after)
@@ -317,7 +324,7 @@ func TestFinalReviewFindingsThenReviewRun(t *testing.T) {
 	}
 	wt := strings.TrimSpace(strings.Split(git(t, dir, "worktree", "list", "--porcelain"), "\n\n")[1])
 	wt = strings.TrimPrefix(strings.SplitN(wt, "\n", 2)[0], "worktree ")
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(recordsIn(t, wt), "goals.json"))), &g); err != nil || g.Review.Verdict != "APPROVE" || g.Review.Rounds != 2 {
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(recordsIn(t, wt), "goals.json"))), &g); err != nil || g.Review.Verdict != "approve" || g.Review.Rounds != 2 {
 		t.Fatalf("goals.json review %+v (%v)", g.Review, err)
 	}
 

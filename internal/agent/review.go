@@ -289,11 +289,7 @@ func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Resul
 	if err != nil {
 		return tool.Result{IsError: true, Output: "invalid review: " + err.Error() + ". Nothing was recorded: send the corrected review{verdict, summary, findings}."}
 	}
-	// goals.json and the ledger keep the final review's verdict names.
-	verdict := "APPROVE"
-	if c.Verdict == VerdictBlockers {
-		verdict = "REQUEST_CHANGES"
-	}
+	verdict := c.Verdict
 	round := r.st.Goals.ReviewRound
 	var lines []string
 	var blockers []goal.Blocker

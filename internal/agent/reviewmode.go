@@ -52,11 +52,12 @@ const (
 // Severities lists the finding severities, most serious first.
 var Severities = []string{SeverityBlocker, SeverityMajor, SeverityMinor, SeverityNit}
 
-// Review verdicts. The final review of a build run also accepts its
-// older names, APPROVE and REQUEST_CHANGES.
+// Review verdicts (event.VerdictApprove, event.VerdictBlockers). The
+// final review of a build run also accepts their older names, APPROVE and
+// REQUEST_CHANGES.
 const (
-	VerdictApprove  = "approve"
-	VerdictBlockers = "blockers"
+	VerdictApprove  = event.VerdictApprove
+	VerdictBlockers = event.VerdictBlockers
 )
 
 // Finding is one thing a reviewer found.
@@ -459,18 +460,13 @@ func (r *runner) reviewReport(c ReviewCall, round int) *ReviewReport {
 	return rep
 }
 
-// emitReview is the review event surfaces show (its verdict in the
-// final review's words).
+// emitReview is the review event surfaces show.
 func (r *runner) emitReview(round int, c ReviewCall) {
-	verdict := "APPROVE"
-	if c.Verdict == VerdictBlockers {
-		verdict = "REQUEST_CHANGES"
-	}
 	var lines []string
 	for _, f := range c.Blockers() {
 		lines = append(lines, f.Where()+": "+oneLine(f.Reason, 300))
 	}
-	r.emit(event.Review, event.ReviewData{Round: round, Verdict: verdict, Blockers: lines})
+	r.emit(event.Review, event.ReviewData{Round: round, Verdict: c.Verdict, Blockers: lines})
 }
 
 // ReviewTarget is a diff made ready for a review-mode run.

@@ -104,7 +104,7 @@ type (
 		// the result there had to be (fail_to_pass, pass_to_pass).
 		Base string `json:"base,omitempty"`
 	}
-	// ReviewData is the final review's verdict.
+	// ReviewData is a review's verdict: VerdictApprove or VerdictBlockers.
 	ReviewData struct {
 		Round    int      `json:"round"`
 		Verdict  string   `json:"verdict"`

@@ -316,7 +316,7 @@ type File struct {
 // Review is the state of the final review.
 type Review struct {
 	Rounds   int       `json:"rounds"`
-	Verdict  string    `json:"verdict,omitempty"` // APPROVE | REQUEST_CHANGES
+	Verdict  string    `json:"verdict,omitempty"` // approve | blockers (older records: APPROVE | REQUEST_CHANGES)
 	Blockers []Blocker `json:"blockers,omitempty"`
 }
 

@@ -363,11 +363,11 @@ func (l *Log) format(e event.Event) string {
 		ids := strings.TrimSpace(d.Goal + " " + d.Criterion)
 		return fmt.Sprintf("%s %s %s %s %s", b, l.paint(bold, "ledger"), l.paint(dim, fmt.Sprintf("#%d", d.Seq)), d.Kind, strings.TrimSpace(ids+" "+event.OneLine(d.Text, 160)))
 	case event.ReviewData:
-		c := red
-		if d.Verdict == "APPROVE" {
+		c, v := red, event.ReviewVerdict(d.Verdict)
+		if v == event.VerdictApprove {
 			c = green
 		}
-		s := fmt.Sprintf("%s %s round %d: %s", b, l.paint(bold, "review"), d.Round, l.paint(c, d.Verdict))
+		s := fmt.Sprintf("%s %s round %d: %s", b, l.paint(bold, "review"), d.Round, l.paint(c, v))
 		for _, bl := range d.Blockers {
 			s += fmt.Sprintf("\n%s   ✗ %s", b, event.OneLine(bl, 200))
 		}
@@ -377,8 +377,10 @@ func (l *Log) format(e event.Event) string {
 	case event.WarningData:
 		return fmt.Sprintf("%s %s %s", b, l.paint(yellow, "warning:"), d.Message)
 	case event.RunFinishedData:
+		// Success is a complete run that exits 0: a review that found
+		// blockers completes, and its exit says what it found.
 		c, mark := red, "✗"
-		if d.Status == "complete" {
+		if d.Status == "complete" && d.ExitCode == 0 {
 			c, mark = green, "✔"
 		}
 		s := fmt.Sprintf("%s %s %s", b, l.paint(c, mark), l.paint(bold, d.Status))

@@ -28,6 +28,7 @@ func TestLog(t *testing.T) {
 		Evidence: []string{"hidden-unless-verbose.txt"}})
 	emit("verifying", event.LedgerData{Seq: 7, Kind: "goal_completed", Goal: "G001-a", Text: "every essential criterion passed"})
 	emit("verifying", event.LedgerData{Seq: 8, Kind: "evidence_captured", Goal: "G001-a", Criterion: "G001-C1"})
+	// An older record's verdict is shown in the one word of today's.
 	emit("iterating", event.ReviewData{Round: 1, Verdict: "REQUEST_CHANGES", Blockers: []string{"a.go:3: wrong"}})
 	emit("building", event.ApprovalData{CallID: "call_3", Tool: "bash", Args: json.RawMessage(`{"command":"ls"}`), State: "waiting"})
 	emit("building", event.ApprovalData{CallID: "call_3", Tool: "bash", State: "denied", Reason: "not now"})
@@ -43,7 +44,7 @@ func TestLog(t *testing.T) {
 	for _, want := range []string{
 		"goals 2 goals proposed", "✗ G001-C1 fail [http] http GET / → 500 (40ms)", "expect_status 200 ✗ got 500",
 		"evidence: .ultra/state/evidence/r1/G001-a/G001-C1/cycle-1/http.txt", "✓ G001-C2 pass [command]",
-		"ledger #7 goal_completed G001-a every essential criterion passed", "review round 1: REQUEST_CHANGES", "✗ a.go:3: wrong",
+		"ledger #7 goal_completed G001-a every essential criterion passed", "review round 1: blockers", "✗ a.go:3: wrong",
 		"[planning ] run r1", "build | autonomous | normal | smart | headless", "[planning ] read a.go",
 		"refused [phase-guard]: not allowed in planning", "[building ] phase planning → building (model)",
 		"gate FAIL: 1 of 2 tests failed", "✗ pkg.TestA", "a_test.go:7: got 1, want 2\n", // why, with no escape from the runner
@@ -93,5 +94,28 @@ func TestLogStripsEscapes(t *testing.T) {
 	l.Emit(event.Event{Run: "r1", Phase: "answering", Data: event.AssistantTextData{Text: "ok\x1b]52;c;ZXZpbA==\x07\x1b[2J done"}})
 	if bytes.Contains(buf.Bytes(), []byte("]52;")) || bytes.Contains(buf.Bytes(), []byte("\x1b[2J")) || !bytes.Contains(buf.Bytes(), []byte("ok done")) {
 		t.Fatalf("log: %q", buf.String())
+	}
+}
+
+// One word per verdict, and a run is shown as a success only when it
+// completes with exit 0: a review that found blockers completes, exits 3,
+// and gets no ✔.
+func TestVerdictWordsAndSuccessMark(t *testing.T) {
+	for _, c := range []struct {
+		d    any
+		want string
+		not  string
+	}{
+		{event.ReviewData{Round: 1, Verdict: "blockers"}, "review round 1: blockers", "REQUEST_CHANGES"},
+		{event.ReviewData{Round: 1, Verdict: "REQUEST_CHANGES"}, "review round 1: blockers", "REQUEST_CHANGES"},
+		{event.ReviewData{Round: 2, Verdict: "APPROVE"}, "review round 2: approve", "APPROVE"},
+		{event.RunFinishedData{Status: "complete", Reason: "the review found 1 blocker(s) (2 findings)", ExitCode: 3}, "✗ complete — the review found 1 blocker(s)", "✔"},
+		{event.RunFinishedData{Status: "complete", Reason: "the review approved (0 findings, no blockers)"}, "✔ complete — the review approved", "✗"},
+	} {
+		var buf bytes.Buffer
+		New(&buf, false).Emit(event.Event{Run: "r1", Phase: "complete", Data: c.d})
+		if out := buf.String(); !strings.Contains(out, c.want) || strings.Contains(out, c.not) {
+			t.Errorf("%+v: %q, want %q and no %q", c.d, out, c.want, c.not)
+		}
 	}
 }

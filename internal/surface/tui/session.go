@@ -235,7 +235,8 @@ func (s *Session) Fold(e store.StoredEvent) {
 			for _, b := range d.Blockers {
 				body += "✗ " + b + "\n"
 			}
-			s.Add(&Item{Kind: KindVerify, Title: printable(fmt.Sprintf("review round %d: %s", d.Round, d.Verdict)), Body: printable(body), Failed: d.Verdict != "APPROVE"})
+			v := event.ReviewVerdict(d.Verdict)
+			s.Add(&Item{Kind: KindVerify, Title: printable(fmt.Sprintf("review round %d: %s", d.Round, v)), Body: printable(body), Failed: v != event.VerdictApprove})
 		}
 	case event.Commit:
 		var d event.CommitData
@@ -290,7 +291,9 @@ func (s *Session) Fold(e store.StoredEvent) {
 				s.Waiting = nil // a --no-wait run that ended waiting for a call still waits
 			}
 			kind := KindInfo
-			if d.Status != "complete" && d.Status != "paused" && d.Status != "needs_approval" {
+			// A complete run that exits non-zero (a review with blockers)
+			// is no success either.
+			if d.Status != "complete" && d.Status != "paused" && d.Status != "needs_approval" || d.Status == "complete" && d.ExitCode != 0 {
 				kind = KindError
 			}
 			s.Add(&Item{Kind: kind, Title: printable(fmt.Sprintf("%s: %s", d.Status, event.OneLine(d.Reason, 300))),

@@ -212,10 +212,7 @@ func TestPlanAcceptance(t *testing.T) {
 		f.setRow(&store.Run{ID: id, Task: "t", Phase: "planning", Status: "needs_approval", Axes: a})
 		f.add(id, event.RunStarted, "planning", event.RunStartedData{Task: "t", Axes: a})
 		f.add(id, event.PlanProposed, "planning", event.PlanProposedData{Plan: "1. fix Add\n2. test it"})
-		m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
-		m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-		pump(t, m, m.pollCmd())
-		return m, f
+		return attached(t, f, id), f
 	}
 	m, _ := setup()
 	s := screen(m)
@@ -961,9 +958,7 @@ func TestPlanPromptAfterAStaleRow(t *testing.T) {
 	f.setRow(&store.Run{ID: id, Task: "t", Phase: "planning", Status: "running", Axes: a})
 	f.add(id, event.RunStarted, "planning", event.RunStartedData{Task: "t", Axes: a})
 	f.add(id, event.PlanProposed, "planning", event.PlanProposedData{Plan: "1. fix Add"})
-	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	pump(t, m, m.pollCmd())
+	m := attached(t, f, id)
 	f.setRow(&store.Run{ID: id, Task: "t", Phase: "planning", Status: "needs_approval", Axes: a})
 	pump(t, m, m.pollCmd())
 	if s := screen(m); !strings.Contains(s, "the plan waits for you") {
