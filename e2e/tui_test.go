@@ -411,3 +411,42 @@ func (p *pane) answer(key string) {
 	time.Sleep(800 * time.Millisecond)
 	p.keys(key)
 }
+
+// The input shows one prompt mark, and /help's wrapped summaries stay in
+// their column: no row of the command list starts at column 0.
+func TestTUIOnePromptAndHelpWrap(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, text("unused"))
+	p := openTPane(t, dir, 70, 150, tuiArgs(m)...)
+	s := p.waitFor("the compact badge", func(s string) bool { return strings.HasPrefix(header(s), "ultra [B][A][N][S]") })
+	prompts := 0
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "›") {
+			prompts++
+		}
+	}
+	if prompts != 1 {
+		t.Fatalf("%d prompt marks, want 1:\n%s", prompts, s)
+	}
+	p.enter("/help")
+	s = p.waitText("Commands (/help COMMAND")
+	in := false
+	rows := 0
+	for _, l := range strings.Split(s, "\n") {
+		switch {
+		case strings.HasPrefix(l, "Commands (/help COMMAND"):
+			in = true
+		case l == "keys":
+			in = false
+		case in && l != "":
+			rows++
+			if !strings.HasPrefix(l, "  ") {
+				t.Errorf("a /help row at column 0: %q", l)
+			}
+		}
+	}
+	if rows < 20 {
+		t.Fatalf("only %d rows of /help:\n%s", rows, s)
+	}
+}
