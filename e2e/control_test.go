@@ -221,6 +221,9 @@ func TestManualAllowReadOnly(t *testing.T) {
 	if data(w)["read_only"] != true {
 		t.Fatalf("the waiting read is not marked read-only: %v", data(w))
 	}
+	if st := ultra(t, dir, "status", id); !strings.Contains(st.stdout, "--read-only: every read-only call for the rest of the run") {
+		t.Fatalf("status does not offer the read-only answer:\n%s", st.stdout)
+	}
 	if r := ultra(t, dir, "approve", id, "--read-only", "--for-run"); r.code != 2 || !strings.Contains(r.stderr, "two answers") {
 		t.Fatalf("approve --read-only --for-run: exit %d %s %s", r.code, r.stdout, r.stderr)
 	}

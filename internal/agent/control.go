@@ -636,6 +636,9 @@ func (r *runner) approved(ctx context.Context, c llm.ToolCall) (res tool.Result,
 	}
 	r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, Args: rawArgs(c.Arguments), State: "waiting", ReadOnly: r.readOnly(c), Axes: r.row.Axes})
 	how := fmt.Sprintf("ultra approve %s --call %s (or --deny REASON)", r.row.ID, c.ID)
+	if r.readOnly(c) {
+		how = fmt.Sprintf("ultra approve %s --call %s (--read-only: every read-only call for the rest of the run; or --deny REASON)", r.row.ID, c.ID)
+	}
 	call := c
 	if r.o.NoWait {
 		r.st.AwaitingCall = &call
@@ -730,7 +733,12 @@ func (r *runner) waiting() string {
 	case r.waitingOn != "":
 		return r.waitingOn
 	case r.st.AwaitingCall != nil:
-		return fmt.Sprintf("approval of call %s (%s): ultra approve %s --call %s", r.st.AwaitingCall.ID, r.st.AwaitingCall.Name, r.row.ID, r.st.AwaitingCall.ID)
+		c := r.st.AwaitingCall
+		w := fmt.Sprintf("approval of call %s (%s): ultra approve %s --call %s", c.ID, c.Name, r.row.ID, c.ID)
+		if r.readOnly(*c) {
+			w += " (--read-only: every read-only call for the rest of the run)"
+		}
+		return w
 	case r.st.PendingPlan != "":
 		return "plan acceptance: ultra approve " + r.row.ID
 	case r.stop != nil && r.stop.Status == StatusPaused:
