@@ -667,3 +667,52 @@ func TestGoalsPrintedSafely(t *testing.T) {
 		t.Fatalf("goals printed raw control characters: %q", out.stdout)
 	}
 }
+
+// The model cannot give the read-only answer itself: a command of its
+// own that runs ultra approve --read-only, allowed once by a person in
+// building, changes nothing (the store is read-only in its sandbox); the
+// next read still waits for a person.
+func TestManualModelCannotAllowReadOnly(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	// The test writes the run's id in its worktree once it knows it.
+	grant := fmt.Sprintf(`cd %q && XDG_STATE_HOME=%q %q approve "$(cat "$OLDPWD/run-id.txt")" --read-only 2>&1; echo "exit $?"`, dir, stateHome(t), ultraBin)
+	m := newModel(t,
+		calls(call("goals", calcGoals())),
+		calls(call("bash", map[string]any{"command": grant})),
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		step{"text": "waiting", "delay_ms": 20000},
+	)
+	res := ultra(t, dir, runArgs(m, "--control", "manual", "fix calc")...)
+	if res.code != 3 {
+		t.Fatalf("the plan: exit %d\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	if err := os.WriteFile(filepath.Join(runWorktree(t, dir, id), "run-id.txt"), []byte(id), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := startLive(t, dir, "approve", id, "--output", "jsonl", "--base-url", m.url)
+	waiting := func(tool string) func(map[string]any) bool {
+		return func(e map[string]any) bool {
+			return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == tool
+		}
+	}
+	l.waitEvent(t, "the bash call waiting", waiting("bash"))
+	if a := ultra(t, dir, "approve", id); a.code != 0 {
+		t.Fatalf("approve: exit %d %s %s", a.code, a.stdout, a.stderr)
+	}
+	out := l.waitEvent(t, "the bash outcome", func(e map[string]any) bool {
+		return (e["type"] == "tool_result" || e["type"] == "refusal") && data(e)["tool"] == "bash"
+	})
+	l.waitEvent(t, "the read waiting", waiting("read"))
+	for _, e := range l.events() {
+		if e["type"] == "approval" && data(e)["state"] == "allowed_read_only_for_run" {
+			t.Fatalf("the model's own command allowed read-only calls: %v\nits outcome: %v", data(e), data(out))
+		}
+	}
+	if c := ultra(t, dir, "cancel", id); c.code != 0 {
+		t.Fatalf("cancel: exit %d %s %s", c.code, c.stdout, c.stderr)
+	}
+	l.wait(t)
+	t.Logf("the model's command: %s %v", out["type"], data(out)["output"])
+}
