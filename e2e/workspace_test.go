@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -125,23 +126,52 @@ func TestRunWorksInItsOwnWorktree(t *testing.T) {
 	}
 }
 
+// Uncommitted files never block a run: it starts from the committed
+// tree and says what it does not see, the brief file included (ultra
+// reads it; it need not be in the tree).
+func TestUncommittedFilesAreSaidNotRefused(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	os.WriteFile(filepath.Join(dir, "BRIEF.md"), []byte("# Fix calc\n\nAdd must add.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "calc/calc.go"), []byte(strings.Replace(calcProject["calc/calc.go"], "a - b", "a + b", 1)), 0o644)
+	before := git(t, dir, "status", "--porcelain")
+	m := newModel(t, fixSteps()[:2]...)
+	res := ultra(t, dir, "plan", "--provider", "openai", "--base-url", m.url, "--model", "scripted", "--brief-file", "BRIEF.md")
+	if res.code != 3 || !strings.Contains(res.stderr, "needs_approval") {
+		t.Fatalf("plan over untracked files: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	out := res.stdout + res.stderr
+	if !strings.Contains(out, "not in the run: 2 untracked file(s) of your checkout (BRIEF.md, notes.txt)") {
+		t.Errorf("the untracked files are not named:\n%s", out)
+	}
+	if !strings.Contains(out, "does not see your uncommitted changes to 1 tracked file(s) (calc/calc.go): commit them, or pass --include-uncommitted") {
+		t.Errorf("the changed tracked file has no warning:\n%s", out)
+	}
+	if body := string(m.srv.Requests()[0].Body); !strings.Contains(body, "Add must add.") {
+		t.Error("the brief did not reach the model")
+	}
+	// The run's tree is the committed one: neither file is in it.
+	wts := regexp.MustCompile(`(?m)^worktree (.+)$`).FindAllStringSubmatch(git(t, dir, "worktree", "list", "--porcelain"), -1)
+	if len(wts) != 2 {
+		t.Fatalf("worktrees: %v", wts)
+	}
+	wt := wts[1][1]
+	for _, f := range []string{"BRIEF.md", "notes.txt"} {
+		if _, err := os.Stat(filepath.Join(wt, f)); err == nil {
+			t.Errorf("%s is in the run's worktree", f)
+		}
+	}
+	if after := git(t, dir, "status", "--porcelain"); after != before {
+		t.Fatalf("the checkout changed:\n%s\nwas\n%s", after, before)
+	}
+}
+
 func TestPreflightRefusesUntrustworthyStarts(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
 	os.WriteFile(filepath.Join(dir, "calc/calc.go"), []byte(strings.Replace(calcProject["calc/calc.go"], "a - b", "a + b", 1)), 0o644)
 	os.WriteFile(filepath.Join(dir, "NOTES.md"), []byte("mine\n"), 0o644)
-	m := newModel(t, fixSteps()...)
-	res := ultra(t, dir, runArgs(m, "fix")...)
-	if res.code != 2 || !strings.Contains(res.stderr, "uncommitted changes") || !strings.Contains(res.stderr, "--include-uncommitted") ||
-		!strings.Contains(res.stderr, "calc/calc.go") {
-		t.Fatalf("dirty checkout: exit %d\n%s", res.code, res.stderr)
-	}
-	if len(m.srv.Requests()) != 0 {
-		t.Fatal("a refused start must not reach the model")
-	}
-	if runs, _ := os.ReadDir(filepath.Join(dir, ".ultra", "state", "runs")); len(runs) != 0 {
-		t.Fatalf("a refused start left run directories: %v", runs)
-	}
 	// With --include-uncommitted the run starts from them; the checkout stays as it was.
 	steps := []step{
 		calls(call("read", map[string]any{"file_path": "NOTES.md"})),
@@ -151,8 +181,8 @@ func TestPreflightRefusesUntrustworthyStarts(t *testing.T) {
 		calls(call("verify", map[string]any{})),
 		approve(),
 	}
-	m = newModel(t, steps...)
-	res = ultra(t, dir, runArgs(m, "check", "--include-uncommitted")...)
+	m := newModel(t, steps...)
+	res := ultra(t, dir, runArgs(m, "check", "--include-uncommitted")...)
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}

@@ -200,7 +200,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		cwd = spec.Workdir
 	}
 	var ws store.Workspace
-	var snapshot []string
+	var snapshot, untracked, modified []string
 	if spec.Worktree != nil {
 		// Until the run is stored, its worktree belongs to no run: the
 		// marker tells ultra gc that a live process is still making it.
@@ -226,7 +226,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		}
 		spec.Workdir = wt.Path
 		ws = store.Workspace{Branch: wt.Branch, Base: wt.Base, BaseCommit: wt.BaseCommit, StartCommit: wt.StartCommit, Worktree: wt.Path}
-		snapshot = wt.Snapshot
+		snapshot, untracked, modified = wt.Snapshot, wt.Untracked, wt.Modified
 	}
 	deps, _ := workspace.IgnoredDirs(ctx, spec.Workdir, depDirs...)
 	st := runState{Phase: phase.NewIn(mode, spec.Budgets), VerifyCommands: o.VerifyCommands, AllowTestChanges: spec.AllowTestChanges, DepDirs: deps,
@@ -256,6 +256,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	r.emit(event.RunStarted, event.RunStartedData{
 		Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir, Axes: spec.Axes,
 		Branch: ws.Branch, Base: ws.Base, Start: ws.StartCommit, Snapshot: snapshot,
+		Untracked: untracked, Modified: modified,
 		Provider: o.ProviderName, Model: o.Model, Budgets: st.Phase.Budgets,
 		Contained: o.sandboxStatus().Available, Sandbox: o.sandboxStatus().Summary(),
 	})

@@ -65,17 +65,21 @@ type Event struct {
 // Payloads, one per event type.
 type (
 	RunStartedData struct {
-		Task     string    `json:"task"`
-		Repo     string    `json:"repo"`
-		Workdir  string    `json:"workdir"`
-		Branch   string    `json:"branch,omitempty"`   // the run's branch, ultra/<run-id>
-		Base     string    `json:"base,omitempty"`     // the branch it was cut from
-		Start    string    `json:"start,omitempty"`    // the run's first commit
-		Snapshot []string  `json:"snapshot,omitempty"` // uncommitted files taken into it
-		Axes     axes.Axes `json:"axes"`
-		Provider string    `json:"provider"`
-		Model    string    `json:"model"`
-		Budgets  any       `json:"budgets"`
+		Task     string   `json:"task"`
+		Repo     string   `json:"repo"`
+		Workdir  string   `json:"workdir"`
+		Branch   string   `json:"branch,omitempty"`   // the run's branch, ultra/<run-id>
+		Base     string   `json:"base,omitempty"`     // the branch it was cut from
+		Start    string   `json:"start,omitempty"`    // the run's first commit
+		Snapshot []string `json:"snapshot,omitempty"` // uncommitted files taken into it
+		// Untracked and Modified are the checkout's uncommitted files the
+		// run does not see: new files, and changed or staged tracked ones.
+		Untracked []string  `json:"untracked,omitempty"`
+		Modified  []string  `json:"modified,omitempty"`
+		Axes      axes.Axes `json:"axes"`
+		Provider  string    `json:"provider"`
+		Model     string    `json:"model"`
+		Budgets   any       `json:"budgets"`
 		// Contained says whether the model's commands and the tests run in
 		// a sandbox; Sandbox names it, or why there is none.
 		Contained bool   `json:"contained"`

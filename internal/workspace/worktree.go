@@ -69,6 +69,10 @@ type Worktree struct {
 	StartCommit string
 	// Snapshot lists the uncommitted files taken into the start commit.
 	Snapshot []string
+	// Untracked and Modified list the checkout's uncommitted files the
+	// run does not see (it starts from the committed tree): new files,
+	// and changed or staged tracked ones.
+	Untracked, Modified []string
 }
 
 // Prepare checks that a run can start from s and decides its base and
@@ -76,12 +80,12 @@ type Worktree struct {
 func Prepare(ctx context.Context, s Start) (*Worktree, error) {
 	// The checkout's changes matter only when the base is its branch, but
 	// asking git for them meanwhile saves a round trip.
-	var dirty []string
+	var dirty []LocalChange
 	var dirtyErr error
 	statusDone := make(chan struct{})
 	go func() {
 		defer close(statusDone)
-		dirty, dirtyErr = Changed(ctx, s.Repo)
+		dirty, dirtyErr = changes(ctx, s.Repo)
 	}()
 	if _, err := gitOut(ctx, s.Repo, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil {
 		return nil, &PreflightError{Msg: "the repository has no commit yet: commit something first, so the run has a base to start from"}
@@ -111,13 +115,22 @@ func Prepare(ctx context.Context, s Start) (*Worktree, error) {
 	}
 	// Research reports are ultra's output for the person, not work the
 	// run would miss.
-	dirty = slices.DeleteFunc(dirty, func(p string) bool { return strings.HasPrefix(p, ResearchDir+"/") })
+	dirty = slices.DeleteFunc(dirty, func(c LocalChange) bool { return strings.HasPrefix(c.Path, ResearchDir+"/") })
 	if len(dirty) == 0 {
 		return w, nil
 	}
 	if !s.IncludeUncommitted {
-		return nil, &PreflightError{Msg: fmt.Sprintf("your checkout has uncommitted changes the run would not see (%s). "+
-			"Commit or stash them, or pass --include-uncommitted to start the run from them (your checkout is left as it is)", ListSome(dirty, 5))}
+		// The run starts from the committed tree; the checkout is not
+		// touched, and landing refuses to move a branch over local
+		// changes, so what the run does not see is said, not refused.
+		for _, c := range dirty {
+			if c.Untracked {
+				w.Untracked = append(w.Untracked, c.Path)
+			} else {
+				w.Modified = append(w.Modified, c.Path)
+			}
+		}
+		return w, nil
 	}
 	tree, err := TreeHash(ctx, s.Repo)
 	if err != nil {
@@ -128,7 +141,10 @@ func Prepare(ctx context.Context, s Start) (*Worktree, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.StartCommit, w.Snapshot = commit, dirty
+	w.StartCommit = commit
+	for _, c := range dirty {
+		w.Snapshot = append(w.Snapshot, c.Path)
+	}
 	return w, nil
 }
 
@@ -150,6 +166,21 @@ func Create(ctx context.Context, repo string, w *Worktree) error {
 // Changed lists the files of dir's working tree that differ from HEAD,
 // untracked ones included and ignored ones not.
 func Changed(ctx context.Context, dir string) ([]string, error) {
+	cs, err := changes(ctx, dir)
+	var files []string
+	for _, c := range cs {
+		files = append(files, c.Path)
+	}
+	return files, err
+}
+
+// LocalChange is one file of a working tree that differs from HEAD.
+type LocalChange struct {
+	Path      string
+	Untracked bool // new to git; otherwise tracked and changed or staged
+}
+
+func changes(ctx context.Context, dir string) ([]LocalChange, error) {
 	cmd := Command(ctx, dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
 	// Looking must not take the index lock from someone committing there.
 	cmd.Env = append(cmd.Env, "GIT_OPTIONAL_LOCKS=0")
@@ -157,20 +188,24 @@ func Changed(ctx context.Context, dir string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("git status in %s: %w", dir, err)
 	}
-	out := string(raw)
-	var files []string
+	return parseStatus(string(raw)), nil
+}
+
+// parseStatus reads `git status --porcelain=v1 -z`.
+func parseStatus(out string) []LocalChange {
+	var cs []LocalChange
 	entries := strings.Split(out, "\x00")
 	for i := 0; i < len(entries); i++ {
 		e := entries[i]
 		if len(e) < 4 {
 			continue
 		}
-		files = append(files, e[3:])
+		cs = append(cs, LocalChange{Path: e[3:], Untracked: e[:2] == "??"})
 		if e[0] == 'R' || e[0] == 'C' {
 			i++ // the source of a rename
 		}
 	}
-	return files, nil
+	return cs
 }
 
 // ListSome names up to n files and counts the rest.

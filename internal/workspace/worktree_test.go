@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -96,16 +97,25 @@ func TestPreflight(t *testing.T) {
 		dir := newRepo(t, map[string]string{"a": "1"})
 		os.WriteFile(filepath.Join(dir, "a"), []byte("2"), 0o644)
 		os.WriteFile(filepath.Join(dir, "new"), []byte("n"), 0o644)
-		_, err := Prepare(ctx, Start{Repo: dir, RunID: "r"})
-		assertPreflight(t, err, "--include-uncommitted")
-		if !strings.Contains(err.Error(), "a, new") {
-			t.Errorf("the message should name the files: %v", err)
+		os.WriteFile(filepath.Join(dir, "staged"), []byte("s"), 0o644)
+		run(t, dir, "add", "staged")
+		// The run starts from the committed tree: what it does not see is
+		// listed, new files apart from changed tracked ones, never refused.
+		w, err := Prepare(ctx, Start{Repo: dir, RunID: "r"})
+		if err != nil {
+			t.Fatalf("uncommitted files refused a start: %v", err)
+		}
+		if w.StartCommit != w.BaseCommit || !slices.Equal(w.Untracked, []string{"new"}) || !slices.Equal(w.Modified, []string{"a", "staged"}) {
+			t.Fatalf("start %s base %s untracked %v modified %v", w.StartCommit, w.BaseCommit, w.Untracked, w.Modified)
 		}
 		head := run(t, dir, "rev-parse", "HEAD")
 		status := run(t, dir, "status", "--porcelain")
-		w, err := Prepare(ctx, Start{Repo: dir, RunID: "r", IncludeUncommitted: true})
+		w, err = Prepare(ctx, Start{Repo: dir, RunID: "r", IncludeUncommitted: true})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(w.Untracked)+len(w.Modified) != 0 {
+			t.Errorf("the snapshot took them, yet %v %v are said to be unseen", w.Untracked, w.Modified)
 		}
 		if w.StartCommit == w.BaseCommit || w.BaseCommit != head {
 			t.Fatalf("start %s base %s head %s", w.StartCommit, w.BaseCommit, head)

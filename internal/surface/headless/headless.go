@@ -14,6 +14,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/gate"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // Log is an event sink writing a human log. It is also an
@@ -163,6 +164,13 @@ func (l *Log) format(e event.Event) string {
 		}
 		if len(d.Snapshot) > 0 {
 			s += fmt.Sprintf("\n%s   started from %d uncommitted file(s) of your checkout", b, len(d.Snapshot))
+		}
+		if len(d.Untracked) > 0 {
+			s += fmt.Sprintf("\n%s   not in the run: %d untracked file(s) of your checkout (%s); it starts from the committed tree", b, len(d.Untracked), workspace.ListSome(d.Untracked, 5))
+		}
+		if len(d.Modified) > 0 {
+			s += fmt.Sprintf("\n%s   %s: the run does not see your uncommitted changes to %d tracked file(s) (%s): commit them, or pass --include-uncommitted to start from them",
+				b, l.paint(red, "warning"), len(d.Modified), workspace.ListSome(d.Modified, 5))
 		}
 		if d.Sandbox != "" {
 			if d.Contained {
