@@ -15,7 +15,7 @@
 //	    The same steps in the Anthropic Messages wire format (see
 //	    anthropic.go), sharing the step counter and the request log.
 //	GET  /v1/models, /models
-//	    Lists one model: the script's "model" (default "scripted").
+//	    Lists the script's "models", or its one "model" (default "scripted").
 //	GET  /_requests
 //	    The request log as a JSON array (see LoggedRequest).
 //	POST /_script

@@ -15,6 +15,10 @@ type Script struct {
 	// Model is the name /v1/models lists and answers carry when a request
 	// names none. Default "scripted".
 	Model string `json:"model,omitempty"`
+	// Models are the names /v1/models lists, when it should list others
+	// than Model (a server with several models, or one without the model
+	// a run asks for). Default: Model alone.
+	Models []string `json:"models,omitempty"`
 	// Steps answer consecutive requests.
 	Steps []Step `json:"steps"`
 	// OnExhausted is "error" (the default) or "text".
@@ -78,13 +82,14 @@ func LoadScript(path string) (*Script, error) {
 func ParseScript(data []byte) (*Script, error) {
 	var top struct {
 		Model       string            `json:"model"`
+		Models      []string          `json:"models"`
 		Steps       []json.RawMessage `json:"steps"`
 		OnExhausted string            `json:"on_exhausted"`
 	}
 	if err := decodeStrict(data, &top); err != nil {
 		return nil, err
 	}
-	s := &Script{Model: top.Model, OnExhausted: top.OnExhausted, Steps: make([]Step, len(top.Steps))}
+	s := &Script{Model: top.Model, Models: top.Models, OnExhausted: top.OnExhausted, Steps: make([]Step, len(top.Steps))}
 	for i, raw := range top.Steps {
 		if err := decodeStrict(raw, &s.Steps[i]); err != nil {
 			return nil, fmt.Errorf("step %d: %w", i, err)

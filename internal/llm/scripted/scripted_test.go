@@ -458,6 +458,19 @@ func TestReplaceScriptAndModels(t *testing.T) {
 	if err := json.NewDecoder(res.Body).Decode(&models); err != nil || len(models.Data) != 1 || models.Data[0].ID != "m2" {
 		t.Errorf("models = %+v (%v)", models, err)
 	}
+	// A script's "models" is the list, whatever its one model.
+	if code := post(`{"model": "m2", "models": ["a", "b"], "steps": [{"text": "x"}]}`); code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	res2, err := http.Get(url + "/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res2.Body.Close()
+	models.Data = nil
+	if err := json.NewDecoder(res2.Body).Decode(&models); err != nil || len(models.Data) != 2 || models.Data[0].ID != "a" || models.Data[1].ID != "b" {
+		t.Errorf("models = %+v (%v)", models, err)
+	}
 }
 
 func TestListenAndServe(t *testing.T) {

@@ -261,14 +261,19 @@ func (s *Server) appendLog(e LoggedRequest) error {
 	return nil
 }
 
-// models lists the one model.
+// models lists the script's models (its one model by default).
 func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
-	name := s.modelName()
+	names := s.script.Models
+	if len(names) == 0 {
+		names = []string{s.modelName()}
+	}
 	s.mu.Unlock()
-	writeJSON(w, map[string]any{"object": "list", "data": []any{
-		map[string]any{"id": name, "object": "model", "created": 0, "owned_by": "ultra"},
-	}})
+	data := []any{}
+	for _, name := range names {
+		data = append(data, map[string]any{"id": name, "object": "model", "created": 0, "owned_by": "ultra"})
+	}
+	writeJSON(w, map[string]any{"object": "list", "data": data})
 }
 
 // replaceScript installs the script in the request body.
