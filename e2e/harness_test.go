@@ -60,7 +60,18 @@ type model struct {
 
 func newModel(t testing.TB, steps ...step) *model {
 	t.Helper()
-	b, _ := json.Marshal(map[string]any{"steps": steps})
+	return newScript(t, map[string]any{"steps": steps})
+}
+
+// newModelServing is newModel on a server whose model list is models.
+func newModelServing(t testing.TB, models []string, steps ...step) *model {
+	t.Helper()
+	return newScript(t, map[string]any{"models": models, "steps": steps})
+}
+
+func newScript(t testing.TB, script map[string]any) *model {
+	t.Helper()
+	b, _ := json.Marshal(script)
 	path := filepath.Join(t.TempDir(), "script.json")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)

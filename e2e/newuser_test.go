@@ -345,3 +345,44 @@ func settle(t *testing.T, dir string) {
 		t.Errorf("processes of the killed run outlived it by 10s:\n%s", out)
 	})
 }
+
+// A model the server does not list is refused before anything is made,
+// naming what it serves; a server without a model list is left to the
+// run.
+func TestNewUserWrongModelRefusedBeforeAnything(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModelServing(t, []string{"alpha", "beta"}, fixSteps()...)
+	for _, verb := range []string{"run", "plan"} {
+		res := ultra(t, dir, verb, "--base-url", m.url, "--model", "nope", "fix calc")
+		if res.code != 2 || !strings.Contains(res.stderr, "model nope is not served by "+m.url+"; it serves: alpha, beta") ||
+			!strings.Contains(res.stderr, "--model") {
+			t.Errorf("%s with a model the server does not list: exit %d\n%s%s", verb, res.code, res.stdout, res.stderr)
+		}
+	}
+	if n := len(m.srv.Requests()); n != 0 {
+		t.Errorf("a refused start sent %d model request(s)", n)
+	}
+	nothingMade(t, dir)
+}
+
+// When no model is named and the server serves exactly one, the run
+// uses it and says so.
+func TestNewUserOneModelServerUsedWithoutModel(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModelServing(t, []string{"only-one"}, fixSteps()[:2]...)
+	res := ultra(t, dir, "plan", "--base-url", m.url, "fix calc")
+	if res.code != 3 || !strings.Contains(res.stderr, "no model is named and "+m.url+" serves only only-one, so the run uses it") {
+		t.Fatalf("plan without --model on a one-model server: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	reqs := m.srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no model request")
+	}
+	for _, r := range reqs {
+		if r.Model != "only-one" {
+			t.Errorf("request %d asked for %q", r.N, r.Model)
+		}
+	}
+}

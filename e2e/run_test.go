@@ -531,7 +531,7 @@ func TestModelModesRoute(t *testing.T) {
 	}
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-qm", "calc")
-	m := newModel(t, fixSteps()...)
+	m := newModelServing(t, []string{"m-fast", "m-smart", "m-deep"}, fixSteps()...)
 	res := ultra(t, dir, "run", "--output", "jsonl", "--base-url", m.url, "fix calc")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
@@ -550,7 +550,7 @@ func TestModelModesRoute(t *testing.T) {
 			t.Fatalf("request %d asked for %s, want %s", i+1, r.Model, w)
 		}
 	}
-	fast := newModel(t, fixSteps()...)
+	fast := newModelServing(t, []string{"m-fast", "m-smart", "m-deep"}, fixSteps()...)
 	git(t, dir, "checkout", "-q", "--", "calc")
 	ultra(t, dir, "run", "--output", "jsonl", "--base-url", fast.url, "--model-mode", "fast", "fix calc")
 	if len(fast.srv.Requests()) == 0 {
@@ -577,7 +577,7 @@ func TestCostBudget(t *testing.T) {
 	for i := range steps {
 		steps[i]["usage"] = map[string]any{"prompt_tokens": 100000, "completion_tokens": 1000}
 	}
-	m := newModel(t, steps...)
+	m := newModelServing(t, []string{"gpt-5"}, steps...)
 	res := ultra(t, dir, "run", "--output", "jsonl", "--base-url", m.url, "--model", "gpt-5", "--max-cost", "0.30", "fix calc")
 	if res.code != 4 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)

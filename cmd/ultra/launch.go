@@ -35,7 +35,7 @@ func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, ou
 		return agent.Options{}, err
 	}
 	if check {
-		if err := preflight(cmd.Context(), pc, p); err != nil {
+		if err := preflight(cmd.Context(), pc, p, cmd.ErrOrStderr()); err != nil {
 			return agent.Options{}, err
 		}
 	}

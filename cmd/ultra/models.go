@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -153,26 +152,11 @@ func served(ctx context.Context, pc *providerChoice, p *project) (*servedList, e
 	}
 	sort.Strings(ids)
 	list := &servedList{Provider: pc.name, BaseURL: pc.baseURL, KeyEnv: d.keyEnv, KeySet: pc.apiKey() != "", Models: ids}
-	wanted := []string{pc.model}
-	if len(pc.models) > 0 {
-		list.Modes = pc.models
-		wanted = nil
-		for _, m := range pc.models {
-			wanted = append(wanted, m)
-		}
-		if len(pc.models) < 3 && pc.model != "" {
-			wanted = append(wanted, pc.model) // the modes without a model use it
-			list.Model = pc.model
-		}
-	} else {
-		list.Model = pc.model
+	list.Modes = pc.models
+	if len(pc.models) < 3 {
+		list.Model = pc.model // the modes without a model use it
 	}
-	for _, m := range wanted {
-		if m != "" && !slices.Contains(ids, m) && !slices.Contains(list.Unlisted, m) {
-			list.Unlisted = append(list.Unlisted, m)
-		}
-	}
-	sort.Strings(list.Unlisted)
+	list.Unlisted = unserved(ids, wantedModels(pc.model, pc.models))
 	return list, nil
 }
 

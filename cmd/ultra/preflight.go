@@ -10,10 +10,13 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // preflightTimeout bounds the check of a model server before a run: a
@@ -21,23 +24,34 @@ import (
 const preflightTimeout = 5 * time.Second
 
 // preflight makes sure, before a run makes a branch or a worktree, that
-// its model server can be reached and that a service which needs a key
-// has one. It never sends a model request (no tokens are spent): a
-// service that needs a key and has none is refused without any network
-// call; otherwise one GET of the server's model list, which only has to
-// connect. A server that connects but answers slowly or with an error
-// other than a refused key is left for the run to judge.
-func preflight(ctx context.Context, pc *providerChoice, p *project) error {
+// its model server can be reached, that a service which needs a key has
+// one, and, where the server lists its models, that it serves the ones
+// the run asks for. It never sends a model request (no tokens are
+// spent): a service that needs a key and has none is refused without any
+// network call; otherwise one GET of the server's model list. A server
+// that connects but answers slowly, or has no model list, is left for the
+// run to judge. When no model is named and the server serves exactly
+// one, the run uses it, and says so on w.
+func preflight(ctx context.Context, pc *providerChoice, p *project, w io.Writer) error {
 	d := providerDefaults[pc.name]
 	key := pc.apiKey()
 	if why := needsKey(pc); why != "" {
 		return usageErr("%s", why)
 	}
-	err := reach(ctx, pc.name, pc.baseURL, key, p.Config.Model.Headers)
+	ids, err := reach(ctx, pc.name, pc.baseURL, key, p.Config.Model.Headers)
 	var ue *unreachableError
 	var ke *keyRefusedError
 	switch {
 	case err == nil:
+		dec := decideServed(ids, pc.model, pc.models, pc.named)
+		if dec.use != "" {
+			fmt.Fprintf(w, "ultra: no model is named and %s serves only %s, so the run uses it (--model NAME to choose)\n", pc.baseURL, dec.use)
+			pc.model = dec.use
+		}
+		if len(dec.missing) > 0 {
+			return usageErr("model %s is not served by %s; it serves: %s. Pass --model NAME (or set model.name) to one it serves",
+				strings.Join(dec.missing, ", "), pc.baseURL, workspace.ListSome(ids, 10))
+		}
 		return nil
 	case errors.As(err, &ke):
 		what := "refuses the key in " + d.keyEnv
@@ -54,6 +68,63 @@ func preflight(ctx context.Context, pc *providerChoice, p *project) error {
 			pc.baseURL, ue.reason, what)}
 	}
 	return err
+}
+
+// served is what the preflight makes of a server's model list.
+type servedDecision struct {
+	use     string   // the server's only model, for a run that names none
+	missing []string // models the run would ask for that the server does not serve
+}
+
+// decideServed judges the ids a server lists (nil when it has no list)
+// against the model and modes a run would ask for; named says whether a
+// person named the model (flag, environment, config or the run's record).
+func decideServed(ids []string, model string, modes map[string]string, named bool) servedDecision {
+	if len(ids) == 0 {
+		return servedDecision{} // no list, or an empty one: the run judges
+	}
+	if !named && len(modes) == 0 && len(ids) == 1 && !serves(ids, model) {
+		return servedDecision{use: ids[0]}
+	}
+	return servedDecision{missing: unserved(ids, wantedModels(model, modes))}
+}
+
+// wantedModels are the models a run asks for: each mode's, and the one
+// model for the modes without their own.
+func wantedModels(model string, modes map[string]string) []string {
+	var wanted []string
+	for _, m := range modes {
+		wanted = append(wanted, m)
+	}
+	if len(modes) < 3 && model != "" {
+		wanted = append(wanted, model)
+	}
+	return wanted
+}
+
+// unserved are the wanted models ids does not serve, sorted, once each.
+func unserved(ids, wanted []string) []string {
+	var out []string
+	for _, m := range wanted {
+		if m != "" && !serves(ids, m) && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// serves says whether a server listing ids answers requests for model:
+// listed as it is, as Ollama's tag "model:latest", or as a dated
+// snapshot of an alias (Anthropic lists "claude-sonnet-4-5-20250929" and
+// serves "claude-sonnet-4-5").
+func serves(ids []string, model string) bool {
+	for _, id := range ids {
+		if id == model || id == model+":latest" || strings.HasPrefix(id, model+"-20") {
+			return true
+		}
+	}
+	return false
 }
 
 // apiKey is the provider's key ("" when none is set): resolveProvider puts
@@ -134,16 +205,16 @@ func modelsRequest(ctx context.Context, provider, base, key string, headers map[
 // providers' clients do, and keeps no connection.
 var preflightClient = &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true}}
 
-// reach checks that the server at base can be connected to: nil once a
-// connection is made (whatever it then answers, unless it refuses the
-// key), an *unreachableError when none can be, a *keyRefusedError for
-// HTTP 401 or 403.
-func reach(ctx context.Context, provider, base, key string, headers map[string]string) error {
+// reach asks the server at base for its model list: the ids it lists,
+// nil when it has none (an error status, an answer that is no list, or a
+// slow answer once connected: the run will see), an *unreachableError
+// when no connection can be made, a *keyRefusedError for HTTP 401 or 403.
+func reach(ctx context.Context, provider, base, key string, headers map[string]string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
 	defer cancel()
 	req, err := modelsRequest(ctx, provider, base, key, headers)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	connected := false
 	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
@@ -152,16 +223,20 @@ func reach(ctx context.Context, provider, base, key string, headers map[string]s
 	resp, err := preflightClient.Do(req)
 	if err != nil {
 		if connected {
-			return nil // it answers, slowly: the run will see
+			return nil, nil // it answers, slowly: the run will see
 		}
-		return &unreachableError{url: req.URL.Redacted(), reason: netReason(err)}
+		return nil, &unreachableError{url: req.URL.Redacted(), reason: netReason(err)}
 	}
 	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return &keyRefusedError{url: req.URL.Redacted(), status: resp.StatusCode}
+		return nil, &keyRefusedError{url: req.URL.Redacted(), status: resp.StatusCode}
 	}
-	return nil
+	if err != nil || resp.StatusCode >= 300 {
+		return nil, nil
+	}
+	ids, _ := parseModelList(body)
+	return ids, nil
 }
 
 // netReason says briefly why a connection failed.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,7 +132,7 @@ func TestReach(t *testing.T) {
 	closed := "http://" + l.Addr().String() + "/v1"
 	l.Close()
 	var ue *unreachableError
-	if err := reach(ctx, "openai", closed, "", nil); !errors.As(err, &ue) || !strings.Contains(ue.reason, "refused") {
+	if _, err := reach(ctx, "openai", closed, "", nil); !errors.As(err, &ue) || !strings.Contains(ue.reason, "refused") {
 		t.Errorf("closed port: %v", err)
 	}
 	var gotKey, gotHeader string
@@ -147,19 +149,50 @@ func TestReach(t *testing.T) {
 		w.Write([]byte(`{"data":[{"id":"m"}]}`))
 	}))
 	defer srv.Close()
-	if err := reach(ctx, "openai", srv.URL+"/v1", "good", map[string]string{"X-Team": "t"}); err != nil || gotKey != "Bearer good" || gotHeader != "t" {
-		t.Errorf("answering server: %v (key %q, header %q)", err, gotKey, gotHeader)
+	if ids, err := reach(ctx, "openai", srv.URL+"/v1", "good", map[string]string{"X-Team": "t"}); err != nil || gotKey != "Bearer good" || gotHeader != "t" || !slices.Equal(ids, []string{"m"}) {
+		t.Errorf("answering server: %v %v (key %q, header %q)", ids, err, gotKey, gotHeader)
 	}
 	var ke *keyRefusedError
-	if err := reach(ctx, "openai", srv.URL+"/v1", "bad", nil); !errors.As(err, &ke) || ke.status != 401 {
+	if _, err := reach(ctx, "openai", srv.URL+"/v1", "bad", nil); !errors.As(err, &ke) || ke.status != 401 {
 		t.Errorf("refused key: %v", err)
 	}
 	// A server without a model list still answers: the run judges it.
-	if err := reach(ctx, "openai", srv.URL+"/other", "", nil); err != nil {
-		t.Errorf("404 on the model list: %v", err)
+	if ids, err := reach(ctx, "openai", srv.URL+"/other", "", nil); err != nil || ids != nil {
+		t.Errorf("404 on the model list: %v %v", ids, err)
 	}
-	if err := reach(ctx, "openai", "ftp://x", "", nil); err == nil {
+	if _, err := reach(ctx, "openai", "ftp://x", "", nil); err == nil {
 		t.Error("a URL that is not http(s) passed")
+	}
+}
+
+func TestDecideServed(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		ids     []string
+		model   string
+		modes   map[string]string
+		named   bool
+		use     string
+		missing []string
+	}{
+		{name: "no model list", ids: nil, model: "x", named: true},
+		{name: "an empty list", ids: []string{}, model: "x", named: true},
+		{name: "served", ids: []string{"a", "x"}, model: "x", named: true},
+		{name: "named and not served", ids: []string{"a", "b"}, model: "x", named: true, missing: []string{"x"}},
+		{name: "named, the server's only model is another", ids: []string{"a"}, model: "x", named: true, missing: []string{"x"}},
+		{name: "none named: the only model is used", ids: []string{"a"}, model: "qwen3-coder", use: "a"},
+		{name: "none named, the only model is the default", ids: []string{"qwen3-coder:latest"}, model: "qwen3-coder"},
+		{name: "none named, several served", ids: []string{"a", "b"}, model: "qwen3-coder", missing: []string{"qwen3-coder"}},
+		{name: "ollama's tag", ids: []string{"qwen3-coder:latest"}, model: "qwen3-coder", named: true},
+		{name: "a dated snapshot of an alias", ids: []string{"claude-sonnet-4-5-20250929"}, model: "claude-sonnet-4-5", named: true},
+		{name: "modes: each checked, once", ids: []string{"a"}, modes: map[string]string{"fast": "f", "smart": "s", "deep": "s"}, model: "a", missing: []string{"f", "s"}},
+		{name: "modes: the rest use the model", ids: []string{"f"}, modes: map[string]string{"fast": "f"}, model: "m", named: true, missing: []string{"m"}},
+		{name: "modes configured: no substitution", ids: []string{"a"}, modes: map[string]string{"fast": "a"}, model: "d", missing: []string{"d"}},
+	} {
+		got := decideServed(c.ids, c.model, c.modes, c.named)
+		if got.use != c.use || !slices.Equal(got.missing, c.missing) {
+			t.Errorf("%s: use %q missing %v, want %q %v", c.name, got.use, got.missing, c.use, c.missing)
+		}
 	}
 }
 
@@ -168,7 +201,7 @@ func TestPreflightNeedsKeyWithoutNetwork(t *testing.T) {
 	// The official service without a key: refused before any connection
 	// (the URL here could not be reached anyway).
 	pc := &providerChoice{name: "anthropic", baseURL: "https://api.anthropic.com", secrets: []string{""}}
-	err := preflight(context.Background(), pc, p)
+	err := preflight(context.Background(), pc, p, io.Discard)
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != agent.ExitUsage || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY is not set") {
 		t.Fatalf("anthropic without a key: %v", err)
@@ -177,7 +210,7 @@ func TestPreflightNeedsKeyWithoutNetwork(t *testing.T) {
 	closed := "http://" + l.Addr().String() + "/v1"
 	l.Close()
 	pc = &providerChoice{name: "openai", baseURL: closed, secrets: []string{""}}
-	err = preflight(context.Background(), pc, p)
+	err = preflight(context.Background(), pc, p, io.Discard)
 	if !errors.As(err, &ee) || ee.code != agent.ExitError || !strings.Contains(err.Error(), "cannot reach the model server at "+closed) {
 		t.Fatalf("closed port: %v", err)
 	}

@@ -123,6 +123,7 @@ func pick[T comparable](v ...T) T {
 type providerChoice struct {
 	name, baseURL, model string
 	models               map[string]string // mode → model; nil when one model serves all
+	named                bool              // the model was named, not a provider's default
 	hint                 string            // said when the server cannot be reached
 	provider             llm.Provider
 	secrets              []string // the key and header values: never shown to the model
@@ -231,7 +232,8 @@ func (f *runFlags) resolveProvider(p *project, fallbackProvider, fallbackModel, 
 	for _, v := range mc.Headers {
 		secrets = append(secrets, v)
 	}
-	return &providerChoice{name: name, baseURL: base, model: model, models: models, provider: prov, hint: hint, secrets: secrets}, nil
+	return &providerChoice{name: name, baseURL: base, model: model, models: models, provider: prov, hint: hint, secrets: secrets,
+		named: pick(f.model, fallbackModel, os.Getenv("ULTRA_MODEL"), mc.Name) != ""}, nil
 }
 
 // sinks builds the surfaces of a headless run. The human log is live on
