@@ -386,3 +386,28 @@ func TestNewUserOneModelServerUsedWithoutModel(t *testing.T) {
 		}
 	}
 }
+
+// A run whose first model request fails (the model list said yes, the
+// chat request no) made nothing: it leaves no branch and no worktree,
+// ultra gc has nothing to keep, and ultra runs still says why it failed.
+func TestNewUserFirstRequestFailureLeavesNothing(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, step{"status": 404, "error": "the model scripted does not exist"})
+	res := ultra(t, dir, "run", "--base-url", m.url, "--model", "scripted", "fix calc")
+	if res.code != 1 || !strings.Contains(res.stdout+res.stderr, "the run made nothing, so its branch and worktree are removed") {
+		t.Fatalf("a failed first request: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	noBranchOrWorktree(t, dir)
+	r := ultra(t, dir, "runs", "--json")
+	var runs []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &runs); err != nil || len(runs) != 1 {
+		t.Fatalf("runs: %v\n%s", err, r.stdout)
+	}
+	if b, _ := json.Marshal(runs[0]); !strings.Contains(string(b), `"failed"`) || !strings.Contains(string(b), "does not exist") {
+		t.Errorf("the run's record does not say why it failed: %s", b)
+	}
+	if gc := ultra(t, dir, "gc"); gc.code != 0 || strings.TrimSpace(gc.stdout) != "nothing to collect" {
+		t.Errorf("gc after a run that made nothing: exit %d\n%s%s", gc.code, gc.stdout, gc.stderr)
+	}
+}

@@ -36,9 +36,12 @@ type runner struct {
 	model   llm.Provider // o.Provider with retries
 
 	// What the current step adds, saved together at its end.
-	pendingMsgs   []llm.Message
-	pendingTrans  []store.Transition
-	stop          *Outcome // set when the step ended the run
+	pendingMsgs  []llm.Message
+	pendingTrans []store.Transition
+	stop         *Outcome // set when the step ended the run
+	// madeNothing: the run failed before any progress, and its branch
+	// and worktree go when it ends (discardWorkspace).
+	madeNothing   bool
 	mark          time.Time
 	baselineDone  chan struct{} // closed when the baseline is measured
 	stopBaseline  func()        // cancels the baseline
@@ -251,6 +254,9 @@ func (r *runner) loop(ctx context.Context) (*Outcome, error) {
 		}
 	}
 	r.abandonBaseline()
+	if r.madeNothing {
+		r.discardWorkspace()
+	}
 	o := r.stop
 	if o.Status == StatusComplete && !phase.AnswerEnds(r.st.Phase.Mode) || o.Status == StatusCancelled {
 		// A chat goes on with the next question; a finished run takes
@@ -319,6 +325,10 @@ func (r *runner) step(ctx context.Context) error {
 		reason := fmt.Sprintf("model request failed: %v", err)
 		if r.o.ProviderHint != "" && (le == nil || le.StatusCode == 0 || le.StatusCode == 401 || le.StatusCode == 403) {
 			reason += "; " + r.o.ProviderHint
+		}
+		if r.madeNothing = r.nothingMade(); r.madeNothing {
+			r.finish(StatusFailed, reason+" (the run made nothing, so its branch and worktree are removed: fix it, then start the run again)")
+			return nil
 		}
 		r.finish(StatusFailed, reason+fmt.Sprintf(" (fix it, then: ultra resume %s)", r.row.ID))
 		return nil

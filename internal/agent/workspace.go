@@ -251,3 +251,35 @@ func lockHolder(path string) int {
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	return pid
 }
+
+// nothingMade says whether the run has a worktree and has made no
+// progress in it: no model turn answered, and its branch still at the
+// commit it started from. Such a run, failing, leaves nothing behind.
+func (r *runner) nothingMade() bool {
+	ws := r.row.Workspace
+	if ws.Worktree == "" || ws.Removed != "" || r.st.Phase.Used.Turns > 0 {
+		return false
+	}
+	tip := workspace.BranchTip(context.Background(), r.row.Repo, ws.Branch)
+	return tip != "" && tip == ws.StartCommit
+}
+
+// discardWorkspace removes the worktree and branch of a run that made
+// nothing; its record and events stay, so ultra runs shows why it failed.
+func (r *runner) discardWorkspace() {
+	ctx := context.Background()
+	ws := r.row.Workspace
+	err := workspace.Remove(ctx, r.row.Repo, ws.Worktree)
+	if err == nil {
+		err = workspace.DeleteBranch(ctx, r.row.Repo, ws.Branch)
+	}
+	if err == nil {
+		ws.Removed = r.o.Now().UTC().Format(time.RFC3339)
+		if err = r.o.Store.SetWorkspace(ctx, r.row.ID, ws); err == nil {
+			r.row.Workspace = ws
+		}
+	}
+	if err != nil {
+		r.emit(event.Warning, event.WarningData{Message: "the run made nothing, but its worktree or branch could not be removed (ultra gc will): " + err.Error()})
+	}
+}
