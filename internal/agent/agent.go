@@ -261,6 +261,10 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		Contained: o.sandboxStatus().Available, Sandbox: o.sandboxStatus().Summary(),
 	})
 	r.warnUncontained()
+	if len(modified) > 0 {
+		r.emit(event.Warning, event.WarningData{Message: fmt.Sprintf("the run does not see your uncommitted changes to %d tracked file(s) (%s): "+
+			"commit them, or pass --include-uncommitted to start from them", len(modified), workspace.ListSome(modified, 5))})
+	}
 	for _, c := range axes.Diff(axes.Axes{}, asked) {
 		r.pendingTrans = append(r.pendingTrans, store.Transition{Kind: "axis", Axis: c.Axis, From: c.From, To: c.To, By: "person", Reason: "run started", At: now})
 	}

@@ -168,10 +168,6 @@ func (l *Log) format(e event.Event) string {
 		if len(d.Untracked) > 0 {
 			s += fmt.Sprintf("\n%s   not in the run: %d untracked file(s) of your checkout (%s); it starts from the committed tree", b, len(d.Untracked), workspace.ListSome(d.Untracked, 5))
 		}
-		if len(d.Modified) > 0 {
-			s += fmt.Sprintf("\n%s   %s: the run does not see your uncommitted changes to %d tracked file(s) (%s): commit them, or pass --include-uncommitted to start from them",
-				b, l.paint(red, "warning"), len(d.Modified), workspace.ListSome(d.Modified, 5))
-		}
 		if d.Sandbox != "" {
 			if d.Contained {
 				s += fmt.Sprintf("\n%s   sandbox %s", b, d.Sandbox)
