@@ -407,6 +407,9 @@ func TestNewUserFirstRequestFailureLeavesNothing(t *testing.T) {
 	if b, _ := json.Marshal(runs[0]); !strings.Contains(string(b), `"failed"`) || !strings.Contains(string(b), "does not exist") {
 		t.Errorf("the run's record does not say why it failed: %s", b)
 	}
+	if tk := ultra(t, dir, "tasks", "--json", "--all"); !strings.Contains(tk.stdout, "made nothing") || strings.Contains(tk.stdout, "ultra resume") {
+		t.Errorf("tasks offers to resume a run that made nothing: exit %d\n%s%s", tk.code, tk.stdout, tk.stderr)
+	}
 	if gc := ultra(t, dir, "gc"); gc.code != 0 || strings.TrimSpace(gc.stdout) != "nothing to collect" {
 		t.Errorf("gc after a run that made nothing: exit %d\n%s%s", gc.code, gc.stdout, gc.stderr)
 	}

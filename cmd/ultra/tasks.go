@@ -206,7 +206,7 @@ func isFinishedTask(status string) bool {
 func taskRow(v *store.TaskView, host string, now time.Time) tasks.Row {
 	in := tasks.Input{
 		ID: v.ID, Status: v.Status, TaskStatus: v.TaskRow.Status, Reason: v.Reason, Waiting: v.TaskRow.Waiting,
-		PID: v.PID, Branch: v.Branch, Landed: v.Landed, Undone: v.Undone,
+		PID: v.PID, Branch: v.Branch, Landed: v.Landed, Undone: v.Undone, Removed: v.Removed,
 	}
 	rt := v.Runtime
 	if rt != nil {

@@ -29,6 +29,7 @@ type TaskView struct {
 	Branch     string // ultra/<run-id>, "" for runs from before workspaces
 	Landed     bool   // the run's work was landed on its base
 	Undone     bool   // the run's work was dropped
+	Removed    bool   // the run's worktree was removed
 	TaskRow    Task
 	// Runtime is nil when the run's process never recorded a heartbeat.
 	Runtime *Runtime
@@ -52,7 +53,7 @@ var FinishedTaskStatuses = []string{"done", "failed", "cancelled"}
 const selectTasks = `SELECT r.id, r.task, r.phase, r.status, r.reason, r.axes, r.provider, r.model, r.pid,
 	r.created_at, r.updated_at, r.finished_at,
 	COALESCE(json_extract(r.workspace, '$.branch'), ''), COALESCE(json_extract(r.workspace, '$.landed'), ''),
-	COALESCE(json_extract(r.workspace, '$.undone'), ''),
+	COALESCE(json_extract(r.workspace, '$.undone'), ''), COALESCE(json_extract(r.workspace, '$.removed'), ''),
 	COALESCE(t.status,''), COALESCE(t.blockers,'[]'), COALESCE(t.retries,0), COALESCE(t.max_retries,0), COALESCE(t.checkpoint,''),
 	COALESCE(t.budget_cost,0), COALESCE(t.spent_cost,0), COALESCE(t.input_tokens,0), COALESCE(t.output_tokens,0), COALESCE(t.turns,0),
 	COALESCE(t.waiting,''), COALESCE(t.goal,''), COALESCE(t.claim,''),
@@ -99,12 +100,12 @@ func tasksQuery(f TaskFilter) (string, []any) {
 
 func scanTask(rows scanner) (TaskView, error) {
 	var v TaskView
-	var ax, created, updated, finishedAt, landed, undone, blockers, hb string
+	var ax, created, updated, finishedAt, landed, undone, removed, blockers, hb string
 	var hasRuntime bool
 	var rt Runtime
 	t := &v.TaskRow
 	if err := rows.Scan(&v.ID, &v.Task, &v.Phase, &v.Status, &v.Reason, &ax, &v.Provider, &v.Model, &v.PID,
-		&created, &updated, &finishedAt, &v.Branch, &landed, &undone,
+		&created, &updated, &finishedAt, &v.Branch, &landed, &undone, &removed,
 		&t.Status, &blockers, &t.Retries, &t.MaxRetries, &t.Checkpoint, &t.BudgetCost, &t.SpentCost,
 		&t.InputTokens, &t.OutputTokens, &t.Turns, &t.Waiting, &t.Goal, &t.Claim,
 		&hasRuntime, &rt.PID, &rt.Host, &rt.Worktree, &rt.Model, &rt.ContextTokens, &rt.ContextWindow, &rt.Activity, &hb); err != nil {
@@ -117,7 +118,7 @@ func scanTask(rows scanner) (TaskView, error) {
 		_ = json.Unmarshal([]byte(blockers), &t.Blockers)
 	}
 	v.CreatedAt, v.UpdatedAt, v.FinishedAt = parseTS(created), parseTS(updated), parseTS(finishedAt)
-	v.Landed, v.Undone = landed != "", undone != ""
+	v.Landed, v.Undone, v.Removed = landed != "", undone != "", removed != ""
 	if hasRuntime {
 		rt.Heartbeat = parseTS(hb)
 		v.Runtime = &rt

@@ -64,6 +64,7 @@ type Input struct {
 	Branch     string    // the run's branch; "" when it has none
 	Landed     bool
 	Undone     bool
+	Removed    bool // its worktree was removed: nothing to resume
 }
 
 // Class is a task's place in the view.
@@ -126,7 +127,7 @@ func Classify(in Input, now time.Time) Class {
 	case "cancelled":
 		return Class{Class: Cancelled, Why: in.Reason}
 	case "failed":
-		if in.Undone {
+		if in.Undone || in.Removed {
 			return Class{Class: Failed, Why: pick(in.Reason, "failed")}
 		}
 		return Class{Class: Failed, Why: pick(in.Reason, "failed"), Next: resume}

@@ -48,6 +48,7 @@ func TestClassify(t *testing.T) {
 		{"complete, landed", Input{Status: "complete", Branch: "ultra/R1", Landed: true}, Done, "", "", "", false},
 		{"complete without a branch", Input{Status: "complete"}, Done, "", "", "", false},
 		{"failed", Input{Status: "failed", Reason: "model request failed"}, Failed, "", "ultra resume R1", "model request failed", false},
+		{"failed, having made nothing", Input{Status: "failed", Reason: "model request failed (the run made nothing, so its branch and worktree are removed", Branch: "ultra/R1", Removed: true}, Failed, "", "", "made nothing", false},
 		{"cancelled", Input{Status: "cancelled", Reason: "by a person"}, Cancelled, "", "", "by a person", false},
 		{"unknown status", Input{Status: "levitating"}, "levitating", "", "ultra status R1", "", true},
 	}
