@@ -120,19 +120,28 @@ func TestNewUserFakemodelPassesThePreflight(t *testing.T) {
 func TestNewUserModels(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
+	// A server with one model: ultra run, naming none, would use it.
 	m := newModel(t, text("unused"))
 	res := ultra(t, dir, "models", "--base-url", m.url, "--json")
 	var l struct {
 		BaseURL  string   `json:"base_url"`
 		Models   []string `json:"models"`
+		Model    string   `json:"model"`
 		Unlisted []string `json:"unlisted"`
 	}
 	if err := json.Unmarshal([]byte(res.stdout), &l); res.code != 0 || err != nil || l.BaseURL != m.url ||
-		len(l.Models) != 1 || l.Models[0] != "scripted" || len(l.Unlisted) != 1 || l.Unlisted[0] != "qwen3-coder" {
+		len(l.Models) != 1 || l.Models[0] != "scripted" || l.Model != "scripted" || len(l.Unlisted) != 0 {
 		t.Fatalf("models --json: exit %d %v %+v\n%s%s", res.code, err, l, res.stdout, res.stderr)
 	}
 	res = ultra(t, dir, "models", "--base-url", m.url)
-	if res.code != 0 || !strings.Contains(res.stdout, "serves 1 model(s)") || !strings.Contains(res.stdout, "  scripted") ||
+	if res.code != 0 || !strings.Contains(res.stdout, "serves 1 model(s)") || !strings.Contains(res.stdout, "  scripted  ultra run uses it") ||
+		strings.Contains(res.stdout, "does not list") {
+		t.Fatalf("models: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	// With several, the default model it does not list is named.
+	two := newModelServing(t, []string{"a", "b"}, text("unused"))
+	res = ultra(t, dir, "models", "--base-url", two.url)
+	if res.code != 0 || !strings.Contains(res.stdout, "serves 2 model(s)") ||
 		!strings.Contains(res.stdout, "ultra run would ask for qwen3-coder, which this server does not list") {
 		t.Fatalf("models: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}

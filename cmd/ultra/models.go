@@ -153,10 +153,15 @@ func served(ctx context.Context, pc *providerChoice, p *project) (*servedList, e
 	sort.Strings(ids)
 	list := &servedList{Provider: pc.name, BaseURL: pc.baseURL, KeyEnv: d.keyEnv, KeySet: pc.apiKey() != "", Models: ids}
 	list.Modes = pc.models
-	if len(pc.models) < 3 {
-		list.Model = pc.model // the modes without a model use it
+	model := pc.model
+	dec := decideServed(ids, model, pc.models, pc.named)
+	if dec.use != "" {
+		model = dec.use // as ultra run would: the server's only model
 	}
-	list.Unlisted = unserved(ids, wantedModels(pc.model, pc.models))
+	if len(pc.models) < 3 {
+		list.Model = model // the modes without a model use it
+	}
+	list.Unlisted = dec.missing
 	return list, nil
 }
 
