@@ -329,9 +329,9 @@ func TestNewUserVersionAndV(t *testing.T) {
 	if short := ultra(t, dir, "-v"); strings.Contains(short.stdout, v.stdout) {
 		t.Errorf("ultra -v prints the version: %q", short.stdout)
 	}
-	short := ultra(t, dir, "status", "-v")
+	short := ultra(t, dir, "runs", "-v")
 	if short.code != 2 || !strings.Contains(short.stderr, "-v is --verbose") || !strings.Contains(short.stderr, "ultra --version") {
-		t.Errorf("ultra status -v: exit %d %q", short.code, short.stderr)
+		t.Errorf("ultra runs -v: exit %d %q", short.code, short.stderr)
 	}
 	help := ultra(t, dir, "run", "--help")
 	if !strings.Contains(help.stdout, "-v, --verbose") {
