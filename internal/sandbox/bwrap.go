@@ -136,6 +136,9 @@ func (s Status) Wrapper(p Policy) proc.Wrapper {
 
 // Resolve returns p with its paths resolved through symlinks, mounts of
 // missing paths dropped, and hidden files told from hidden directories.
+// A mount that repeats the one before it once resolved (/var/run/user is
+// /run/user) is dropped: bubblewrap would make it again for nothing, and
+// every mount is a cost paid on each command.
 func Resolve(p Policy) Policy {
 	_, filter := unixSocketFilter()
 	q := Policy{Network: p.Network, Dir: p.Dir, NoUnixSockets: p.NoUnixSockets && filter}
@@ -157,6 +160,9 @@ func Resolve(p Policy) Policy {
 			m.Path = real(m.Path)
 		}
 		m.File = !fi.IsDir()
+		if n := len(q.Mounts); n > 0 && q.Mounts[n-1] == m {
+			continue
+		}
 		q.Mounts = append(q.Mounts, m)
 	}
 	return q

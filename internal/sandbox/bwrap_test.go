@@ -267,3 +267,39 @@ print('connected')
 		t.Fatalf("the control could not connect:\n%s", res.Output)
 	}
 }
+
+// Two spellings of one directory (/var/run/user is /run/user) are one
+// mount; the same path hidden again after another mount is kept, since
+// the later mount may lie inside it.
+func TestResolveDropsRepeatedMounts(t *testing.T) {
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	dir, other := root+"/run/user", root+"/other"
+	os.MkdirAll(dir, 0o755)
+	os.MkdirAll(other, 0o755)
+	os.Symlink(root+"/run", root+"/varrun")
+	hide := func(p string) Mount { return Mount{Kind: Hidden, Path: p} }
+	for _, tc := range []struct {
+		name string
+		in   []Mount
+		want []string
+	}{
+		{"symlinked spelling", []Mount{hide(dir), hide(root + "/varrun/user"), hide(other)}, []string{dir, other}},
+		{"same path twice", []Mount{hide(dir), hide(dir)}, []string{dir}},
+		{"apart", []Mount{hide(dir), hide(other), hide(dir)}, []string{dir, other, dir}},
+		{"other kind", []Mount{hide(dir), {Kind: Writable, Path: dir}}, []string{dir, dir}},
+		{"missing", []Mount{hide(root + "/nope"), hide(dir)}, []string{dir}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, m := range Resolve(Policy{Mounts: tc.in}).Mounts {
+				got = append(got, m.Path)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("mounts %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
