@@ -34,3 +34,36 @@ func BenchmarkShell(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkShellParts breaks a contained bash call into its parts, each
+// step adding to the one before: bubblewrap with nothing but the root
+// (a process and a mount namespace), the namespaces, /dev and /proc every
+// command gets (Policy with no mounts), and a run's layout on top.
+func BenchmarkShellParts(b *testing.B) {
+	st := needSandbox(b)
+	dir := b.TempDir()
+	l := Layout{Work: dir, Home: b.TempDir(), Tmp: b.TempDir(), Hide: append(Secrets(os.Getenv("HOME")), "/nonexistent/state")}
+	fixed := func(args ...string) proc.Wrapper {
+		return func(name string, rest []string, _ string) (proc.Wrapped, error) {
+			return proc.Wrapped{Name: st.Path, Args: append(append(append([]string(nil), args...), name), rest...)}, nil
+		}
+	}
+	for _, c := range []struct {
+		name string
+		wrap proc.Wrapper
+	}{
+		{"plain", nil},
+		{"bwrap-root-only", fixed("--ro-bind", "/", "/", "--")},
+		{"namespaces-dev-proc", st.Wrapper(Policy{Dir: dir})},
+		{"run-layout", st.Wrapper(l.Policy())},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				opts := proc.Options{Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH")}, Wrap: c.wrap}
+				if r, err := proc.Shell(context.Background(), "true", opts); err != nil || r.ExitCode != 0 {
+					b.Fatal(err, r.Output)
+				}
+			}
+		})
+	}
+}
