@@ -258,9 +258,9 @@ func TestManualAllowReadOnly(t *testing.T) {
 	l.wait(t)
 }
 
-// In manual control a plan is accepted once: the goals call does not wait
-// as a call, the plan waits, shown as goals and criteria, and its
-// acceptance is the one answer.
+// Under manual control the goals call waits like every call (its
+// criteria are commands ultra runs on the base tree), shown as the plan it
+// proposes, never as JSON; allowing it accepts the plan: no second answer.
 func TestManualPlanApprovedOnce(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
@@ -269,36 +269,43 @@ func TestManualPlanApprovedOnce(t *testing.T) {
 		calls(call("phase", map[string]any{"to": "verifying"})),
 		step{"text": "waiting", "delay_ms": 20000},
 	)
-	res := ultra(t, dir, runArgs(m, "--control", "manual", "fix calc")...)
-	if res.code != 3 || !strings.Contains(res.stderr, "needs_approval") {
+	res := ultra(t, dir, runArgs(m, "--control", "manual", "--no-wait", "fix calc")...)
+	if res.code != 3 || !strings.Contains(res.stderr, "call_1 (goals) waits for a person's approval") {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
 	evs := res.events(t)
-	if n := len(ofType(evs, "approval")); n != 0 {
-		t.Fatalf("%d approval events before the plan: the goals call waited as a call", n)
+	if n := len(ofType(evs, "criterion")); n != 0 {
+		t.Fatalf("%d criteria ran before a person allowed the goals call", n)
 	}
 	id := runID(t, evs)
 	st := ultra(t, dir, "status", id)
-	for _, want := range []string{"plan waiting for approval", "Add adds", "[happy, command]", "Add adds, as its test shows"} {
+	for _, want := range []string{"plan proposed by call call_1", "Add adds", "[happy, command]", "Add adds, as its test shows", "runs `go test -count=1 -run '^TestAdd$' ./calc`"} {
 		if !strings.Contains(st.stdout, want) {
 			t.Fatalf("status lacks %q:\n%s", want, st.stdout)
 		}
 	}
-	if strings.Contains(st.stdout, `"criteria"`) {
+	if head, _, _ := strings.Cut(st.stdout, "last events"); strings.Contains(head, `"criteria"`) {
 		t.Fatalf("the plan is shown as JSON:\n%s", st.stdout)
 	}
-	// The acceptance is the one answer: the next call waits as a call.
-	l := startLive(t, dir, "approve", id, "--output", "jsonl", "--base-url", m.url)
+	// Allowing the call is the one answer: the plan is accepted, and the
+	// next call waits as a call.
+	l := startLive(t, dir, "approve", id, "--call", "call_1", "--output", "jsonl", "--base-url", m.url)
 	w := l.waitEvent(t, "the phase call waiting", func(e map[string]any) bool {
 		return e["type"] == "approval" && data(e)["state"] == "waiting"
 	})
 	if data(w)["tool"] != "phase" {
 		t.Fatalf("after the plan, %v waits, want the phase call", data(w)["tool"])
 	}
+	if s := ultra(t, dir, "status", id); !strings.Contains(s.stdout, "building") || strings.Contains(s.stdout, "plan waiting for approval") {
+		t.Fatalf("status after the goals call was allowed:\n%s", s.stdout)
+	}
 	if c := ultra(t, dir, "cancel", id); c.code != 0 {
 		t.Fatalf("cancel: exit %d %s %s", c.code, c.stdout, c.stderr)
 	}
 	l.wait(t)
+	if lg := ultra(t, dir, "goals", "ledger", "--run", id); !strings.Contains(lg.stdout, "plan_accepted") {
+		t.Fatalf("the ledger does not record the acceptance:\n%s", lg.stdout)
+	}
 }
 
 // runWorktree is the worktree of run id.
@@ -585,11 +592,15 @@ func TestManualDecisionsAndSteering(t *testing.T) {
 	if r := ultra(t, dir, "approve", id, "--call", "call_2"); r.code != 0 {
 		t.Fatalf("approve glob: exit %d %s", r.code, r.stderr)
 	}
-	if code := l.wait(t); code != 3 {
-		t.Fatalf("the run did not stop for its plan: exit %d", code)
+	// The goals call waits as a call; allowing it accepts the plan, and
+	// the run goes on (manual).
+	l.waitEvent(t, "the goals call waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "goals"
+	})
+	if r := ultra(t, dir, "approve", id, "--call", "call_3"); r.code != 0 {
+		t.Fatalf("approve goals: exit %d %s", r.code, r.stderr)
 	}
-	// The plan accepted, the run goes on (manual) in a live process.
-	l2 := startLive(t, dir, "approve", id, "--output", "jsonl", "--base-url", m.url)
+	l2 := l
 	l2.waitEvent(t, "the edit waiting", func(e map[string]any) bool {
 		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "edit"
 	})

@@ -202,8 +202,8 @@ func TestTUIApprovalsAndSteering(t *testing.T) {
 	if body := string(m.srv.Requests()[2].Body); !strings.Contains(body, "Denied by a person: count nothing") {
 		t.Fatalf("the denial did not reach the model:\n%s", body)
 	}
-	p.waitText("the plan waits for you")
-	p.answer("a") // accept: the run goes on under manual control
+	p.waitText("accept this plan?") // the goals call, shown as its plan
+	p.answer("a")                   // accept: the run goes on under manual control
 	p.waitText("approve this call? edit")
 	id := onlyRun(t, dir)
 	p.enter("/permission-profile trusted")
@@ -298,9 +298,12 @@ func TestTUIAttachEscAndQuit(t *testing.T) {
 	p.answer("a")
 	p.waitText("approve this call? glob")
 	p.answer("a")
-	p.waitText("the plan waits for you")
-	l.wait(t) // the headless process ends at the plan
-	p.answer("A")
+	p.waitText("accept this plan?") // the goals call, shown as its plan
+	// A switch to autonomous control releases it: the plan is accepted by
+	// code validation and the run goes on.
+	if r := ultra(t, dir, "autonomous", id); r.code != 0 {
+		t.Fatalf("autonomous: exit %d %s", r.code, r.stderr)
+	}
 	p.waitFor("the run working under autonomous control", func(s string) bool {
 		return strings.Contains(header(s), "build | autonomous") && strings.Contains(s, "waiting for the model")
 	})
@@ -311,6 +314,7 @@ func TestTUIAttachEscAndQuit(t *testing.T) {
 	if st := statusJSON(t, dir, id); st["status"] != "paused" {
 		t.Fatalf("after Esc the run is %v", st["status"])
 	}
+	l.wait(t) // the headless process ends with the pause
 	p.keys("C-c")
 	p.waitText("press Ctrl-C again to quit")
 	p.keys("C-c")

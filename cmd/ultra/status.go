@@ -108,6 +108,9 @@ func printStatus(w io.Writer, s *agent.Status, verbose bool) {
 	if s.PendingPlan != "" {
 		fmt.Fprintf(w, "plan waiting for approval (ultra approve %s)\n%s\n", s.ID, indentBlock(s.PendingPlan))
 	}
+	if pp := s.ProposedPlan; pp != nil {
+		fmt.Fprintf(w, "plan proposed by call %s, waiting for a person (ultra approve %s --call %s accepts it)\n%s\n", pp.Call, s.ID, pp.Call, indentBlock(pp.Plan))
+	}
 	if s.Waiting != "" {
 		fmt.Fprintf(w, "waiting  %s\n", s.Waiting)
 	}

@@ -592,11 +592,12 @@ func (r *runner) waitFor(ctx context.Context, what, why string, accept func(stor
 
 // asksAPerson says call c waits for a person before it runs: manual
 // control, unless a person's earlier answer covers it (its tool, or every
-// read-only call, for the rest of the run) or the call proposes the plan,
-// whose acceptance is the person's one answer on it.
+// read-only call, for the rest of the run). A call that proposes the plan
+// waits too (a goals call runs its criteria on the base tree): shown as
+// the plan, and a person's allowing it accepts the plan it proposes.
 func (r *runner) asksAPerson(c llm.ToolCall) bool {
 	switch {
-	case r.row.Axes.Control != "manual", slices.Contains(r.st.AllowedTools, c.Name), r.proposesPlan(c):
+	case r.row.Axes.Control != "manual", slices.Contains(r.st.AllowedTools, c.Name):
 		return false
 	case r.st.AllowReadOnly:
 		return !r.readOnly(c)
@@ -611,7 +612,8 @@ func (r *runner) readOnly(c llm.ToolCall) bool {
 	return ok && t.ReadOnly()
 }
 
-// proposesPlan says call c can only propose a plan a person then accepts:
+// proposesPlan says call c can only propose a plan a person then accepts
+// (and a person's allowing it is that acceptance):
 // a goals call, or a phase call from planning to building, under a run
 // control that never accepts a plan without a person. Whatever its
 // arguments, such a call ends with the plan waiting (or refused).
@@ -626,6 +628,12 @@ func (r *runner) proposesPlan(c llm.ToolCall) bool {
 		To string `json:"to"`
 	}
 	return c.Name == "phase" && json.Unmarshal([]byte(c.Arguments), &a) == nil && strings.TrimSpace(a.To) == string(phase.Building)
+}
+
+// planAllowedNow says a person allowed the running call, which proposes
+// a plan (proposesPlan), having read it.
+func (r *runner) planAllowedNow() bool {
+	return r.planAllowed != "" && r.planAllowed == r.callID
 }
 
 // approved holds a call of a manual run until a person allows or denies
@@ -694,6 +702,11 @@ func (r *runner) decide(c llm.ToolCall, q store.Request) (tool.Result, bool) {
 		state = "allowed_read_only_for_run"
 		r.st.AllowReadOnly = true
 	}
+	if r.proposesPlan(c) {
+		// The person read the plan and allowed it: the plan it makes is
+		// accepted, not asked for again.
+		r.planAllowed = c.ID
+	}
 	r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, State: state, Reason: q.Reason, Axes: r.row.Axes})
 	return tool.Result{}, true
 }
@@ -717,6 +730,7 @@ func (r *runner) resumeAwaiting(ctx context.Context) error {
 		if ref := r.check(*c); ref != nil {
 			res = r.refuse(*c, ref)
 		} else {
+			r.callID = c.ID
 			res = r.runOne(ctx, *c)
 		}
 		res.Output = r.redact(res.Output)

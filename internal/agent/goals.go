@@ -474,12 +474,17 @@ func (r *runner) runGoals(ctx context.Context, args json.RawMessage) tool.Result
 		return tool.Result{IsError: true, Output: "ultra could not record the goals: " + r.goalsBroken.Error()}
 	}
 	r.st.PendingPlan = planSummary(r.goals.file)
-	if !r.row.Axes.AcceptsPlanWithoutPerson() || r.st.Goals.PlanOnly || r.row.Axes.Mode == phase.Plan {
+	byPerson := r.planAllowedNow()
+	if (!r.row.Axes.AcceptsPlanWithoutPerson() && !byPerson) || r.st.Goals.PlanOnly || r.row.Axes.Mode == phase.Plan {
 		r.emit(event.PlanProposed, event.PlanProposedData{Plan: r.st.PendingPlan, Accepted: false, By: r.row.Axes.Control})
 		return tool.Result{Output: fmt.Sprintf("Goals recorded (%s). A person must accept them (ultra approve %s). The run pauses until then.",
 			planCounts(r.goals.file), r.row.ID)}
 	}
-	r.acceptPlan(phase.ByModel, "goals accepted by code validation (autonomous)")
+	if byPerson {
+		r.acceptPlan(phase.ByPerson, "accepted by a person, who allowed the goals call that proposed it")
+	} else {
+		r.acceptPlan(phase.ByModel, "goals accepted by code validation (autonomous)")
+	}
 	g := r.goals.file.Current()
 	return tool.Result{Output: fmt.Sprintf("Goals accepted and frozen (%s). Phase is now building, goal %s: %s.\n%s\nWhen it is ready, call phase{to:\"verifying\"}: ultra runs the tests and this goal's criteria.",
 		planCounts(r.goals.file), g.ID, g.Title, criteriaList(g))}
@@ -522,27 +527,7 @@ func planCounts(f *goal.File) string {
 }
 
 // planSummary is the plan as a person reads it when approving.
-func planSummary(f *goal.File) string {
-	var b strings.Builder
-	for _, g := range f.Goals {
-		kind := ""
-		if g.Refactor {
-			kind = " (refactor: no change of behaviour; criteria that run the program pass before and after, criteria that read its text must change)"
-		}
-		fmt.Fprintf(&b, "%s: %s%s\n  %s\n", g.ID, g.Title, kind, g.Objective)
-		for _, c := range g.SuccessCriteria {
-			ess := ""
-			if !c.Essential {
-				ess = " (not essential)"
-			}
-			fmt.Fprintf(&b, "  - %s [%s, %s]%s %s\n", c.ID, c.UserModel, c.Channel, ess, c.Scenario)
-			if line := goal.BaseLine(c); line != "" {
-				fmt.Fprintf(&b, "      %s\n", line)
-			}
-		}
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
+func planSummary(f *goal.File) string { return goal.PlanText(f.Goals, false) }
 
 // criteriaList is a goal's criteria with their last results.
 func criteriaList(g *goal.Goal) string {

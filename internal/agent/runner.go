@@ -51,6 +51,9 @@ type runner struct {
 	baselineMu sync.Mutex
 	askedWith  []string // the tools the current request offered
 	callID     string   // the call running now (serial calls only)
+	// planAllowed is the call proposing a plan that a person allowed,
+	// having read the plan: its plan needs no second answer.
+	planAllowed string
 
 	goals       *goalRecorder // goals.json and the ledger (runs with goals)
 	goalsBroken error         // ultra could not write its goal records

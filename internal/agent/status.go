@@ -11,6 +11,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
+	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tool"
@@ -31,7 +32,10 @@ type Status struct {
 	Model       string          `json:"model"`
 	Plan        string          `json:"plan,omitempty"`
 	PendingPlan string          `json:"pending_plan,omitempty"`
-	Retries     Retries         `json:"retries"`
+	// ProposedPlan is the plan of a goals call that waits for a person
+	// (manual control): allowing the call accepts it.
+	ProposedPlan *ProposedPlan `json:"proposed_plan,omitempty"`
+	Retries      Retries       `json:"retries"`
 	// Limit is the count that ends the run first: the retries, or the
 	// current goal's build/verify cycles when fewer of them are left.
 	Limit       Retries            `json:"limit"`
@@ -204,6 +208,11 @@ func Describe(ctx context.Context, st *store.Store, stateRoot string, row *store
 		return nil, err
 	}
 	s.Waiting = row.TaskRow.Waiting
+	if c := rs.AwaitingCall; c != nil && c.Name == "goals" {
+		if plan, err := goal.ProposalText([]byte(c.Arguments)); err == nil {
+			s.ProposedPlan = &ProposedPlan{Call: c.ID, Plan: plan}
+		}
+	}
 	evs, err := st.Events(ctx, row.ID, n)
 	if err != nil {
 		return nil, err
@@ -212,4 +221,10 @@ func Describe(ctx context.Context, st *store.Store, stateRoot string, row *store
 		s.Events = append(s.Events, EventView{Seq: e.Seq, Time: e.Time, Type: e.Type, Phase: e.Phase, Data: e.Data})
 	}
 	return s, nil
+}
+
+// ProposedPlan is a waiting goals call's plan.
+type ProposedPlan struct {
+	Call string `json:"call"`
+	Plan string `json:"plan"`
 }

@@ -68,6 +68,11 @@ func (r *runner) runPhase(_ context.Context, args json.RawMessage) tool.Result {
 		if plan == "" {
 			return r.refuseTransition(a.To, "leaving planning needs a non-empty plan argument")
 		}
+		if r.planAllowedNow() {
+			r.st.PendingPlan = plan
+			r.acceptPlan(phase.ByPerson, "accepted by a person, who allowed the phase call that proposed it")
+			return tool.Result{Output: "Plan accepted by a person. Phase is now building: make the change, then call phase{to:\"verifying\"}."}
+		}
 		if !r.row.Axes.AcceptsPlanWithoutPerson() {
 			r.st.PendingPlan = plan
 			r.emit(event.PlanProposed, event.PlanProposedData{Plan: plan, Accepted: false, By: r.row.Axes.Control})

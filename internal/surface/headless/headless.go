@@ -14,6 +14,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/gate"
+	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
@@ -196,6 +197,10 @@ func (l *Log) format(e event.Event) string {
 	case event.ApprovalData:
 		switch d.State {
 		case "waiting":
+			if plan, err := goal.ProposalText(d.Args); d.Tool == "goals" && err == nil {
+				return fmt.Sprintf("%s %s call %s (goals) proposes this plan; accepting the call accepts it: ultra approve %s --call %s (or --deny REASON)\n%s", b,
+					l.paint(yellow, "approval"), d.CallID, e.Run, d.CallID, indent(plan))
+			}
 			return fmt.Sprintf("%s %s call %s (%s %s) waits for a person: ultra approve %s --call %s (--for-run: its tool for the rest of the run; --read-only: every read-only call; or --deny REASON)", b,
 				l.paint(yellow, "approval"), d.CallID, d.Tool, event.OneLine(string(d.Args), 100), e.Run, d.CallID)
 		case "denied":

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/goal"
 )
 
 // mainArgs are the arguments a call is judged by, shown first and whole
@@ -97,7 +98,28 @@ func callArgs(raw []byte, width, room int, open bool) (text string, cut bool) {
 }
 
 // callShown is a waiting call's arguments as the prompt shows them at
-// the screen's size, and whether they are cut.
-func (m *Model) callShown(args []byte) (string, bool) {
+// the screen's size, and whether they are cut. A goals call shows as the
+// plan it proposes (its goals, criteria and checks), not as JSON.
+func (m *Model) callShown(tool string, args []byte) (string, bool) {
+	if tool == "goals" {
+		if plan, err := goal.ProposalText(args); err == nil {
+			return planShown(plan, max(m.w-6, 20), m.convHeight()-5)
+		}
+	}
 	return callArgs(args, max(m.w-6, 20), m.convHeight()-5, m.openTools)
+}
+
+// planShown is a proposed plan's text in at most room lines of width,
+// and whether it is cut.
+func planShown(plan string, width, room int) (string, bool) {
+	var lines []string
+	for _, l := range strings.Split(plan, "\n") {
+		lines = append(lines, wrap(untab(printable(l)), width)...)
+	}
+	room = max(room, 2)
+	cut := len(lines) > room
+	if cut {
+		lines = append(lines[:room-1], stWarn.Render(fmt.Sprintf("… %d more lines: a taller terminal (or ctrl+o) shows them", len(lines)-room+1)))
+	}
+	return strings.Join(lines, "\n") + "\n", cut
 }

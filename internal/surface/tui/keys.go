@@ -254,7 +254,7 @@ func (m *Model) say(s string) { m.notice = s }
 func (m *Model) askKey(ks string) (tea.Cmd, bool) {
 	run := m.sess.Run
 	if w := m.sess.Waiting; w != nil && strings.HasPrefix(m.asking(), "call:") {
-		if _, cut := m.callShown(w.Args); cut && (ks == "a" || ks == "y" || ks == "r" || ks == "o") {
+		if _, cut := m.callShown(w.Tool, w.Args); cut && (ks == "a" || ks == "y" || ks == "r" || ks == "o") {
 			m.say("the call does not show whole on this screen: make the terminal taller, or Ctrl+O, before allowing it (d denies it)")
 			return nil, true
 		}

@@ -292,3 +292,30 @@ func TestPlanPromptAfterAStaleRow(t *testing.T) {
 		t.Fatalf("no plan prompt:\n%s", s)
 	}
 }
+
+// A goals call waits as the plan it proposes, goals and criteria with what
+// ultra will run, never as JSON; a accepts it.
+func TestGoalsCallShownAsPlan(t *testing.T) {
+	f := newFake()
+	id := "20261124-220000-bbbbbb"
+	a := axes.Axes{Mode: "build", Control: "manual", Permission: "normal", ModelMode: "smart"}
+	f.setRow(&store.Run{ID: id, Status: "running", Axes: a})
+	args := `{"goals":[{"title":"Add adds","objective":"Add returns the sum","criteria":[{"scenario":"2+3 is 5","user_model":"happy","channel":"command","check":{"run":"go test ./calc","expect_exit":0},"expected_evidence":"ok"}]}]}`
+	f.add(id, event.Approval, "planning", event.ApprovalData{CallID: "c1", Tool: "goals", State: "waiting", Args: json.RawMessage(args)})
+	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	pump(t, m, m.pollCmd())
+	s := screen(m)
+	for _, want := range []string{"accept this plan?", "G001-add-adds: Add adds", "[happy, command] 2+3 is 5", "runs `go test ./calc`"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("the prompt lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, `"criteria"`) {
+		t.Fatalf("the plan shows as JSON:\n%s", s)
+	}
+	pump(t, m, press(m, "a"))
+	if got := f.lastExec(); len(got) == 0 || !strings.Contains(strings.Join(got, " "), "approve") {
+		t.Fatalf("a ran %v", got)
+	}
+}

@@ -363,10 +363,16 @@ func (m *Model) prompt() []string {
 	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(colWarning).Padding(0, 1).Width(max(m.w-2, 20))
 	var body string
 	if w := m.sess.Waiting; w != nil && strings.HasPrefix(ask, "call:") {
-		args, _ := m.callShown(w.Args)
-		body = stWarn.Render("approve this call?") + " " + stTool.Render(w.Tool) + "\n" + args +
-			stBold.Render("a") + " allow once   " + stBold.Render("r") + " allow " + w.Tool + " for this run   " + stBold.Render("d") + " deny with a reason\n" +
-			stBold.Render("o") + " allow read-only calls (read, glob, grep) for this run   " + stDim.Render("esc later")
+		args, _ := m.callShown(w.Tool, w.Args)
+		if w.Tool == "goals" {
+			// The plan is the call: allowing it accepts the plan.
+			body = stWarn.Render("accept this plan?") + " " + stDim.Render("(ultra runs each criterion on the base tree first)") + "\n" + args +
+				stBold.Render("a") + " accept   " + stBold.Render("d") + " deny with a reason   " + stDim.Render("esc later")
+		} else {
+			body = stWarn.Render("approve this call?") + " " + stTool.Render(w.Tool) + "\n" + args +
+				stBold.Render("a") + " allow once   " + stBold.Render("r") + " allow " + w.Tool + " for this run   " + stBold.Render("d") + " deny with a reason\n" +
+				stBold.Render("o") + " allow read-only calls (read, glob, grep) for this run   " + stDim.Render("esc later")
+		}
 		if m.denyCall != "" {
 			body += "\n" + stDim.Render("type the reason below")
 		}
