@@ -90,8 +90,13 @@ func tasksQuery(f TaskFilter) (string, []any) {
 		q += ` WHERE r.id = ? OR r.id LIKE ? ESCAPE '\'`
 		args = append(args, f.ID, likePrefix(f.ID))
 	case !f.All:
+		// Every run that is not over, the most recent that are, and every
+		// completed one whose work waits for a person to land it: what
+		// needs a person is never left out.
 		q += ` WHERE COALESCE(t.status,'') NOT IN ` + finished +
-			` OR r.id IN (SELECT id FROM tasks WHERE status IN ` + finished + ` ORDER BY updated_at DESC LIMIT ?)`
+			` OR r.id IN (SELECT id FROM tasks WHERE status IN ` + finished + ` ORDER BY updated_at DESC LIMIT ?)` +
+			` OR (r.status = 'complete' AND COALESCE(json_extract(r.workspace, '$.branch'), '') != ''` +
+			` AND COALESCE(json_extract(r.workspace, '$.landed'), '') = '' AND COALESCE(json_extract(r.workspace, '$.undone'), '') = '')`
 		args = append(args, f.RecentFinished)
 	}
 	q += ` ORDER BY r.created_at DESC, r.id DESC`

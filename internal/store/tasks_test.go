@@ -55,8 +55,11 @@ func TestListTasks(t *testing.T) {
 		mk(fmt.Sprintf("r3-done-%d", i), "complete", "done", time.Duration(3+i)*time.Minute)
 	}
 	mk("r4-cancel", "cancelled", "cancelled", 10*time.Minute)
-	if err := s.SetWorkspace(ctx, "r3-done-4", Workspace{Branch: "ultra/r3-done-4", Landed: "deadbeef"}); err != nil {
-		t.Fatal(err)
+	mk("r0-landed", "complete", "done", 0)
+	for _, id := range []string{"r3-done-4", "r0-landed"} {
+		if err := s.SetWorkspace(ctx, id, Workspace{Branch: "ultra/" + id, Landed: "deadbeef"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	beat := time.Now().Add(-3 * time.Second).UTC().Truncate(time.Millisecond)
 	if err := s.Beat(ctx, "r1-live", Runtime{PID: 42, Host: "h", Model: "m", Activity: "waiting for the model", Heartbeat: beat}); err != nil {
@@ -67,7 +70,7 @@ func TestListTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 8 || all[0].ID != "r4-cancel" {
+	if len(all) != 9 || all[0].ID != "r4-cancel" {
 		t.Fatalf("all: %d tasks, first %s", len(all), all[0].ID)
 	}
 	m := byID(all)
@@ -87,7 +90,8 @@ func TestListTasks(t *testing.T) {
 		t.Fatal("landed not read from the workspace")
 	}
 
-	// By default finished tasks are left out but for the most recent.
+	// By default finished tasks are left out but for the most recent and
+	// those whose work waits to be landed.
 	some, err := s.ListTasks(ctx, TaskFilter{RecentFinished: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -96,10 +100,10 @@ func TestListTasks(t *testing.T) {
 	for _, v := range some {
 		ids = append(ids, v.ID)
 	}
-	if got := strings.Join(ids, " "); got != "r4-cancel r3-done-4 r2-wait r1-live" {
+	if got := strings.Join(ids, " "); got != "r4-cancel r3-done-4 r3-done-3 r3-done-2 r3-done-1 r3-done-0 r2-wait r1-live" {
 		t.Fatalf("default view %s", got)
 	}
-	if n, err := s.CountFinishedTasks(ctx); err != nil || n != 6 {
+	if n, err := s.CountFinishedTasks(ctx); err != nil || n != 7 {
 		t.Fatalf("finished %d %v", n, err)
 	}
 	one, err := s.ListTasks(ctx, TaskFilter{ID: "r2"})

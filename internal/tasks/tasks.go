@@ -187,10 +187,17 @@ func Rank(class string) int {
 }
 
 // Sort orders rows for the view: by class, then the most recently
-// updated first.
+// updated first. A finished run whose next step is a person's (ultra land)
+// goes before every run that needs nobody.
 func Sort(rows []Row) {
+	place := func(r Row) int {
+		if r.Class.Next != "" && (r.Class.Class == Done || r.Class.Class == Failed) {
+			return 2*Rank(Stuck) + 1
+		}
+		return 2 * Rank(r.Class.Class)
+	}
 	sort.SliceStable(rows, func(i, j int) bool {
-		ri, rj := Rank(rows[i].Class.Class), Rank(rows[j].Class.Class)
+		ri, rj := place(rows[i]), place(rows[j])
 		if ri != rj {
 			return ri < rj
 		}

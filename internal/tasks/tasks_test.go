@@ -75,13 +75,14 @@ func TestSortPutsPeopleFirst(t *testing.T) {
 		{ID: "run-new", Class: Class{Class: Running}, Updated: now},
 		{ID: "wait", Class: Class{Class: Waiting}, Updated: now.Add(-time.Hour)},
 		{ID: "stuck", Class: Class{Class: Stuck}, Updated: now},
+		{ID: "to-land", Class: Class{Class: Done, Next: "ultra land to-land"}, Updated: now.Add(-2 * time.Hour)},
 	}
 	Sort(rows)
 	var ids []string
 	for _, r := range rows {
 		ids = append(ids, r.ID)
 	}
-	if got := strings.Join(ids, " "); got != "wait stuck run-new run-old esc done" {
+	if got := strings.Join(ids, " "); got != "wait stuck to-land run-new run-old esc done" {
 		t.Fatalf("order %s", got)
 	}
 }
