@@ -250,3 +250,30 @@ func TestDoctorReinstallsHooks(t *testing.T) {
 		t.Fatalf("the hook installed again differs:\n%s\nwant:\n%s", b, orig)
 	}
 }
+
+// A configuration every other command refuses is doctor's finding too,
+// named with its file and line, in a repository and outside one (the
+// user's own config); doctor still checks the rest.
+func TestDoctorReportsAConfigOthersRefuse(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, map[string]string{"go.mod": "module x\n\ngo 1.21\n", ".ultra/config": "[model\nname = \"x\"\n"})
+	if r := ultra(t, dir, "runs"); r.code != 2 || !strings.Contains(r.stderr, ".ultra/config:") {
+		t.Fatalf("runs with a broken config: exit %d %s", r.code, r.stderr)
+	}
+	d := ultra(t, dir, "doctor")
+	if d.code != 1 || !strings.Contains(d.stdout, "error   config") || !strings.Contains(d.stdout, filepath.Join(".ultra", "config")+":") ||
+		strings.Contains(d.stdout, "not in a git repository") || !strings.Contains(d.stdout, "sandbox") {
+		t.Fatalf("doctor with a broken project config: exit %d\n%s%s", d.code, d.stdout, d.stderr)
+	}
+
+	env := ultraEnv(t)
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "ultra"), 0o755)
+	os.WriteFile(filepath.Join(home, "ultra", "config.toml"), []byte("[run]\nmax_turns = \"many\"\n"), 0o644)
+	env = append(env, "XDG_CONFIG_HOME="+home)
+	outside := t.TempDir()
+	u := ultraRun(t, outside, env, "doctor")
+	if u.code != 1 || !strings.Contains(u.stdout, "config.toml:2") || !strings.Contains(u.stdout, "max_turns") {
+		t.Fatalf("doctor with a broken user config outside a repository: exit %d\n%s%s", u.code, u.stdout, u.stderr)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/config"
 	"github.com/ultra-dev/ultra/internal/doctor"
 	"github.com/ultra-dev/ultra/internal/store"
 )
@@ -117,8 +119,14 @@ func newDoctorFixCmd() *cobra.Command {
 // repository, only the environment is checked); close it when done.
 func doctorEnv(cmd *cobra.Command) (doctor.Env, func()) {
 	p, err := findProject(cmd)
-	if err != nil {
-		return doctor.Env{}, func() {}
+	var cfgErr *configError
+	switch {
+	case errors.As(err, &cfgErr):
+		// The repository is there: doctor checks it all the same, with
+		// the configuration's error as a finding.
+	case err != nil:
+		// Outside a repository the user's own config still counts.
+		return doctor.Env{ConfigError: errText(config.CheckUser())}, func() {}
 	}
 	// A store that cannot be opened is left to Inspect, which reports it.
 	st, err := p.openStore()
@@ -127,6 +135,9 @@ func doctorEnv(cmd *cobra.Command) (doctor.Env, func()) {
 	}
 	e := doctorEnvOf(p, st)
 	e.Provider = doctorProvider(p)
+	if cfgErr != nil {
+		e.ConfigError = cfgErr.err.Error()
+	}
 	return e, func() {
 		if st != nil {
 			st.Close()
@@ -260,4 +271,12 @@ func printEnvironment(w io.Writer, r doctor.Environment) {
 	if len(missing) > 0 {
 		fmt.Fprintf(w, "           not found: %s\n", strings.Join(missing, " "))
 	}
+}
+
+// errText is err's text, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

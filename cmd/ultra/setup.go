@@ -50,14 +50,22 @@ func findProject(cmd *cobra.Command) (*project, error) {
 		return nil, usageErr("%s is not inside a git repository: ultra works in git repositories (run `git init` first)", abs)
 	}
 	cfg, err := config.Load(root)
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
 	if d, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = d
 	}
-	return &project{Root: root, Dir: abs, StateRoot: filepath.Join(root, ".ultra", "state"), Config: cfg}, nil
+	p := &project{Root: root, Dir: abs, StateRoot: filepath.Join(root, ".ultra", "state"), Config: cfg}
+	if err != nil {
+		return p, &configError{&exitError{code: agent.ExitUsage, err: err}}
+	}
+	return p, nil
 }
+
+// configError is findProject's error when the project was found but its
+// configuration (the user's or the project's) does not load: every
+// command refuses it, and doctor reports it.
+type configError struct{ *exitError }
+
+func (e *configError) Unwrap() error { return e.exitError }
 
 // openStore opens the project's store, keeping .ultra/state out of git.
 func (p *project) openStore() (*store.Store, error) {

@@ -380,3 +380,13 @@ func keyLine(text, key string) int {
 	}
 	return 0
 }
+
+// CheckUser loads the user's own config alone (outside a repository) and
+// says why it does not load, or nil.
+func CheckUser() error {
+	var c Config
+	if p := UserPath(); p != "" {
+		return loadFile(p, &c)
+	}
+	return nil
+}

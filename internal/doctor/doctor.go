@@ -42,6 +42,7 @@ const (
 	KindMissingRunner    = "missing-runner"
 	KindProvider         = "provider-unreachable"
 	KindSandbox          = "sandbox-missing"
+	KindConfig           = "config"
 	KindGit              = "git-missing"
 	KindGateKey          = "gate-key-readable"
 	// KindBaseGate: the last measurement of the checkout's tree found its
@@ -102,19 +103,23 @@ func (r Report) Errors() int {
 
 // Observations are the facts Inspect gathered; Assess judges them.
 type Observations struct {
-	StorePath  string
-	StoreError string   // the store could not be opened or read ("" when it could)
-	Integrity  []string // what PRAGMA integrity_check reported other than ok
-	Runs       []RunObs
-	Locks      []LockObs
-	Worktrees  []WorktreeObs
-	Branches   []BranchObs
-	Ledgers    []LedgerObs
-	Hooks      []HookObs
-	Runners    []RunnerObs
-	RunnerNote string       // why the test runners were not checked
-	Provider   *ProviderObs // nil: no model server configured
-	Env        EnvObs
+	// ConfigError is why ultra's configuration does not load (a
+	// syntax error, an unknown key, a wrong type, with its file and
+	// line): every other command refuses to start with it.
+	ConfigError string
+	StorePath   string
+	StoreError  string   // the store could not be opened or read ("" when it could)
+	Integrity   []string // what PRAGMA integrity_check reported other than ok
+	Runs        []RunObs
+	Locks       []LockObs
+	Worktrees   []WorktreeObs
+	Branches    []BranchObs
+	Ledgers     []LedgerObs
+	Hooks       []HookObs
+	Runners     []RunnerObs
+	RunnerNote  string       // why the test runners were not checked
+	Provider    *ProviderObs // nil: no model server configured
+	Env         EnvObs
 	// BaseGate is the last baseline measured of the checkout's tree (nil
 	// when none was).
 	BaseGate *BaseGateObs
@@ -225,6 +230,10 @@ func Assess(o Observations, now time.Time) Report {
 	add := func(f Finding) { r.Findings = append(r.Findings, f) }
 	note := func(format string, a ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, a...)) }
 
+	if o.ConfigError != "" {
+		add(Finding{ID: KindConfig, Severity: Error, Subject: "config", Problem: o.ConfigError + ": every other ultra command refuses to start until it is fixed",
+			Fix: "correct the file at the line named (ultra doctor shows what loads once it does; README's Configuration lists the keys)"})
+	}
 	// The environment.
 	if o.Env.SandboxProblem != "" {
 		fix := o.Env.SandboxHint

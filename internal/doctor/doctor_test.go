@@ -27,6 +27,8 @@ func TestAssess(t *testing.T) {
 		{name: "the default answers", obs: Observations{Provider: &ProviderObs{Name: "openai", BaseURL: "http://127.0.0.1:11434/v1", Default: true, Reachable: true, Status: "answers"}},
 			notes: []string{"a run uses the default, openai at http://127.0.0.1:11434/v1, which answers"}},
 		{name: "no provider is only a note", obs: Observations{}, notes: []string{"no model server is configured"}},
+		{name: "a config that does not load", obs: Observations{ConfigError: "config /r/.ultra/config:1: expected '.' or ']'"},
+			findings: []want{{"config", Error, false, "correct the file at the line named"}}},
 		{name: "store cannot be opened", obs: Observations{StorePath: "/r/.ultra/state/ultra.db", StoreError: "file is not a database"},
 			findings: []want{{"store-unreadable", Error, false, "mv /r/.ultra/state/ultra.db"}},
 			notes:    []string{"run checks", "no model server"}},

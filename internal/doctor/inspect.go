@@ -36,6 +36,9 @@ type Env struct {
 	VerifyCommands []string
 	// Provider is the configured model server; nil when none is.
 	Provider *Provider
+	// ConfigError is why the configuration does not load ("" when it
+	// does): reported as a finding.
+	ConfigError string
 	// SkipEnvironment leaves the machine's checks (sandbox, git, gate key,
 	// programs) out, for callers that only want the repository's state.
 	SkipEnvironment bool
@@ -99,7 +102,7 @@ func Inspect(ctx context.Context, e Env) Report {
 
 // Observe gathers the facts Assess judges, and the environment section.
 func Observe(ctx context.Context, e Env) (Observations, Environment) {
-	o := Observations{StorePath: e.StorePath()}
+	o := Observations{StorePath: e.StorePath(), ConfigError: e.ConfigError}
 	var env Environment
 	switch {
 	case e.SkipEnvironment:
