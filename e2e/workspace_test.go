@@ -669,3 +669,26 @@ func TestLandRefusesLinksOutsideTheRepository(t *testing.T) {
 		t.Fatalf("the link in the checkout: %q %v", target, err)
 	}
 }
+
+// gc that removes a repository's last worktree removes its folder of
+// worktrees too.
+func TestGCLeavesNoEmptyFolder(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	res := ultra(t, dir, runArgs(newModel(t, fixSteps()...), "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	evs := res.events(t)
+	folder := filepath.Dir(workdirOf(t, evs))
+	if l := ultra(t, dir, "land", runID(t, evs)); l.code != 0 {
+		t.Fatalf("land: exit %d %s", l.code, l.stderr)
+	}
+	if g := ultra(t, dir, "gc"); g.code != 0 || !strings.Contains(g.stdout, "removed") {
+		t.Fatalf("gc: exit %d\n%s%s", g.code, g.stdout, g.stderr)
+	}
+	if _, err := os.Stat(folder); err == nil {
+		entries, _ := os.ReadDir(folder)
+		t.Fatalf("gc left the folder %s (%d entries)", folder, len(entries))
+	}
+}

@@ -117,6 +117,11 @@ func GC(ctx context.Context, o Options, force, dryRun bool) ([]Collected, error)
 		dryRunWording(out)
 	} else {
 		_ = workspace.Prune(ctx, o.Repo)
+		if o.WorktreeDir != "" {
+			// The repository's folder of worktrees goes with its last one
+			// (os.Remove removes only an empty directory).
+			_ = os.Remove(o.WorktreeDir)
+		}
 	}
 	return out, nil
 }
