@@ -136,8 +136,9 @@ func TestTasksClassesAndReport(t *testing.T) {
 	if k.Class != "stuck" || k.Status != "running" || k.Next != "ultra resume "+killed {
 		t.Errorf("killed run: %+v", k)
 	}
-	// What needs a person comes first, what is over last.
-	if v.Tasks[0].ID != planned || v.Tasks[1].ID != killed || v.Tasks[3].ID != done {
+	// What needs a person comes first (the completed run to land right
+	// after the waiting and stuck ones), what can go on last.
+	if v.Tasks[0].ID != planned || v.Tasks[1].ID != killed || v.Tasks[2].ID != done || v.Tasks[3].ID != escalated {
 		t.Errorf("order: %s %s %s %s", v.Tasks[0].ID, v.Tasks[1].ID, v.Tasks[2].ID, v.Tasks[3].ID)
 	}
 
