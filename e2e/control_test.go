@@ -694,9 +694,10 @@ func TestManualModelCannotAllowReadOnly(t *testing.T) {
 		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
 		step{"text": "waiting", "delay_ms": 20000},
 	)
-	res := ultra(t, dir, runArgs(m, "--control", "manual", "fix calc")...)
+	// The goals call waits for a person; --no-wait ends the run there.
+	res := ultra(t, dir, runArgs(m, "--control", "manual", "--no-wait", "fix calc")...)
 	if res.code != 3 {
-		t.Fatalf("the plan: exit %d\n%s", res.code, res.stderr)
+		t.Fatalf("the goals call: exit %d\n%s", res.code, res.stderr)
 	}
 	id := runID(t, res.events(t))
 	if err := os.WriteFile(filepath.Join(runWorktree(t, dir, id), "run-id.txt"), []byte(id), 0o644); err != nil {
