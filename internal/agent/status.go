@@ -185,7 +185,13 @@ func Describe(ctx context.Context, st *store.Store, stateRoot string, row *store
 		PID: row.PID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
 	}
 	lim := rs.Phase.RetryLimit()
-	if f, _ := ReadGoals(row.Workdir, rs.Goals.records()); rs.Goals != nil && f != nil {
+	var f *goal.File
+	if rs.Goals != nil {
+		// Only a run with goals has records: a chat run must not read
+		// another run's.
+		f, _ = ReadGoals(row.Workdir, rs.Goals.records())
+	}
+	if f != nil {
 		lim = phase.Binding(lim, cyclesOf(f, rs.Goals))
 		for _, g := range f.Goals {
 			v := GoalView{ID: g.ID, Title: g.Title, Status: string(g.Status), Attempt: g.Attempt}
