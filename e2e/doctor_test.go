@@ -267,7 +267,7 @@ func TestDoctorReportsAConfigOthersRefuse(t *testing.T) {
 	}
 
 	env := ultraEnv(t)
-	home := t.TempDir()
+	home := configHome(t)
 	os.MkdirAll(filepath.Join(home, "ultra"), 0o755)
 	os.WriteFile(filepath.Join(home, "ultra", "config.toml"), []byte("[run]\nmax_turns = \"many\"\n"), 0o644)
 	env = append(env, "XDG_CONFIG_HOME="+home)

@@ -150,7 +150,23 @@ func ultraEnv(t testing.TB) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+stateHome(t), "NO_COLOR=1")
+	return append(env, "XDG_CONFIG_HOME="+configHome(t), "XDG_STATE_HOME="+stateHome(t), "NO_COLOR=1")
+}
+
+// configHome is a fresh XDG_CONFIG_HOME with Go's telemetry off: a go
+// command run there (ultra's `go env`, a gate's `go test`) would otherwise
+// leave a detached child writing counter files into it after ultra has
+// exited, racing the test's cleanup.
+func configHome(t testing.TB) string {
+	d := t.TempDir()
+	tel := filepath.Join(d, "go", "telemetry")
+	if err := os.MkdirAll(tel, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tel, "mode"), []byte("off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 var stateHomes sync.Map // test name → its XDG_STATE_HOME

@@ -52,7 +52,7 @@ func TestHealthCheckAndHeal(t *testing.T) {
 	}
 	// log-only: the run starts, and says what it found. (The policy is
 	// the user's: a project file would change the checkout's tree.)
-	confDir := t.TempDir()
+	confDir := configHome(t)
 	env := append(ultraEnv(t), "XDG_CONFIG_HOME="+confDir)
 	writeConfig := func(policy string) {
 		os.MkdirAll(filepath.Join(confDir, "ultra"), 0o755)
