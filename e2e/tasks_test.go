@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -133,18 +134,18 @@ func TestTasksClassesAndReport(t *testing.T) {
 		t.Errorf("planned run: %+v", p)
 	}
 	k := taskByID(t, v, killed)
-	if k.Class != "stuck" || k.Status != "running" || k.Next != "ultra resume "+killed {
+	if k.Class != "resumable" || k.Status != "interrupted" || !strings.Contains(k.Why, "its process") || k.Next != "ultra resume "+killed {
 		t.Errorf("killed run: %+v", k)
 	}
 	// What needs a person comes first (the completed run to land right
-	// after the waiting and stuck ones), what can go on last.
-	if v.Tasks[0].ID != planned || v.Tasks[1].ID != killed || v.Tasks[2].ID != done || v.Tasks[3].ID != escalated {
+	// after the waiting one), what can go on last.
+	if v.Tasks[0].ID != planned || v.Tasks[1].ID != done || v.Tasks[2].ID != killed || v.Tasks[3].ID != escalated {
 		t.Errorf("order: %s %s %s %s", v.Tasks[0].ID, v.Tasks[1].ID, v.Tasks[2].ID, v.Tasks[3].ID)
 	}
 
 	// The table says the same.
 	tab := ultra(t, dir, "tasks", "--all")
-	for _, want := range []string{"NEXT", "waiting:plan", "ultra approve " + planned, "stuck", "ultra resume " + killed,
+	for _, want := range []string{"NEXT", "waiting:plan", "ultra approve " + planned, "resumable:interrupted", "ultra resume " + killed,
 		"resumable:escalated", "ultra land " + done, "build | autonomous | normal | smart | headless"} {
 		if !strings.Contains(tab.stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, tab.stdout)
@@ -235,6 +236,16 @@ func TestTasksClassesAndReport(t *testing.T) {
 // process (kill -9) once the request is out, and returns the run's id.
 func startAndKill(t *testing.T, dir string) string {
 	t.Helper()
+	id, reap := startAndKillUnreaped(t, dir)
+	reap()
+	return id
+}
+
+// startAndKillUnreaped starts a run that waits for a slow model, sends
+// it SIGKILL and returns its id and the function that reaps the killed
+// process: until then it is a zombie, which still answers kill(pid, 0).
+func startAndKillUnreaped(t *testing.T, dir string) (string, func()) {
+	t.Helper()
 	m := newModel(t, step{"delay_ms": 60000, "text": "too late"})
 	cmd := exec.Command(ultraBin, runArgs(m, "fix calc")...)
 	cmd.Dir, cmd.Env = dir, ultraEnv(t)
@@ -261,12 +272,66 @@ func startAndKill(t *testing.T, dir string) string {
 		t.Fatal("the run never asked the model")
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
+	drained := make(chan struct{})
 	go func() {
 		for sc.Scan() {
 		}
+		close(drained)
 	}()
-	cmd.Wait()
-	return id
+	<-drained // the pipe closes when the process is gone
+	var once sync.Once
+	reap := func() { once.Do(func() { cmd.Wait() }) }
+	t.Cleanup(reap)
+	return id, reap
+}
+
+// TestKilledRunOneWordEverywhere: after kill -9, every command says the
+// same of the run (interrupted, resume it), whether or not the killed
+// process has been reaped yet.
+func TestKilledRunOneWordEverywhere(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	id, reap := startAndKillUnreaped(t, dir)
+	check := func(when string) {
+		t.Helper()
+		var runs []struct{ ID, Status string }
+		r := ultra(t, dir, "runs", "--json")
+		if err := json.Unmarshal([]byte(r.stdout), &runs); err != nil || len(runs) != 1 || runs[0].Status != "interrupted" {
+			t.Errorf("%s: ultra runs: %v %s", when, err, r.stdout)
+		}
+		var st struct {
+			Status, Reason string
+			Class          struct{ Class, Next string }
+		}
+		r = ultra(t, dir, "status", id, "--json")
+		if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || st.Status != "interrupted" || !strings.Contains(st.Reason, "is gone") ||
+			st.Class.Class != "resumable" || st.Class.Next != "ultra resume "+id {
+			t.Errorf("%s: ultra status: %v %+v", when, err, st)
+		}
+		if r = ultra(t, dir, "status", id); !strings.Contains(r.stdout, "status   interrupted: its process") || !strings.Contains(r.stdout, "next     ultra resume "+id) {
+			t.Errorf("%s: ultra status:\n%s", when, r.stdout)
+		}
+		k := taskByID(t, listTasks(t, dir), id)
+		if k.Class != "resumable" || k.Status != "interrupted" || k.Next != "ultra resume "+id {
+			t.Errorf("%s: ultra tasks: %+v", when, k)
+		}
+		r = ultra(t, dir, "doctor")
+		if !strings.Contains(r.stdout, "run "+id+" was interrupted (its process") || !strings.Contains(r.stdout, "ultra resume "+id) || strings.Contains(r.stdout, "stuck") {
+			t.Errorf("%s: ultra doctor:\n%s", when, r.stdout)
+		}
+	}
+	check("killed, not reaped")
+	reap()
+	check("killed and reaped")
+	// doctor fix records what every command already said; nothing changes
+	// in what they say.
+	if r := ultra(t, dir, "doctor", "fix"); !strings.Contains(r.stdout, "fixed stale-heartbeat:"+id) {
+		t.Fatalf("doctor fix:\n%s%s", r.stdout, r.stderr)
+	}
+	k := taskByID(t, listTasks(t, dir), id)
+	if k.Class != "resumable" || k.Status != "interrupted" || k.Next != "ultra resume "+id {
+		t.Errorf("after doctor fix: ultra tasks: %+v", k)
+	}
 }
 
 func TestTasksAllRepos(t *testing.T) {

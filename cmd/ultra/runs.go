@@ -53,10 +53,15 @@ func newRunsCmd() *cobra.Command {
 				return err
 			}
 			w := cmd.OutOrStdout()
+			now := time.Now()
+			shown := func(r *store.Run) string {
+				status, _ := agent.StateOf(cmd.Context(), st, r, now)
+				return status
+			}
 			if asJSON {
 				out := []runSummary{}
 				for _, r := range runs {
-					out = append(out, runSummary{r.ID, r.Phase, agent.ShownStatus(r), r.Reason, r.Task, r.Workspace.Branch, gitState(r.Workspace), r.CreatedAt, r.UpdatedAt})
+					out = append(out, runSummary{r.ID, r.Phase, shown(r), r.Reason, r.Task, r.Workspace.Branch, gitState(r.Workspace), r.CreatedAt, r.UpdatedAt})
 				}
 				return writeJSON(w, out)
 			}
@@ -71,7 +76,7 @@ func newRunsCmd() *cobra.Command {
 				if r.Workspace.Branch == "" {
 					branch = "-"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Phase, agent.ShownStatus(r), branch, age(r.CreatedAt), clip(r.Task, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Phase, shown(r), branch, age(r.CreatedAt), clip(r.Task, 60))
 			}
 			return tw.Flush()
 		},

@@ -51,6 +51,9 @@ func printStatus(w io.Writer, s *agent.Status, verbose bool) {
 		line += ": " + s.Reason
 	}
 	fmt.Fprintf(w, "status   %s\n", line)
+	if s.Class.Next != "" && s.Waiting == "" {
+		fmt.Fprintf(w, "next     %s\n", s.Class.Next)
+	}
 	fmt.Fprintf(w, "axes     %s\n", s.Axes)
 	fmt.Fprintf(w, "model    %s/%s\n", s.Provider, s.Model)
 	fmt.Fprintf(w, "workdir  %s\n", s.Workdir)

@@ -158,7 +158,6 @@ func openTaskSources(cmd *cobra.Command, allRepos bool) ([]taskSource, []skipped
 
 // collectTasks reads and classifies the tasks of every source.
 func collectTasks(ctx context.Context, sources []taskSource, all, allRepos bool, now time.Time) (*tasksView, error) {
-	host, _ := os.Hostname()
 	v := &tasksView{Tasks: []tasks.Row{}}
 	for _, s := range sources {
 		views, err := s.st.ListTasks(ctx, store.TaskFilter{All: all, RecentFinished: recentFinished})
@@ -167,7 +166,7 @@ func collectTasks(ctx context.Context, sources []taskSource, all, allRepos bool,
 		}
 		shownFinished := 0
 		for i := range views {
-			r := taskRow(&views[i], host, now)
+			r := taskRow(&views[i], now)
 			if len(sources) > 1 {
 				r.Repo = s.root
 			}
@@ -203,7 +202,7 @@ func isFinishedTask(status string) bool {
 
 // taskRow is one stored task as the view shows it, its process checked
 // from this host.
-func taskRow(v *store.TaskView, host string, now time.Time) tasks.Row {
+func taskRow(v *store.TaskView, now time.Time) tasks.Row {
 	in := tasks.Input{
 		ID: v.ID, Status: v.Status, TaskStatus: v.TaskRow.Status, Reason: v.Reason, Waiting: v.TaskRow.Waiting,
 		PID: v.PID, Branch: v.Branch, Landed: v.Landed, Undone: v.Undone, Removed: v.Removed,
@@ -216,17 +215,10 @@ func taskRow(v *store.TaskView, host string, now time.Time) tasks.Row {
 		}
 	}
 	if v.Status == agent.StatusRunning {
-		switch {
-		case rt != nil && rt.Host != "" && host != "" && rt.Host != host:
-			in.Process = tasks.ProcessUnknown // another machine's process
-		case agent.Live(&store.Run{Status: agent.StatusRunning, PID: in.PID}):
-			in.Process = tasks.ProcessAlive
-		default:
-			in.Process = tasks.ProcessDead
-		}
+		in.Process = agent.ProcessOf(in.PID, rt)
 	}
 	r := tasks.Row{
-		ID: v.ID, Task: v.Task, Mode: v.Axes.Mode, Axes: v.Axes, Status: v.Status, TaskStatus: v.TaskRow.Status,
+		ID: v.ID, Task: v.Task, Mode: v.Axes.Mode, Axes: v.Axes, Status: tasks.Shown(in, now), TaskStatus: v.TaskRow.Status,
 		Class: tasks.Classify(in, now), Phase: v.Phase, Goal: v.TaskRow.Goal,
 		Retries: v.TaskRow.Retries, MaxRetries: v.TaskRow.MaxRetries,
 		InputTokens: v.TaskRow.InputTokens, OutputTokens: v.TaskRow.OutputTokens,

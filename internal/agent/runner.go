@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/check"
@@ -716,29 +715,6 @@ func canonicalArgs(s string) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// processAlive reports whether a process with pid exists.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// Live reports whether another process, still alive, is driving the run.
-func Live(row *store.Run) bool {
-	return row.Status == StatusRunning && row.PID != 0 && row.PID != os.Getpid() && processAlive(row.PID)
-}
-
-// ShownStatus is a run's status as surfaces show it: a run whose process
-// died shows as interrupted.
-func ShownStatus(row *store.Run) string {
-	if row.Status == StatusRunning && row.PID != os.Getpid() && !processAlive(row.PID) {
-		return StatusInterrupted
-	}
-	return row.Status
 }
 
 // estimateUsage approximates the tokens of a request and its answer (about

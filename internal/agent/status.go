@@ -14,24 +14,28 @@ import (
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/tasks"
 	"github.com/ultra-dev/ultra/internal/tool"
 )
 
 // Status is everything `ultra status` shows about a run.
 type Status struct {
-	ID          string          `json:"id"`
-	Task        string          `json:"task"`
-	Repo        string          `json:"repo"`
-	Workdir     string          `json:"workdir"`
-	Workspace   store.Workspace `json:"workspace"`
-	Phase       string          `json:"phase"`
-	Status      string          `json:"status"`
-	Reason      string          `json:"reason,omitempty"`
-	Axes        axes.Axes       `json:"axes"`
-	Provider    string          `json:"provider"`
-	Model       string          `json:"model"`
-	Plan        string          `json:"plan,omitempty"`
-	PendingPlan string          `json:"pending_plan,omitempty"`
+	ID        string          `json:"id"`
+	Task      string          `json:"task"`
+	Repo      string          `json:"repo"`
+	Workdir   string          `json:"workdir"`
+	Workspace store.Workspace `json:"workspace"`
+	Phase     string          `json:"phase"`
+	Status    string          `json:"status"`
+	Reason    string          `json:"reason,omitempty"`
+	// Class is the run's place on the tasks surface and the next step a
+	// person would take: the one classification every surface shows.
+	Class       tasks.Class `json:"class"`
+	Axes        axes.Axes   `json:"axes"`
+	Provider    string      `json:"provider"`
+	Model       string      `json:"model"`
+	Plan        string      `json:"plan,omitempty"`
+	PendingPlan string      `json:"pending_plan,omitempty"`
 	// ProposedPlan is the plan of a goals call that waits for a person
 	// (manual control): allowing the call accepts it.
 	ProposedPlan *ProposedPlan `json:"proposed_plan,omitempty"`
@@ -173,10 +177,16 @@ func Describe(ctx context.Context, st *store.Store, stateRoot string, row *store
 	if err != nil {
 		return nil, err
 	}
-	status := ShownStatus(row)
+	status, class := StateOf(ctx, st, row, time.Now())
+	reason := row.Reason
+	if status != row.Status {
+		// Recorded as running, but no process drives it: why, in the
+		// words ultra tasks uses.
+		reason = strings.TrimPrefix(class.Why, status+": ")
+	}
 	s := &Status{
 		ID: row.ID, Task: row.Task, Repo: row.Repo, Workdir: row.Workdir, Workspace: row.Workspace, Phase: row.Phase, Status: status,
-		Reason: row.Reason, Axes: row.Axes, Provider: row.Provider, Model: row.Model,
+		Reason: reason, Class: class, Axes: row.Axes, Provider: row.Provider, Model: row.Model,
 		Plan: rs.Phase.Plan, PendingPlan: rs.PendingPlan,
 		Retries: Retries{Used: rs.Phase.Used.FailedVerifies, Max: rs.Phase.Budgets.MaxRetries, Left: rs.Phase.RetriesLeft()},
 		Budgets: rs.Phase.Budgets, Used: rs.Phase.Used,

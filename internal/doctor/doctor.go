@@ -138,8 +138,10 @@ type RunObs struct {
 	ID        string
 	Status    string
 	PID       int
-	Alive     bool      // PID is a live process (other than doctor)
 	Heartbeat time.Time // the task's last heartbeat (zero when none)
+	// Process is what this host can tell of the process of a run recorded
+	// as running (agent.Observe): another machine's cannot be checked.
+	Process tasks.Process
 	// Gone says why the run's worktree cannot be worked in ("" when it
 	// can, or when the run has none).
 	Gone string
@@ -289,19 +291,22 @@ func Assess(o Observations, now time.Time) Report {
 			Fix:     "rm " + l.Path})
 	}
 
-	// Runs: interrupted ones can be resumed; a row that still says running
-	// for a dead process is corrected.
+	// Runs, read as every surface reads them (tasks.Shown): interrupted
+	// ones can be resumed; a row that still says running for a dead
+	// process is corrected.
 	for _, run := range o.Runs {
+		in := tasks.Input{ID: run.ID, Status: run.Status, PID: run.PID, Process: run.Process, Heartbeat: run.Heartbeat}
+		shown := tasks.Shown(in, now)
 		switch {
-		case run.Status == "running" && !run.Alive:
+		case run.Status == "running" && shown == tasks.Interrupted:
 			add(Finding{ID: KindStaleHeartbeat + ":" + run.ID, Severity: Warning, Subject: "run " + run.ID, Run: run.ID, PID: run.PID, Auto: true,
-				Problem: fmt.Sprintf("run %s is recorded as running, but its process %d is gone", run.ID, run.PID),
-				Fix:     "ultra doctor fix (records the run as interrupted, so every surface shows it so)"})
+				Problem: fmt.Sprintf("run %s was interrupted (its process %d is gone), but the store still records it as running", run.ID, run.PID),
+				Fix:     "ultra doctor fix (records the run as interrupted)"})
 			if run.Gone == "" {
 				note("run %s was interrupted and can be resumed: ultra resume %s", run.ID, run.ID)
 			}
-		case run.Status == "running" && !run.Heartbeat.IsZero() && now.Sub(run.Heartbeat) > HeartbeatStale:
-			note("run %s's process %d is alive but its last heartbeat was %s ago: it may be stuck (ultra status %s)", run.ID, run.PID, now.Sub(run.Heartbeat).Round(time.Second), run.ID)
+		case shown == tasks.StuckStatus:
+			note("run %s is stuck: %s (ultra status %s)", run.ID, tasks.Classify(in, now).Why, run.ID)
 		case run.Status == "interrupted" && run.Gone == "":
 			note("run %s was interrupted and can be resumed: ultra resume %s", run.ID, run.ID)
 		case run.Gone == "its worktree is missing" && run.Status != "complete" && run.Status != "cancelled":

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ultra-dev/ultra/internal/tasks"
 )
 
 func TestAssess(t *testing.T) {
@@ -39,7 +41,7 @@ func TestAssess(t *testing.T) {
 			{Run: "r2", Path: "/s/runs/r2/starting", Starting: true, PID: 0},
 			{Run: "r3", Path: "/s/runs/r3/lock", PID: 12, Alive: true},
 		}}, findings: []want{{"stale-lock:r1", Warning, true, "rm /s/runs/r1/lock"}, {"stale-start:r2", Warning, true, "rm /s/runs/r2/starting"}}},
-		{name: "running with a dead process", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "running", PID: 42}}},
+		{name: "running with a dead process", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "running", PID: 42, Process: tasks.ProcessDead}}},
 			findings: []want{{"stale-heartbeat:r1", Warning, true, "interrupted"}},
 			notes:    []string{"ultra resume r1"}},
 		{name: "a base whose suite cannot run", obs: Observations{Provider: &ProviderObs{Reachable: true, Status: NotChecked},
@@ -53,12 +55,14 @@ func TestAssess(t *testing.T) {
 		{name: "an unfinished run whose worktree was deleted", obs: Observations{Provider: &ProviderObs{Reachable: true, Status: NotChecked},
 			Runs: []RunObs{{ID: "r1", Status: "escalated", Gone: "its worktree is missing"}, {ID: "r2", Status: "complete", Gone: "its worktree is missing"}}},
 			findings: []want{{"worktree-missing:r1", Warning, false, "ultra cancel r1"}}},
+		{name: "another machine's run, beating: nothing", obs: Observations{Provider: &ProviderObs{Reachable: true, Status: NotChecked},
+			Runs: []RunObs{{ID: "r1", Status: "running", PID: 7, Process: tasks.ProcessUnknown, Heartbeat: now.Add(-time.Second)}}}},
 		{name: "interrupted is only a note", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "interrupted"}}},
 			notes: []string{"run r1 was interrupted and can be resumed: ultra resume r1"}},
 		{name: "interrupted with its worktree gone: no note", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "interrupted", Gone: "removed"}}}},
-		{name: "live run, stale heartbeat: a note", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "running", PID: 7, Alive: true, Heartbeat: now.Add(-time.Hour)}}},
-			notes: []string{"may be stuck"}},
-		{name: "live run, fresh heartbeat", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "running", PID: 7, Alive: true, Heartbeat: now.Add(-time.Second)}}}},
+		{name: "live run, stale heartbeat: a note", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "running", PID: 7, Process: tasks.ProcessAlive, Heartbeat: now.Add(-time.Hour)}}},
+			notes: []string{"is stuck: no heartbeat for 1h"}},
+		{name: "live run, fresh heartbeat", obs: Observations{Runs: []RunObs{{ID: "r1", Status: "running", PID: 7, Process: tasks.ProcessAlive, Heartbeat: now.Add(-time.Second)}}}},
 		{name: "worktrees", obs: Observations{Worktrees: []WorktreeObs{
 			{Path: "/w/a", Branch: "ultra/a", Listed: true},                               // unknown, clean
 			{Path: "/w/b", Branch: "ultra/b", Listed: true, Run: "b", RunState: "landed"}, // landed: a note

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/agent"
@@ -148,11 +147,14 @@ func Observe(ctx context.Context, e Env) (Observations, Environment) {
 	byID := map[string]*store.Run{}
 	for _, row := range rows {
 		byID[row.ID] = row
-		ro := RunObs{ID: row.ID, Status: row.Status, PID: row.PID, Alive: alive(row.PID), Gone: worktreeGone(ctx, row)}
+		ro := RunObs{ID: row.ID, Status: row.Status, PID: row.PID, Gone: worktreeGone(ctx, row)}
 		if row.Status == agent.StatusRunning {
-			if rt, err := st.RuntimeOf(ctx, row.ID); err == nil {
-				ro.Heartbeat = rt.Heartbeat
+			// The same reading of the run every other surface makes.
+			var rt *store.Runtime
+			if r, err := st.RuntimeOf(ctx, row.ID); err == nil {
+				rt, ro.Heartbeat = &r, r.Heartbeat
 			}
+			ro.Process = agent.Observe(row, rt).Process
 		}
 		o.Runs = append(o.Runs, ro)
 	}
@@ -176,14 +178,7 @@ func unfinished(row *store.Run) bool {
 
 // alive reports whether pid is a live process (this one included).
 func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	if pid == os.Getpid() {
-		return true
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return pid == os.Getpid() || agent.ProcessAlive(pid)
 }
 
 // worktreeGone says why a run's worktree cannot be worked in, or "".

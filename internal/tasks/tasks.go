@@ -15,7 +15,7 @@ import (
 // Classes, in the order the view lists them.
 const (
 	Waiting   = "waiting"   // needs a person: a plan to accept, a call to approve, a question
-	Stuck     = "stuck"     // says running, but its process is dead or silent
+	Stuck     = "stuck"     // says running, its process alive (or on another host) but silent
 	Running   = "running"   // a live process drives it
 	Paused    = "paused"    // a person paused or stopped it; resume goes on
 	Resumable = "resumable" // stopped for a reason a person can act on: interrupted, escalated, out of budget
@@ -83,9 +83,10 @@ func Classify(in Input, now time.Time) Class {
 	switch in.Status {
 	case "running":
 		if in.Process == ProcessDead {
-			return Class{Class: Stuck, Why: deadWhy(in), Next: resume, Active: true}
+			// The word every surface uses for it (Shown): interrupted.
+			return Class{Class: Resumable, Why: Interrupted + ": " + deadWhy(in), Next: resume, Active: true}
 		}
-		if !in.Heartbeat.IsZero() && now.Sub(in.Heartbeat) > StaleAfter {
+		if stale(in, now) {
 			why := fmt.Sprintf("no heartbeat for %s", Age(now.Sub(in.Heartbeat)))
 			if in.PID > 0 && in.Process == ProcessAlive {
 				why += fmt.Sprintf(" (pid %d alive)", in.PID)
@@ -135,6 +136,35 @@ func Classify(in Input, now time.Time) Class {
 	// A status this view does not know: show it as it is, with the
 	// command that tells more.
 	return Class{Class: pick(in.Status, "unknown"), Why: in.Reason, Next: "ultra status " + id, Active: true}
+}
+
+// Words Shown uses for a run recorded as running that no live process
+// drives.
+const (
+	Interrupted = "interrupted" // its process is gone: ultra resume goes on
+	StuckStatus = Stuck         // its process is alive but has not beaten for StaleAfter
+)
+
+// Shown is the status word every surface shows for a task (ultra runs,
+// status, tasks, doctor, the TUI): the recorded status, except that a run
+// recorded as running whose process is gone is interrupted, and one whose
+// process has not beaten for StaleAfter is stuck.
+func Shown(in Input, now time.Time) string {
+	if in.Status != "running" {
+		return in.Status
+	}
+	switch {
+	case in.Process == ProcessDead:
+		return Interrupted
+	case stale(in, now):
+		return StuckStatus
+	}
+	return in.Status
+}
+
+// stale: the task's heartbeat is older than StaleAfter.
+func stale(in Input, now time.Time) bool {
+	return !in.Heartbeat.IsZero() && now.Sub(in.Heartbeat) > StaleAfter
 }
 
 func deadWhy(in Input) string {

@@ -26,8 +26,8 @@ func TestClassify(t *testing.T) {
 		{"live run", Input{Status: "running", TaskStatus: "verifying", Process: ProcessAlive, PID: 7, Heartbeat: fresh}, Running, "", "", "verifying", true},
 		{"live run before heartbeats", Input{Status: "running", TaskStatus: "running", Process: ProcessAlive, PID: 7}, Running, "", "", "", true},
 		{"other host, fresh beat", Input{Status: "running", Process: ProcessUnknown, PID: 7, Heartbeat: fresh}, Running, "", "", "", true},
-		{"dead process", Input{Status: "running", Process: ProcessDead, PID: 7, Heartbeat: fresh}, Stuck, "", "ultra resume R1", "pid 7", true},
-		{"no process at all", Input{Status: "running", Process: ProcessDead}, Stuck, "", "ultra resume R1", "no process", true},
+		{"dead process", Input{Status: "running", Process: ProcessDead, PID: 7, Heartbeat: fresh}, Resumable, "", "ultra resume R1", "interrupted: its process (pid 7) is gone", true},
+		{"no process at all", Input{Status: "running", Process: ProcessDead}, Resumable, "", "ultra resume R1", "interrupted: no process", true},
 		{"silent process", Input{Status: "running", Process: ProcessAlive, PID: 7, Heartbeat: stale}, Stuck, "", "ultra status R1", "no heartbeat for 40s (pid 7 alive)", true},
 		{"other host, stale beat", Input{Status: "running", Process: ProcessUnknown, PID: 7, Heartbeat: stale}, Stuck, "", "ultra status R1", "no heartbeat for 40s", true},
 		{"call waits for approval", Input{Status: "running", Process: ProcessAlive, Heartbeat: fresh, Waiting: "approval of call call_3: ultra approve R1 --call call_3"}, Waiting, ForApproval, "ultra approve R1 --call call_3", "approval of call", true},
@@ -61,6 +61,41 @@ func TestClassify(t *testing.T) {
 			}
 			if !strings.Contains(got.Why, c.why) {
 				t.Fatalf("why %q lacks %q", got.Why, c.why)
+			}
+		})
+	}
+}
+
+// TestShownAgreesWithClassify: the status word ultra runs and status show
+// and the class ultra tasks shows come from one reading of the run.
+func TestShownAgreesWithClassify(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	fresh, stale := now.Add(-2*time.Second), now.Add(-40*time.Second)
+	cases := []struct {
+		name  string
+		in    Input
+		shown string
+		class string
+	}{
+		{"killed", Input{Status: "running", Process: ProcessDead, PID: 7, Heartbeat: fresh}, Interrupted, Resumable},
+		{"killed before its first beat", Input{Status: "running", Process: ProcessDead}, Interrupted, Resumable},
+		{"recorded interrupted", Input{Status: "interrupted"}, Interrupted, Resumable},
+		{"alive, silent", Input{Status: "running", Process: ProcessAlive, PID: 7, Heartbeat: stale}, StuckStatus, Stuck},
+		{"another host, silent", Input{Status: "running", Process: ProcessUnknown, Heartbeat: stale}, StuckStatus, Stuck},
+		{"another host, beating", Input{Status: "running", Process: ProcessUnknown, Heartbeat: fresh}, "running", Running},
+		{"alive", Input{Status: "running", Process: ProcessAlive, Heartbeat: fresh}, "running", Running},
+		{"alive, waiting", Input{Status: "running", Process: ProcessAlive, Heartbeat: fresh, Waiting: "question: which?"}, "running", Waiting},
+		{"complete", Input{Status: "complete"}, "complete", Done},
+		{"escalated", Input{Status: "escalated"}, "escalated", Resumable},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.in.ID = "R1"
+			if got := Shown(c.in, now); got != c.shown {
+				t.Errorf("Shown = %q, want %q", got, c.shown)
+			}
+			if got := Classify(c.in, now); got.Class != c.class {
+				t.Errorf("Classify = %q, want %q", got.Class, c.class)
 			}
 		})
 	}

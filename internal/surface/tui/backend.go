@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tasks"
 )
@@ -50,8 +51,16 @@ type Processes struct {
 	n    atomic.Int64
 }
 
+// Row is the run's row with its status as every command shows it
+// (agent.StateOf): a run whose process is gone is interrupted, one whose
+// live process stopped beating is stuck.
 func (p *Processes) Row(ctx context.Context, id string) (*store.Run, error) {
-	return p.Store.GetRun(ctx, id)
+	row, err := p.Store.GetRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	row.Status, _ = agent.StateOf(ctx, p.Store, row, time.Now())
+	return row, nil
 }
 
 func (p *Processes) EventsAfter(ctx context.Context, id string, seq int64, limit int) ([]store.StoredEvent, error) {

@@ -19,7 +19,7 @@ type Session struct {
 	Run     string
 	Axes    axes.Axes
 	Phase   string
-	Status  string // the run's status as stored; "running" while it runs
+	Status  string // the run's status as every command shows it (agent.StateOf); "running" while it runs
 	Goal    string
 	Retries int
 	MaxRet  int
