@@ -80,12 +80,12 @@ type Class struct {
 func Classify(in Input, now time.Time) Class {
 	id := in.ID
 	resume := "ultra resume " + id
+	if in.Status == "running" && in.Process == ProcessDead {
+		// Classified as what every surface calls it (Shown).
+		in.Status, in.Reason = Interrupted, Interrupted+": "+deadWhy(in)
+	}
 	switch in.Status {
 	case "running":
-		if in.Process == ProcessDead {
-			// The word every surface uses for it (Shown): interrupted.
-			return Class{Class: Resumable, Why: Interrupted + ": " + deadWhy(in), Next: resume, Active: true}
-		}
 		if stale(in, now) {
 			why := fmt.Sprintf("no heartbeat for %s", Age(now.Sub(in.Heartbeat)))
 			if in.PID > 0 && in.Process == ProcessAlive {
@@ -111,6 +111,10 @@ func Classify(in Input, now time.Time) Class {
 	case "interrupted", "escalated", "budget_exhausted":
 		if in.Undone {
 			return Class{Class: Cancelled, Why: in.Status + "; its work was undone", Active: false}
+		}
+		if in.Removed {
+			// Nothing to resume in: ultra resume would refuse.
+			return Class{Class: Cancelled, Why: in.Status + "; its worktree was removed, so it cannot go on", Active: false}
 		}
 		next := resume
 		if strings.Contains(in.Reason, "needs a person's waiver") {

@@ -44,6 +44,8 @@ func TestClassify(t *testing.T) {
 		{"escalated", Input{Status: "escalated", Reason: "retries exhausted"}, Resumable, "", "ultra resume R1", "retries exhausted", true},
 		{"out of budget", Input{Status: "budget_exhausted", Reason: "turn budget exhausted"}, Resumable, "", "ultra resume R1", "turn budget", true},
 		{"escalated, then undone", Input{Status: "escalated", Undone: true}, Cancelled, "", "", "undone", false},
+		{"interrupted, its worktree removed", Input{Status: "interrupted", Removed: true}, Cancelled, "", "", "worktree was removed", false},
+		{"killed, its worktree removed", Input{Status: "running", Process: ProcessDead, Removed: true}, Cancelled, "", "", "interrupted; its worktree was removed", false},
 		{"complete, not landed", Input{Status: "complete", Branch: "ultra/R1"}, Done, "", "ultra land R1", "complete", false},
 		{"complete, landed", Input{Status: "complete", Branch: "ultra/R1", Landed: true}, Done, "", "", "", false},
 		{"complete without a branch", Input{Status: "complete"}, Done, "", "", "", false},
