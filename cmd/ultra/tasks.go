@@ -221,6 +221,7 @@ func taskRow(v *store.TaskView, now time.Time) tasks.Row {
 		ID: v.ID, Task: v.Task, Mode: v.Axes.Mode, Axes: v.Axes, Status: tasks.Shown(in, now), TaskStatus: v.TaskRow.Status,
 		Class: tasks.Classify(in, now), Phase: v.Phase, Goal: v.TaskRow.Goal,
 		Retries: v.TaskRow.Retries, MaxRetries: v.TaskRow.MaxRetries,
+		Limit:       tasks.Limit{What: v.TaskRow.LimitWhat, Used: v.TaskRow.LimitUsed, Max: v.TaskRow.LimitMax},
 		InputTokens: v.TaskRow.InputTokens, OutputTokens: v.TaskRow.OutputTokens,
 		Cost: v.TaskRow.SpentCost, BudgetCost: v.TaskRow.BudgetCost,
 		Created: v.CreatedAt, Updated: v.UpdatedAt, Checkpoint: v.TaskRow.Checkpoint,

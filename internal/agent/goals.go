@@ -625,7 +625,6 @@ func (r *runner) resumeGoals(escalated bool) {
 	}
 }
 
-// goalReminder is the reminder's line about the goal in hand.
 // cycleLimit is the limit of build/verify cycles that binds the run now
 // (cyclesOf).
 func (r *runner) cycleLimit() phase.Limit {
@@ -656,6 +655,7 @@ func goalCycles(g *goal.Goal) phase.Limit {
 	return phase.Limit{What: "cycles of goal " + g.ID, Used: g.Attempt, Max: goal.MaxCycles}
 }
 
+// goalReminder is the reminder's line about the goal in hand.
 func (r *runner) goalReminder() string {
 	if !r.hasGoals() || r.goals.file == nil || r.goals.file.Accepted == nil {
 		return ""

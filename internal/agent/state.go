@@ -154,6 +154,9 @@ func (r *runner) taskRow() store.Task {
 	status := r.row.Status
 	t.Status = TaskStatus(status, r.st.Phase.Phase)
 	t.Retries, t.MaxRetries = u.FailedVerifies, b.MaxRetries
+	// What the surfaces show: the limit that ends the run first.
+	lim := phase.Binding(r.st.Phase.RetryLimit(), r.cycleLimit())
+	t.LimitWhat, t.LimitUsed, t.LimitMax = lim.What, lim.Used, lim.Max
 	t.BudgetCost, t.SpentCost = b.MaxCost, u.Cost
 	t.InputTokens, t.OutputTokens, t.Turns = u.InputTokens, u.OutputTokens, u.Turns
 	t.Waiting = r.waiting()

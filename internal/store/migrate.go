@@ -131,6 +131,11 @@ var migrations = []string{
 	ALTER TABLE task_runtime ADD COLUMN partial TEXT NOT NULL DEFAULT '';`,
 	// 8: the model's readable thinking streaming in, before its answer.
 	`ALTER TABLE task_runtime ADD COLUMN thinking TEXT NOT NULL DEFAULT '';`,
+	// 9: the limit that ends the run first (retries, or a goal's cycles),
+	// which the tasks surface shows instead of the retries alone.
+	`ALTER TABLE tasks ADD COLUMN limit_what TEXT NOT NULL DEFAULT '';
+	ALTER TABLE tasks ADD COLUMN limit_used INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE tasks ADD COLUMN limit_max INTEGER NOT NULL DEFAULT 0;`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

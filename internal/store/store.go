@@ -96,19 +96,25 @@ type Run struct {
 // row: its status in the tasks' vocabulary, what it waits on, budgets and
 // spend, its last checkpoint.
 type Task struct {
-	Status       string   `json:"status"` // todo|running|verifying|reviewing|done|blocked|paused|failed|cancelled|retrying
-	Blockers     []string `json:"blockers,omitempty"`
-	Retries      int      `json:"retries"`
-	MaxRetries   int      `json:"max_retries"`
-	Checkpoint   string   `json:"checkpoint,omitempty"` // the last commit ultra made (a green tree)
-	BudgetCost   float64  `json:"budget_cost,omitempty"`
-	SpentCost    float64  `json:"spent_cost"`
-	InputTokens  int64    `json:"input_tokens"`
-	OutputTokens int64    `json:"output_tokens"`
-	Turns        int      `json:"turns"`
-	Waiting      string   `json:"waiting,omitempty"` // what a person must do: approval, plan, next, …
-	Goal         string   `json:"goal,omitempty"`    // the goal in progress
-	Claim        string   `json:"claim,omitempty"`   // the intent the task claims (what it works on)
+	Status     string   `json:"status"` // todo|running|verifying|reviewing|done|blocked|paused|failed|cancelled|retrying
+	Blockers   []string `json:"blockers,omitempty"`
+	Retries    int      `json:"retries"`
+	MaxRetries int      `json:"max_retries"`
+	// The limit that ends the run first: the retries, or the build/verify
+	// cycles of the goal in progress ("cycles of goal G001"); "" before
+	// a run records one.
+	LimitWhat    string  `json:"limit_what,omitempty"`
+	LimitUsed    int     `json:"limit_used,omitempty"`
+	LimitMax     int     `json:"limit_max,omitempty"`
+	Checkpoint   string  `json:"checkpoint,omitempty"` // the last commit ultra made (a green tree)
+	BudgetCost   float64 `json:"budget_cost,omitempty"`
+	SpentCost    float64 `json:"spent_cost"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	Turns        int     `json:"turns"`
+	Waiting      string  `json:"waiting,omitempty"` // what a person must do: approval, plan, next, …
+	Goal         string  `json:"goal,omitempty"`    // the goal in progress
+	Claim        string  `json:"claim,omitempty"`   // the intent the task claims (what it works on)
 }
 
 // Runtime is a live task's process: who drives it and its heartbeat.
@@ -186,7 +192,8 @@ const selectRuns = `SELECT r.id, r.task, r.repo, r.workdir, r.phase, r.status, r
 	r.created_at, r.updated_at, r.finished_at, r.base_url, r.workspace,
 	COALESCE(t.status,''), COALESCE(t.blockers,'[]'), COALESCE(t.retries,0), COALESCE(t.max_retries,0), COALESCE(t.checkpoint,''),
 	COALESCE(t.budget_cost,0), COALESCE(t.spent_cost,0), COALESCE(t.input_tokens,0), COALESCE(t.output_tokens,0), COALESCE(t.turns,0),
-	COALESCE(t.waiting,''), COALESCE(t.goal,''), COALESCE(t.claim,'')
+	COALESCE(t.waiting,''), COALESCE(t.goal,''), COALESCE(t.claim,''),
+	COALESCE(t.limit_what,''), COALESCE(t.limit_used,0), COALESCE(t.limit_max,0)
 	FROM runs r LEFT JOIN tasks t ON t.id = r.id`
 
 // CreateRun inserts r.
@@ -217,13 +224,16 @@ func putTask(ctx context.Context, db execer, r *Run) error {
 	}
 	blockers, _ := json.Marshal(append([]string{}, t.Blockers...))
 	_, err := db.ExecContext(ctx, `INSERT INTO tasks (id, status, blockers, retries, max_retries, checkpoint, budget_cost, spent_cost,
-		input_tokens, output_tokens, turns, waiting, goal, claim, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		input_tokens, output_tokens, turns, waiting, goal, claim, created_at, updated_at, limit_what, limit_used, limit_max)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT(id) DO UPDATE SET status=excluded.status, blockers=excluded.blockers, retries=excluded.retries,
 		max_retries=excluded.max_retries, checkpoint=excluded.checkpoint, budget_cost=excluded.budget_cost,
 		spent_cost=excluded.spent_cost, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
-		turns=excluded.turns, waiting=excluded.waiting, goal=excluded.goal, claim=excluded.claim, updated_at=excluded.updated_at`,
+		turns=excluded.turns, waiting=excluded.waiting, goal=excluded.goal, claim=excluded.claim, updated_at=excluded.updated_at,
+		limit_what=excluded.limit_what, limit_used=excluded.limit_used, limit_max=excluded.limit_max`,
 		r.ID, t.Status, string(blockers), t.Retries, t.MaxRetries, t.Checkpoint, t.BudgetCost, t.SpentCost,
-		t.InputTokens, t.OutputTokens, t.Turns, t.Waiting, t.Goal, t.Claim, ts(r.CreatedAt), ts(r.UpdatedAt))
+		t.InputTokens, t.OutputTokens, t.Turns, t.Waiting, t.Goal, t.Claim, ts(r.CreatedAt), ts(r.UpdatedAt),
+		t.LimitWhat, t.LimitUsed, t.LimitMax)
 	return err
 }
 
@@ -453,7 +463,8 @@ func scanRun(sc scanner) (*Run, error) {
 	if err := sc.Scan(&r.ID, &r.Task, &r.Repo, &r.Workdir, &r.Phase, &r.Status, &r.Reason, &ax,
 		&r.Provider, &r.Model, &state, &r.PID, &created, &updated, &finished, &r.BaseURL, &ws,
 		&t.Status, &blockers, &t.Retries, &t.MaxRetries, &t.Checkpoint, &t.BudgetCost, &t.SpentCost,
-		&t.InputTokens, &t.OutputTokens, &t.Turns, &t.Waiting, &t.Goal, &t.Claim); err != nil {
+		&t.InputTokens, &t.OutputTokens, &t.Turns, &t.Waiting, &t.Goal, &t.Claim,
+		&t.LimitWhat, &t.LimitUsed, &t.LimitMax); err != nil {
 		return nil, err
 	}
 	_ = json.Unmarshal([]byte(blockers), &t.Blockers)

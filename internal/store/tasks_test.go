@@ -42,7 +42,7 @@ func TestListTasks(t *testing.T) {
 		r.Status, r.Phase = status, "building"
 		r.CreatedAt, r.UpdatedAt = base.Add(at), base.Add(at)
 		r.TaskRow = Task{Status: taskStatus, Retries: 2, MaxRetries: 10, InputTokens: 1000, OutputTokens: 50, SpentCost: 0.25, BudgetCost: 5,
-			Checkpoint: "abc123", Goal: "G001", Blockers: []string{"b1"}}
+			Checkpoint: "abc123", Goal: "G001", Blockers: []string{"b1"}, LimitWhat: "cycles of goal G001", LimitUsed: 3, LimitMax: 5}
 		r.Workspace = Workspace{Branch: "ultra/" + id}
 		if err := s.CreateRun(ctx, r); err != nil {
 			t.Fatal(err)
@@ -80,7 +80,8 @@ func TestListTasks(t *testing.T) {
 	}
 	tr := live.TaskRow
 	if tr.Status != "verifying" || tr.Retries != 2 || tr.MaxRetries != 10 || tr.InputTokens != 1000 || tr.SpentCost != 0.25 ||
-		tr.Checkpoint != "abc123" || tr.Goal != "G001" || len(tr.Blockers) != 1 || live.Axes != axes.Default || live.Branch != "ultra/r1-live" {
+		tr.Checkpoint != "abc123" || tr.Goal != "G001" || len(tr.Blockers) != 1 || live.Axes != axes.Default || live.Branch != "ultra/r1-live" ||
+		tr.LimitWhat != "cycles of goal G001" || tr.LimitUsed != 3 || tr.LimitMax != 5 {
 		t.Fatalf("task row %+v of %+v", tr, live)
 	}
 	if m["r2-wait"].Runtime != nil {
@@ -237,7 +238,7 @@ func TestTasksFromSchemaVersion3(t *testing.T) {
 		"old-done":   {"done", tasks.Done, "ultra land old-done"},
 		"old-esc":    {"blocked", tasks.Resumable, "ultra resume old-esc"},
 		"old-plan":   {"blocked", tasks.Waiting, "ultra approve old-plan"},
-		"old-killed": {"running", tasks.Stuck, "ultra resume old-killed"},
+		"old-killed": {"running", tasks.Resumable, "ultra resume old-killed"},
 		"old-int":    {"paused", tasks.Resumable, "ultra resume old-int"},
 	}
 	for id, w := range want {

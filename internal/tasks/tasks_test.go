@@ -144,6 +144,17 @@ func TestTable(t *testing.T) {
 		}
 
 	}
+	// The limit that ends the run first, not the retries, when a goal's
+	// cycles bind.
+	rows[0].Limit = Limit{What: "cycles of goal G001", Used: 3, Max: 5}
+	b.Reset()
+	if err := Table(&b, rows, now, true); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "3/5 cycles") || strings.Contains(out, "1/10") {
+		t.Fatalf("table shows the retries, not the binding limit:\n%s", out)
+	}
+	rows[0].Limit = Limit{}
 	// A run no process drives has no live beat to show, whatever its
 	// last process wrote.
 	rows[0].Status = "needs_approval"

@@ -14,18 +14,21 @@ import (
 // Row is one task as the view shows it (and as `ultra tasks --json`
 // prints it).
 type Row struct {
-	Repo         string    `json:"repo,omitempty"` // the repository's root, with --all-repos
-	ID           string    `json:"id"`
-	Task         string    `json:"task"`
-	Mode         string    `json:"mode"`
-	Axes         axes.Axes `json:"axes"`
-	Status       string    `json:"status"`      // the run's status as stored
-	TaskStatus   string    `json:"task_status"` // todo|running|verifying|reviewing|done|blocked|paused|failed|cancelled|retrying
-	Class                  // class, waiting_for, why, next, active
-	Phase        string    `json:"phase"`
-	Goal         string    `json:"goal,omitempty"` // the goal in progress
-	Retries      int       `json:"retries"`
-	MaxRetries   int       `json:"max_retries"`
+	Repo       string    `json:"repo,omitempty"` // the repository's root, with --all-repos
+	ID         string    `json:"id"`
+	Task       string    `json:"task"`
+	Mode       string    `json:"mode"`
+	Axes       axes.Axes `json:"axes"`
+	Status     string    `json:"status"`      // the run's status as every command shows it (Shown)
+	TaskStatus string    `json:"task_status"` // todo|running|verifying|reviewing|done|blocked|paused|failed|cancelled|retrying
+	Class                // class, waiting_for, why, next, active
+	Phase      string    `json:"phase"`
+	Goal       string    `json:"goal,omitempty"` // the goal in progress
+	Retries    int       `json:"retries"`
+	MaxRetries int       `json:"max_retries"`
+	// Limit is the limit that ends the run first (the retries, or the
+	// goal's build/verify cycles): what the table shows.
+	Limit        Limit     `json:"limit,omitzero"`
 	InputTokens  int64     `json:"input_tokens"`
 	OutputTokens int64     `json:"output_tokens"`
 	Cost         float64   `json:"cost"`
@@ -43,7 +46,7 @@ type Row struct {
 // repository.
 func Table(w io.Writer, rows []Row, now time.Time, repos bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := "ID\tMODE\tSTATUS\tPHASE\tAXES\tGOAL\tRETRIES\tTOKENS\tCOST\tAGE\tBEAT\tCHECKPOINT\tNEXT\n"
+	head := "ID\tMODE\tSTATUS\tPHASE\tAXES\tGOAL\tLIMIT\tTOKENS\tCOST\tAGE\tBEAT\tCHECKPOINT\tNEXT\n"
 	if repos {
 		head = "REPO\t" + head
 	}
@@ -68,7 +71,8 @@ func Table(w io.Writer, rows []Row, now time.Time, repos bool) error {
 		b.WriteByte('\t')
 		b.WriteString(goalCell(r))
 		b.WriteByte('\t')
-		fmt.Fprintf(&b, "%d/%d\t", r.Retries, r.MaxRetries)
+		b.WriteString(r.LimitOrRetries().Short())
+		b.WriteByte('\t')
 		b.WriteString(Tokens(r.InputTokens))
 		b.WriteByte('/')
 		b.WriteString(Tokens(r.OutputTokens))
@@ -90,6 +94,31 @@ func Table(w io.Writer, rows []Row, now time.Time, repos bool) error {
 		io.WriteString(tw, b.String())
 	}
 	return tw.Flush()
+}
+
+// Limit is a count a run uses up and escalates when it is gone.
+type Limit struct {
+	What string `json:"what"` // "retries", "cycles of goal G001", "final gate verifications"
+	Used int    `json:"used"`
+	Max  int    `json:"max"`
+}
+
+// Short is the limit in a table cell: "2/10 retries", "3/5 cycles".
+func (l Limit) Short() string {
+	if l.Max == 0 {
+		return "-"
+	}
+	what, _, _ := strings.Cut(l.What, " of ")
+	return fmt.Sprintf("%d/%d %s", l.Used, l.Max, what)
+}
+
+// LimitOrRetries is the run's binding limit, or its retries for a run
+// that recorded none.
+func (r *Row) LimitOrRetries() Limit {
+	if r.Limit.Max > 0 {
+		return r.Limit
+	}
+	return Limit{What: "retries", Used: r.Retries, Max: r.MaxRetries}
 }
 
 func statusCell(r *Row) string {

@@ -114,7 +114,8 @@ func (f *fake) lastExec() []string {
 func demoRun(f *fake, id string, control string) {
 	a := axes.Axes{Mode: "build", Control: control, Permission: "trusted", ModelMode: "smart", Surface: "headless"}
 	f.setRow(&store.Run{ID: id, Task: "make the calc tests pass", Phase: "iterating", Status: "running", Axes: a,
-		TaskRow: store.Task{Retries: 1, MaxRetries: 10, InputTokens: 12000, OutputTokens: 450, SpentCost: 0.0321, Goal: "g1"}})
+		TaskRow: store.Task{Retries: 1, MaxRetries: 10, InputTokens: 12000, OutputTokens: 450, SpentCost: 0.0321, Goal: "g1",
+			LimitWhat: "cycles of goal g1", LimitUsed: 3, LimitMax: 5}})
 	f.add(id, event.RunStarted, "planning", event.RunStartedData{Task: "make the calc tests pass", Axes: a, Provider: "openai", Model: "scripted",
 		Branch: "ultra/" + id, Workdir: "/wt/" + id})
 	f.add(id, event.AssistantText, "planning", event.AssistantTextData{Text: "## Plan\nFix **Add** in `calc.go`:\n- read the test\n- edit the code", Thinking: "The test expects 2+2=4.\nAdd subtracts."})

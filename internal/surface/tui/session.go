@@ -9,6 +9,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/tasks"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
@@ -16,16 +17,15 @@ import (
 // (as the store has them) and its row: nothing here is the TUI's own
 // knowledge, so any process can build it for any run. It is pure.
 type Session struct {
-	Run     string
-	Axes    axes.Axes
-	Phase   string
-	Status  string // the run's status as every command shows it (agent.StateOf); "running" while it runs
-	Goal    string
-	Retries int
-	MaxRet  int
-	Tokens  int64 // input and output, summed
-	Cost    float64
-	Seq     int64 // the last event folded
+	Run    string
+	Axes   axes.Axes
+	Phase  string
+	Status string // the run's status as every command shows it (agent.StateOf); "running" while it runs
+	Goal   string
+	Limit  tasks.Limit // the limit that ends the run first (the retries, or the goal's cycles)
+	Tokens int64       // input and output, summed
+	Cost   float64
+	Seq    int64 // the last event folded
 
 	// Waiting is the tool call that waits for a person's approval (manual
 	// control), nil when none does.
@@ -223,7 +223,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 		if json.Unmarshal(e.Data, &d) == nil {
 			switch d.Kind {
 			case "goal_started":
-				s.Goal, s.Retries = d.Goal, 0
+				s.Goal = d.Goal
 			case "goal_completed", "goal_failed":
 				s.Add(&Item{Kind: KindPhase, Title: printable(strings.ReplaceAll(d.Kind, "_", " ") + " " + d.Goal)})
 			}
@@ -321,7 +321,10 @@ func (s *Session) Row(r *store.Run) {
 		s.Phase = r.Phase
 	}
 	t := r.TaskRow
-	s.Retries, s.MaxRet = t.Retries, t.MaxRetries
+	s.Limit = tasks.Limit{What: t.LimitWhat, Used: t.LimitUsed, Max: t.LimitMax}
+	if s.Limit.Max == 0 {
+		s.Limit = tasks.Limit{What: "retries", Used: t.Retries, Max: t.MaxRetries}
+	}
 	s.Tokens, s.Cost = t.InputTokens+t.OutputTokens, t.SpentCost
 	if t.Goal != "" {
 		s.Goal = t.Goal

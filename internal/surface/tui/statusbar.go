@@ -108,8 +108,10 @@ func (m *Model) statusBar() string {
 		if s.Goal != "" {
 			parts = append(parts, "goal "+s.Goal)
 		}
-		if s.MaxRet > 0 {
-			parts = append(parts, fmt.Sprintf("retries %d/%d", s.Retries, s.MaxRet))
+		if s.Limit.Max > 0 {
+			// "cycles 3/5": the goal is named beside it.
+			what, _, _ := strings.Cut(s.Limit.What, " of ")
+			parts = append(parts, fmt.Sprintf("%s %d/%d", what, s.Limit.Used, s.Limit.Max))
 		}
 		parts = append(parts, tasks.Tokens(s.Tokens)+" tok")
 		if s.Cost > 0 {

@@ -153,7 +153,7 @@ func TestFrameShowsTheRun(t *testing.T) {
 		"refused [policy] bash", "git push is not allowed", // the refusal with its layer
 		"approve this call? write", "a allow once", "r allow write for this run", "d deny with a reason",
 		"o allow read-only calls (read, glob, grep) for this run",
-		"phase iterating", "goal g1", "retries 1/10", "12.4k tok", "$0.0321",
+		"phase iterating", "goal g1", "goal g1 · cycles 3/5", "12.4k tok", "$0.0321",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the frame lacks %q:\n%s", want, s)
