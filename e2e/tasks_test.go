@@ -33,6 +33,10 @@ type taskJSON struct {
 	Output     int64   `json:"output_tokens"`
 	Checkpoint string  `json:"checkpoint"`
 	Cost       float64 `json:"cost"`
+	Limit      struct {
+		What      string
+		Used, Max int
+	} `json:"limit"`
 }
 
 type tasksJSON struct {
@@ -126,6 +130,15 @@ func TestTasksClassesAndReport(t *testing.T) {
 		t.Errorf("completed run: %+v", d)
 	}
 	e := taskByID(t, v, escalated)
+	// The limit that ends each run first: the final gate's verifications
+	// for the one that completed (1 of 5, against 0 of 10 retries), the
+	// retries for the one that ran out of them.
+	if l := taskByID(t, v, done).Limit; l.What != "final gate verifications" || l.Used != 1 || l.Max != 5 {
+		t.Errorf("completed run's limit: %+v", l)
+	}
+	if l := e.Limit; l.What != "retries" || l.Used != 1 || l.Max != 1 {
+		t.Errorf("escalated run's limit: %+v", l)
+	}
 	if e.Class != "resumable" || e.Status != "escalated" || !e.Active || e.Next != "ultra resume "+escalated || e.Retries != 1 || e.MaxRetries != 1 {
 		t.Errorf("escalated run: %+v", e)
 	}
@@ -146,7 +159,7 @@ func TestTasksClassesAndReport(t *testing.T) {
 	// The table says the same.
 	tab := ultra(t, dir, "tasks", "--all")
 	for _, want := range []string{"NEXT", "waiting:plan", "ultra approve " + planned, "resumable:interrupted", "ultra resume " + killed,
-		"resumable:escalated", "ultra land " + done, "build | autonomous | normal | smart | headless"} {
+		"resumable:escalated", "1/1 retries", "1/5 final", "ultra land " + done, "build | autonomous | normal | smart | headless"} {
 		if !strings.Contains(tab.stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, tab.stdout)
 		}
