@@ -230,14 +230,7 @@ func (p *textParser) line(s string) {
 		var t tally
 		for _, it := range jestItemRE.FindAllStringSubmatch(m[1], -1) {
 			n, _ := strconv.Atoi(it[1])
-			switch it[2] {
-			case "passed":
-				t.Passed += n
-			case "failed":
-				t.Failed += n
-			default:
-				t.Skipped += n
-			}
+			t.addItem(n, it[2])
 		}
 		p.hit(famJest, t)
 		return
@@ -416,16 +409,23 @@ func parseVitestItems(s string) (tally, bool) {
 			return t, false
 		}
 		n, _ := strconv.Atoi(m[1])
-		switch m[2] {
-		case "passed":
-			t.Passed += n
-		case "failed":
-			t.Failed += n
-		default:
-			t.Skipped += n
-		}
+		t.addItem(n, m[2])
 	}
 	return t, true
+}
+
+// addItem counts n tests of one item of a jest or vitest summary
+// ("3 passed"): passed and failed as they say, the rest (skipped, todo,
+// pending, expected fail) as skipped.
+func (t *tally) addItem(n int, word string) {
+	switch word {
+	case "passed":
+		t.Passed += n
+	case "failed":
+		t.Failed += n
+	default:
+		t.Skipped += n
+	}
 }
 
 // parsePytestSummary reads "==== 1 failed, 2 passed in 0.12s ====" (or the
