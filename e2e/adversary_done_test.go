@@ -131,7 +131,7 @@ func criteriaScenario() advScenario {
 			}
 		}
 		// The plan that stands holds none of the refused checks.
-		paths, _ := filepath.Glob(filepath.Join(o.wt, ".ultra", "runs", "*", "goals.json"))
+		paths := recordPaths(o.wt, "goals.json")
 		if b, err := os.ReadFile(strings.Join(paths, "")); len(paths) != 1 || err != nil || strings.Contains(string(b), "Mul") || strings.Contains(string(b), "http.server") {
 			found = append(found, advFinding{"", fmt.Sprintf("goals.json holds a refused criterion (%v)", err)})
 		}

@@ -363,11 +363,19 @@ func mustScript(t *testing.T, steps []step) *scripted.Script {
 // brief) of the one run that has them in worktree wt.
 func recordsIn(t testing.TB, wt string) string {
 	t.Helper()
-	dirs, _ := filepath.Glob(filepath.Join(wt, ".ultra", "runs", "*"))
+	dirs := recordPaths(wt, "")
 	if len(dirs) != 1 {
 		t.Fatalf("records of runs in %s: %v, want one", wt, dirs)
 	}
 	return dirs[0]
+}
+
+// recordPaths lists the files called name (a glob) among the records of
+// the runs in worktree wt (.ultra/runs/RUN/name); for name "", the
+// records' directories.
+func recordPaths(wt, name string) []string {
+	paths, _ := filepath.Glob(filepath.Join(wt, ".ultra", "runs", "*", name))
+	return paths
 }
 
 // withoutRecords is tree without ultra's records of runs (goals.json,
