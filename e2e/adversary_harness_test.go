@@ -950,8 +950,6 @@ func (w *advWorld) branchCommits(branch string) []string {
 	return strings.Fields(out)
 }
 
-// runFiles describes ultra's files of the (only) run: its decisions,
-// baseline and hooks.
 // waitBaseline waits (at most a minute) until every run of the world has
 // its baseline.json.
 func (w *advWorld) waitBaseline(t *testing.T) {
@@ -970,6 +968,8 @@ func (w *advWorld) waitBaseline(t *testing.T) {
 	t.Log("no baseline.json after a minute; the moves start anyway")
 }
 
+// runFiles describes ultra's files of the (only) run: its decisions,
+// baseline and hooks.
 func (w *advWorld) runFiles() map[string]string {
 	dirs, _ := filepath.Glob(filepath.Join(w.repo, ".ultra", "state", "runs", "*"))
 	out := map[string]string{}
