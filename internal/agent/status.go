@@ -111,11 +111,7 @@ func lastVerification(runDir string) *VerifyView {
 	}
 	d := ds[len(ds)-1]
 	e := verifyEvent(d, gatefile.Path(runDir, d.N))
-	reason, reused := e.Reason, []string(nil)
-	if d.CachedFrom != 0 && len(d.Reasons) > 1 {
-		reason, reused = d.Reasons[0], d.Reasons[1:]
-	}
-	return &VerifyView{Status: e.Status, Reason: reason, Reused: reused, Passed: e.Passed, Failed: e.Failed, Skipped: e.Skipped,
+	return &VerifyView{Status: e.Status, Reason: e.Reason, Reused: e.ReusedReasons, Passed: e.Passed, Failed: e.Failed, Skipped: e.Skipped,
 		Failing: e.Failing, Logs: e.Logs, Gate: e.Gate, GateFile: e.GateFile}
 }
 
@@ -124,6 +120,10 @@ func verifyEvent(d gate.Decision, path string) event.VerifyResultData {
 	e := event.VerifyResultData{Status: string(d.Status), Reason: strings.Join(d.Reasons, "; "), Passed: d.Counts.Passed,
 		Failed: d.Counts.Failed, Errors: d.Counts.Errors, Skipped: d.Counts.Skipped, Failing: d.FailingNames(),
 		Gate: d.N, GateFile: path, Tree: d.Tree, Cached: d.CachedFrom != 0, Reused: d.Reused, Focused: d.Focused, Flaky: d.Flaky}
+	if d.CachedFrom != 0 && len(d.Reasons) > 1 {
+		// One sentence: this decision's; the earlier one's reasons apart.
+		e.Reason, e.ReusedReasons = d.Reasons[0], d.Reasons[1:]
+	}
 	for _, f := range d.Failing {
 		e.FailingWhy = append(e.FailingWhy, failureWhy(f))
 	}

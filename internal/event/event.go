@@ -249,9 +249,13 @@ type (
 		Tree       string   `json:"tree,omitempty"`      // the verified tree
 		Cached     bool     `json:"cached,omitempty"`    // a PASS of the same tree was reused
 		Reused     string   `json:"reused,omitempty"`    // the gate cache's measurement of the same tree was judged
-		Focused    bool     `json:"focused,omitempty"`   // only previously failing tests ran
-		Flaky      []string `json:"flaky,omitempty"`
-		Duration   string   `json:"duration"`
+		// ReusedReasons are, for a decision that reuses an earlier one's
+		// verdict (Cached), that one's reasons; Reason is this decision's
+		// own sentence.
+		ReusedReasons []string `json:"reused_reasons,omitempty"`
+		Focused       bool     `json:"focused,omitempty"` // only previously failing tests ran
+		Flaky         []string `json:"flaky,omitempty"`
+		Duration      string   `json:"duration"`
 	}
 	BaselineData struct {
 		Tree      string   `json:"tree"`
