@@ -216,6 +216,15 @@ func ListSome(files []string, n int) string {
 	return strings.Join(files[:n], ", ") + fmt.Sprintf(" and %d more", len(files)-n)
 }
 
+// UntrackedNote is what every surface says of the checkout's untracked
+// files a run does not see ("" when there are none).
+func UntrackedNote(untracked []string) string {
+	if len(untracked) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("not in the run: %d untracked file(s) of your checkout (%s); it starts from the committed tree", len(untracked), ListSome(untracked, 5))
+}
+
 // Head returns the commit dir's HEAD points at.
 func Head(ctx context.Context, dir string) (string, error) {
 	return gitOut(ctx, dir, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}")

@@ -167,7 +167,7 @@ func (l *Log) format(e event.Event) string {
 			s += fmt.Sprintf("\n%s   started from %d uncommitted file(s) of your checkout", b, len(d.Snapshot))
 		}
 		if len(d.Untracked) > 0 {
-			s += fmt.Sprintf("\n%s   not in the run: %d untracked file(s) of your checkout (%s); it starts from the committed tree", b, len(d.Untracked), workspace.ListSome(d.Untracked, 5))
+			s += fmt.Sprintf("\n%s   %s", b, workspace.UntrackedNote(d.Untracked))
 		}
 		if d.Sandbox != "" {
 			if d.Contained {

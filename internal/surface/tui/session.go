@@ -70,6 +70,9 @@ func (s *Session) Fold(e store.StoredEvent) {
 				where = d.Branch + " · " + d.Workdir
 			}
 			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("run %s · %s/%s · %s", s.Run, d.Provider, d.Model, where))})
+			if note := workspace.UntrackedNote(d.Untracked); note != "" {
+				s.Add(&Item{Kind: KindInfo, Title: printable(note)})
+			}
 		}
 	case event.RunResumed:
 		var d event.RunResumedData

@@ -43,3 +43,16 @@ func attached(t *testing.T, f *fake, id string) *Model {
 	pump(t, m, m.pollCmd())
 	return m
 }
+
+// The checkout's untracked files a run does not see are said, as the log
+// says them.
+func TestUntrackedFilesSaid(t *testing.T) {
+	id := "20261124-150000-dddddd"
+	f := newFake()
+	a := axes.Axes{Mode: "build", Control: "autonomous", Permission: "normal", ModelMode: "smart"}
+	f.setRow(&store.Run{ID: id, Task: "fix", Phase: "planning", Status: "running", Axes: a})
+	f.add(id, event.RunStarted, "planning", event.RunStartedData{Task: "fix", Axes: a, Untracked: []string{"BRIEF.md", "notes.txt"}})
+	if s := screen(attached(t, f, id)); !strings.Contains(s, "not in the run: 2 untracked file(s) of your checkout (BRIEF.md, notes.txt)") {
+		t.Errorf("the untracked files are not said:\n%s", s)
+	}
+}
