@@ -303,6 +303,13 @@ func TestManualPlanApprovedOnce(t *testing.T) {
 		t.Fatalf("cancel: exit %d %s %s", c.code, c.stdout, c.stderr)
 	}
 	l.wait(t)
+	// The run as an argument, as ultra goals takes it, or with --run.
+	if a, b := ultra(t, dir, "goals", "ledger", id), ultra(t, dir, "goals", "ledger", "--run", id); a.code != 0 || a.stdout != b.stdout {
+		t.Errorf("goals ledger RUN and --run RUN differ: exit %d\n%s\n%s", a.code, a.stdout, b.stdout)
+	}
+	if r := ultra(t, dir, "goals", "ledger", id, "--run", "other"); r.code != 2 || !strings.Contains(r.stderr, "named twice") {
+		t.Errorf("a run named twice: exit %d %s", r.code, r.stderr)
+	}
 	if lg := ultra(t, dir, "goals", "ledger", "--run", id); !strings.Contains(lg.stdout, "plan_accepted") {
 		t.Fatalf("the ledger does not record the acceptance:\n%s", lg.stdout)
 	}

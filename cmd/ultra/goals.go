@@ -340,11 +340,18 @@ func newGoalsLedgerCmd() *cobra.Command {
 	var asJSON, verify, repairTorn bool
 	var runID string
 	cmd := &cobra.Command{
-		Use:   "ledger",
+		Use:   "ledger [RUN]",
 		Short: "Print a run's ledger; --verify checks its hash chain and says where it breaks (exit 1)",
-		Args:  cobra.NoArgs,
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("run") {
+			if len(args) == 1 {
+				// As `ultra goals RUN` takes it; --run says the same.
+				if cmd.Flags().Changed("run") && runID != args[0] {
+					return usageErr("the run is named twice (%s and --run %s): name it once", args[0], runID)
+				}
+				runID = args[0]
+			}
+			if runID != "" || cmd.Flags().Changed("run") {
 				if err := requireRunID(runID); err != nil {
 					return err
 				}
