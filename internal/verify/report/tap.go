@@ -129,7 +129,11 @@ type tapParser struct {
 	// block is the last tape-style "# name" header at the top level: the
 	// test whose assertions follow. Streams with "# Subtest:" headers
 	// (node --test, node-tap, TAP 14) have none.
-	block      string
+	block string
+	// dashed: a top-level point reads "ok N - desc", as Test::More and
+	// node-tap write them and tape never does: its "# name" comments are
+	// notes, not the name of the test of the assertions after them.
+	dashed     bool
 	sawSubtest bool
 }
 
@@ -139,7 +143,7 @@ type tapHeader struct {
 }
 
 var (
-	tapPointRE   = regexp.MustCompile(`^(not ok|ok)\b\s*(\d*)\s*(?:-\s*)?(.*)$`)
+	tapPointRE   = regexp.MustCompile(`^(not ok|ok)\b\s*(\d*)\s*(-\s*)?(.*)$`)
 	tapPlanRE    = regexp.MustCompile(`^1\.\.(\d+)\s*(?:#.*)?$`)
 	tapVersionRE = regexp.MustCompile(`^TAP version \d+\s*$`)
 	tapBailRE    = regexp.MustCompile(`^Bail out!\s*(.*)$`)
@@ -226,7 +230,10 @@ func (p *tapParser) line(raw string) {
 		return
 	}
 	if m := tapPointRE.FindStringSubmatch(t); m != nil {
-		p.point(ind, m[1] == "ok", m[2], m[3])
+		if m[3] != "" && ind <= p.topIndent {
+			p.dashed = true
+		}
+		p.point(ind, m[1] == "ok", m[2], m[4])
 		return
 	}
 	if m := proveFileRE.FindStringSubmatch(t); m != nil && ind == 0 {
@@ -776,7 +783,7 @@ func (p *tapParser) name(i int) string {
 			}
 		}
 	}
-	if b := p.pts[j].block; b != "" { // tape: the test of the assertion
+	if b := p.pts[j].block; b != "" && !p.dashed { // tape: the test of the assertion
 		parts = append(parts, b)
 	}
 	if p.pts[i].suite != "" { // prove -v: the test file

@@ -46,6 +46,15 @@ func TestTAP(t *testing.T) {
 				msg: []string{"got: '3'", "expected: '4'"}}},
 		},
 		{
+			// Test::More's note() between test points is a note, not the
+			// name of the tests after it.
+			name: "Test::More with notes", parse: TAP,
+			input:  "ok 1 - use App\n# loading the config\nok 2 - loads config\nnot ok 3 - adds numbers\n#   Failed test 'adds numbers'\n1..3\n",
+			counts: [4]int{2, 1, 0, 0},
+			order:  []string{"use App", "loads config", "adds numbers"},
+			cases:  []want{{name: "adds numbers", status: Failed}},
+		},
+		{
 			name: "tape", parse: TAP, input: tapeTAP,
 			counts: [4]int{2, 1, 0, 0},
 			// The test's "# name" header names its assertions.
