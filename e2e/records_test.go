@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -59,10 +61,22 @@ func TestRecordsPerRunSurviveLanding(t *testing.T) {
 		}
 	}
 	v := ultra(t, dir, "goals", "ledger", "--verify", "--run", idA)
-	if v.code != 0 || !strings.Contains(v.stderr, "its records as committed in") || !strings.Contains(v.stdout, "match it") {
+	if v.code != 0 || !strings.Contains(v.stderr, "its records as main at ") || !strings.Contains(v.stdout, "match it") {
 		t.Fatalf("verify after landing: %d\n%s%s", v.code, v.stdout, v.stderr)
 	}
 	if g := ultra(t, dir, "goals", idA); g.code != 0 || !strings.Contains(g.stdout, "Add says sum") {
 		t.Fatalf("goals after landing: %d\n%s%s", g.code, g.stdout, g.stderr)
+	}
+	// What main holds is what is verified: a later commit that changes
+	// the landed ledger is found.
+	ledger := filepath.Join(dir, ".ultra", "runs", idA, "ledger.jsonl")
+	b, err := os.ReadFile(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(ledger, []byte(strings.Replace(string(b), "plan_accepted", "plan_accepteD", 1)), 0o644)
+	git(t, dir, "commit", "-qam", "tamper with a landed ledger")
+	if v := ultra(t, dir, "goals", "ledger", idA, "--verify"); v.code != 1 {
+		t.Fatalf("verify of a ledger changed on main after landing: %d\n%s%s", v.code, v.stdout, v.stderr)
 	}
 }

@@ -74,25 +74,36 @@ func goalsRun(cmd *cobra.Command, id string) (*project, *store.Run, error) {
 		return nil, nil, err
 	}
 	if _, err := os.Stat(row.Workdir); err != nil {
-		dir, commit, err := committedRecords(cmd, p.Root, row)
+		dir, where, err := committedRecords(cmd, p.Root, row)
 		if err != nil {
 			return nil, nil, fmt.Errorf("run %s's worktree %s is gone, and its committed records cannot be read: %w", row.ID, row.Workdir, err)
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "run %s's worktree is gone: its records as committed in %s\n", row.ID, workspace.Short(commit))
+		fmt.Fprintf(cmd.ErrOrStderr(), "run %s's worktree is gone: its records as %s holds them\n", row.ID, where)
 		row.Workdir = dir
 	}
 	return p, row, nil
 }
 
 // committedRecords writes the records of a run whose worktree is gone, as
-// its last commit holds them (the commit that landed, else its branch's
-// tip), into a temporary directory laid out as the worktree was.
-func committedRecords(cmd *cobra.Command, repo string, row *store.Run) (dir, commit string, err error) {
+// the repository holds them (a landed run's: its base branch now, so that
+// a later change to them is found; where that branch has none, the commit
+// that landed; else its branch's tip), into a temporary directory laid
+// out as the worktree was.
+func committedRecords(cmd *cobra.Command, repo string, row *store.Run) (dir, where string, err error) {
 	ctx := cmd.Context()
 	ws := row.Workspace
-	commit = ws.Landed
+	commit := ws.Landed
+	where = "the commit that landed it, " + workspace.Short(commit)
+	if commit != "" && ws.Base != "" {
+		if tip := workspace.BranchTip(ctx, repo, ws.Base); tip != "" {
+			if _, err := workspace.Blob(ctx, repo, tip, agent.RecordsOf(row).Ledger()); err == nil {
+				commit, where = tip, ws.Base+" at "+workspace.Short(tip)
+			}
+		}
+	}
 	if commit == "" && ws.Branch != "" {
 		commit = workspace.BranchTip(ctx, repo, ws.Branch)
+		where = "its branch " + ws.Branch + " at " + workspace.Short(commit)
 	}
 	if commit == "" {
 		return "", "", fmt.Errorf("it did not land and its branch %s is gone", orDash(ws.Branch))
@@ -115,7 +126,7 @@ func committedRecords(cmd *cobra.Command, repo string, row *store.Run) (dir, com
 			return "", "", err
 		}
 	}
-	return dir, commit, nil
+	return dir, where, nil
 }
 
 func loadGoals(cmd *cobra.Command, args []string) (*store.Run, *goal.File, error) {

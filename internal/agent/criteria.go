@@ -391,6 +391,9 @@ func (r *runner) commitGoal(ctx context.Context, d gate.Decision, subject, body 
 		}
 		return r.commitFailed(err)
 	}
+	if err := r.foreignRecords(ctx, tree); err != nil {
+		return r.commitFailed(err)
+	}
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
 	if tree != d.Tree {
 		changes, err := workspace.DiffTrees(ctx, r.row.Workdir, d.Tree, tree)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -142,6 +143,34 @@ func (r *runner) checkGit(cmd string) *refusal {
 	return nil
 }
 
+// foreignRecords refuses a tree to commit whose .ultra/ differs from the
+// run's base anywhere but in this run's own records: another run's
+// records, ultra's state or the project's config are never a run's to
+// change. TreeHash already stages .ultra/ from disk alone, which the
+// model cannot write; this holds even where something got around that.
+func (r *runner) foreignRecords(ctx context.Context, tree string) error {
+	base := r.row.Workspace.BaseCommit
+	if base == "" {
+		return nil
+	}
+	changes, err := workspace.DiffTrees(ctx, r.row.Workdir, base+"^{tree}", tree)
+	if err != nil {
+		return err
+	}
+	var own []string
+	if r.st.Goals != nil {
+		own = r.st.Goals.records().Paths()
+	}
+	for _, c := range changes {
+		for _, p := range []string{c.Path, c.From} {
+			if (p == ".ultra" || strings.HasPrefix(p, ".ultra/")) && !slices.Contains(own, p) {
+				return fmt.Errorf("the tree changes %s, which is ultra's and not this run's: ultra does not commit it", p)
+			}
+		}
+	}
+	return nil
+}
+
 // greenDecision is the run's latest decision that let tree through, if any.
 func (r *runner) greenDecision(tree string) *gate.Decision {
 	ds, _ := gatefile.Read(RunDir(r.o.StateRoot, r.row.ID))
@@ -155,6 +184,10 @@ func (r *runner) commitGreen(ctx context.Context, d gate.Decision) string {
 		return ""
 	}
 	msg := CommitMessage(r.row.Task, r.row.ID, d)
+	if err := r.foreignRecords(ctx, d.Tree); err != nil {
+		r.emit(event.Warning, event.WarningData{Message: "ultra did not commit the green tree: " + err.Error()})
+		return "\nultra did not commit this tree: " + err.Error()
+	}
 	commit, err := workspace.CommitTree(ctx, r.row.Workdir, ws.Branch, d.Tree, msg, r.o.Git.Identity, r.o.Git.protected())
 	if err != nil {
 		r.emit(event.Warning, event.WarningData{Message: "ultra could not commit the green tree: " + err.Error()})

@@ -56,14 +56,45 @@ func TreeHash(ctx context.Context, dir string) (string, error) {
 	if _, err := gitOut(ctx, dir, env, "add", "-A", "--", "."); err != nil {
 		return "", err
 	}
-	// Always, not only when a .gitattributes lies in the working tree:
-	// git add may still read one from the index it started from.
-	if _, err := os.Lstat(filepath.Join(dir, ".ultra")); err == nil {
-		if err := stageRaw(ctx, dir, env, ".ultra"); err != nil {
-			return "", err
-		}
+	if err := stageRecords(ctx, dir, env); err != nil {
+		return "", err
 	}
 	return gitOut(ctx, dir, env, "write-tree")
+}
+
+// stageRecords makes the tree's .ultra/ exactly what is on disk. The
+// index TreeHash starts from is the worktree's, which the model can write
+// (git update-index): an entry there that git add -A keeps without a file
+// on disk (skip-worktree, assume-unchanged) or of another kind (a link, a
+// gitlink) would otherwise put in the tree whatever the model chose under
+// .ultra/, another run's records or ultra's state included, where the
+// model cannot write a file. So every entry under .ultra/ is dropped and
+// the directory staged again from disk, and its files staged raw (see
+// stageRaw). env holds the index.
+func stageRecords(ctx context.Context, dir string, env []string) error {
+	// git rm leaves skip-worktree entries alone (sparse checkout's
+	// rule); update-index removes whatever it is given.
+	entries, err := gitOut(ctx, dir, env, "ls-files", "-z", "--", ".ultra")
+	if err != nil {
+		return err
+	}
+	if entries != "" {
+		cmd := Command(ctx, dir, "update-index", "-z", "--force-remove", "--stdin")
+		cmd.Env = append(cmd.Env, env...)
+		cmd.Stdin = strings.NewReader(strings.TrimRight(entries, "\x00") + "\x00")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git update-index: %v: %s", err, out)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".ultra")); err != nil {
+		return nil
+	}
+	if _, err := gitOut(ctx, dir, env, "add", "-A", "--", ".ultra"); err != nil {
+		return err
+	}
+	// Always, not only when a .gitattributes lies in the working tree:
+	// git add may still read one from the index it started from.
+	return stageRaw(ctx, dir, env, ".ultra")
 }
 
 // stageRaw stages the files under prefix (relative to dir) again, as

@@ -489,3 +489,69 @@ func TestBlobAndFilesContaining(t *testing.T) {
 		t.Fatal("a missing file read")
 	}
 }
+
+// TestTreeHashRecordsFromDiskAlone: whatever the index holds under
+// .ultra/ (a skip-worktree link over another run's ledger, an
+// assume-unchanged entry with other bytes, a new entry with no file, a
+// gitlink), the tree holds .ultra/ as it is on disk.
+func TestTreeHashRecordsFromDiskAlone(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".ultra", "runs", "A"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".ultra", "runs", "A", "ledger.jsonl"), []byte("{\"seq\":1}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".ultra", "config"), []byte("[run]\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "x")
+	clean, err := TreeHash(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashOf := func(content string) string {
+		cmd := exec.Command("git", "-C", dir, "hash-object", "-w", "--stdin")
+		cmd.Stdin = strings.NewReader(content)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	forged := hashOf("forged\n")
+	link := hashOf("../../../a.txt")
+	head, _ := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	moves := []struct {
+		name string
+		args [][]string
+	}{
+		{"skip-worktree link over a ledger", [][]string{
+			{"update-index", "--cacheinfo", "120000," + link + ",.ultra/runs/A/ledger.jsonl"},
+			{"update-index", "--skip-worktree", ".ultra/runs/A/ledger.jsonl"}}},
+		{"assume-unchanged other bytes", [][]string{
+			{"update-index", "--cacheinfo", "100644," + forged + ",.ultra/config"},
+			{"update-index", "--assume-unchanged", ".ultra/config"}}},
+		{"an entry with no file", [][]string{
+			{"update-index", "--add", "--cacheinfo", "120000," + link + ",.ultra/state/planted"},
+			{"update-index", "--skip-worktree", ".ultra/state/planted"}}},
+		{"a gitlink", [][]string{
+			{"update-index", "--add", "--cacheinfo", "160000," + strings.TrimSpace(string(head)) + ",.ultra/runs/B"}}},
+	}
+	for _, m := range moves {
+		t.Run(m.name, func(t *testing.T) {
+			git(t, dir, "read-tree", "HEAD")
+			for _, a := range m.args {
+				git(t, dir, a...)
+			}
+			if got, err := TreeHash(ctx, dir); err != nil || got != clean {
+				out, _ := exec.Command("git", "-C", dir, "ls-tree", "-r", got, "--", ".ultra").CombinedOutput()
+				t.Errorf("tree %s (%v), want %s; its .ultra:\n%s", got, err, clean, out)
+			}
+		})
+	}
+	git(t, dir, "read-tree", "HEAD")
+	// A file ultra writes on disk is in the tree.
+	os.WriteFile(filepath.Join(dir, ".ultra", "runs", "A", "goals.json"), []byte("{}\n"), 0o644)
+	if got, _ := TreeHash(ctx, dir); got == clean {
+		t.Error("a record written on disk is not in the tree")
+	}
+}
