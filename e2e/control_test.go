@@ -735,3 +735,78 @@ func TestManualModelCannotAllowReadOnly(t *testing.T) {
 	l.wait(t)
 	t.Logf("the model's command: %s %v", out["type"], data(out)["output"])
 }
+
+// TestReadOnlyAnswerNeverAllowsAWrite: "read-only calls for the rest of
+// the run" answered while a write waits allows the reads to come, and the
+// write goes on waiting for its own answer; refused outright when the run
+// has stopped to wait (its resume would otherwise run the write).
+func TestReadOnlyAnswerNeverAllowsAWrite(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t,
+		calls(call("goals", calcGoals())),
+		calls(bashCall("touch WRITTEN-BY-BASH")),
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		step{"text": "done reading"},
+	)
+	l := startLive(t, dir, runArgs(m, "--control", "manual", "fix calc")...)
+	w := l.waitEvent(t, "the plan waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "goals"
+	})
+	id := w["run"].(string)
+	wt := workdirOf(t, l.events())
+	if a := ultra(t, dir, "approve", id, "--call", "call_1"); a.code != 0 {
+		t.Fatalf("accept the plan: exit %d %s %s", a.code, a.stdout, a.stderr)
+	}
+	b := l.waitEvent(t, "the bash call waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting" && data(e)["tool"] == "bash"
+	})
+	if data(b)["read_only"] == true {
+		t.Fatalf("a bash call is marked read-only: %v", data(b))
+	}
+	a := ultra(t, dir, "approve", id, "--read-only")
+	if !strings.Contains(a.stdout+a.stderr, "is not read-only and still waits") {
+		t.Errorf("approve --read-only on a waiting bash call: exit %d %s%s", a.code, a.stdout, a.stderr)
+	}
+	// Still waiting: the run says so, and nothing was written.
+	if s := ultra(t, dir, "status", id); !strings.Contains(s.stdout, "waits for a person's approval") {
+		t.Errorf("the bash call no longer waits:\n%s", s.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(wt, "WRITTEN-BY-BASH")); err == nil {
+		t.Fatal("the read-only answer ran the waiting bash call")
+	}
+	if d := ultra(t, dir, "approve", id, "--deny", "not now"); d.code != 0 {
+		t.Fatalf("deny the bash call: exit %d %s %s", d.code, d.stdout, d.stderr)
+	}
+	l.wait(t)
+	// The read-only answer holds for the read that came next: it ran
+	// without waiting.
+	for _, e := range l.events() {
+		if e["type"] == "approval" && data(e)["tool"] == "read" && data(e)["state"] == "waiting" {
+			t.Errorf("the read waited after read-only calls were allowed: %v", data(e))
+		}
+	}
+	if _, err := os.Stat(filepath.Join(wt, "WRITTEN-BY-BASH")); err == nil {
+		t.Fatal("the denied bash call ran")
+	}
+
+	// A run that stopped to wait (--no-wait) keeps a decision for its
+	// resume: a read-only answer to a write is refused, never kept.
+	m2 := newModel(t,
+		calls(call("goals", calcGoals())),
+		calls(bashCall("touch WRITTEN-BY-BASH")),
+		step{"text": "done"},
+	)
+	r := ultra(t, dir, runArgs(m2, "--control", "manual", "--no-wait", "fix calc")...)
+	id2 := runID(t, r.events(t))
+	wt2 := workdirOf(t, r.events(t))
+	if a := ultra(t, dir, "approve", id2, "--call", "call_1", "--no-wait", "--output", "jsonl"); a.code != 3 {
+		t.Fatalf("accept the plan of a --no-wait run: exit %d %s %s", a.code, a.stdout, a.stderr)
+	}
+	if a := ultra(t, dir, "approve", id2, "--read-only"); !strings.Contains(a.stdout+a.stderr, "is not read-only, and --read-only allows only read-only calls") {
+		t.Errorf("approve --read-only on a stopped run's bash call: exit %d %s%s", a.code, a.stdout, a.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(wt2, "WRITTEN-BY-BASH")); err == nil {
+		t.Fatal("the read-only answer ran the stopped run's bash call")
+	}
+}

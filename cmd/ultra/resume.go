@@ -117,7 +117,7 @@ func newApproveCmd() *cobra.Command {
 	fl.StringVar(&callID, "call", "", "the tool call to allow or deny (default: the one the run waits on)")
 	fl.StringVar(&deny, "deny", "", "refuse the call, with a reason the model reads")
 	fl.BoolVar(&forRun, "for-run", false, "allow the call's tool for the rest of the run")
-	fl.BoolVar(&readOnly, "read-only", false, "allow the call and every read-only call (read, glob, grep) for the rest of the run")
+	fl.BoolVar(&readOnly, "read-only", false, "allow every read-only call (read, glob, grep) for the rest of the run, the waiting one when it reads (a call that writes goes on waiting)")
 	fl.BoolVar(&autonomous, "autonomous", false, "accept the plan and let it run autonomously")
 	fl.StringVar(&profile, "permission-profile", "", "with an accepted plan: the permission profile it runs with")
 	fl.BoolVar(&asJSON, "json", false, "print the outcome of a decision as JSON")

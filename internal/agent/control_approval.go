@@ -111,6 +111,17 @@ func (r *runner) readOnly(c llm.ToolCall) bool {
 	return ok && t.ReadOnly()
 }
 
+// builtinReadOnly says the built-in tool named name only reads (what a
+// run's readOnly says of it, for callers without the run).
+func builtinReadOnly(name string) bool {
+	for _, t := range tool.Builtins() {
+		if t.Spec().Name == name {
+			return t.ReadOnly()
+		}
+	}
+	return false
+}
+
 // proposesPlan says call c can only propose a plan a person then accepts
 // (and a person's allowing it is that acceptance):
 // a goals call, or a phase call from planning to building, under a run
@@ -161,6 +172,15 @@ func (r *runner) approved(ctx context.Context, c llm.ToolCall) (res tool.Result,
 	}()
 	r.waitFor(ctx, "approval", fmt.Sprintf("call %s (%s) waits for a person's approval: %s", c.ID, c.Name, how), func(q store.Request) bool {
 		if (q.Kind != store.ReqApprove && q.Kind != store.ReqDeny) || (q.CallID != "" && q.CallID != c.ID) {
+			return false
+		}
+		if q.Kind == store.ReqApprove && q.Scope == ApproveReadOnly && !r.readOnly(c) {
+			// "Read-only calls" never allows a call that writes: the
+			// answer holds for the read-only calls to come, and this one
+			// still waits for its own.
+			r.st.AllowReadOnly = true
+			r.emit(event.Approval, event.ApprovalData{Tool: "read, glob, grep", State: "allowed_read_only_for_run", Reason: q.Reason, Axes: r.row.Axes})
+			r.done(q, fmt.Sprintf("applied: read-only calls are allowed for the rest of the run; call %s (%s) is not read-only and still waits: ultra approve %s --call %s (or --deny REASON)", c.ID, c.Name, r.row.ID, c.ID))
 			return false
 		}
 		decision = &q

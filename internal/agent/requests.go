@@ -232,6 +232,13 @@ func Decide(ctx context.Context, o Options, id, callID string, allow bool, scope
 		return &Asked{Run: row.ID, Live: Live(row), Outcome: fmt.Sprintf("refused: run %s waits on call %s (%s), not %s", row.ID, c.ID, c.Name, callID)}, nil
 	}
 	q.CallID = c.ID // never an empty id another call could take
+	if q.Scope == ApproveReadOnly && !builtinReadOnly(c.Name) && !Live(row) {
+		// Kept for the resume, it would allow the call itself: the live
+		// run applies the scope and keeps this call waiting; here it is
+		// refused outright.
+		return &Asked{Run: row.ID, Outcome: fmt.Sprintf("refused: call %s (%s) is not read-only, and --read-only allows only read-only calls: allow it with ultra approve %s --call %s, or deny it with --deny REASON",
+			c.ID, c.Name, row.ID, c.ID)}, nil
+	}
 	if Live(row) {
 		return ask(ctx, o, row, q, wait)
 	}

@@ -264,6 +264,10 @@ func (m *Model) askKey(ks string) (tea.Cmd, bool) {
 		case "r":
 			return m.act("/approve --for-run", "approve", run, nil, flags{"call": w.CallID, "for-run": "true"}, true), true
 		case "o":
+			if !w.ReadOnly {
+				m.say("o allows read-only calls, and this " + w.Tool + " call is not one: a allows it once, d denies it")
+				return nil, true
+			}
 			return m.act("/approve --read-only", "approve", run, nil, flags{"call": w.CallID, "read-only": "true"}, true), true
 		case "d", "n":
 			m.denyCall = w.CallID

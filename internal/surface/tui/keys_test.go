@@ -25,7 +25,8 @@ func TestApprovalKeys(t *testing.T) {
 	}{
 		{[]string{"a"}, []string{"approve", "--output", "jsonl", id, "--call", "c9"}},
 		{[]string{"r"}, []string{"approve", "--output", "jsonl", id, "--call", "c9", "--for-run"}},
-		{[]string{"o"}, []string{"approve", "--output", "jsonl", id, "--call", "c9", "--read-only"}},
+		// The call waiting is a write: "read-only calls" does not allow it.
+		{[]string{"o"}, nil},
 		{[]string{"d", "-rf is not that file", "enter"}, []string{"approve", "--output", "jsonl", id, "--call", "c9", "--deny=-rf is not that file"}},
 	} {
 		m, f := newDemo(t, 120, 40, "manual")
@@ -33,6 +34,28 @@ func TestApprovalKeys(t *testing.T) {
 		if got := f.lastExec(); !slices.Equal(got, c.want) {
 			t.Errorf("%v ran %v, want %v", c.keys, got, c.want)
 		}
+	}
+}
+
+// The read-only answer is offered, and taken, only on a call that reads.
+func TestReadOnlyAnswerOnlyOnReads(t *testing.T) {
+	id := "20261124-120000-bbbbbb"
+	f := newFake()
+	a := axes.Axes{Mode: "build", Control: "manual", Permission: "normal", ModelMode: "smart"}
+	f.setRow(&store.Run{ID: id, Task: "t", Phase: "building", Status: "running", Axes: a})
+	f.add(id, event.RunStarted, "building", event.RunStartedData{Task: "t", Axes: a})
+	f.add(id, event.Approval, "building", event.ApprovalData{CallID: "c3", Tool: "read", Args: json.RawMessage(`{"file_path":"calc.go"}`), State: "waiting", ReadOnly: true})
+	m := attached(t, f, id)
+	if s := screen(m); !strings.Contains(s, "o allow read-only calls (read, glob, grep) for this run") {
+		t.Errorf("the read-only answer is not offered on a read:\n%s", s)
+	}
+	pump(t, m, press(m, "o"))
+	if got, want := f.lastExec(), []string{"approve", "--output", "jsonl", id, "--call", "c3", "--read-only"}; !slices.Equal(got, want) {
+		t.Errorf("o ran %v, want %v", got, want)
+	}
+	w, _ := newDemo(t, 120, 40, "manual") // a write waits there
+	if s := screen(w); strings.Contains(s, "allow read-only calls") {
+		t.Errorf("the read-only answer is offered on a write:\n%s", s)
 	}
 }
 

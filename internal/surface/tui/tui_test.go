@@ -152,7 +152,6 @@ func TestFrameShowsTheRun(t *testing.T) {
 		"calc_test.go:9: Mul(2, 3) = 5, want 6",            // and why, where the runner said
 		"refused [policy] bash", "git push is not allowed", // the refusal with its layer
 		"approve this call? write", "a allow once", "r allow write for this run", "d deny with a reason",
-		"o allow read-only calls (read, glob, grep) for this run",
 		"phase iterating", "goal g1", "goal g1 · cycles 3/5", "12.4k tok", "$0.0321",
 	} {
 		if !strings.Contains(s, want) {

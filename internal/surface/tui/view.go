@@ -370,8 +370,12 @@ func (m *Model) prompt() []string {
 				stBold.Render("a") + " accept   " + stBold.Render("d") + " deny with a reason   " + stDim.Render("esc later")
 		} else {
 			body = stWarn.Render("approve this call?") + " " + stTool.Render(w.Tool) + "\n" + args +
-				stBold.Render("a") + " allow once   " + stBold.Render("r") + " allow " + w.Tool + " for this run   " + stBold.Render("d") + " deny with a reason\n" +
-				stBold.Render("o") + " allow read-only calls (read, glob, grep) for this run   " + stDim.Render("esc later")
+				stBold.Render("a") + " allow once   " + stBold.Render("r") + " allow " + w.Tool + " for this run   " + stBold.Render("d") + " deny with a reason\n"
+			if w.ReadOnly {
+				// Offered only on a call that reads: it allows this call too.
+				body += stBold.Render("o") + " allow read-only calls (read, glob, grep) for this run   "
+			}
+			body += stDim.Render("esc later")
 		}
 		if m.denyCall != "" {
 			body += "\n" + stDim.Render("type the reason below")
