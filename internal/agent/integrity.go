@@ -116,7 +116,7 @@ func (r *runner) gitFingerprint() (fingerprint, ownTip string) {
 	for _, line := range unread {
 		keep = append(keep, "unread "+line)
 	}
-	hooks, _ := workspace.Git(ctx, r.row.Workdir, "config", "--get", "core.hooksPath")
+	hooks := workspace.PersonConfigValue(ctx, r.row.Workdir, "core.hooksPath")
 	keep = append(keep, "hooks "+hooks)
 	return strings.Join(keep, "\n"), ownTip
 }

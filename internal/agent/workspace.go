@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -153,20 +152,16 @@ func (r *runner) foreignRecords(ctx context.Context, tree string) error {
 	if base == "" {
 		return nil
 	}
-	changes, err := workspace.DiffTrees(ctx, r.row.Workdir, base+"^{tree}", tree)
-	if err != nil {
-		return err
-	}
 	var own []string
 	if r.st.Goals != nil {
 		own = r.st.Goals.records().Paths()
 	}
-	for _, c := range changes {
-		for _, p := range []string{c.Path, c.From} {
-			if (p == ".ultra" || strings.HasPrefix(p, ".ultra/")) && !slices.Contains(own, p) {
-				return fmt.Errorf("the tree changes %s, which is ultra's and not this run's: ultra does not commit it", p)
-			}
-		}
+	bad, err := workspace.ForeignUltraPaths(ctx, r.row.Workdir, base, tree, own)
+	if err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("the tree changes %s under .ultra/, which is ultra's and not this run's records: ultra does not commit it", workspace.ListSome(bad, 5))
 	}
 	return nil
 }

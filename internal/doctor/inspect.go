@@ -414,7 +414,7 @@ func observeHooks(ctx context.Context, e Env, row *store.Run) HookObs {
 	wt := row.Workspace.Worktree
 	h := HookObs{Run: row.ID, Worktree: wt, CanFix: e.HookCommand != ""}
 	dir := hooksDir(e.StateRoot, row.ID)
-	got, _ := workspace.Git(ctx, wt, "config", "--get", "core.hooksPath")
+	got := workspace.PersonConfigValue(ctx, wt, "core.hooksPath")
 	switch {
 	case got == "":
 		h.Missing = append(h.Missing, "hooks setting (core.hooksPath)")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -18,10 +19,9 @@ import (
 func InstallHooks(ctx context.Context, repo, wt, hooksDir, check string) error {
 	// One read of the repository's settings: its hooks path and whether
 	// worktree-scoped configuration is on.
-	settings, _ := gitOut(ctx, wt, nil, "config", "--get-regexp", `^(core\.hookspath|extensions\.worktreeconfig)$`)
 	hooks, worktreeConfig := "", false
-	for _, line := range strings.Split(settings, "\n") {
-		k, v, _ := strings.Cut(line, " ")
+	for _, kv := range PersonConfig(ctx, wt, `^(core\.hookspath|extensions\.worktreeconfig)$`) {
+		k, v := kv[0], kv[1]
 		switch k {
 		case "core.hookspath":
 			hooks = v
@@ -80,6 +80,34 @@ func enableWorktreeConfig(ctx context.Context, repo string) error {
 		time.Sleep(time.Duration(10+i*5) * time.Millisecond)
 	}
 	return err
+}
+
+// PersonConfig is the settings of dir's repository whose key matches the
+// regular expression pattern, as a person's git reads them (key, value, in
+// git's order, the last one winning): without the settings ultra gives
+// its own git commands (safeConfig), which would hide the repository's.
+func PersonConfig(ctx context.Context, dir, pattern string) [][2]string {
+	out, _ := gitOut(ctx, dir, nil, "config", "--show-scope", "--get-regexp", pattern)
+	var kvs [][2]string
+	for _, line := range strings.Split(out, "\n") {
+		scope, kv, ok := strings.Cut(line, "\t")
+		if !ok || scope == "command" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, " ")
+		kvs = append(kvs, [2]string{k, v})
+	}
+	return kvs
+}
+
+// PersonConfigValue is the value of key as a person's git reads it (see
+// PersonConfig), "" when it is not set.
+func PersonConfigValue(ctx context.Context, dir, key string) string {
+	v := ""
+	for _, kv := range PersonConfig(ctx, dir, "^"+regexp.QuoteMeta(strings.ToLower(key))+"$") {
+		v = kv[1]
+	}
+	return v
 }
 
 // hooksPath is where the repository's hooks are, as seen from wt, given

@@ -157,9 +157,13 @@ func Root(ctx context.Context, dir string) (string, error) {
 // to the git processes those start: a tree the model wrote may hold a
 // nested repository whose own config would run a program of its choosing
 // (core.fsmonitor) when git looks into it (submodule status and diff), or
-// a filter or textconv of the repository's own for its attributes.
+// a filter or textconv of the repository's own for its attributes. No
+// hook runs for ultra's own git commands either: a run's worktree takes
+// its hooks from a directory in the person's checkout, and no program
+// there is one ultra has reason to run.
 var safeConfig = [][2]string{
 	{"core.fsmonitor", "false"},
+	{"core.hooksPath", os.DevNull},
 	{"diff.ignoreSubmodules", "all"},
 	{"status.submoduleSummary", "false"},
 	{"submodule.recurse", "false"},
@@ -317,6 +321,32 @@ func DiffTrees(ctx context.Context, dir, a, b string) ([]Change, error) {
 		}
 	}
 	return cs, nil
+}
+
+// ForeignUltraPaths are the paths under .ultra/ that differ from tree
+// from to tree to other than the paths of own as regular files: what no
+// run may change (another run's records, ultra's state, the project's
+// config), nor bring as a link or a gitlink.
+func ForeignUltraPaths(ctx context.Context, dir, from, to string, own []string) ([]string, error) {
+	out, err := Command(ctx, dir, "diff-tree", "-r", "--no-renames", "--raw", "-z", from, to, "--", ".ultra").Output()
+	if err != nil {
+		return nil, fmt.Errorf("git diff-tree %s %s: %w", Short(from), Short(to), err)
+	}
+	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	var bad []string
+	for i := 0; i+1 < len(f); i += 2 {
+		// ":<old mode> <new mode> <old id> <new id> <status>", then the path.
+		meta, path := strings.Fields(strings.TrimPrefix(f[i], ":")), f[i+1]
+		if len(meta) < 5 {
+			return nil, fmt.Errorf("git diff-tree: cannot read %q", f[i])
+		}
+		newMode := meta[1]
+		if slices.Contains(own, path) && (newMode == "100644" || newMode == "000000") {
+			continue
+		}
+		bad = append(bad, path)
+	}
+	return bad, nil
 }
 
 // RestoreInTree returns the tree that is tree with the paths of restore

@@ -555,3 +555,84 @@ func TestTreeHashRecordsFromDiskAlone(t *testing.T) {
 		t.Error("a record written on disk is not in the tree")
 	}
 }
+
+// TestNoHookRunsForUltrasGit: ultra's own git commands run no hook of the
+// repository (a run's worktree takes its hooks from the person's
+// checkout), while what a person's git reads of the setting is unchanged.
+func TestNoHookRunsForUltrasGit(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	hooks := filepath.Join(dir, "hooks")
+	os.MkdirAll(hooks, 0o755)
+	ran := filepath.Join(dir, "RAN")
+	for _, h := range []string{"post-index-change", "post-checkout", "pre-commit", "post-commit", "reference-transaction"} {
+		os.WriteFile(filepath.Join(hooks, h), []byte("#!/bin/sh\necho "+h+" >> "+ran+"\n"), 0o755)
+	}
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", "a.txt")
+	git(t, dir, "commit", "-qm", "x", "--no-verify")
+	git(t, dir, "config", "core.hooksPath", hooks)
+	os.Remove(ran)
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("b\n"), 0o644)
+	tree, err := TreeHash(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CommitTree(ctx, dir, CurrentBranch(ctx, dir), tree, "y", Identity{Name: "t", Email: "t@t"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Errorf("hooks ran for ultra's git: %s", b)
+	}
+	if got := PersonConfigValue(ctx, dir, "core.hooksPath"); got != hooks {
+		t.Errorf("the repository's hooks path as a person reads it: %q, want %q", got, hooks)
+	}
+}
+
+func TestForeignUltraPaths(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o644)
+	}
+	write(".ultra/config", "[run]\n")
+	write(".ultra/runs/A/ledger.jsonl", "a\n")
+	write("a.txt", "a\n")
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "base")
+	base, _ := Head(ctx, dir)
+	own := []string{".ultra/runs/B/brief.md", ".ultra/runs/B/goals.json", ".ultra/runs/B/ledger.jsonl"}
+	cases := []struct {
+		name string
+		do   func()
+		bad  string
+	}{
+		{"code and own records", func() { write("a.txt", "b\n"); write(".ultra/runs/B/goals.json", "{}\n") }, ""},
+		{"another run's records", func() { write(".ultra/runs/A/ledger.jsonl", "forged\n") }, ".ultra/runs/A/ledger.jsonl"},
+		{"ultra's state", func() { write(".ultra/state/x", "x\n") }, ".ultra/state/x"},
+		{"the project's config", func() { write(".ultra/config", "[model]\n") }, ".ultra/config"},
+		{"own records as a link", func() {
+			os.MkdirAll(filepath.Join(dir, ".ultra/runs/B"), 0o755)
+			os.Symlink("../../../a.txt", filepath.Join(dir, ".ultra/runs/B/ledger.jsonl"))
+		}, ".ultra/runs/B/ledger.jsonl"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			git(t, dir, "reset", "-q", "--hard", base)
+			git(t, dir, "clean", "-qfdx")
+			c.do()
+			tree, err := TreeHash(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad, err := ForeignUltraPaths(ctx, dir, base, tree, own)
+			if err != nil || strings.Join(bad, " ") != c.bad {
+				t.Errorf("ForeignUltraPaths = %q, %v; want %q", bad, err, c.bad)
+			}
+		})
+	}
+}
