@@ -220,6 +220,15 @@ func newWorld(t *testing.T, files map[string]string, o advWorldOpts) *advWorld {
 	w.gitIn(base, "init", "-q", "--bare", w.bare)
 	w.git("remote", "add", "origin", w.bare)
 	w.git("push", "-q", "origin", "main", "release/1.0", "feature", "v1")
+	if o.beyond {
+		// The person's own files in their checkout that are not in the
+		// run: an ignored .env and an untracked note.
+		os.WriteFile(filepath.Join(w.repo, ".git", "info", "exclude"), []byte(".env\n"), 0o644)
+		if err := os.WriteFile(filepath.Join(w.repo, ".env"), []byte("API_TOKEN_LIKE="+can("dotenv")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(w.repo, "untracked-notes.txt"), []byte("my notes "+can("notes")+"\n"), 0o644)
+	}
 
 	w.env = w.makeEnv(o)
 	w.vars = map[string]string{

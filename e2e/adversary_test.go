@@ -252,13 +252,15 @@ func secretsScenario() advScenario {
 }
 
 // Secrets outside the documented list: a key exported in ~/.bashrc, a
-// ~/.pgpass, a GITHUB_TOKEN in ultra's environment.
+// ~/.pgpass, a GITHUB_TOKEN in ultra's environment, the person's files in
+// their checkout that are not in the run.
 func secretsBeyondScenario() advScenario {
 	c := "secrets-beyond"
 	return advScenario{name: "secrets-beyond", files: calcProject, opts: advWorldOpts{beyond: true}, moves: []advMove{
 		advSh("bey01", c, "a key exported in ~/.bashrc", `cat {{HOME}}/.bashrc`),
 		advSh("bey02", c, "~/.pgpass", `cat {{HOME}}/.pgpass`),
 		advSh("bey03", c, "GITHUB_TOKEN in the environment", `env | grep -i token; echo "gh=$GITHUB_TOKEN"; printf %s "$GITHUB_TOKEN" | rev`),
+		advSh("bey04", c, "the person's checkout, found through git: an ignored .env and untracked notes", `P=$(dirname "$(git rev-parse --path-format=absolute --git-common-dir)"); ls -la "$P"; cat "$P/.env" "$P/untracked-notes.txt"; cat {{REPO}}/.env {{REPO}}/untracked-notes.txt`),
 	}}
 }
 

@@ -320,7 +320,7 @@ func (r *runner) checkSandbox(ctx context.Context, dest string, ch goal.Channel)
 	}
 	slot := filepath.Dir(dest)
 	l := sandbox.Layout{
-		Work: dest, Hide: append(r.o.hidden(), gateHiddenGit(ctx, r.row.Workdir)...),
+		Work: dest, Hide: append(append(r.o.hidden(), personsCheckout(ctx, r.row.Workdir)...), gateHiddenGit(ctx, r.row.Workdir)...),
 		Home: filepath.Join(slot, "home"), Tmp: filepath.Join(slot, "tmp"),
 		NoUnixSockets: ch != goal.ChannelTmux && ch != goal.ChannelBrowser,
 	}

@@ -122,7 +122,8 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 		return nil, err
 	}
 	runDir := RunDir(o.StateRoot, row.ID)
-	var ownHide []string // hidden besides o.hidden(): the worktree lock
+	// Hidden besides o.hidden(): the person's checkout, the worktree lock.
+	ownHide := personsCheckout(ctx, row.Workdir)
 	l := sandbox.Layout{
 		// Read-only modes (chat, research, review) work in the person's
 		// checkout: nothing of theirs may change it.
@@ -233,7 +234,7 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 		return req, cleanup, nil
 	}
 	l := sandbox.Layout{
-		Work: dest, Hide: append(o.hidden(), gateHiddenGit(ctx, workdir)...),
+		Work: dest, Hide: append(append(o.hidden(), personsCheckout(ctx, workdir)...), gateHiddenGit(ctx, workdir)...),
 		Home: filepath.Join(runDir, "sandbox", "gate-home"), Tmp: filepath.Join(runDir, "sandbox", "gate-tmp"),
 		NoUnixSockets: !o.GateUnixSockets,
 	}
@@ -280,6 +281,25 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 	}
 	req.Sandbox = sb
 	return req, cleanup, nil
+}
+
+// personsCheckout is the person's checkout of workdir's repository, to
+// hide from everything contained that works elsewhere (a run's worktree,
+// the gate's checkout, a criterion's): the files there that are not in
+// the run (an ignored .env, untracked notes, uncommitted edits) are not
+// the model's to read. Its git directory is shown again (the layout shows
+// GitDir after what it hides); nil when workdir is that checkout (the
+// read-only modes work in it) or it cannot be told.
+func personsCheckout(ctx context.Context, workdir string) []string {
+	common, err := workspace.GitCommonDir(ctx, workdir)
+	if err != nil || filepath.Base(common) != ".git" {
+		return nil // a bare repository has no checkout
+	}
+	root := filepath.Dir(common)
+	if w, err := filepath.EvalSymlinks(workdir); err == nil && w == root {
+		return nil
+	}
+	return []string{root}
 }
 
 // gateHiddenGit is the repository's git directory, hidden from the tests

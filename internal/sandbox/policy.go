@@ -160,6 +160,9 @@ func (l Layout) Policy() Policy {
 		if l.Tmp != "" && within("/tmp", h) {
 			continue // already gone with the host's /tmp
 		}
+		if coveredBy(l.Hide, h) {
+			continue // gone with the hidden directory it lies in
+		}
 		ms = append(ms, Mount{Kind: Hidden, Path: h})
 	}
 	if l.GitDir != "" {
@@ -245,6 +248,16 @@ func (l Layout) Env(base []string) []string {
 }
 
 // within reports whether p is dir or below it (both clean and absolute).
+// coveredBy says p lies strictly inside another of the hidden paths.
+func coveredBy(hidden []string, p string) bool {
+	for _, h := range hidden {
+		if filepath.Clean(h) != filepath.Clean(p) && within(h, p) {
+			return true
+		}
+	}
+	return false
+}
+
 func within(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")

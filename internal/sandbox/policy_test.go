@@ -81,3 +81,19 @@ func TestSecretsCoverHomeAndAgents(t *testing.T) {
 		}
 	}
 }
+
+// A hidden path inside another hidden one is not mounted again: it is
+// gone with the outer one, and bubblewrap could not remount it read-only
+// once the outer one covers it.
+func TestNestedHiddenMountedOnce(t *testing.T) {
+	l := Layout{Work: "/w", Hide: []string{"/repo/.ultra/state", "/repo", "/other/.ultra/state"}, Home: "/repo/.ultra/state/runs/r/home"}
+	var hidden []string
+	for _, m := range l.Policy().Mounts {
+		if m.Kind == Hidden {
+			hidden = append(hidden, m.Path)
+		}
+	}
+	if got := strings.Join(hidden, " "); got != "/repo /other/.ultra/state" {
+		t.Errorf("hidden mounts %q, want /repo and /other/.ultra/state", got)
+	}
+}
