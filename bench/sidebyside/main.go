@@ -20,7 +20,7 @@
 // is skipped with the reason. -agents takes name=path to give a binary.
 // ultra is built from this module unless given as ultra=path. Each agent
 // runs once unmeasured first (caches, the peers' first-run set-up), then -n
-// times. Nothing here runs in CI: it is a main package without tests.
+// times, the agents taking turns. Nothing here runs in CI: it is a main package without tests.
 package main
 
 import (
@@ -134,29 +134,36 @@ func run(n, warmup int, delay time.Duration, agentList string, timeout time.Dura
 				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		res := &agentResult{name: name, version: version}
-		fmt.Fprintf(os.Stderr, "%s (%s): %d+%d runs\n", name, version, warmup, n)
-		for i := range warmup + n {
-			dir, err := makeRepo(filepath.Join(root, name, fmt.Sprintf("run%d", i)))
+		fmt.Fprintf(os.Stderr, "%s: %s\n", name, version)
+		results = append(results, &agentResult{name: name, version: version, agent: a, bin: bin, env: env})
+	}
+
+	// Round after round, each agent once per round: a load that comes and
+	// goes on the machine falls on every agent alike.
+	for i := range warmup + n {
+		for _, res := range results {
+			if res.failure != "" {
+				continue
+			}
+			dir, err := makeRepo(filepath.Join(root, res.name, fmt.Sprintf("run%d", i)))
 			if err != nil {
 				return err
 			}
-			r, err := oneRun(m, a, bin, host, dir, env, delay, timeout)
+			r, err := oneRun(m, res.agent, res.bin, host, dir, res.env, delay, timeout)
 			if err != nil {
 				res.failure = fmt.Sprintf("run %d: %v", i+1, err)
-				break
+				fmt.Printf("%s: failed: %s\n", res.name, res.failure)
+				continue
 			}
-			if verbose {
-				fmt.Fprintf(os.Stderr, "  %s run %d: %s\n", name, i+1, r)
-			}
+			label := " (warm-up)"
 			if i >= warmup {
 				res.runs = append(res.runs, r)
+				label = ""
+			}
+			if verbose {
+				fmt.Fprintf(os.Stderr, "  %s run %d%s: %s\n", res.name, i+1, label, r)
 			}
 		}
-		if res.failure != "" {
-			fmt.Printf("%s: failed: %s\n", name, res.failure)
-		}
-		results = append(results, res)
 	}
 	fmt.Println()
 	report(os.Stdout, results, n, delay)
@@ -731,6 +738,9 @@ func agentVersion(bin string) string {
 // agentResult is one agent's measured runs.
 type agentResult struct {
 	name, version string
+	agent         agent
+	bin           string
+	env           []string
 	runs          []runResult
 	failure       string
 }
