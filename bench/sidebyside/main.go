@@ -20,7 +20,9 @@
 // is skipped with the reason. -agents takes name=path to give a binary.
 // ultra is built from this module unless given as ultra=path. Each agent
 // runs once unmeasured first (caches, the peers' first-run set-up), then -n
-// times, the agents taking turns. Nothing here runs in CI: it is a main package without tests.
+// times, the agents taking turns. Nothing here runs in CI: it is a main
+// package without tests. docs/performance.md ("Side by side with other
+// agents") has the figures and how the peers are pointed at the server.
 package main
 
 import (
@@ -307,8 +309,9 @@ type meter struct {
 
 // counts are one run's requests to the model.
 type counts struct {
-	requests, sideRequests, other int   // chat requests to the main and the small model; anything else
-	bytes, sideBytes              int64 // their bodies
+	requests, sideRequests int      // chat requests to the main and the small model
+	bytes, sideBytes       int64    // their bodies
+	other                  []string // the requests to other endpoints: "METHOD PATH"
 }
 
 func (m *meter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -327,7 +330,7 @@ func (m *meter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	srv := m.main
 	switch {
 	case !chat:
-		m.c.other++
+		m.c.other = append(m.c.other, r.Method+" "+r.URL.Path)
 	case head.Model == sideModel:
 		m.c.sideRequests++
 		m.c.sideBytes += int64(len(body))
@@ -404,8 +407,12 @@ type runResult struct {
 }
 
 func (r runResult) String() string {
-	return fmt.Sprintf("wall %s, cpu %s, rss %s (tree %s), %d+%d requests, %s+%s sent",
-		ms(r.wall), ms(r.cpu), mib(r.hwm), mib(r.treeRSS), r.requests, r.sideRequests, kb(r.bytes), kb(r.sideBytes))
+	s := fmt.Sprintf("wall %s, cpu %s (agent %s), rss %s (tree %s), %d+%d requests, %s+%s sent",
+		ms(r.wall), ms(r.cpu), ms(r.agentCPU), mib(r.hwm), mib(r.treeRSS), r.requests, r.sideRequests, kb(r.bytes), kb(r.sideBytes))
+	if len(r.other) > 0 {
+		s += ", also " + strings.Join(r.other, ", ")
+	}
+	return s
 }
 
 // oneRun runs the agent once in dir and checks the fix is there.
@@ -456,9 +463,10 @@ func oneRun(m *meter, a agent, bin, host, dir string, env []string, delay, timeo
 
 // usage is what a sampler saw of an agent's process tree.
 type usage struct {
-	hwm     int64         // KiB: the agent process's own peak (VmHWM)
-	treeRSS int64         // KiB: the largest sum of the tree's resident sizes at one sample
-	cpu     time.Duration // user + system of every process seen in the tree
+	hwm      int64         // KiB: the agent process's own peak (VmHWM)
+	treeRSS  int64         // KiB: the largest sum of the tree's resident sizes at one sample
+	cpu      time.Duration // user + system of every process seen in the tree
+	agentCPU time.Duration // the agent process's alone
 }
 
 // sample watches the process tree under pid every 10 ms until done. It
@@ -476,6 +484,9 @@ func sample(pid int, done <-chan struct{}) usage {
 		procs := readProcs()
 		var rss int64
 		for _, p := range procs {
+			if p.pid == pid {
+				u.agentCPU = time.Duration(p.ticks) * time.Second / clockTicks
+			}
 			if p.pid == pid || p.under(pid, procs) {
 				cpu[p.key] = max(cpu[p.key], p.ticks)
 				rss += p.rssKiB
@@ -748,6 +759,7 @@ type agentResult struct {
 // summary holds the medians of an agent's runs.
 type summary struct {
 	wall, own, cpu     time.Duration
+	agentCPU           time.Duration
 	hwm, treeRSS       int64
 	requests, sideReqs int
 	bytes, sideBytes   int64
@@ -769,6 +781,7 @@ func summarize(runs []runResult, delay time.Duration) summary {
 	s := summary{
 		wall:      time.Duration(med(func(r runResult) float64 { return float64(r.wall) })),
 		cpu:       time.Duration(med(func(r runResult) float64 { return float64(r.cpu) })),
+		agentCPU:  time.Duration(med(func(r runResult) float64 { return float64(r.agentCPU) })),
 		hwm:       int64(med(func(r runResult) float64 { return float64(r.hwm) })),
 		treeRSS:   int64(med(func(r runResult) float64 { return float64(r.treeRSS) })),
 		requests:  int(med(func(r runResult) float64 { return float64(r.requests) })),
@@ -785,7 +798,8 @@ func summarize(runs []runResult, delay time.Duration) summary {
 func report(w io.Writer, results []*agentResult, n int, delay time.Duration) {
 	fmt.Fprintf(w, "medians of %d runs, model answers after %d ms each\n\n", n, delay.Milliseconds())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "agent\tversion\twall\tmodel wait\twall - wait\tcpu\tpeak RSS\ttree RSS\trequests\tsent\t")
+	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
+	row("agent", "version", "wall", "model wait", "wall - wait", "cpu", "agent cpu", "peak RSS", "tree RSS", "requests", "sent")
 	sums := map[string]summary{}
 	for _, r := range results {
 		if len(r.runs) < n {
@@ -793,20 +807,20 @@ func report(w io.Writer, results []*agentResult, n int, delay time.Duration) {
 		}
 		s := summarize(r.runs, delay)
 		sums[r.name] = s
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.name, r.version, ms(s.wall),
-			ms(time.Duration(s.answers)*delay), ms(s.own), ms(s.cpu), mib(s.hwm), mib(s.treeRSS),
+		row(r.name, r.version, ms(s.wall), ms(time.Duration(s.answers)*delay), ms(s.own), ms(s.cpu), ms(s.agentCPU),
+			mib(s.hwm), mib(s.treeRSS),
 			plus(strconv.Itoa(s.requests), s.sideReqs, strconv.Itoa(s.sideReqs)), plus(kb(s.bytes), s.sideReqs, kb(s.sideBytes)))
 	}
-	u, ok := sums["ultra"]
-	if ok {
+	if u, ok := sums["ultra"]; ok {
 		for _, r := range results {
 			p, ok := sums[r.name]
 			if !ok || r.name == "ultra" {
 				continue
 			}
-			fmt.Fprintf(tw, "ultra/%s\t\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.name,
+			row("ultra/"+r.name, "",
 				ratio(float64(u.wall), float64(p.wall)), ratio(float64(u.answers), float64(p.answers)),
 				ratio(float64(u.own), float64(p.own)), ratio(float64(u.cpu), float64(p.cpu)),
+				ratio(float64(u.agentCPU), float64(p.agentCPU)),
 				ratio(float64(u.hwm), float64(p.hwm)), ratio(float64(u.treeRSS), float64(p.treeRSS)),
 				ratio(float64(u.requests+u.sideReqs), float64(p.requests+p.sideReqs)),
 				ratio(float64(u.bytes+u.sideBytes), float64(p.bytes+p.sideBytes)))
@@ -816,8 +830,9 @@ func report(w io.Writer, results []*agentResult, n int, delay time.Duration) {
 	fmt.Fprintln(w, `
 wall: start to exit. model wait: the answers of its script times the delay.
 cpu: user+system of every process of the agent's tree, the tests included,
-sampled every 10 ms. peak RSS: the agent process's own (VmHWM). tree RSS: the
-largest sum of the tree's resident sizes at one sample.
+sampled every 10 ms; agent cpu: the agent process's alone. peak RSS: the
+agent process's own (VmHWM); tree RSS: the largest sum of the tree's
+resident sizes at one sample.
 requests, sent: chat requests and their body bytes, main model+small model.`)
 }
 
