@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/ultra-dev/ultra/internal/proc"
@@ -65,5 +67,38 @@ func BenchmarkShellParts(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkNestedCall measures what a call would cost if one sandbox per
+// run started each call in fresh namespaces of its own (user, PID, mount,
+// IPC, UTS, network, a /proc of its own) instead of a bubblewrap per call:
+// one bubblewrap runs util-linux's unshare b.N times, each time for the
+// same trivial bash call. It is a measurement, not ultra's sandbox: that
+// bubblewrap has no /proc of its own but the host's, bound (the kernel
+// refuses a fresh /proc next to the one bubblewrap mounts, which covers
+// parts of it), no /dev of each call's own, and as root it runs as uid
+// 1000 (mapping uid 0 into a nested namespace needs CAP_SETFCAP, which
+// --cap-drop ALL removes). Compare it
+// with BenchmarkShellParts/run-layout; docs/performance.md has the numbers.
+func BenchmarkNestedCall(b *testing.B) {
+	st := needSandbox(b)
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		b.Skip("no unshare (util-linux)")
+	}
+	dir := b.TempDir()
+	outer := []string{"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
+		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--bind", "/proc", "/proc", "--bind", dir, dir, "--chdir", dir}
+	if os.Getuid() == 0 {
+		outer = append([]string{"--uid", "1000", "--gid", "1000"}, outer...)
+	}
+	call := unshare + " -Upfnimu --map-current-user --mount-proc --kill-child bash -c true"
+	script := fmt.Sprintf("i=0; while [ $i -lt %d ]; do %s || exit 1; i=$((i+1)); done", b.N, call)
+	b.ResetTimer()
+	out, err := exec.Command(st.Path, append(outer, "--", "sh", "-c", script)...).CombinedOutput()
+	if err != nil {
+		b.Fatal(err, string(out))
 	}
 }
