@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -808,5 +809,39 @@ func TestReadOnlyAnswerNeverAllowsAWrite(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(wt2, "WRITTEN-BY-BASH")); err == nil {
 		t.Fatal("the read-only answer ran the stopped run's bash call")
+	}
+}
+
+// TestManualNoWaitRunCompletes: a --no-wait manual run approved call by
+// call, the last approval running the final review that completes it, is
+// recorded complete (not left as a running row, which every command would
+// then show as interrupted).
+func TestManualNoWaitRunCompletes(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t, fixSteps()...)
+	res := ultra(t, dir, runArgs(m, "--control", "manual", "--no-wait", "fix calc")...)
+	id := runID(t, res.events(t))
+	waiting := regexp.MustCompile(`call (call_\d+) \(\w+\) waits for a person's approval`)
+	for i := 0; res.code == 3 && i < 30; i++ {
+		w := waiting.FindStringSubmatch(res.stderr)
+		if w == nil {
+			t.Fatalf("stopped without a call waiting: exit %d\n%s", res.code, res.stderr)
+		}
+		res = ultra(t, dir, "approve", id, "--call", w[1], "--no-wait", "--output", "jsonl")
+	}
+	if res.code != 0 {
+		t.Fatalf("the last approval: exit %d\n%s", res.code, res.stderr)
+	}
+	var runs []struct{ ID, Phase, Status string }
+	r := ultra(t, dir, "runs", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &runs); err != nil || len(runs) != 1 || runs[0].Status != "complete" || runs[0].Phase != "complete" {
+		t.Fatalf("ultra runs after the run completed: %v %s", err, r.stdout)
+	}
+	if k := taskByID(t, listTasks(t, dir), id); k.Class != "done" || k.Next != "ultra land "+id {
+		t.Errorf("ultra tasks after the run completed: %+v", k)
+	}
+	if d := ultra(t, dir, "doctor"); strings.Contains(d.stdout, id) && strings.Contains(d.stdout, "stale-heartbeat") {
+		t.Errorf("doctor sees the completed run as interrupted:\n%s", d.stdout)
 	}
 }

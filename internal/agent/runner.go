@@ -221,6 +221,13 @@ func (r *runner) loop(ctx context.Context) (*Outcome, error) {
 	watched := make(chan struct{})
 	go func() { defer close(watched); r.watch(wctx) }()
 	defer func() { stopWatch(); <-watched }()
+	if r.stop != nil {
+		// Stopped before a step here (on resume, the call a person
+		// allowed ended the run): its row says so too.
+		if err := r.save(); err != nil {
+			return nil, err
+		}
+	}
 	for r.stop == nil {
 		r.safePoint(ctx)
 		if r.stop == nil {
