@@ -201,20 +201,26 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	}
 	var ws store.Workspace
 	var snapshot, untracked, modified []string
+	marker := "" // removed once the run is stored
+	defer func() {
+		if marker != "" {
+			os.Remove(marker)
+		}
+	}()
 	if spec.Worktree != nil {
 		// Until the run is stored, its worktree belongs to no run: the
 		// marker tells ultra gc that a live process is still making it.
-		marker := StartingMarker(o.StateRoot, id)
-		if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
+		m := StartingMarker(o.StateRoot, id)
+		if err := os.MkdirAll(filepath.Dir(m), 0o755); err != nil {
 			return nil, err
 		}
 		// A run refused before it is stored (no commit yet, a protected
 		// branch) leaves no directory behind: removed when empty.
-		defer os.Remove(filepath.Dir(marker))
-		if err := os.WriteFile(marker, []byte(fmt.Sprint(os.Getpid())), 0o644); err != nil {
+		defer os.Remove(filepath.Dir(m))
+		if err := os.WriteFile(m, []byte(fmt.Sprint(os.Getpid())), 0o644); err != nil {
 			return nil, err
 		}
-		defer os.Remove(marker)
+		marker = m
 		wt, err := makeWorktree(ctx, o, spec, id)
 		if err != nil {
 			return nil, err
@@ -248,6 +254,12 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	}
 	if err := o.Store.CreateRun(ctx, row); err != nil {
 		return nil, err
+	}
+	if marker != "" {
+		// Stored: the run accounts for its worktree now, and a kill from
+		// here on leaves no marker for doctor to find.
+		os.Remove(marker)
+		marker = ""
 	}
 	r, err := newRunner(ctx, o, row, st, nil)
 	if err != nil {
