@@ -158,7 +158,7 @@ func TestLineModeQuiet(t *testing.T) {
 			badged = append(badged, line)
 		}
 	}
-	if len(badged) != 3 || !strings.Contains(badged[0], "plan waiting for approval") || !strings.Contains(badged[1], "✗ needs_approval") ||
+	if len(badged) != 3 || !strings.Contains(badged[0], "plan waiting for approval") || !strings.Contains(badged[1], "⏸ needs_approval") ||
 		!strings.Contains(badged[2], "exit 3") || strings.Contains(res.stdout, "read calc/calc.go") {
 		t.Fatalf("--quiet log:\n%s", res.stdout)
 	}

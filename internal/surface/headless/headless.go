@@ -389,8 +389,12 @@ func (l *Log) format(e event.Event) string {
 		// Success is a complete run that exits 0: a review that found
 		// blockers completes, and its exit says what it found.
 		c, mark := red, "✗"
-		if d.Status == "complete" && d.ExitCode == 0 {
+		switch {
+		case d.Status == "complete" && d.ExitCode == 0:
 			c, mark = green, "✔"
+		case d.Status == "needs_approval" || d.Status == "paused" || d.Status == "stopped":
+			// It waits for a person, as asked: no failure.
+			c, mark = yellow, "⏸"
 		}
 		s := fmt.Sprintf("%s %s %s", b, l.paint(c, mark), l.paint(bold, d.Status))
 		if d.Reason != "" && d.Reason != d.Status {

@@ -119,3 +119,15 @@ func TestVerdictWordsAndSuccessMark(t *testing.T) {
 		}
 	}
 }
+
+// A run that stops to wait for a person, as asked, ends with no failure
+// mark.
+func TestWaitingEndIsNoFailure(t *testing.T) {
+	for _, status := range []string{"needs_approval", "paused", "stopped"} {
+		var buf bytes.Buffer
+		New(&buf, false).Emit(event.Event{Run: "r1", Phase: "planning", Data: event.RunFinishedData{Status: status, Reason: "the plan waits for a person", ExitCode: 3}})
+		if out := buf.String(); strings.Contains(out, "✗") || !strings.Contains(out, "⏸ "+status) {
+			t.Errorf("%s:\n%s", status, out)
+		}
+	}
+}
