@@ -142,8 +142,14 @@ func TestUncommittedFilesAreSaidNotRefused(t *testing.T) {
 		t.Fatalf("plan over untracked files: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
 	out := res.stdout + res.stderr
-	if !strings.Contains(out, "not in the run: 2 untracked file(s) of your checkout (BRIEF.md, notes.txt)") {
-		t.Errorf("the untracked files are not named:\n%s", out)
+	// The brief's file is not in the run, but its text is: said so, and
+	// the model is told.
+	if !strings.Contains(out, "not in the run: 1 untracked file(s) of your checkout (notes.txt)") ||
+		!strings.Contains(out, "the brief BRIEF.md is not in the run as a file: its text is, kept as .ultra/runs/") {
+		t.Errorf("the untracked files and the brief are not said:\n%s", out)
+	}
+	if body := string(m.srv.Requests()[0].Body); !strings.Contains(body, "The person's BRIEF.md is not in your worktree") {
+		t.Error("the model is not told where the brief's text is")
 	}
 	if !strings.Contains(out, "does not see your uncommitted changes to 1 tracked file(s) (calc/calc.go): commit them, or pass --include-uncommitted") {
 		t.Errorf("the changed tracked file has no warning:\n%s", out)

@@ -389,7 +389,7 @@ func newStartCmd(planOnly bool) *cobra.Command {
 			}
 			defer st.Close()
 			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: allowTestChanges, Refactor: refactor,
-				Brief: briefText, PlanOnly: planOnly}
+				Brief: briefText, BriefFile: inRepo(p.Root, briefFile), PlanOnly: planOnly}
 			out, err := launch(cmd, &f, p, st, cmd.OutOrStdout(), spec, func(o *agent.Options, spec *agent.Spec) error {
 				if !phase.Worktree(a.Mode) {
 					return nil
@@ -464,4 +464,24 @@ func finished(out *agent.Outcome, err error) error {
 		return &exitError{code: out.ExitCode, err: fmt.Errorf("run %s %s: %s", out.RunID, out.Status, out.Reason)}
 	}
 	return nil
+}
+
+// inRepo is path (a file given on the command line) relative to the
+// repository at root, in git's form; "" when it lies outside or is "".
+func inRepo(root, path string) string {
+	if path == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }

@@ -130,6 +130,10 @@ type Spec struct {
 	// Brief is the brief's text (ultra run --brief-file): written to
 	// the run's brief.md in the run's worktree and given to the planner.
 	Brief string
+	// BriefFile is where the brief came from, relative to the repository
+	// ("" when it lies outside, or there is none): an untracked file the
+	// run does not see, but whose text it has.
+	BriefFile string
 	// PlanOnly stops the run at the acceptance point of its goals, whatever
 	// its run control (ultra plan).
 	PlanOnly bool
@@ -233,6 +237,12 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		spec.Workdir = wt.Path
 		ws = store.Workspace{Branch: wt.Branch, Base: wt.Base, BaseCommit: wt.BaseCommit, StartCommit: wt.StartCommit, Worktree: wt.Path}
 		snapshot, untracked, modified = wt.Snapshot, wt.Untracked, wt.Modified
+		if spec.BriefFile != "" && slices.Contains(untracked, spec.BriefFile) {
+			// Not in the run as a file, but its text is the run's brief.
+			untracked = slices.DeleteFunc(untracked, func(p string) bool { return p == spec.BriefFile })
+		} else {
+			spec.BriefFile = ""
+		}
 	}
 	deps, _ := workspace.IgnoredDirs(ctx, spec.Workdir, depDirs...)
 	st := runState{Phase: phase.NewIn(mode, spec.Budgets), VerifyCommands: o.VerifyCommands, AllowTestChanges: spec.AllowTestChanges, DepDirs: deps,
@@ -268,7 +278,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	r.emit(event.RunStarted, event.RunStartedData{
 		Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir, Axes: spec.Axes,
 		Branch: ws.Branch, Base: ws.Base, Start: ws.StartCommit, Snapshot: snapshot,
-		Untracked: untracked, Modified: modified,
+		Untracked: untracked, Modified: modified, BriefFile: spec.BriefFile, BriefRecord: briefRecord(st.Goals),
 		Provider: o.ProviderName, Model: o.Model, Budgets: st.Phase.Budgets,
 		Contained: o.sandboxStatus().Available, Sandbox: o.sandboxStatus().Summary(),
 	})
@@ -286,6 +296,9 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		r.emit(event.AxisChanged, event.AxisChangedData{Axis: c.Axis, From: c.From, To: c.To, Reason: reason, By: "system", Axes: spec.Axes})
 	}
 	first := taskMessage(mode, firstNonEmpty(spec.Message, spec.Task), spec.Brief, goal.RunRecords(id).Brief())
+	if spec.BriefFile != "" {
+		first = fmt.Sprintf("(The person's %s is not in your worktree: its text is this brief.)\n", spec.BriefFile) + first
+	}
 	if spec.RepairFirst != "" {
 		first = "ultra's health check before this run found what blocks verified work here; this run repairs it first (it is in repair mode):\n" +
 			spec.RepairFirst + "\n\nThe task asked for, which a person runs again once the repair is done:\n" + first
@@ -295,6 +308,14 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		r.startBaseline(ctx)
 	}
 	return r.loop(ctx)
+}
+
+// briefRecord is where a run with goals keeps its brief ("" without).
+func briefRecord(g *goalState) string {
+	if g == nil || g.Brief == "" {
+		return ""
+	}
+	return g.records().Brief()
 }
 
 // prepareRecords makes the run's records directory before anything of

@@ -74,12 +74,17 @@ type (
 		Snapshot []string `json:"snapshot,omitempty"` // uncommitted files taken into it
 		// Untracked and Modified are the checkout's uncommitted files the
 		// run does not see: new files, and changed or staged tracked ones.
-		Untracked []string  `json:"untracked,omitempty"`
-		Modified  []string  `json:"modified,omitempty"`
-		Axes      axes.Axes `json:"axes"`
-		Provider  string    `json:"provider"`
-		Model     string    `json:"model"`
-		Budgets   any       `json:"budgets"`
+		Untracked []string `json:"untracked,omitempty"`
+		Modified  []string `json:"modified,omitempty"`
+		// BriefFile is the untracked file of the checkout the brief was
+		// read from (left out of Untracked), BriefRecord where the run
+		// keeps its text.
+		BriefFile   string    `json:"brief_file,omitempty"`
+		BriefRecord string    `json:"brief_record,omitempty"`
+		Axes        axes.Axes `json:"axes"`
+		Provider    string    `json:"provider"`
+		Model       string    `json:"model"`
+		Budgets     any       `json:"budgets"`
 		// Contained says whether the model's commands and the tests run in
 		// a sandbox; Sandbox names it, or why there is none.
 		Contained bool   `json:"contained"`

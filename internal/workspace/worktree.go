@@ -225,6 +225,18 @@ func UntrackedNote(untracked []string) string {
 	return fmt.Sprintf("not in the run: %d untracked file(s) of your checkout (%s); it starts from the committed tree", len(untracked), ListSome(untracked, 5))
 }
 
+// BriefNote is what every surface says of a brief read from a file of
+// the checkout the run does not see ("" when there is none).
+func BriefNote(file, record string) string {
+	if file == "" {
+		return ""
+	}
+	if record == "" {
+		return fmt.Sprintf("the brief %s is not in the run as a file: its text is", file)
+	}
+	return fmt.Sprintf("the brief %s is not in the run as a file: its text is, kept as %s", file, record)
+}
+
 // Head returns the commit dir's HEAD points at.
 func Head(ctx context.Context, dir string) (string, error) {
 	return gitOut(ctx, dir, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}")

@@ -169,6 +169,9 @@ func (l *Log) format(e event.Event) string {
 		if len(d.Untracked) > 0 {
 			s += fmt.Sprintf("\n%s   %s", b, workspace.UntrackedNote(d.Untracked))
 		}
+		if note := workspace.BriefNote(d.BriefFile, d.BriefRecord); note != "" {
+			s += fmt.Sprintf("\n%s   %s", b, note)
+		}
 		if d.Sandbox != "" {
 			if d.Contained {
 				s += fmt.Sprintf("\n%s   sandbox %s", b, d.Sandbox)

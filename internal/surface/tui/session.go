@@ -70,8 +70,10 @@ func (s *Session) Fold(e store.StoredEvent) {
 				where = d.Branch + " · " + d.Workdir
 			}
 			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("run %s · %s/%s · %s", s.Run, d.Provider, d.Model, where))})
-			if note := workspace.UntrackedNote(d.Untracked); note != "" {
-				s.Add(&Item{Kind: KindInfo, Title: printable(note)})
+			for _, note := range []string{workspace.UntrackedNote(d.Untracked), workspace.BriefNote(d.BriefFile, d.BriefRecord)} {
+				if note != "" {
+					s.Add(&Item{Kind: KindInfo, Title: printable(note)})
+				}
 			}
 		}
 	case event.RunResumed:
