@@ -1,0 +1,36 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTryScriptedExample runs docs/examples/try-scripted.sh as the README
+// tells a new user to: a whole run against the scripted model, from a
+// fresh project to its landing, with ultra on PATH.
+func TestTryScriptedExample(t *testing.T) {
+	t.Parallel()
+	script, err := filepath.Abs("../docs/examples/try-scripted.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	env := append(ultraEnv(t), "PATH="+filepath.Dir(ultraBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd := exec.Command("sh", script)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the example failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{"✔ complete — the final review approved", "✓ G001-C1 [happy, command] pass", "+\treturn a + b", "landed run "} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the example's output lacks %q:\n%s", want, out)
+		}
+	}
+	if got := git(t, filepath.Join(dir, "calc-demo"), "show", "main:calc/calc.go"); !strings.Contains(got, "return a + b") {
+		t.Errorf("main after landing:\n%s", got)
+	}
+}
