@@ -5,6 +5,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -254,7 +255,7 @@ func loadFile(path string, c *Config) error {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return fmt.Errorf("config %s:%d: %s", path, pe.Position.Line, pe.Message)
+			return fmt.Errorf("config %s:%d: %s", path, errorLine(data, pe.Position), pe.Message)
 		}
 		// A value of the wrong type: "toml: line 2 (last key "a.b"):
 		// incompatible types: TOML value has type string; destination
@@ -389,4 +390,13 @@ func CheckUser() error {
 		return loadFile(p, &c)
 	}
 	return nil
+}
+
+// errorLine is the line of a parse error: the line of the byte it points
+// at (the decoder counts a newline it stopped at as the next line's).
+func errorLine(data []byte, p toml.Position) int {
+	if p.Start >= 0 && p.Start < len(data) {
+		return 1 + bytes.Count(data[:p.Start], []byte("\n"))
+	}
+	return p.Line
 }

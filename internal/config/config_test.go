@@ -53,6 +53,9 @@ func TestLoadErrorsNameFileLineKey(t *testing.T) {
 		{"[verify]\ncommand = []\n", "empty list"},
 		{"[run]\nmax_wall = \"soon\"\n", "invalid duration"},
 		{"[run]\nmax_turns = \n", ":2"},
+		// The line of the byte the parser stopped at, not the next one.
+		{"[model\nbase_url = \"x\"\n", ":1: expected '.' or ']' to end table name"},
+		{"[model]\nname = \"x\n", ":2: strings cannot contain newlines"},
 		{"[verify]\ncommand = 3\n", "string or an array"},
 		{"[verify]\ncommand = [\"ok\", \"\"]\n", "verify.command[1]"},
 		{"[workspace]\nprotected = [\"main\", \"rel[\"]\n", ":2: workspace.protected[1]"},
