@@ -698,3 +698,37 @@ func TestGCLeavesNoEmptyFolder(t *testing.T) {
 		t.Fatalf("gc left the folder %s (%d entries)", folder, len(entries))
 	}
 }
+
+// TestRedBaseSaidAtTheStart: tests that already fail on the base tree are
+// said as soon as the baseline is in (a warning for the person, a note
+// for the model), not first at the gate after the work is built.
+func TestRedBaseSaidAtTheStart(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"sub/sub.go": "package sub\n\nfunc Sub(a, b int) int { return a + b }\n",
+		"sub/sub_test.go": "package sub\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {\n\tif Sub(3, 1) != 2 {\n\t\tt.Fatal(\"Sub\")\n\t}\n}\n"}
+	for k, v := range calcProject {
+		files[k] = v
+	}
+	dir := repo(t, files)
+	// The model looks around for up to 20 s: the baseline comes in
+	// meanwhile, however loaded the machine.
+	m := newModel(t,
+		step{"repeat": 20, "delay_ms": 1000, "tool_calls": []any{call("glob", map[string]any{"pattern": "**/*_test.go"})}},
+		step{"text": "done"},
+	)
+	res := ultra(t, dir, runArgs(m, "--max-turns", "21", "look")...)
+	said := false
+	for _, e := range ofType(res.events(t), "warning") {
+		if msg, _ := data(e)["message"].(string); strings.Contains(msg, "already fail on the base tree") && strings.Contains(msg, "TestSub") &&
+			strings.Contains(msg, "ultra gate waive") {
+			said = true
+		}
+	}
+	if !said {
+		t.Errorf("no warning of the red base:\n%s", res.stderr)
+	}
+	reqs := m.srv.Requests()
+	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, "already fail on the base tree") {
+		t.Error("the model was not told of the red base")
+	}
+}

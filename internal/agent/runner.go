@@ -304,6 +304,7 @@ func (r *runner) step(ctx context.Context) error {
 		return nil
 	}
 
+	r.noteRedBase()
 	r.flushNotes()
 	req := r.compact(ctx, r.request())
 	r.askedWith = toolNames(req.Tools)

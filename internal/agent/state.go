@@ -55,6 +55,8 @@ func ExitCode(status string) int {
 // JSON with every step so a killed run resumes where it stood.
 type runState struct {
 	Phase phase.State `json:"phase"`
+	// RedBaseSaid: the base's failing tests were said (noteRedBase).
+	RedBaseSaid bool `json:"red_base_said,omitempty"`
 	// VerifyCommands are the test commands fixed when the run started
 	// (empty: detection); nothing changes them during the run.
 	VerifyCommands []string `json:"verify_commands,omitempty"`
