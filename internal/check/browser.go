@@ -176,7 +176,7 @@ func (s *sup) browser(ctx context.Context) {
 	pid = browserPid()
 	s.extraOwned = append(s.extraOwned, pid)
 	s.rep.Started = append(s.rep.Started, fmt.Sprintf("chromium pgid %d (headless, private profile)", pid))
-	fmt.Fprintf(&log, "chromium started (pgid %d): %s\n", pid, bin)
+	fmt.Fprintf(&log, "chromium started (pgid %d, profile %s): %s\n", pid, profile, bin)
 
 	// step runs one browser action with a deadline within the check's.
 	step := func(d time.Duration, a chromedp.Action[chromedp.Void]) error {

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/ultra-dev/ultra/internal/goal"
@@ -49,19 +50,11 @@ func pageCheck(t *testing.T, port int, m string) goal.Check {
 	}
 }
 
-// profiles are the browser profile directories of checks under dir.
-func profiles(t *testing.T, dir string) []string {
-	t.Helper()
-	m, _ := filepath.Glob(filepath.Join(dir, "ultra-check-chromium-*"))
-	return m
-}
-
 func TestBrowserPass(t *testing.T) {
 	needChromium(t)
 	m := marker(t)
 	port := freePort(t)
 	r := newRunner(t, pageDir(t))
-	before := profiles(t, os.TempDir())
 	c := pageCheck(t, port, m)
 	c.Steps = []goal.Step{
 		{Click: "#btn"},
@@ -90,9 +83,10 @@ func TestBrowserPass(t *testing.T) {
 	wantIn(t, "browser-actions.txt", log, "chromium started", "navigate http://127.0.0.1:", "step 1 click \"#btn\" → ok", "step 3 type \"Ada\" into \"#name\" → ok", "step 4 wait_text \"Hello, Ada\" → ok", "screenshot: browser.png", "--- page text at the end\nClicked!")
 	wantIn(t, "receipt", res.Receipt, "chromium pgid", "browser (closed); process group gone; profile removed", "server (SIGTERM)", "leftovers: none")
 	noneLeft(t, m)
-	noneLeft(t, "ultra-check-chromium-")
-	if after := profiles(t, os.TempDir()); len(after) != len(before) {
-		t.Errorf("browser profiles before %v, after %v", before, after)
+	profile := browserProfile(t, log)
+	noneLeft(t, profile)
+	if _, err := os.Stat(profile); err == nil {
+		t.Errorf("the browser's profile %s is left", profile)
 	}
 }
 
@@ -111,7 +105,19 @@ func TestBrowserFail(t *testing.T) {
 	wantIn(t, "summary", res.Summary, `expect_text "Saved" ✗ got Clicked!`, `expect_selector "#missing" ✗ got no shown element matches`)
 	evidence(t, r, res, "browser.png")
 	noneLeft(t, m)
-	noneLeft(t, "ultra-check-chromium-")
+	noneLeft(t, browserProfile(t, string(evidence(t, r, res, "browser-actions.txt"))))
+}
+
+// browserProfile is the profile directory of the check's chromium, as
+// its action log names it: what this check's browser processes, and no
+// other's, hold on their command lines.
+func browserProfile(t *testing.T, log string) string {
+	t.Helper()
+	m := regexp.MustCompile(`chromium started \(pgid \d+, profile (\S+)\)`).FindStringSubmatch(log)
+	if m == nil {
+		t.Fatalf("the action log names no profile:\n%s", log)
+	}
+	return m[1]
 }
 
 // A click on something that is not there fails the step within the

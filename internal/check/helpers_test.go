@@ -46,10 +46,14 @@ func testExe(t testing.TB) string {
 func newRunner(t testing.TB, dir string) Runner {
 	t.Helper()
 	ev := filepath.Join(t.TempDir(), "evidence")
+	// The check's temporary directories (tmux's socket directory, the
+	// browser's profile) under this test's own: what is left of them is
+	// this check's, not another test's running beside it.
+	tmp := t.TempDir()
 	return Runner{
 		Dir:         dir,
 		Program:     []string{testExe(t), SupervisorArg},
-		Env:         []string{"ULTRA_CHECK_SUPERVISOR=1"},
+		Env:         []string{"ULTRA_CHECK_SUPERVISOR=1", "TMPDIR=" + tmp},
 		EvidenceDir: ev,
 		EvidenceRel: ".ultra/evidence/G001-C1/1",
 	}
@@ -182,6 +186,16 @@ func procsWith(s string) []string {
 		out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
 	}
 	return out
+}
+
+// inTmp is path prefix in the temporary directory of r's checks.
+func inTmp(r Runner, prefix string) string {
+	for _, kv := range r.Env {
+		if d, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+			return filepath.Join(d, prefix)
+		}
+	}
+	return prefix
 }
 
 // noneLeft fails the test when a process whose command line holds s is

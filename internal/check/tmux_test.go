@@ -37,7 +37,7 @@ func TestTmuxPass(t *testing.T) {
 	wantIn(t, "tmux.txt", b, "=== step 1", `keys: "hello Enter" → send-keys "hello" "Enter"`, "--- capture", "HELLO", `expect "HELLO": matched`)
 	wantIn(t, "receipt", res.Receipt, "tmux server pid", "tmux session and server (kill-server; has-session fails)", "leftovers: none")
 	noneLeft(t, m)
-	noneLeft(t, "ultra-check-tmux-") // the private server (its socket's directory is on its command line)
+	noneLeft(t, inTmp(r, "ultra-check-tmux-")) // the private server (its socket's directory is on its command line)
 }
 
 // Expectations the terminal's echo alone meets (keys edited on the line:
@@ -54,7 +54,7 @@ func TestTmuxEchoOnlyFails(t *testing.T) {
 	wantStatus(t, res, goal.CriterionFail)
 	wantIn(t, "summary", res.Summary, "control (the same keys to a program that does nothing) meets no expect ✗ got every expect is met by the terminal's echo")
 	wantIn(t, "tmux.txt", string(evidence(t, r, res, "tmux.txt")), "=== control", "MATCHES (echo only)")
-	noneLeft(t, "ultra-check-tmux-control-")
+	noneLeft(t, inTmp(r, "ultra-check-tmux-control-"))
 }
 
 func TestTmuxWrongExpect(t *testing.T) {
@@ -74,7 +74,7 @@ func TestTmuxWrongExpect(t *testing.T) {
 	b := string(evidence(t, r, res, "tmux.txt"))
 	wantIn(t, "tmux.txt", b, "=== step 2: not run")
 	noneLeft(t, m)
-	noneLeft(t, "ultra-check-tmux-")
+	noneLeft(t, inTmp(r, "ultra-check-tmux-"))
 }
 
 // A program that ended stays readable (remain-on-exit); text typed with
