@@ -151,7 +151,13 @@ func TestDeletedFailingTestFailsTheGate(t *testing.T) {
 
 func TestFailedTestsRunFirstWhenIterating(t *testing.T) {
 	t.Parallel()
-	dir := repo(t, calcProject)
+	// A suite long enough that running its failing test alone first can
+	// save time (a short one is run whole: focusOn).
+	files := map[string]string{"slow/slow_test.go": "package slow\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestSlow(t *testing.T) { time.Sleep(4 * time.Second) }\n"}
+	for k, v := range calcProject {
+		files[k] = v
+	}
+	dir := repo(t, files)
 	m := newModel(t,
 		planGoals("p"),
 		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),

@@ -205,8 +205,8 @@ func gateInput(ctx context.Context, runDir, runID, workdir string, now time.Time
 	return gate.Input{Run: runID, Tree: tree, N: gatefile.Next(prev), Time: now, Baseline: base, Previous: prev}, nil
 }
 
-// gateVerify runs the tests (failed ones first when iterating), judges
-// them and records the decision file.
+// gateVerify runs the tests (failed ones first when iterating and that
+// can save time: focusOn), judges them and records the decision file.
 func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result, string, error) {
 	r.waitBaseline()
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
@@ -225,7 +225,10 @@ func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result,
 	}
 	logDir := filepath.Join(runDir, "verify", fmt.Sprint(input.N))
 	req := verify.Request{Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout, LogDir: logDir}
-	d, res, err := r.o.judgeTree(ctx, r.row, r.st, req, input, lastFull(input.Previous))
+	// The failing tests run first only when the durations measured say
+	// it can save time; the whole suite runs unless they still fail.
+	focus, _ := focusOn(input.Previous)
+	d, res, err := r.o.judgeTree(ctx, r.row, r.st, req, input, focus)
 	if err != nil {
 		return d, res, "", err
 	}
