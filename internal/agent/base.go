@@ -156,8 +156,22 @@ type driftRun struct {
 // the same time. label names the evidence directory.
 func (r *runner) startDrift(ctx context.Context, label string) *driftRun {
 	dctx, cancel := context.WithCancel(ctx)
-	dr := &driftRun{code: r.baseCode(ctx), label: label, done: make(chan struct{}), cancel: cancel}
-	var run []target
+	dr := &driftRun{code: r.baseCode(ctx), label: label, live: r.driftTargets(), done: make(chan struct{}), cancel: cancel}
+	run := copies(dr.live)
+	go func() {
+		defer close(dr.done)
+		if dr.code != "" {
+			dr.results = r.runOnBase(dctx, dr.code, run, label)
+		}
+	}()
+	return dr
+}
+
+// driftTargets are the criteria the final gate runs on the base tree
+// again: every essential fail-to-pass criterion the model proposed that
+// ran there, of the goals that are not refactors.
+func (r *runner) driftTargets() []target {
+	var ts []target
 	for gi := range r.goals.file.Goals {
 		g := &r.goals.file.Goals[gi]
 		if g.Refactor || g.Status == goal.Blocked {
@@ -166,19 +180,22 @@ func (r *runner) startDrift(ctx context.Context, label string) *driftRun {
 		for ci := range g.SuccessCriteria {
 			c := &g.SuccessCriteria[ci]
 			if c.Superseded == "" && c.Essential && c.Expect == goal.FailToPass && c.Base != nil && c.Base.NotRun == "" {
-				dr.live = append(dr.live, target{g, c})
-				cc := *c
-				run = append(run, target{&goal.Goal{ID: g.ID}, &cc})
+				ts = append(ts, target{g, c})
 			}
 		}
 	}
-	go func() {
-		defer close(dr.done)
-		if dr.code != "" {
-			dr.results = r.runOnBase(dctx, dr.code, run, label)
-		}
-	}()
-	return dr
+	return ts
+}
+
+// copies are ts with copies of their criteria, to run while the
+// criteria themselves may be recorded into.
+func copies(ts []target) []target {
+	out := make([]target, len(ts))
+	for i, t := range ts {
+		c := *t.c
+		out[i] = target{&goal.Goal{ID: t.g.ID}, &c}
+	}
+	return out
 }
 
 // abandon stops a drift run whose results are not wanted (the final

@@ -56,20 +56,15 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 	var b strings.Builder
 	var drift *driftRun
 	if advanced {
-		var ts []target
-		for i := range g.SuccessCriteria {
-			if g.SuccessCriteria[i].Superseded == "" {
-				ts = append(ts, target{g, &g.SuccessCriteria[i]})
-			}
-		}
 		if r.nextGoal(g) == nil && len(r.failedGoals()) == 0 {
 			// The last goal: should its criteria pass, the final gate
-			// looks at the base tree again; that starts now, beside them.
-			drift = r.startDrift(ctx, "base-final-1")
+			// looks at the base tree again; that starts now, beside them
+			// (or started beside the tests: takeDrift).
+			drift = r.takeDrift(ctx, "base-final-1")
 			defer drift.abandon()
 		}
 		fmt.Fprintf(&b, "criteria of %s (cycle %d of %d), run by ultra on tree %s:\n", g.ID, g.Attempt, goal.MaxCycles, workspace.Short(d.Tree))
-		b.WriteString(r.runCriteria(ctx, d.Tree, ts, fmt.Sprintf("cycle-%d", g.Attempt)))
+		b.WriteString(r.runCriteria(ctx, d.Tree, cycleTargets(g), fmt.Sprintf("cycle-%d", g.Attempt)))
 	} else {
 		fmt.Fprintf(&b, "criteria of %s not run: the tests must pass first (cycle %d of %d)\n", g.ID, g.Attempt, goal.MaxCycles)
 	}
@@ -128,24 +123,12 @@ func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal
 		return res, "final gate: criteria not run: the tests must pass first\n"
 	}
 	if drift == nil {
-		drift = r.startDrift(ctx, "base-"+label)
+		drift = r.takeDrift(ctx, "base-"+label)
 		defer drift.abandon()
-	}
-	var ts []target
-	for gi := range f.Goals {
-		g := &f.Goals[gi]
-		if g == skip || g.Status == goal.Blocked {
-			continue
-		}
-		for ci := range g.SuccessCriteria {
-			if g.SuccessCriteria[ci].Superseded == "" {
-				ts = append(ts, target{g, &g.SuccessCriteria[ci]})
-			}
-		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "final gate on tree %s: every criterion of every goal:\n", workspace.Short(d.Tree))
-	b.WriteString(r.runCriteria(ctx, d.Tree, ts, label))
+	b.WriteString(r.runCriteria(ctx, d.Tree, finalTargets(f, skip), label))
 	var missing []string
 	for gi := range f.Goals {
 		g := &f.Goals[gi]
@@ -189,6 +172,29 @@ func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal
 	return res, b.String()
 }
 
+// cycleTargets are the criteria a verification of goal g runs.
+func cycleTargets(g *goal.Goal) []target {
+	var ts []target
+	for i := range g.SuccessCriteria {
+		if g.SuccessCriteria[i].Superseded == "" {
+			ts = append(ts, target{g, &g.SuccessCriteria[i]})
+		}
+	}
+	return ts
+}
+
+// finalTargets are the criteria the final gate runs: every live one of
+// every goal but skip's and the blocked goals'.
+func finalTargets(f *goal.File, skip *goal.Goal) []target {
+	var ts []target
+	for gi := range f.Goals {
+		if g := &f.Goals[gi]; g != skip && g.Status != goal.Blocked {
+			ts = append(ts, cycleTargets(g)...)
+		}
+	}
+	return ts
+}
+
 // failedGoals lists the goals that failed, with why.
 func (r *runner) failedGoals() []string {
 	var out []string
@@ -226,7 +232,7 @@ func (r *runner) nextGoal(g *goal.Goal) *goal.Goal {
 // it returns one line per criterion for the model.
 func (r *runner) runCriteria(ctx context.Context, tree string, ts []target, label string) string {
 	var b strings.Builder
-	r.runChecks(ctx, tree, ts, label, "check", func(i int, res check.Result) {
+	r.criteriaChecks(ctx, tree, ts, label, func(i int, res check.Result) {
 		t := ts[i]
 		now := r.o.Now().UTC()
 		ev := &goal.Evidence{Summary: res.Summary, Files: res.Files, Receipt: res.Receipt, Tree: tree, Ledger: r.goals.ledger.Len() + 1}
@@ -262,7 +268,7 @@ func (r *runner) runCriteria(ctx context.Context, tree string, ts []target, labe
 // directory slot (checks that run at the same time each have their own).
 func (r *runner) runCriterionIn(ctx context.Context, tree string, t target, label, slot string) check.Result {
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
-	evDir := filepath.Join(r.o.StateRoot, "evidence", r.row.ID, t.g.ID, t.c.ID, label)
+	evDir := r.evidenceDir(t, label)
 	rel, err := filepath.Rel(r.row.Repo, evDir)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		rel = evDir
@@ -302,6 +308,12 @@ func (r *runner) runCriterionIn(ctx context.Context, tree string, t target, labe
 		return r.o.Checker(ctx, run, *t.c)
 	}
 	return run.Run(ctx, *t.c)
+}
+
+// evidenceDir is where the check of t keeps its evidence of the run
+// named label.
+func (r *runner) evidenceDir(t target, label string) string {
+	return filepath.Join(r.o.StateRoot, "evidence", r.row.ID, t.g.ID, t.c.ID, label)
 }
 
 // checkSandbox contains a check's programs as the gate contains the

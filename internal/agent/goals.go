@@ -328,6 +328,9 @@ type goalRecorder struct {
 	run     string
 	file    *goal.File
 	ledger  *ledger.Ledger
+	// ahead are the checks of the verification under way, started
+	// beside its tests (startAhead); nil between verifications.
+	ahead *ahead
 }
 
 func openRecorder(workdir string, rec goal.Records, run string) (*goalRecorder, error) {

@@ -128,6 +128,10 @@ func (r *runner) runVerify(ctx context.Context, _ json.RawMessage) tool.Result {
 			reason: fmt.Sprintf("verify runs only in verifying; the run is in %s", r.st.Phase.Phase)})
 	}
 	start := r.o.Now()
+	if a := r.startAhead(ctx); a != nil {
+		r.goals.ahead = a
+		defer func() { r.goals.ahead = nil; a.finish(r) }()
+	}
 	d, res, path, err := r.gateVerify(ctx)
 	if ctx.Err() != nil {
 		return tool.Result{IsError: true, Output: "verification interrupted"}
