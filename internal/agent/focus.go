@@ -15,22 +15,22 @@ const (
 	// minFocusSaving: a whole suite that took less than this is run
 	// whole; the focused pass compiles and starts as much and could
 	// save less than its own cost.
-	minFocusSaving = 3 * time.Second
+	minFocusSaving = time.Second
 	// focusedShare: a focused pass of this run that took this share of
 	// the whole suite's time or more saved too little to try again.
 	focusedShare = 0.7
 )
 
 // focusOn is the decision whose failing tests the next verification runs
-// first, from the run's decisions prev (oldest first), or nil, with why
-// not: the last full run did not fail, or the durations measured say a
-// focused pass cannot save time (a short suite, or a focused pass of
-// this run that cost about as much as the whole suite). The whole suite
-// runs in every case unless the focused pass fails.
+// first, from the run's decisions prev (oldest first), or nil: the last
+// full run did not fail (why is ""), or the durations measured say a
+// focused pass cannot save time (why says which: a short suite, or a
+// focused pass of this run that cost about as much as the whole suite).
+// The whole suite runs in every case unless the focused pass fails.
 func focusOn(prev []gate.Decision) (*gate.Decision, string) {
 	last := lastFull(prev)
 	if last == nil || last.Status != gate.Fail || len(last.Failing) == 0 {
-		return nil, "the last full run did not fail"
+		return nil, ""
 	}
 	full := duration(last.Commands)
 	if full <= 0 {

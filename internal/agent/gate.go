@@ -227,10 +227,13 @@ func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result,
 	req := verify.Request{Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout, LogDir: logDir}
 	// The failing tests run first only when the durations measured say
 	// it can save time; the whole suite runs unless they still fail.
-	focus, _ := focusOn(input.Previous)
+	focus, why := focusOn(input.Previous)
 	d, res, err := r.o.judgeTree(ctx, r.row, r.st, req, input, focus)
 	if err != nil {
 		return d, res, "", err
+	}
+	if why != "" && d.Reused == "" && res != nil {
+		d.Reasons = append(d.Reasons, "the whole suite ran without its failing tests first: "+why)
 	}
 	path, err := gatefile.Write(runDir, d)
 	return d, res, path, err
