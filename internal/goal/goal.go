@@ -108,10 +108,11 @@ const (
 	ChannelHTTP    Channel = "http"
 	ChannelTmux    Channel = "tmux"
 	ChannelBrowser Channel = "browser"
+	ChannelDesktop Channel = "desktop"
 )
 
 // Channels lists every channel.
-var Channels = []Channel{ChannelCommand, ChannelHTTP, ChannelTmux, ChannelBrowser}
+var Channels = []Channel{ChannelCommand, ChannelHTTP, ChannelTmux, ChannelBrowser, ChannelDesktop}
 
 // Check is what ultra runs for a criterion; which fields apply depends on
 // the channel. Every expect_* text field is a regular expression (Go
@@ -122,6 +123,7 @@ var Channels = []Channel{ChannelCommand, ChannelHTTP, ChannelTmux, ChannelBrowse
 //	http:    start, port, method, path, headers, body, expect_status, expect_body, expect_json
 //	tmux:    start, steps [{keys, expect}], width, height
 //	browser: start, url, steps [{click} | {type: {selector, text}} | {wait_text}], expect_text, expect_selector
+//	desktop: start, steps [{click} | {click_at: {x, y}} | {type: {text}} | {key} | {wait_text} | {screenshot}], expect_text, width, height
 type Check struct {
 	// command
 	Run          string `json:"run,omitempty"`
@@ -129,8 +131,9 @@ type Check struct {
 	ExpectStdout string `json:"expect_stdout,omitempty"`
 	ExpectStderr string `json:"expect_stderr,omitempty"`
 
-	// http, tmux, browser: the command that starts the program under test
-	// (a server for http and browser, the program in the pane for tmux).
+	// http, tmux, browser, desktop: the command that starts the program
+	// under test (a server for http and browser, the program in the pane
+	// for tmux, a GUI program on a private X display for desktop).
 	Start string `json:"start,omitempty"`
 
 	// http
@@ -145,13 +148,14 @@ type Check struct {
 	// to a pattern its value (as JSON text, strings unquoted) must match.
 	ExpectJSON map[string]string `json:"expect_json,omitempty"`
 
-	// tmux and browser
+	// tmux, browser and desktop
 	Steps []Step `json:"steps,omitempty"`
-	// tmux: the pane's size (default 120×40).
+	// tmux: the pane's size (default 120×40); desktop: the screen's size
+	// in pixels (default 1024×768).
 	Width  int `json:"width,omitempty"`
 	Height int `json:"height,omitempty"`
 
-	// browser
+	// browser (and desktop: expect_text, the text read off the screen)
 	URL            string `json:"url,omitempty"`
 	ExpectText     string `json:"expect_text,omitempty"`
 	ExpectSelector string `json:"expect_selector,omitempty"`
@@ -160,19 +164,36 @@ type Check struct {
 	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
 }
 
-// Step is one step of a tmux or browser check: exactly one action.
+// Step is one step of a tmux, browser or desktop check: exactly one
+// action (tmux: keys, expect or both).
 type Step struct {
 	// tmux: keys to send (tmux send-keys syntax: "ls Enter", "C-c"), then
 	// text the pane must show.
 	Keys   string `json:"keys,omitempty"`
 	Expect string `json:"expect,omitempty"`
-	// browser
-	Click    string    `json:"click,omitempty"` // a CSS selector
+	// browser: click a CSS selector, type into one, wait for a pattern in
+	// the page's text. desktop: click the text read off the screen (one or
+	// more words, as shown), type text into the focused window, wait for
+	// a pattern in the screen's text.
+	Click    string    `json:"click,omitempty"`
 	Type     *TypeStep `json:"type,omitempty"`
-	WaitText string    `json:"wait_text,omitempty"` // a pattern the page's text must come to match
+	WaitText string    `json:"wait_text,omitempty"`
+	// desktop: click at a point of the screen; press keys (xdotool key
+	// names, "Return", "ctrl+s"); keep a screenshot of the screen now.
+	ClickAt    *Point `json:"click_at,omitempty"`
+	Key        string `json:"key,omitempty"`
+	Screenshot bool   `json:"screenshot,omitempty"`
 }
 
-// TypeStep types text into the element a CSS selector names.
+// Point is a place on a desktop check's screen, in pixels from its top
+// left corner.
+type Point struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+}
+
+// TypeStep types text into the element a CSS selector names (browser) or
+// into the focused window (desktop: no selector).
 type TypeStep struct {
 	Selector string `json:"selector"`
 	Text     string `json:"text"`

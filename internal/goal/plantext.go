@@ -67,7 +67,7 @@ func CheckLine(ch Channel, c Check) string {
 		if c.ExpectBody != "" {
 			add("body matching %q", c.ExpectBody)
 		}
-	case ChannelTmux, ChannelBrowser:
+	case ChannelTmux, ChannelBrowser, ChannelDesktop:
 		if c.URL != "" {
 			add("opens %s", c.URL)
 		}

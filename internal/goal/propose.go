@@ -448,6 +448,7 @@ func checkSizes(where string, c Check) []Problem {
 		ps = bounded(ps, sw+".expect", st.Expect, MaxPattern)
 		ps = bounded(ps, sw+".click", st.Click, MaxPattern)
 		ps = bounded(ps, sw+".wait_text", st.WaitText, MaxPattern)
+		ps = bounded(ps, sw+".key", st.Key, MaxPattern)
 		if st.Type != nil {
 			ps = bounded(ps, sw+".type", st.Type.Selector+st.Type.Text, MaxPattern)
 		}
@@ -487,12 +488,14 @@ var channelFields = map[Channel][]string{
 	ChannelHTTP:    {"start", "port", "method", "path", "headers", "body", "expect_status", "expect_body", "expect_json"},
 	ChannelTmux:    {"start", "steps", "width", "height"},
 	ChannelBrowser: {"start", "url", "steps", "expect_text", "expect_selector"},
+	ChannelDesktop: {"start", "steps", "expect_text", "width", "height"},
 }
 
 // stepFields lists the step fields each channel with steps uses.
 var stepFields = map[Channel][]string{
 	ChannelTmux:    {"keys", "expect"},
 	ChannelBrowser: {"click", "type", "wait_text"},
+	ChannelDesktop: {"click", "click_at", "type", "key", "wait_text", "screenshot"},
 }
 
 // validateCheck checks that c has exactly the fields channel ch uses and
@@ -628,6 +631,8 @@ func validateCheck(where string, ch Channel, c Check) []Problem {
 			ps = append(ps, Problem{where, "needs at least one assertion: expect_text, expect_selector or a wait_text step"})
 		}
 		pattern("expect_text", c.ExpectText)
+	case ChannelDesktop:
+		ps = append(ps, validateDesktop(where, c)...)
 	}
 	return ps
 }

@@ -670,6 +670,7 @@ func cloneCheck(c Check) Check {
 		steps := make([]Step, len(c.Steps))
 		for i, s := range c.Steps {
 			s.Type = clonePtr(s.Type)
+			s.ClickAt = clonePtr(s.ClickAt)
 			steps[i] = s
 		}
 		c.Steps = steps

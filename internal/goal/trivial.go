@@ -42,7 +42,8 @@ var pageSelectors = []string{"*", "html", "body", "head", ":root"}
 //     run always exits 0 (it ends with || true, ; exit 0, | cat …);
 //   - a tmux expect that matches the keys typed so far (the terminal
 //     shows typed text whatever the program does);
-//   - a browser expect_selector every page has (body, html, *).
+//   - a browser expect_selector every page has (body, html, *);
+//   - a browser or desktop expect_text or wait_text that matches any text.
 //
 // An expect_status alone is a real assertion. A match-everything value in
 // expect_json still asserts that the path exists, so it is accepted.
@@ -61,7 +62,7 @@ func Trivial(ch Channel, c Check) string {
 		return everything("expect_body", c.ExpectBody)
 	case ChannelTmux:
 		return trivialTmux(c)
-	case ChannelBrowser:
+	case ChannelBrowser, ChannelDesktop:
 		return trivialBrowser(c)
 	}
 	return ""
