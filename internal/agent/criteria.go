@@ -334,7 +334,7 @@ func (r *runner) checkSandbox(ctx context.Context, dest string, ch goal.Channel)
 	l := sandbox.Layout{
 		Work: dest, Hide: append(append(r.o.hidden(), personsCheckout(ctx, r.row.Workdir)...), gateHiddenGit(ctx, r.row.Workdir)...),
 		Home: filepath.Join(slot, "home"), Tmp: filepath.Join(slot, "tmp"),
-		NoUnixSockets: ch != goal.ChannelTmux && ch != goal.ChannelBrowser,
+		NoUnixSockets: ch != goal.ChannelTmux && ch != goal.ChannelBrowser && ch != goal.ChannelDesktop,
 	}
 	for _, p := range depPaths(r.row.Workdir, r.st.DepDirs) {
 		l.Deps = append(l.Deps, sandbox.Bind{Src: p, Path: p})

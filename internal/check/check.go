@@ -6,10 +6,11 @@
 // one sealed report from a pipe of its own. The supervisor runs next to the
 // programs under test (inside the sandbox's network namespace, so it can
 // reach a server there that nothing outside can) and drives them: a
-// command, an HTTP request, keys in a tmux pane, a headless browser. It
-// evaluates the check's assertions on what it captured (exit code,
-// output, the response, pane captures, the page's text and DOM), stops
-// everything it started and reports what it found left over.
+// command, an HTTP request, keys in a tmux pane, a headless browser, a
+// GUI program on a private X server. It evaluates the check's assertions
+// on what it captured (exit code, output, the response, pane captures,
+// the page's text and DOM, the screen's text), stops everything it
+// started and reports what it found left over.
 //
 // A check passes only when the report arrived intact, every assertion
 // held, and nothing was left over. It fails when an assertion did not
@@ -38,6 +39,15 @@
 //     type text into a selector, wait_text up to 5 s); expect_text
 //     matches the page's text, expect_selector must find an element.
 //     Evidence: browser-actions.txt and a full-page browser.png.
+//   - desktop: start runs a GUI program on a private X server (Xvfb,
+//     width×height pixels, default 1024×768); the steps click text read
+//     off the screen (tesseract) or a point, type text, press keys
+//     (xdotool), wait up to 5 s for the screen's text to match
+//     (wait_text) or keep a screenshot; expect_text matches the screen's
+//     text at the end. Two controls run the steps on an empty desktop and
+//     the program without its input (see desktop.go). Evidence:
+//     desktop-actions.txt, desktop.png, desktop-stepN.png and the
+//     controls' desktop-control-empty.png and desktop-control-idle.png.
 //
 // Every attempt also writes receipt.txt: what was started and stopped.
 package check
@@ -125,7 +135,11 @@ const maxSummary = 600
 // artifactNames are the evidence files a report may carry.
 var artifactNames = map[string]bool{
 	"command.txt": true, "http.txt": true, "tmux.txt": true, "browser-actions.txt": true, "browser.png": true,
+	"desktop-actions.txt": true, "desktop.png": true, "desktop-control-empty.png": true, "desktop-control-idle.png": true,
 }
+
+// stepShot is the name of a desktop check's screenshot step's capture.
+var stepShot = regexp.MustCompile(`^desktop-step[1-9][0-9]?\.png$`)
 
 // Run runs c's check and returns what ultra observed.
 func (r Runner) Run(ctx context.Context, c goal.Criterion) Result {
@@ -199,6 +213,15 @@ func (r Runner) observe(ctx context.Context, c goal.Criterion) *observation {
 			return block("chromium not found: apt-get install chromium (or set the browser program)", "blocked: chromium not found")
 		}
 		in.Chromium = p
+	case goal.ChannelDesktop:
+		ts := DesktopTools()
+		if why := desktopMissing(ts); why != "" {
+			return block(why, "blocked: desktop tools not found")
+		}
+		in.Desktop = map[string]string{}
+		for _, t := range ts {
+			in.Desktop[t.Name] = t.Path
+		}
 	}
 	o := &observation{}
 	var sb *proc.Sandbox
@@ -485,7 +508,7 @@ func (r Runner) writeEvidence(o *observation, res Result) ([]goal.EvidenceFile, 
 	var arts []artifact
 	if o.rep != nil {
 		for _, a := range o.rep.Artifacts {
-			if artifactNames[a.Name] {
+			if artifactNames[a.Name] || stepShot.MatchString(a.Name) {
 				arts = append(arts, a)
 			}
 		}

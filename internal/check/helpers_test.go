@@ -82,7 +82,7 @@ func containedRunner(t testing.TB, dir string) Runner {
 	r.Sandbox = func(ch goal.Channel) (*proc.Sandbox, error) {
 		l := sandbox.Layout{
 			Work: dir, Home: home, Tmp: tmp,
-			NoUnixSockets: ch != goal.ChannelTmux && ch != goal.ChannelBrowser,
+			NoUnixSockets: ch != goal.ChannelTmux && ch != goal.ChannelBrowser && ch != goal.ChannelDesktop,
 			// The test binary lives under the host's /tmp, which the
 			// sandbox replaces.
 			Deps: []sandbox.Bind{{Src: exe, Path: exe}},

@@ -82,6 +82,10 @@ func validate(ch goal.Channel, c goal.Check) error {
 		if expects == 0 {
 			return bad("it asserts nothing: give a step an expect")
 		}
+	case goal.ChannelDesktop:
+		if ps := goal.DesktopProblems(c); len(ps) > 0 {
+			return bad("%s", ps[0])
+		}
 	case goal.ChannelBrowser:
 		if strings.TrimSpace(c.Start) == "" {
 			return bad("start is empty (the command that starts the server)")

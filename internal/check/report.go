@@ -35,6 +35,9 @@ type input struct {
 	Timeout  int          `json:"timeout"`            // seconds, for the scenario
 	Tmux     string       `json:"tmux,omitempty"`     // tmux program
 	Chromium string       `json:"chromium,omitempty"` // browser program
+	// Desktop are the desktop channel's programs by name (Xvfb,
+	// xdotool, import, tesseract), as Runner found them.
+	Desktop map[string]string `json:"desktop,omitempty"`
 }
 
 // envelope is what the supervisor writes to the report pipe.

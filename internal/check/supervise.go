@@ -162,6 +162,8 @@ func supervise(in input) *report {
 			s.tmux(ctx)
 		case goal.ChannelBrowser:
 			s.browser(ctx)
+		case goal.ChannelDesktop:
+			s.desktop(ctx)
 		}
 	}()
 	s.teardown()
