@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/config"
 	"github.com/ultra-dev/ultra/internal/doctor"
 	"github.com/ultra-dev/ultra/internal/store"
@@ -258,6 +259,19 @@ func printEnvironment(w io.Writer, r doctor.Environment) {
 		} else {
 			fmt.Fprintf(w, "criteria   %-8s no %s: such criteria are BLOCKED (%s)\n", ch.name, ch.what, ch.fix)
 		}
+	}
+	var have, lack, pkgs []string
+	for _, t := range check.DesktopTools() {
+		if r.Channels["desktop "+t.Name] != "" {
+			have = append(have, t.Name)
+		} else {
+			lack, pkgs = append(lack, t.Name), append(pkgs, t.Package)
+		}
+	}
+	if len(lack) == 0 {
+		fmt.Fprintf(w, "criteria   %-8s ok: %s\n", "desktop", strings.Join(have, " "))
+	} else {
+		fmt.Fprintf(w, "criteria   %-8s no %s: such criteria are BLOCKED (apt-get install %s)\n", "desktop", strings.Join(lack, ", "), strings.Join(pkgs, " "))
 	}
 	var found, missing []string
 	for _, t := range doctor.Runners {

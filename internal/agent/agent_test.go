@@ -558,6 +558,9 @@ func TestChannelMissingRefused(t *testing.T) {
 	if why := channelMissing(goal.ChannelTmux); !strings.Contains(why, "tmux is not installed") || !strings.Contains(why, "apt-get install tmux") {
 		t.Fatalf("channelMissing(tmux) = %q", why)
 	}
+	if why := channelMissing(goal.ChannelDesktop); !strings.Contains(why, "apt-get install xvfb xdotool imagemagick tesseract-ocr") || !strings.Contains(why, "a desktop criterion could never pass") {
+		t.Fatalf("channelMissing(desktop) = %q", why)
+	}
 	if why := channelMissing(goal.ChannelCommand); why != "" {
 		t.Fatalf("channelMissing(command) = %q", why)
 	}

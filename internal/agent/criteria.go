@@ -319,7 +319,8 @@ func (r *runner) evidenceDir(t target, label string) string {
 // checkSandbox contains a check's programs as the gate contains the
 // tests: the checkout writable, a fresh home and /tmp, ultra's state and
 // the person's secrets hidden, no network beyond the sandbox's own
-// loopback. tmux and browser checks may create Unix sockets (tmux and chromium need them).
+// loopback. tmux, browser and desktop checks may create Unix sockets
+// (tmux, chromium and the X server need them).
 func (r *runner) checkSandbox(ctx context.Context, dest string, ch goal.Channel) (*proc.Sandbox, error) {
 	st := r.o.sandboxStatus()
 	if !st.Available {

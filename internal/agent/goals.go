@@ -406,8 +406,8 @@ func (r *runner) hasGoals() bool { return r.st.Goals != nil && r.goals != nil }
 var goalsSchema = json.RawMessage(`{"type":"object","properties":{"goals":{"type":"array","items":{"type":"object","properties":{` +
 	`"title":{"type":"string"},"objective":{"type":"string"},"criteria":{"type":"array","items":{"type":"object","properties":{` +
 	`"scenario":{"type":"string"},"user_model":{"type":"string","enum":["happy","edge","regression","adversarial"]},` +
-	`"channel":{"type":"string","enum":["command","http","tmux","browser"]},` +
-	`"check":{"type":"object","description":"command: {run, expect_exit, expect_stdout, expect_stderr}; http: {start, port, method, path, headers, body, expect_status, expect_body, expect_json}; tmux: {start, steps:[{keys, expect}]}; browser: {start, url, steps:[{click}|{type:{selector,text}}|{wait_text}], expect_text, expect_selector}. expect_* are regular expressions."},` +
+	`"channel":{"type":"string","enum":["command","http","tmux","browser","desktop"]},` +
+	`"check":{"type":"object","description":"command: {run, expect_exit, expect_stdout, expect_stderr}; http: {start, port, method, path, headers, body, expect_status, expect_body, expect_json}; tmux: {start, steps:[{keys, expect}]}; browser: {start, url, steps:[{click}|{type:{selector,text}}|{wait_text}], expect_text, expect_selector}; desktop (a GUI program on a private X screen, its text read by OCR): {start, steps:[{click: text on the screen}|{click_at:{x,y}}|{type:{text}}|{key: \"Return ctrl+s\"}|{wait_text}|{screenshot:true}], expect_text, width, height}. expect_* are regular expressions."},` +
 	`"expected_evidence":{"type":"string"},"essential":{"type":"boolean"}},"required":["scenario","user_model","channel","check","expected_evidence"]}},` +
 	`"refactor":{"type":"boolean","description":"the goal changes no behaviour (only in a run a person declared a refactor): its criteria that run the program pass before and after, those that only read its text (docs, comments) must change"}},` +
 	`"required":["title","objective","criteria"]}}},"required":["goals"],"additionalProperties":false}`)
@@ -515,6 +515,10 @@ func channelMissing(ch goal.Channel) string {
 	case goal.ChannelBrowser:
 		if check.FindChromium("") == "" {
 			return "chromium is not installed here, so a browser criterion could never pass: use another channel (a person can install it: apt-get install chromium)"
+		}
+	case goal.ChannelDesktop:
+		if why := check.DesktopMissing(); why != "" {
+			return why + " is needed here, so a desktop criterion could never pass: use another channel (a person can install them)"
 		}
 	}
 	return ""

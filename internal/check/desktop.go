@@ -55,6 +55,10 @@ func DesktopTools() []DesktopTool {
 	return ts
 }
 
+// DesktopMissing says which of the desktop channel's programs are missing
+// here and how to install them, or "".
+func DesktopMissing() string { return desktopMissing(DesktopTools()) }
+
 // desktopMissing says which desktop tools are missing and how to install
 // them, or "".
 func desktopMissing(ts []DesktopTool) string {

@@ -24,8 +24,10 @@ type Environment struct {
 	Git      string            `json:"git"`
 	GateKey  string            `json:"gate_key"`
 	Tools    map[string]string `json:"tools"` // test runners found (path) or ""
-	// Channels are the programs criteria of the tmux and browser channels
-	// need (path, or "" when missing: such criteria are then BLOCKED).
+	// Channels are the programs criteria of the tmux, browser and desktop
+	// channels need (path, or "" when missing: such criteria are then
+	// BLOCKED); the desktop's are "desktop <program>" (desktop Xvfb,
+	// desktop xdotool, desktop import, desktop tesseract).
 	Channels map[string]string `json:"channels"`
 }
 
@@ -54,6 +56,9 @@ func gatherEnvironment() (Environment, EnvObs) {
 	var o EnvObs
 	e.Channels["tmux"], _ = exec.LookPath("tmux")
 	e.Channels["browser"] = check.FindChromium("")
+	for _, t := range check.DesktopTools() {
+		e.Channels["desktop "+t.Name] = t.Path
+	}
 	for name, p := range policy.Profiles {
 		switch {
 		case e.Sandbox.Available:
