@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -94,4 +95,47 @@ func median(ds []time.Duration) float64 {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return float64(s[len(s)/2].Microseconds()) / 1000
+}
+
+// The cost of one desktop check: the Tk program of the desktop tests,
+// "Save" clicked (found by OCR), "Saved 3 items" awaited; honest (it
+// passes: the empty-desktop control, the check, the control without the
+// input) and hostile (refused by the control without the input).
+//
+//	go test -run '^$' -bench DesktopCheck -benchtime 5x ./internal/check/
+func BenchmarkDesktopCheck(b *testing.B) {
+	if why := desktopMissing(DesktopTools()); why != "" {
+		b.Skip(why)
+	}
+	for _, contained := range []bool{false, true} {
+		for _, kind := range []string{"honest", "hostile"} {
+			b.Run(mode(contained)+"/"+kind, func(b *testing.B) {
+				dir := b.TempDir()
+				if err := os.WriteFile(filepath.Join(dir, "app.py"), []byte(tkApp), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				var r Runner
+				if contained {
+					r = containedRunner(b, dir)
+				} else {
+					r = newRunner(b, dir)
+				}
+				base := r.EvidenceDir
+				c := crit(goal.ChannelDesktop, saveCheck(kind, "bench"))
+				want := map[string]goal.CriterionStatus{"honest": goal.CriterionPass, "hostile": goal.CriterionFail}[kind]
+				var times []time.Duration
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					r.EvidenceDir = filepath.Join(base, strconv.Itoa(i))
+					began := time.Now()
+					res := r.Run(context.Background(), c)
+					times = append(times, time.Since(began))
+					if res.Status != want {
+						b.Fatalf("%s: %s", res.Status, res.Reason)
+					}
+				}
+				b.ReportMetric(median(times), "median-ms")
+			})
+		}
+	}
 }

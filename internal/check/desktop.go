@@ -30,7 +30,8 @@ import (
 //  2. the check itself: the program, then the steps.
 //  3. the control without the input: the program again, its input steps
 //     (click, click_at, type, key) replaced by a pause as long as each took
-//     in the check, the waits and expect_text as in the check. When every
+//     in the check, each wait_text as long as it took in the check and a
+//     second more, expect_text as in the check. When every
 //     expect after the first input is met anyway, the program shows it
 //     whatever the input: the check cannot tell the input worked. Run only
 //     when the check passed and has an expect after an input.
@@ -80,6 +81,10 @@ const (
 	// controlSettle is how long the empty-desktop control lets each step
 	// take effect before it reads the screen.
 	controlSettle = 300 * time.Millisecond
+	// controlSlack is how much longer than the check the control without
+	// the input waits for an expect (the screen is read about every
+	// 0.5 s).
+	controlSlack = time.Second
 )
 
 // desk is one X server of a desktop check and the tools that drive it.
@@ -355,9 +360,15 @@ func (d *desk) play(ctx context.Context, took []time.Duration, shots *[]artifact
 				continue
 			}
 			wait := stepTimeout
-			if control {
+			switch {
+			case control:
 				time.Sleep(controlSettle)
 				wait = 0
+			case idle:
+				// The same time from the program's start as the check took
+				// to see it, and a little more: what did not come from the
+				// input shows by then here too.
+				wait = min(stepTimeout, took[i]+controlSlack)
 			}
 			sc, err := d.waitText(ctx, st.WaitText, wait)
 			if err != nil {

@@ -25,11 +25,12 @@ func needDesktop(t *testing.T) {
 
 // tkApp is the program under test: a Tk window with a Save button that,
 // clicked, shows "Saved 3 items". hostile shows it from the start and its
-// button does nothing. The window also says whether another X display
+// button does nothing; delayed shows it 1.5 s after the start, on a timer,
+// and its button does nothing. The window also says whether another X display
 // (hostDisplay, when set) is reachable from the program. Its argv holds
 // the marker m.
 const tkApp = `import os, socket, sys, tkinter as tk
-hostile = sys.argv[1] == "hostile"
+hostile = sys.argv[1] in ("hostile", "delayed")
 def reach(n):
     for addr in ("\0/tmp/.X11-unix/X" + n, "/tmp/.X11-unix/X" + n):
         s = socket.socket(socket.AF_UNIX)
@@ -50,6 +51,9 @@ def save():
     if not hostile:
         msg.config(text="Saved 3 items")
 tk.Button(root, text="Save", font=font, command=save).pack(pady=16)
+if sys.argv[1] == "delayed":
+    msg.config(text="Nothing saved")
+    root.after(1500, lambda: msg.config(text="Saved 3 items"))
 msg.pack()
 host = os.environ.get("HOST_DISPLAY", "")
 if host:
@@ -125,20 +129,25 @@ func TestDesktopPass(t *testing.T) {
 
 // A program that shows the expected text whatever happens is refused:
 // the control without the click meets every expect after the click.
+// So is one that shows it on a timer, whenever the click comes.
 func TestDesktopHostileRefused(t *testing.T) {
 	needDesktop(t)
-	m := marker(t)
-	before := xservers()
-	r := newRunner(t, tkDir(t))
-	res := r.Run(context.Background(), crit(goal.ChannelDesktop, saveCheck("hostile", m)))
-	logResult(t, res)
-	wantStatus(t, res, goal.CriterionFail)
-	wantIn(t, "summary", res.Summary, "control (the program without the input steps) meets no expect after an input ✗ got every expect after an input is met without the input")
-	wantIn(t, "signature", res.Signature, "fail desktop: control (the program without the input steps)")
-	wantPNG(t, r, res, "desktop-control-idle.png")
-	wantIn(t, "receipt", res.Receipt, "leftovers: none")
-	noneLeft(t, m)
-	noNewXServer(t, before)
+	for _, mode := range []string{"hostile", "delayed"} {
+		t.Run(mode, func(t *testing.T) {
+			m := marker(t)
+			before := xservers()
+			r := newRunner(t, tkDir(t))
+			res := r.Run(context.Background(), crit(goal.ChannelDesktop, saveCheck(mode, m)))
+			logResult(t, res)
+			wantStatus(t, res, goal.CriterionFail)
+			wantIn(t, "summary", res.Summary, "control (the program without the input steps) meets no expect after an input ✗ got every expect after an input is met without the input")
+			wantIn(t, "signature", res.Signature, "fail desktop: control (the program without the input steps)")
+			wantPNG(t, r, res, "desktop-control-idle.png")
+			wantIn(t, "receipt", res.Receipt, "leftovers: none")
+			noneLeft(t, m)
+			noNewXServer(t, before)
+		})
+	}
 }
 
 // Expectations an empty desktop meets prove nothing: the check stops at
