@@ -25,13 +25,7 @@ import (
 func BenchmarkCommandCheck(b *testing.B) {
 	for _, contained := range []bool{false, true} {
 		b.Run(mode(contained), func(b *testing.B) {
-			dir := b.TempDir()
-			var r Runner
-			if contained {
-				r = containedRunner(b, dir)
-			} else {
-				r = newRunner(b, dir)
-			}
+			r := benchRunner(b, contained, b.TempDir())
 			base := r.EvidenceDir
 			c := crit(goal.ChannelCommand, goal.Check{Run: "test -d ."})
 			var times []time.Duration
@@ -80,6 +74,14 @@ func BenchmarkCommandDirect(b *testing.B) {
 	}
 }
 
+// benchRunner is a Runner on dir, in a sandbox or not.
+func benchRunner(b *testing.B, contained bool, dir string) Runner {
+	if contained {
+		return containedRunner(b, dir)
+	}
+	return newRunner(b, dir)
+}
+
 func mode(contained bool) string {
 	if contained {
 		return "contained"
@@ -114,12 +116,7 @@ func BenchmarkDesktopCheck(b *testing.B) {
 				if err := os.WriteFile(filepath.Join(dir, "app.py"), []byte(tkApp), 0o644); err != nil {
 					b.Fatal(err)
 				}
-				var r Runner
-				if contained {
-					r = containedRunner(b, dir)
-				} else {
-					r = newRunner(b, dir)
-				}
+				r := benchRunner(b, contained, dir)
 				base := r.EvidenceDir
 				c := crit(goal.ChannelDesktop, saveCheck(kind, "bench"))
 				want := map[string]goal.CriterionStatus{"honest": goal.CriterionPass, "hostile": goal.CriterionFail}[kind]

@@ -97,6 +97,7 @@ type desk struct {
 	dir     string // where the captures go
 	n       int    // captures taken
 	log     *strings.Builder
+	began   time.Time
 }
 
 // desktopRun is what one play of the steps found.
@@ -221,7 +222,7 @@ func (s *sup) openDesk(ctx context.Context, tools map[string]string, w, h int, s
 		s.block("creating the desktop's directory", err.Error())
 		return nil, false
 	}
-	d := &desk{s: s, tools: tools, dir: dir, log: log}
+	d := &desk{s: s, tools: tools, dir: dir, log: log, began: time.Now()}
 	// -displayfd 1: the server picks a free display and prints its number.
 	d.server, err = s.start("X server", fmt.Sprintf("exec %s -displayfd 1 -nolisten tcp -noreset -screen 0 %dx%dx24",
 		shellQuote(tools["Xvfb"]), w, h))
@@ -290,6 +291,7 @@ func (s *sup) closeDesk(d *desk) bool {
 		}
 		fmt.Fprintf(d.log, "X server %s stopped%s\n", d.display, gone)
 	}
+	fmt.Fprintf(d.log, "this desktop took %s (%d screen captures)\n", time.Since(d.began).Round(time.Millisecond), d.n)
 	before := len(s.rep.Leftovers)
 	s.sweep()
 	if len(s.rep.Leftovers) > before {
@@ -344,9 +346,11 @@ func (d *desk) play(ctx context.Context, took []time.Duration, shots *[]artifact
 			err = d.xdo("type", "--delay", "20", "--", st.Type.Text)
 		case st.Key != "":
 			err = d.xdo(append([]string{"key", "--delay", "20", "--"}, strings.Fields(st.Key)...)...)
+		case st.Screenshot && control:
+			// Nothing keeps it, and the empty desktop shows nothing new.
 		case st.Screenshot:
 			var sc *screen
-			if sc, err = d.capture(); err == nil && !control && !idle {
+			if sc, err = d.capture(); err == nil && !idle {
 				name := fmt.Sprintf("desktop-step%d.png", i+1)
 				*shots = append(*shots, artifact{Name: name, Data: sc.png})
 				what += " → " + name
