@@ -240,3 +240,20 @@ func TestContainedDesktop(t *testing.T) {
 	logResult(t, res)
 	wantStatus(t, res, goal.CriterionPass)
 }
+
+// A process the program leaves behind (its own session, outside the
+// program's group) outlives it: the check is BLOCKED, whatever the
+// screen showed, and the process is killed.
+func TestDesktopLeftoverBlocks(t *testing.T) {
+	needDesktop(t)
+	m := marker(t)
+	r := newRunner(t, tkDir(t))
+	c := saveCheck("honest", m)
+	c.Start = "setsid bash -c 'exec -a " + m + "-daemon sleep 300' & " + c.Start
+	res := r.Run(context.Background(), crit(goal.ChannelDesktop, c))
+	logResult(t, res)
+	wantStatus(t, res, goal.CriterionBlocked)
+	wantIn(t, "reason", res.Reason, "leftover: process still running after the check's programs stopped")
+	wantIn(t, "desktop-actions.txt", string(evidence(t, r, res, "desktop-actions.txt")), "leftovers after this desktop: 1 (killed)")
+	noneLeft(t, m)
+}
