@@ -154,7 +154,7 @@ func (s *sup) desktop(ctx context.Context) {
 	}
 	ctl := d.play(ctx, nil, &shots)
 	shot("desktop-control-empty.png", ctl.last)
-	if !s.closeDesk(d) {
+	if !s.closeDesk(d) || s.outOfTime(ctx, "in the control on an empty desktop") {
 		return
 	}
 	if ctl.all && ctl.judge > 0 {
@@ -171,14 +171,17 @@ func (s *sup) desktop(ctx context.Context) {
 	}
 	run := d.play(ctx, []time.Duration{}, &shots)
 	shot("desktop.png", run.last)
-	if !s.closeDesk(d) || s.rep.Blocked != "" {
+	if !s.closeDesk(d) || s.outOfTime(ctx, "in the check's steps") || s.rep.Blocked != "" {
 		return
 	}
 	failed := false
 	for _, a := range s.rep.Assertions {
 		failed = failed || !a.OK
 	}
-	ran := len(run.took)
+	ran := len(run.took) // the steps done
+	if failed && ran < len(c.Steps) {
+		ran++ // and the one that failed
+	}
 	s.rep.Observed = fmt.Sprintf("desktop %dx%d: %d of %d steps run", w, h, ran, len(c.Steps))
 	first := -1
 	for i, st := range c.Steps {
@@ -206,13 +209,24 @@ func (s *sup) desktop(ctx context.Context) {
 	}
 	idle := d.play(ctx, run.took, &shots)
 	shot("desktop-control-idle.png", idle.last)
-	if !s.closeDesk(d) {
+	if !s.closeDesk(d) || s.outOfTime(ctx, "in the control without the input") {
 		return
 	}
 	if idle.all && idle.judge > 0 {
 		s.rep.Assertions = append(s.rep.Assertions, assertion{Name: "control (the program without the input steps)", Want: "meets no expect after an input",
 			Got: "every expect after an input is met without the input: the program shows it by itself"})
 	}
+}
+
+// outOfTime blocks the check when its time ran out: what a desktop showed
+// until then decides nothing (a control cut short proves nothing either
+// way).
+func (s *sup) outOfTime(ctx context.Context, doing string) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	s.timedOut(doing, "")
+	return true
 }
 
 // openDesk starts an X server and, when start is set, the program on it.

@@ -257,3 +257,18 @@ func TestDesktopLeftoverBlocks(t *testing.T) {
 	wantIn(t, "desktop-actions.txt", string(evidence(t, r, res, "desktop-actions.txt")), "leftovers after this desktop: 1 (killed)")
 	noneLeft(t, m)
 }
+
+// A check whose time runs out is BLOCKED, never judged on what the screen
+// showed until then.
+func TestDesktopTimeout(t *testing.T) {
+	needDesktop(t)
+	r := newRunner(t, tkDir(t))
+	c := saveCheck("honest", marker(t))
+	c.Steps = []goal.Step{{WaitText: "never shown"}}
+	c.ExpectText = ""
+	c.TimeoutSeconds = 3
+	res := r.Run(context.Background(), crit(goal.ChannelDesktop, c))
+	logResult(t, res)
+	wantStatus(t, res, goal.CriterionBlocked)
+	wantIn(t, "reason", res.Reason, "timed out after 3s (timeout_seconds)")
+}
