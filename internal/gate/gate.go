@@ -554,11 +554,26 @@ func regressions(in Input, c Counts, newColl bool) []string {
 			collected[name] = true
 		}
 	}
+	// A test the run itself added, failed and then removed is no test of
+	// the project's going missing: with a baseline to tell, only the
+	// tests the run started with count (a goal's own checks are its
+	// criteria, which the final gate runs again).
+	original := func(name string) bool {
+		b := in.Baseline
+		if b == nil || !b.Evaluated || len(b.Tests) == 0 {
+			return true
+		}
+		_, ok := b.Tests[name]
+		return ok
+	}
 	for _, d := range in.Previous {
 		if d.Focused {
 			continue
 		}
 		for _, f := range d.Failing {
+			if !original(f.Name) && f.Kind != report.KindCollection {
+				continue
+			}
 			failedBefore[f.Name] = true
 			if f.Kind == report.KindCollection {
 				collected[f.Name] = true
