@@ -53,6 +53,9 @@ func TreeHash(ctx context.Context, dir string) (string, error) {
 	if st, _ := os.Stat(tmpPath); st != nil && st.Size() == 0 {
 		os.Remove(tmpPath) // git wants no file rather than an empty one
 	}
+	if err := clearHiding(ctx, dir, env); err != nil {
+		return "", err
+	}
 	if _, err := gitOut(ctx, dir, env, "add", "-A", "--", "."); err != nil {
 		return "", err
 	}
@@ -60,6 +63,64 @@ func TreeHash(ctx context.Context, dir string) (string, error) {
 		return "", err
 	}
 	return gitOut(ctx, dir, env, "write-tree")
+}
+
+// clearHiding takes the skip-worktree and assume-unchanged marks off the
+// entries of the index in env that differ from HEAD: git add -A leaves a
+// marked entry as the index holds it, whatever is on disk, so a tree
+// built from a model's index could hold code that is on no disk (where
+// the reviewer, who reads the files, never sees it). Without the marks
+// the tree is what the files are; an unchanged marked entry (a sparse
+// checkout's file outside its cone) stays as it is.
+func clearHiding(ctx context.Context, dir string, env []string) error {
+	out, err := gitOut(ctx, dir, env, "ls-files", "-v", "-z")
+	if err != nil {
+		return err
+	}
+	// One mark at a time: update-index applies only the last of its
+	// mark options.
+	marked := map[string][]string{}
+	for _, e := range strings.Split(out, "\x00") {
+		// "<tag> <path>": S skip-worktree, a lower-case tag assume-unchanged.
+		if len(e) < 3 || e[1] != ' ' {
+			continue
+		}
+		tag := e[0]
+		if tag == 'S' || tag == 's' { // s: both marks
+			marked["--no-skip-worktree"] = append(marked["--no-skip-worktree"], e[2:])
+		}
+		if tag >= 'a' && tag <= 'z' {
+			marked["--no-assume-unchanged"] = append(marked["--no-assume-unchanged"], e[2:])
+		}
+	}
+	if len(marked) == 0 {
+		return nil
+	}
+	// A marked entry as HEAD has it is no change (a sparse checkout's
+	// files outside its cone): only the entries that differ lose the mark.
+	changed := map[string]bool{}
+	if diff, err := gitOut(ctx, dir, env, "diff-index", "--cached", "--name-only", "-z", "--no-renames", "HEAD", "--"); err == nil {
+		for _, p := range strings.Split(diff, "\x00") {
+			changed[p] = true
+		}
+	} else {
+		changed = nil // no HEAD: every marked entry is a change
+	}
+	for opt, paths := range marked {
+		if changed != nil {
+			paths = slices.DeleteFunc(paths, func(p string) bool { return !changed[p] })
+		}
+		if len(paths) == 0 {
+			continue
+		}
+		cmd := Command(ctx, dir, "update-index", "-z", opt, "--stdin")
+		cmd.Env = append(cmd.Env, env...)
+		cmd.Stdin = strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git update-index: %v: %s", err, b)
+		}
+	}
+	return nil
 }
 
 // stageRecords makes the tree's .ultra/ exactly what is on disk. The

@@ -636,3 +636,53 @@ func TestForeignUltraPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestTreeHashIsWhatIsOnDisk: an index entry marked skip-worktree or
+// assume-unchanged does not keep in the tree what is on no disk.
+func TestTreeHashIsWhatIsOnDisk(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.go"), []byte("package a\n\nfunc B() {}\n"), 0o644)
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "x")
+	clean, _ := TreeHash(ctx, dir)
+	hash := func(content string) string {
+		cmd := exec.Command("git", "-C", dir, "hash-object", "-w", "--stdin")
+		cmd.Stdin = strings.NewReader(content)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	hidden := hash("package a\n\nfunc init() { panic(\"hidden\") }\n")
+	for _, c := range []struct {
+		name string
+		args [][]string
+	}{
+		{"a new file on no disk, skip-worktree", [][]string{{"update-index", "--add", "--cacheinfo", "100644," + hidden + ",hidden.go"}, {"update-index", "--skip-worktree", "hidden.go"}}},
+		{"other bytes, assume-unchanged", [][]string{{"update-index", "--cacheinfo", "100644," + hidden + ",b.go"}, {"update-index", "--assume-unchanged", "b.go"}}},
+		{"other bytes, skip-worktree", [][]string{{"update-index", "--cacheinfo", "100644," + hidden + ",a.go"}, {"update-index", "--skip-worktree", "a.go"}}},
+		{"both marks", [][]string{{"update-index", "--cacheinfo", "100644," + hidden + ",a.go"}, {"update-index", "--skip-worktree", "a.go"}, {"update-index", "--assume-unchanged", "a.go"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			git(t, dir, "read-tree", "HEAD")
+			for _, a := range c.args {
+				git(t, dir, a...)
+			}
+			if got, err := TreeHash(ctx, dir); err != nil || got != clean {
+				t.Errorf("tree %s (%v), want the files' %s", got, err, clean)
+			}
+		})
+	}
+	// A sparse checkout's file outside its cone: marked, as HEAD has it,
+	// not on disk. It stays in the tree.
+	git(t, dir, "read-tree", "HEAD")
+	git(t, dir, "update-index", "--skip-worktree", "b.go")
+	os.Remove(filepath.Join(dir, "b.go"))
+	if got, err := TreeHash(ctx, dir); err != nil || got != clean {
+		t.Errorf("a sparse checkout's file left out: tree %s (%v), want %s", got, err, clean)
+	}
+}
