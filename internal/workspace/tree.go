@@ -66,12 +66,13 @@ func TreeHash(ctx context.Context, dir string) (string, error) {
 }
 
 // clearHiding takes the skip-worktree and assume-unchanged marks off the
-// entries of the index in env that differ from HEAD: git add -A leaves a
-// marked entry as the index holds it, whatever is on disk, so a tree
-// built from a model's index could hold code that is on no disk (where
-// the reviewer, who reads the files, never sees it). Without the marks
-// the tree is what the files are; an unchanged marked entry (a sparse
-// checkout's file outside its cone) stays as it is.
+// entries of the index in env: git add -A leaves a marked entry as the
+// index holds it, whatever is on disk, so a tree built from a model's
+// index could hold code that is on no disk, or leave out code that is
+// (where the reviewer, who reads the files, sees other code than the
+// gate judged). Without the marks the tree is what the files are; only
+// a sparse checkout's file outside its cone (skip-worktree, as HEAD has
+// it, not on disk) keeps its mark.
 func clearHiding(ctx context.Context, dir string, env []string) error {
 	out, err := gitOut(ctx, dir, env, "ls-files", "-v", "-z")
 	if err != nil {
@@ -96,8 +97,9 @@ func clearHiding(ctx context.Context, dir string, env []string) error {
 	if len(marked) == 0 {
 		return nil
 	}
-	// A marked entry as HEAD has it is no change (a sparse checkout's
-	// files outside its cone): only the entries that differ lose the mark.
+	// A skip-worktree entry as HEAD has it, with no file on disk, is no
+	// change: a sparse checkout's file outside its cone keeps its mark.
+	// Every other mark goes (assume-unchanged is only a hint to git).
 	changed := map[string]bool{}
 	if diff, err := gitOut(ctx, dir, env, "diff-index", "--cached", "--name-only", "-z", "--no-renames", "HEAD", "--"); err == nil {
 		for _, p := range strings.Split(diff, "\x00") {
@@ -106,9 +108,16 @@ func clearHiding(ctx context.Context, dir string, env []string) error {
 	} else {
 		changed = nil // no HEAD: every marked entry is a change
 	}
+	sparse := func(p string) bool {
+		if changed == nil || changed[p] {
+			return false
+		}
+		_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p)))
+		return err != nil
+	}
 	for opt, paths := range marked {
-		if changed != nil {
-			paths = slices.DeleteFunc(paths, func(p string) bool { return !changed[p] })
+		if opt == "--no-skip-worktree" {
+			paths = slices.DeleteFunc(paths, sparse)
 		}
 		if len(paths) == 0 {
 			continue

@@ -677,6 +677,18 @@ func TestTreeHashIsWhatIsOnDisk(t *testing.T) {
 			}
 		})
 	}
+	// As HEAD has it in the index, other bytes on disk (the model's
+	// change, hidden from the gate but not from the reviewer): the tree
+	// is the disk's.
+	git(t, dir, "read-tree", "HEAD")
+	os.WriteFile(filepath.Join(dir, "b.go"), []byte("package a\n\nfunc B() { panic(\"on disk\") }\n"), 0o644)
+	onDisk, _ := TreeHash(ctx, dir)
+	git(t, dir, "update-index", "--skip-worktree", "b.go")
+	if got, err := TreeHash(ctx, dir); err != nil || got != onDisk || onDisk == clean {
+		t.Errorf("a change on disk hidden by skip-worktree: tree %s (%v), want the disk's %s", got, err, onDisk)
+	}
+	git(t, dir, "update-index", "--no-skip-worktree", "b.go")
+	git(t, dir, "checkout", "--", "b.go")
 	// A sparse checkout's file outside its cone: marked, as HEAD has it,
 	// not on disk. It stays in the tree.
 	git(t, dir, "read-tree", "HEAD")
