@@ -37,7 +37,7 @@ func Cancel(ctx context.Context, o Options, id, reason string) (*Outcome, error)
 			if row, err = o.Store.GetRun(ctx, row.ID); err != nil {
 				return nil, err
 			}
-			if row.Status != StatusRunning || !processAlive(row.PID) {
+			if row.Status != StatusRunning || !ProcessAlive(row.PID) {
 				break
 			}
 			if time.Now().After(deadline) {

@@ -47,12 +47,9 @@ func zombie(pid int) bool {
 	return b[i+2] == 'Z' || b[i+2] == 'X'
 }
 
-// processAlive is ProcessAlive (the runner's own spelling).
-func processAlive(pid int) bool { return ProcessAlive(pid) }
-
 // Live reports whether another process, still alive, is driving the run.
 func Live(row *store.Run) bool {
-	return row.Status == StatusRunning && row.PID != 0 && row.PID != os.Getpid() && processAlive(row.PID)
+	return row.Status == StatusRunning && row.PID != 0 && row.PID != os.Getpid() && ProcessAlive(row.PID)
 }
 
 // ProcessOf is what this host can tell of the process driving a run
@@ -68,7 +65,7 @@ func ProcessOf(pid int, rt *store.Runtime) tasks.Process {
 			return tasks.ProcessUnknown
 		}
 	}
-	if pid == os.Getpid() || processAlive(pid) {
+	if pid == os.Getpid() || ProcessAlive(pid) {
 		return tasks.ProcessAlive
 	}
 	return tasks.ProcessDead

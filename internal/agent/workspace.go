@@ -114,7 +114,7 @@ func Starting(stateRoot, id string) bool {
 		return false
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	return err == nil && processAlive(pid)
+	return err == nil && ProcessAlive(pid)
 }
 
 // gitRules are what the guard lets the run's git commands do.
@@ -257,7 +257,7 @@ func LockRun(stateRoot, id string) (unlock func(), err error) {
 		if !errors.Is(err, os.ErrExist) {
 			return nil, err
 		}
-		if pid := lockHolder(path); pid != 0 && processAlive(pid) {
+		if pid := lockHolder(path); pid != 0 && ProcessAlive(pid) {
 			return nil, fmt.Errorf("%w (pid %d): try again when it is done", ErrLocked, pid)
 		}
 		os.Remove(path) // stale
@@ -268,7 +268,7 @@ func LockRun(stateRoot, id string) (unlock func(), err error) {
 // RunLocked reports whether a live process holds run id's lock.
 func RunLocked(stateRoot, id string) bool {
 	pid := lockHolder(filepath.Join(RunDir(stateRoot, id), "lock"))
-	return pid != 0 && pid != os.Getpid() && processAlive(pid)
+	return pid != 0 && pid != os.Getpid() && ProcessAlive(pid)
 }
 
 func lockHolder(path string) int {

@@ -52,14 +52,15 @@ type Processes struct {
 }
 
 // Row is the run's row with its status as every command shows it
-// (agent.StateOf): a run whose process is gone is interrupted, one whose
-// live process stopped beating is stuck.
+// (agent.ShownStatus): a run whose process is gone is interrupted. Its
+// heartbeat is not read again here: the TUI reads the runtime row beside
+// it (Runtime) and judges a silent live process by it (Model.live).
 func (p *Processes) Row(ctx context.Context, id string) (*store.Run, error) {
 	row, err := p.Store.GetRun(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	row.Status, _ = agent.StateOf(ctx, p.Store, row, time.Now())
+	row.Status = agent.ShownStatus(row)
 	return row, nil
 }
 
