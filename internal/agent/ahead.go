@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/ultra-dev/ultra/internal/check"
-	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // ahead are the checks a verification of a run with goals will run
@@ -35,16 +34,13 @@ type ahead struct {
 // startAhead starts the checks of the verification about to run on the
 // worktree's tree, when the machine has more than one CPU to run them on
 // beside the tests; nil when there is nothing to start.
-func (r *runner) startAhead(ctx context.Context) *ahead {
-	if runtime.NumCPU() < 2 || r.goals == nil || r.goals.file == nil || r.goals.file.Accepted == nil {
+// tree is the worktree's tree the verification judges.
+func (r *runner) startAhead(ctx context.Context, tree string) *ahead {
+	if tree == "" || runtime.NumCPU() < 2 || r.goals == nil || r.goals.file == nil || r.goals.file.Accepted == nil {
 		return nil
 	}
 	ts, label, driftLabel := r.nextCriteria()
 	if len(ts) == 0 && driftLabel == "" {
-		return nil
-	}
-	tree, err := workspace.TreeHash(ctx, r.row.Workdir)
-	if err != nil || tree == "" {
 		return nil
 	}
 	actx, cancel := context.WithCancel(ctx)

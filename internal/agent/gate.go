@@ -190,6 +190,15 @@ func (r *runner) waitBaseline() {
 // gateInput is what the gate judges a run's next verification against:
 // its earlier decisions, its baseline and the tree now in workdir.
 func gateInput(ctx context.Context, runDir, runID, workdir string, now time.Time) (gate.Input, error) {
+	tree, err := workspace.TreeHash(ctx, workdir)
+	if err != nil && ctx.Err() != nil {
+		return gate.Input{}, ctx.Err()
+	}
+	return gateInputOf(runDir, runID, tree, now)
+}
+
+// gateInputOf is gateInput of tree, already hashed ("": it could not be).
+func gateInputOf(runDir, runID, tree string, now time.Time) (gate.Input, error) {
 	prev, err := gatefile.Read(runDir)
 	if err != nil {
 		return gate.Input{}, err
@@ -198,19 +207,16 @@ func gateInput(ctx context.Context, runDir, runID, workdir string, now time.Time
 	if err != nil {
 		return gate.Input{}, err
 	}
-	tree, err := workspace.TreeHash(ctx, workdir)
-	if err != nil && ctx.Err() != nil {
-		return gate.Input{}, ctx.Err()
-	}
 	return gate.Input{Run: runID, Tree: tree, N: gatefile.Next(prev), Time: now, Baseline: base, Previous: prev}, nil
 }
 
 // gateVerify runs the tests (failed ones first when iterating and that
 // can save time: focusOn), judges them and records the decision file.
-func (r *runner) gateVerify(ctx context.Context) (gate.Decision, *verify.Result, string, error) {
+// tree is the worktree's tree, hashed by the caller ("": it could not be).
+func (r *runner) gateVerify(ctx context.Context, tree string) (gate.Decision, *verify.Result, string, error) {
 	r.waitBaseline()
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
-	input, err := gateInput(ctx, runDir, r.row.ID, r.row.Workdir, r.o.Now())
+	input, err := gateInputOf(runDir, r.row.ID, tree, r.o.Now())
 	if err != nil {
 		return gate.Decision{}, nil, "", err
 	}

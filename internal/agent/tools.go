@@ -12,6 +12,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/tool"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // funcTool is a tool whose behaviour belongs to the runner.
@@ -128,11 +129,13 @@ func (r *runner) runVerify(ctx context.Context, _ json.RawMessage) tool.Result {
 			reason: fmt.Sprintf("verify runs only in verifying; the run is in %s", r.st.Phase.Phase)})
 	}
 	start := r.o.Now()
-	if a := r.startAhead(ctx); a != nil {
+	// One hash of the tree for the gate and the checks started beside it.
+	tree, _ := workspace.TreeHash(ctx, r.row.Workdir)
+	if a := r.startAhead(ctx, tree); a != nil {
 		r.goals.ahead = a
 		defer func() { r.goals.ahead = nil; a.finish(r) }()
 	}
-	d, res, path, err := r.gateVerify(ctx)
+	d, res, path, err := r.gateVerify(ctx, tree)
 	if ctx.Err() != nil {
 		return tool.Result{IsError: true, Output: "verification interrupted"}
 	}
