@@ -148,7 +148,7 @@ func (r *runner) checkGit(cmd string) *refusal {
 // change. TreeHash already stages .ultra/ from disk alone, which the
 // model cannot write; this holds even where something got around that.
 func (r *runner) foreignRecords(ctx context.Context, tree string) error {
-	base := r.row.Workspace.BaseCommit
+	base := r.row.Workspace.From()
 	if base == "" {
 		return nil
 	}

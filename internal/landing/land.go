@@ -79,7 +79,7 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 	// Nothing under .ultra/ lands but the run's own records, as files:
 	// not another run's records, not ultra's state (where a link would
 	// lead ultra's writes, or a hook be run), not the project's config.
-	if bad, err := workspace.ForeignUltraPaths(ctx, o.Repo, ws.BaseCommit, tip, agent.RecordsOf(row).Paths()); err != nil {
+	if bad, err := workspace.ForeignUltraPaths(ctx, o.Repo, ws.From(), tip, agent.RecordsOf(row).Paths()); err != nil {
 		return nil, err
 	} else if len(bad) > 0 {
 		return nil, refused("the tip of %s changes %s under .ultra/, which no run may: only a run's own records land. Nothing was landed", ws.Branch, workspace.ListSome(bad, 5))

@@ -148,6 +148,15 @@ type Workspace struct {
 	Removed     string `json:"removed,omitempty"` // when the worktree was removed
 }
 
+// From is the commit the run started from: its snapshot of uncommitted
+// changes when it took one (--include-uncommitted), else its base.
+func (w Workspace) From() string {
+	if w.StartCommit != "" {
+		return w.StartCommit
+	}
+	return w.BaseCommit
+}
+
 // Fate is what became of a run's branch and worktree: landed, undone,
 // removed, or "" while the worktree is there (or the run has none).
 func (w Workspace) Fate() string {
