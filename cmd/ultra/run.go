@@ -303,6 +303,7 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		Secrets:         pc.secrets,
 		GateUnixSockets: p.Config.Verify.UnixSockets,
 		NoGateCache:     f.noGateCache || p.Config.Verify.CacheOff(),
+		NoTestsAhead:    p.Config.Verify.AheadOff(),
 		GoalFailure:     p.Config.Goals.OnFailure,
 		NoWait:          f.noWait,
 		OneUnit:         f.oneUnit,

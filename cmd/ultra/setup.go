@@ -128,7 +128,7 @@ func openRun(cmd *cobra.Command, id string) (*project, *store.Store, *store.Run,
 // agentOptions are what commands that act on stored runs (cancel, waive,
 // land, …) give the agent: the store, the state root and the git rules.
 func (p *project) agentOptions(st *store.Store) agent.Options {
-	return agent.Options{Store: st, StateRoot: p.StateRoot, Git: p.gitSettings(), VerifyTimeout: p.Config.Verify.Timeout.D(), Ultra: ultraProgram(), GateUnixSockets: p.Config.Verify.UnixSockets, NoGateCache: p.Config.Verify.CacheOff()}
+	return agent.Options{Store: st, StateRoot: p.StateRoot, Git: p.gitSettings(), VerifyTimeout: p.Config.Verify.Timeout.D(), Ultra: ultraProgram(), GateUnixSockets: p.Config.Verify.UnixSockets, NoGateCache: p.Config.Verify.CacheOff(), NoTestsAhead: p.Config.Verify.AheadOff()}
 }
 
 // ensureIgnored keeps a state directory out of git with its own .gitignore.

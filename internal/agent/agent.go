@@ -81,6 +81,9 @@ type Options struct {
 	// NoGateCache: every verification runs the tests, even of a tree the
 	// repository's gate cache has (verify.cache = false).
 	NoGateCache bool
+	// NoTestsAhead: the tests run only when the model calls verify, not
+	// as soon as its calls leave the tree changed (early.go).
+	NoTestsAhead bool
 	// GoalFailure is what a run does when a goal fails its caps:
 	// "continue" moves on to the next goal; anything else escalates
 	// (goals.on_failure).

@@ -28,32 +28,74 @@ type ahead struct {
 	ctx         context.Context
 	cancel      context.CancelFunc
 	used        bool
+	started     bool
 	drift       *driftRun
 }
 
 // startAhead starts the checks of the verification about to run on the
 // worktree's tree, when the machine has more than one CPU to run them on
 // beside the tests; nil when there is nothing to start.
-// tree is the worktree's tree the verification judges.
-func (r *runner) startAhead(ctx context.Context, tree string) *ahead {
-	if tree == "" || runtime.NumCPU() < 2 || r.goals == nil || r.goals.file == nil || r.goals.file.Accepted == nil {
+// tree is the worktree's tree the verification judges; drift is a look
+// at the base tree already started (by the tests ahead of verify), taken
+// when it is the one wanted.
+func (r *runner) startAhead(ctx context.Context, tree string, drift *driftRun) *ahead {
+	if tree == "" {
+		r.dropDrift(drift)
+		return nil
+	}
+	a := r.planAhead(ctx, drift, true)
+	if a != nil {
+		a.start(r, tree)
+	}
+	return a
+}
+
+// planAhead makes the checks of the next verification, not started yet
+// (start), nil when there is nothing to run or one CPU to run it on.
+// With withDrift, the final gate's look at the base tree that goes with
+// them starts now (drift, when it is that one, is taken instead);
+// drift is dropped otherwise.
+func (r *runner) planAhead(ctx context.Context, drift *driftRun, withDrift bool) *ahead {
+	if runtime.NumCPU() < 2 || r.goals == nil || r.goals.file == nil || r.goals.file.Accepted == nil {
+		r.dropDrift(drift)
 		return nil
 	}
 	ts, label, driftLabel := r.nextCriteria()
+	if !withDrift {
+		driftLabel = ""
+	}
 	if len(ts) == 0 && driftLabel == "" {
+		r.dropDrift(drift)
 		return nil
 	}
 	actx, cancel := context.WithCancel(ctx)
-	a := &ahead{tree: tree, label: label, keys: targetKeys(ts), run: copies(ts), done: make(chan struct{}), ctx: actx, cancel: cancel}
+	a := &ahead{label: label, keys: targetKeys(ts), run: copies(ts), done: make(chan struct{}), ctx: actx, cancel: cancel}
 	if driftLabel != "" {
 		// Not under actx: it may go on after the criteria are taken.
-		a.drift = r.startDrift(ctx, driftLabel)
+		a.drift = r.wantedDrift(ctx, driftLabel, drift)
+	} else {
+		r.dropDrift(drift)
 	}
+	return a
+}
+
+// start runs a's checks on tree.
+func (a *ahead) start(r *runner, tree string) {
+	a.tree, a.started = tree, true
 	go func() {
 		defer close(a.done)
-		a.results = r.runChecks(actx, tree, a.run, label, "check", nil)
+		a.results = r.runChecks(a.ctx, tree, a.run, a.label, "check", nil)
 	}()
-	return a
+}
+
+// wantedDrift is drift when it is the look at the base tree labelled
+// label with the criteria wanted now, else a new one (drift dropped).
+func (r *runner) wantedDrift(ctx context.Context, label string, drift *driftRun) *driftRun {
+	if drift != nil && drift.label == label && slices.Equal(targetKeys(drift.live), targetKeys(r.driftTargets())) {
+		return drift
+	}
+	r.dropDrift(drift)
+	return r.startDrift(ctx, label)
 }
 
 // nextCriteria are the criteria the next verification runs if its tests
@@ -111,15 +153,11 @@ func (r *runner) criteriaChecks(ctx context.Context, tree string, ts []target, l
 // the tests when it is the one wanted (the same label and criteria), or
 // a new one.
 func (r *runner) takeDrift(ctx context.Context, label string) *driftRun {
-	if a := r.goals.ahead; a != nil && a.drift != nil {
-		dr := a.drift
-		a.drift = nil
-		if dr.label == label && slices.Equal(targetKeys(dr.live), targetKeys(r.driftTargets())) {
-			return dr
-		}
-		r.dropDrift(dr)
+	var dr *driftRun
+	if a := r.goals.ahead; a != nil {
+		dr, a.drift = a.drift, nil
 	}
-	return r.startDrift(ctx, label)
+	return r.wantedDrift(ctx, label, dr)
 }
 
 // stopChecks stops the criteria of a that were not used and removes
@@ -130,6 +168,9 @@ func (a *ahead) stopChecks(r *runner) {
 	}
 	a.used = true
 	a.cancel()
+	if !a.started {
+		return
+	}
 	<-a.done
 	for _, t := range a.run {
 		_ = removeAll(r.evidenceDir(t, a.label))
@@ -139,6 +180,9 @@ func (a *ahead) stopChecks(r *runner) {
 // dropDrift stops a look at the base tree whose results are not wanted
 // and removes its evidence.
 func (r *runner) dropDrift(dr *driftRun) {
+	if dr == nil {
+		return
+	}
 	dr.abandon()
 	for _, t := range dr.live {
 		_ = removeAll(r.evidenceDir(t, dr.label))

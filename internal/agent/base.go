@@ -66,7 +66,7 @@ func (r *runner) measureBase(ctx context.Context, goals []goal.Goal, label strin
 			run, where = append(run, t), append(where, i)
 		}
 	}
-	for j, res := range r.runOnBase(ctx, code, run, label) {
+	for j, res := range r.runOnBase(ctx, code, run, label, "check-base") {
 		results[where[j]] = res
 	}
 	if ctx.Err() != nil {
@@ -85,9 +85,10 @@ func (r *runner) measureBase(ctx context.Context, goals []goal.Goal, label strin
 }
 
 // runOnBase runs the checks of ts on code, the base tree's code (see
-// runChecks): the base does not change under them.
-func (r *runner) runOnBase(ctx context.Context, code string, ts []target, label string) []check.Result {
-	return r.runChecks(ctx, code, ts, label, "check-base", nil)
+// runChecks), in the slots named slot: the base does not change under
+// them.
+func (r *runner) runOnBase(ctx context.Context, code string, ts []target, label, slot string) []check.Result {
+	return r.runChecks(ctx, code, ts, label, slot, nil)
 }
 
 // runChecks runs the check of each target on tree, side by side when
@@ -161,7 +162,9 @@ func (r *runner) startDrift(ctx context.Context, label string) *driftRun {
 	go func() {
 		defer close(dr.done)
 		if dr.code != "" {
-			dr.results = r.runOnBase(dctx, dr.code, run, label)
+			// Slots of its own: it may run while a steering's new
+			// criteria run on the base (measureBase).
+			dr.results = r.runOnBase(dctx, dr.code, run, label, "check-drift")
 		}
 	}()
 	return dr

@@ -213,7 +213,7 @@ func gateInputOf(runDir, runID, tree string, now time.Time) (gate.Input, error) 
 // gateVerify runs the tests (failed ones first when iterating and that
 // can save time: focusOn), judges them and records the decision file.
 // tree is the worktree's tree, hashed by the caller ("": it could not be).
-func (r *runner) gateVerify(ctx context.Context, tree string) (gate.Decision, *verify.Result, string, error) {
+func (r *runner) gateVerify(ctx context.Context, tree string, ahead *cachedRun) (gate.Decision, *verify.Result, string, error) {
 	r.waitBaseline()
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
 	input, err := gateInputOf(runDir, r.row.ID, tree, r.o.Now())
@@ -234,7 +234,10 @@ func (r *runner) gateVerify(ctx context.Context, tree string) (gate.Decision, *v
 	// The failing tests run first only when the durations measured say
 	// it can save time; the whole suite runs unless they still fail.
 	focus, why := focusOn(input.Previous)
-	d, res, err := r.o.judgeTree(ctx, r.row, r.st, req, input, focus)
+	if ahead != nil {
+		focus, why = nil, "" // the whole suite ran
+	}
+	d, res, err := r.o.judgeTree(ctx, r.row, r.st, req, input, focus, ahead)
 	if err != nil {
 		return d, res, "", err
 	}
@@ -270,9 +273,9 @@ func sameCode(ctx context.Context, workdir string, prev []gate.Decision, tree st
 // judges it; a tree that cannot be checked out is not evaluated. When the
 // run changed the project's existing tests, the original tests are run
 // against the new code too (protectTests).
-func (o Options) judgeTree(ctx context.Context, row *store.Run, st runState, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
+func (o Options) judgeTree(ctx context.Context, row *store.Run, st runState, req verify.Request, in gate.Input, last *gate.Decision, ahead *cachedRun) (gate.Decision, *verify.Result, error) {
 	runDir, workdir := RunDir(o.StateRoot, row.ID), row.Workdir
-	d, res, err := o.judgeHermetic(ctx, runDir, workdir, st.DepDirs, true, req, in, last)
+	d, res, err := o.judgeHermetic(ctx, runDir, workdir, st.DepDirs, true, req, in, last, ahead)
 	if err == nil && d.Status.Advances() {
 		d = o.protectTests(ctx, row, st, req, in, d, commandsOf(res))
 	}
@@ -305,15 +308,30 @@ func refuseCaseVariants(ctx context.Context, workdir, tree string, d gate.Decisi
 // verification of it (then the tests do not run, and the recorded evidence
 // is judged). own says the tree is the worktree's (else: no check that
 // the worktree stayed as it was, no look for fake-result constructs).
-func (o Options) judgeHermetic(ctx context.Context, runDir, workdir string, deps []string, own bool, req verify.Request, in gate.Input, last *gate.Decision) (gate.Decision, *verify.Result, error) {
-	key := o.cacheKey(workdir, deps, in.Tree, req)
-	if c := o.cached(key); c != nil {
+func (o Options) judgeHermetic(ctx context.Context, runDir, workdir string, deps []string, own bool, req verify.Request, in gate.Input, last *gate.Decision, ahead *cachedRun) (gate.Decision, *verify.Result, error) {
+	recorded := func(c *cachedRun) gate.Decision {
 		in.Evidence = Evidence(c.Result)
 		if own {
 			in.Evidence.Fakes = c.Fakes
 		}
 		d := gate.Judge(in)
-		d.Sandbox, d.Reused = c.Sandbox, c.String()
+		d.Sandbox = c.Sandbox
+		return d
+	}
+	if ahead != nil && ahead.Tree == in.Tree && in.Tree != "" {
+		// The run's own tests of this very code, ahead of verify
+		// (early.go): judged as if they had run now.
+		d := recorded(ahead)
+		if !o.sandboxStatus().Available {
+			d.Reasons = append(d.Reasons, "UNCONTAINED: the tests ran without a sandbox ("+o.sandboxStatus().Problem+")")
+		}
+		d.Reasons = append(d.Reasons, aheadReason(ahead, o.Now()))
+		return d, ahead.Result, nil
+	}
+	key := o.cacheKey(workdir, deps, in.Tree, req)
+	if c := o.cached(key); c != nil {
+		d := recorded(c)
+		d.Reused = c.String()
 		d.Reasons = append(d.Reasons, "not run again: "+c.String())
 		return d, c.Result, nil
 	}

@@ -162,7 +162,7 @@ func BenchmarkReverifyContained(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		d, _, err := o.judgeHermetic(ctx, runDir, dir, nil, true, verify.Request{LogDir: b.TempDir()}, gate.Input{Tree: tree, N: 2}, last)
+		d, _, err := o.judgeHermetic(ctx, runDir, dir, nil, true, verify.Request{LogDir: b.TempDir()}, gate.Input{Tree: tree, N: 2}, last, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -71,7 +71,16 @@ var cacheEnv = []string{
 // repository as req describes it, "" when results are not cached (off in
 // the configuration, no tree, or a selection rather than the suite).
 func (o Options) cacheKey(workdir string, deps []string, tree string, req verify.Request) string {
-	if o.NoGateCache || o.StateRoot == "" || tree == "" || len(req.Only) > 0 {
+	if o.NoGateCache {
+		return ""
+	}
+	return o.inputsKey(workdir, deps, tree, req)
+}
+
+// inputsKey is cacheKey whether the gate cache is on or not: what a full
+// verification of tree depends on, "" when it cannot be told.
+func (o Options) inputsKey(workdir string, deps []string, tree string, req verify.Request) string {
+	if o.StateRoot == "" || tree == "" || len(req.Only) > 0 {
 		return ""
 	}
 	// ultra's own records of a run (goals.json, the ledger, the brief)

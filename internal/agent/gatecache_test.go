@@ -47,7 +47,7 @@ func judgeOnce(t *testing.T, o Options, dir, run string, last *gate.Decision) ga
 	}
 	in := gate.Input{Run: run, Tree: tree, N: 1, Time: o.Now()}
 	d, res, err := o.judgeHermetic(context.Background(), RunDir(o.StateRoot, run), dir, nil, true,
-		verify.Request{LogDir: t.TempDir()}, in, last)
+		verify.Request{LogDir: t.TempDir()}, in, last, nil)
 	if err != nil || res == nil {
 		t.Fatalf("judge: %v %v", err, res)
 	}

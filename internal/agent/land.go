@@ -30,7 +30,7 @@ func VerifyTree(ctx context.Context, o Options, row *store.Run) (gate.Decision, 
 	}
 	req := verify.Request{Commands: st.VerifyCommands, Timeout: o.VerifyTimeout,
 		LogDir: filepath.Join(runDir, "verify", fmt.Sprint(input.N))}
-	d, res, err := o.judgeTree(ctx, row, st, req, input, nil)
+	d, res, err := o.judgeTree(ctx, row, st, req, input, nil, nil)
 	if err != nil {
 		return d, res, "", err
 	}

@@ -295,7 +295,7 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 		// Beside the main run's logs, not inside them: that directory was
 		// writable to the main run's tests, which could have planted reports.
 		preq.LogDir = req.LogDir + suffix
-		od, _, err := o.judgeHermetic(ctx, runDir, row.Workdir, st.DepDirs, false, preq, pin, nil)
+		od, _, err := o.judgeHermetic(ctx, runDir, row.Workdir, st.DepDirs, false, preq, pin, nil, nil)
 		if err != nil {
 			return gate.Decision{Status: gate.NotEvaluated, Reasons: []string{err.Error()}}
 		}

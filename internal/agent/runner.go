@@ -48,8 +48,10 @@ type runner struct {
 	// baselineMu makes writing baseline.json and noting its stamp one
 	// step for stateFingerprint, which takes it too.
 	baselineMu sync.Mutex
-	askedWith  []string // the tools the current request offered
-	callID     string   // the call running now (serial calls only)
+	// early are the tests run ahead of verify (early.go).
+	early     earlyRuns
+	askedWith []string // the tools the current request offered
+	callID    string   // the call running now (serial calls only)
 	// planAllowed is the call proposing a plan that a person allowed,
 	// having read the plan: its plan needs no second answer.
 	planAllowed string
@@ -262,6 +264,7 @@ func (r *runner) loop(ctx context.Context) (*Outcome, error) {
 			return nil, err
 		}
 	}
+	r.abandonTestsAhead()
 	r.abandonBaseline()
 	if r.madeNothing {
 		r.discardWorkspace()
@@ -364,7 +367,9 @@ func (r *runner) step(ctx context.Context) error {
 	if err := r.save(); err != nil {
 		return err
 	}
-	r.runCalls(ctx, calls)
+	if r.wantsTestsAhead(r.runCalls(ctx, calls)) {
+		r.startTestsAhead(ctx)
+	}
 	r.ctl.setActivity("")
 	return nil
 }
@@ -554,7 +559,7 @@ func historyCalls(calls []llm.ToolCall) []llm.ToolCall {
 
 // runCalls guards and runs the calls of one answer, in order; consecutive
 // read-only calls run in parallel.
-func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
+func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) (changed bool) {
 	results := make([]tool.Result, len(calls))
 	took := make([]time.Duration, len(calls))
 	for i := 0; i < len(calls); {
@@ -609,6 +614,9 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 			start := time.Now()
 			results[i] = r.runOne(ctx, calls[i])
 			took[i] = time.Since(start)
+			if t, ok := r.tools[calls[i].Name]; ok && !t.ReadOnly() && calls[i].Name != "verify" {
+				changed = true
+			}
 		}
 		results[i].Output = r.redact(results[i].Output)
 		r.record(calls[i], results[i], took[i])
@@ -620,6 +628,7 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) {
 	if r.stop == nil && ctx.Err() != nil {
 		r.finish(StatusInterrupted, "interrupted")
 	}
+	return changed
 }
 
 // parallelSafe reports that a call is read-only and passes the guard.

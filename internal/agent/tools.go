@@ -131,11 +131,25 @@ func (r *runner) runVerify(ctx context.Context, _ json.RawMessage) tool.Result {
 	start := r.o.Now()
 	// One hash of the tree for the gate and the checks started beside it.
 	tree, _ := workspace.TreeHash(ctx, r.row.Workdir)
-	if a := r.startAhead(ctx, tree); a != nil {
+	// What ran ahead while the model worked, when it is of this tree.
+	tested, a := r.takeTestsAhead(tree)
+	drift := r.early.drift
+	r.early.drift = nil
+	if a != nil && a.drift == nil && drift != nil {
+		if _, _, label := r.nextCriteria(); label != "" {
+			a.drift, drift = r.wantedDrift(ctx, label, drift), nil
+		}
+	}
+	if a == nil {
+		a = r.startAhead(ctx, tree, drift)
+	} else {
+		r.dropDrift(drift)
+	}
+	if a != nil {
 		r.goals.ahead = a
 		defer func() { r.goals.ahead = nil; a.finish(r) }()
 	}
-	d, res, path, err := r.gateVerify(ctx, tree)
+	d, res, path, err := r.gateVerify(ctx, tree, tested)
 	if ctx.Err() != nil {
 		return tool.Result{IsError: true, Output: "verification interrupted"}
 	}

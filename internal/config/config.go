@@ -110,6 +110,11 @@ type Verify struct {
 	// of the same tree with the same commands and environment, measured
 	// by any run in the repository; false runs the tests every time.
 	Cache *bool `toml:"cache"`
+	// Ahead (default true) starts the tests as soon as the model's calls
+	// leave the tree changed, while the model thinks; a verification of
+	// that same tree judges their results. false: the tests run only
+	// when the model calls verify.
+	Ahead *bool `toml:"ahead"`
 	// Code and TestSupport declare, as path globs (** for any depth),
 	// what files are to the tests when ultra cannot tell by itself: code
 	// under test, or test support (restored with the original tests when
@@ -120,6 +125,9 @@ type Verify struct {
 
 // CacheOff reports whether verify.cache is set to false.
 func (v Verify) CacheOff() bool { return v.Cache != nil && !*v.Cache }
+
+// AheadOff reports whether verify.ahead is set to false.
+func (v Verify) AheadOff() bool { return v.Ahead != nil && !*v.Ahead }
 
 // Workspace configures runs' worktrees and branches.
 type Workspace struct {

@@ -1,0 +1,266 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/workspace"
+)
+
+// The tests ahead of verify: as soon as a step's calls leave the
+// worktree's tree changed, in building, iterating or verifying, the
+// whole suite starts on ultra's checkout of that tree, in the gate's
+// sandbox, while the model thinks about its next step (usually: ask to
+// verify, then verify). When the model calls verify and the worktree's
+// tree is still that tree, and nothing else the tests depend on changed
+// (inputsKey: commands, toolchain, environment, dependency directories,
+// sandbox), the gate judges that run's results as if they had run then;
+// otherwise they are dropped and the verification runs the tests itself.
+// Whatever the model does meanwhile, the checkout holds exactly the tree
+// that was hashed, so the evidence is of that tree alone. A run that
+// changes the tree again stops the run ahead and starts another.
+//
+// Only with more than one CPU (the tests share the machine with the
+// model's own commands) and unless verify.ahead = false.
+
+// early is one run of the tests ahead of verify.
+type early struct {
+	seq    int
+	tree   string
+	code   string // tree without ultra's records of the run (codeOf)
+	key    string // inputsKey when it started
+	logDir string
+	cancel context.CancelFunc
+	done   chan struct{}
+	run    *cachedRun // what it measured; nil: nothing usable
+	// ahead are the criteria of the verification to come, started on
+	// the same tree beside the tests (nil: none).
+	ahead *ahead
+}
+
+// earlyRuns are the runs ahead of verify of one runner: at most one
+// holds the gate's checkout at a time.
+type earlyRuns struct {
+	mu  sync.Mutex
+	seq int    // of the latest request; older ones give way
+	cur *early // the run ahead now, or the last one
+	wg  sync.WaitGroup
+	// drift is the final gate's look at the base tree, started with the
+	// tests ahead of the last goal's verification (the base does not
+	// change: it serves every run ahead). Only the run's own goroutine
+	// touches it.
+	drift *driftRun
+}
+
+// wantsTestsAhead says whether the calls of the step just ended may have
+// left a tree worth testing ahead of verify.
+func (r *runner) wantsTestsAhead(changed bool) bool {
+	if !changed || r.o.NoTestsAhead || r.o.Verifier == nil || runtime.NumCPU() < 2 || r.stop != nil {
+		return false
+	}
+	switch r.st.Phase.ModeName() {
+	case phase.Build, phase.Repair:
+	default:
+		return false
+	}
+	switch r.st.Phase.Phase {
+	case phase.Building, phase.Iterating, phase.Verifying:
+		return true
+	}
+	return false
+}
+
+// startTestsAhead hashes the worktree's tree and, unless the tests of
+// that tree already run ahead, starts them (stopping the run ahead of an
+// older tree first).
+func (r *runner) startTestsAhead(ctx context.Context) {
+	r.early.mu.Lock()
+	r.early.seq++
+	seq := r.early.seq
+	r.early.mu.Unlock()
+	runDir := RunDir(r.o.StateRoot, r.row.ID)
+	workdir, deps, runID, baseline := r.row.Workdir, slices.Clone(r.st.DepDirs), r.row.ID, r.baselineDone
+	records := r.st.Goals.records().Paths()
+	req := verify.Request{Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout, LogDir: filepath.Join(runDir, "verify", fmt.Sprintf("ahead-%d", seq))}
+	o := r.o
+	// The criteria go with the tests; the look at the base tree serves
+	// every run ahead, so it starts once.
+	a := r.planAhead(ctx, nil, false)
+	if a != nil {
+		if _, _, label := r.nextCriteria(); label != "" {
+			r.early.drift = r.wantedDrift(ctx, label, r.early.drift)
+		}
+	}
+	r.early.wg.Add(1)
+	go func() {
+		defer r.early.wg.Done()
+		tree, err := workspace.TreeHash(ctx, workdir)
+		var code string
+		if err == nil {
+			code, err = workspace.WithoutPaths(ctx, workdir, tree, records)
+		}
+		if err != nil || ctx.Err() != nil {
+			a.stopChecks(r)
+			return
+		}
+		ectx, cancel := context.WithCancel(ctx)
+		e := &early{seq: seq, tree: tree, code: code, logDir: req.LogDir, cancel: cancel, done: make(chan struct{}), ahead: a}
+		r.early.mu.Lock()
+		old := r.early.cur
+		// Every step changes ultra's records of the run in the tree;
+		// only a change of the code starts the tests again.
+		if seq != r.early.seq || old != nil && old.code == code && !old.stopped() {
+			// A later request came, or these tests already run.
+			r.early.mu.Unlock()
+			cancel()
+			a.stopChecks(r)
+			return
+		}
+		r.early.cur = e
+		r.early.mu.Unlock()
+		defer close(e.done)
+		defer cancel()
+		if old != nil {
+			old.cancel()
+			<-old.done
+			old.drop(r)
+		}
+		if a != nil {
+			a.start(r, tree)
+		}
+		e.run = o.testAhead(ectx, e, runDir, workdir, deps, runID, req, baseline)
+	}()
+}
+
+// stopped says whether the run ahead ended without a usable result.
+func (e *early) stopped() bool {
+	select {
+	case <-e.done:
+		return e.run == nil
+	default:
+		return false
+	}
+}
+
+// drop stops what an unused run ahead started and removes what it left
+// (its logs, its criteria's evidence).
+func (e *early) drop(r *runner) {
+	e.ahead.stopChecks(r)
+	_ = removeAll(e.logDir)
+}
+
+// testAhead runs the whole suite on e.tree in the gate's checkout once
+// the baseline no longer needs it; nil when the result cannot stand for
+// a verification of that tree (stopped, the runner could not run, the
+// tests changed their checkout, an input changed meanwhile).
+func (o Options) testAhead(ctx context.Context, e *early, runDir, workdir string, deps []string, runID string, req verify.Request, baseline chan struct{}) *cachedRun {
+	e.key = o.inputsKey(workdir, deps, e.tree, req)
+	if e.key == "" {
+		return nil
+	}
+	if baseline != nil {
+		select {
+		case <-baseline:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	start := o.Now()
+	hreq, cleanup, err := o.hermetic(ctx, runDir, workdir, deps, e.tree, req)
+	if err != nil {
+		return nil
+	}
+	defer cleanup()
+	fakes := fakesOf(hreq.Dir)
+	hreq.Rerun = true
+	res, err := o.Verifier.Verify(ctx, hreq)
+	if err != nil || ctx.Err() != nil || !cacheable(res) {
+		return nil
+	}
+	if cs, err := workspace.CheckoutChanged(ctx, workdir, e.tree, hreq.Dir); err != nil || len(cs) > 0 {
+		return nil
+	}
+	if o.inputsKey(workdir, deps, e.tree, req) != e.key {
+		return nil
+	}
+	c := &cachedRun{Tree: e.tree, Run: runID, From: "the tests ahead of verify", Time: start, Sandbox: o.sandboxStatus().Summary(), Fakes: fakes, Result: res}
+	o.remember(o.cacheKey(workdir, deps, e.tree, req), *c)
+	return c
+}
+
+// takeTestsAhead ends the tests ahead of verify for a verification of
+// tree: their measurement when it is of that tree's code (the tree but
+// for ultra's records of the run, as the gate cache keys it) and its
+// inputs are unchanged (waiting for them to finish), else nil (they are
+// stopped), and the criteria started beside them on that code (the
+// verification checks that they are the ones it wants). Either way the
+// gate's checkout and the checks' slots are free for what the
+// verification starts itself when it returns. The look at the base tree
+// started with them is the caller's too (r.early.drift).
+func (r *runner) takeTestsAhead(tree string) (*cachedRun, *ahead) {
+	r.early.mu.Lock()
+	r.early.seq++ // requests not yet started give way
+	e := r.early.cur
+	r.early.cur = nil
+	r.early.mu.Unlock()
+	if e == nil {
+		return nil, nil
+	}
+	code := ""
+	if tree != "" {
+		code = r.codeOf(context.Background(), tree)
+	}
+	if e.code != code || code == "" {
+		e.cancel()
+		<-e.done
+		e.drop(r)
+		return nil, nil
+	}
+	<-e.done
+	a := e.ahead
+	e.ahead = nil
+	if a != nil {
+		a.tree = tree // its checks ran on this code
+	}
+	if e.run == nil || r.o.inputsKey(r.row.Workdir, r.st.DepDirs, tree, verify.Request{Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout}) != e.key {
+		e.drop(r)
+		return nil, a
+	}
+	run := *e.run
+	run.Tree = tree
+	return &run, a
+}
+
+// abandonTestsAhead stops the tests ahead of verify when the run ends.
+func (r *runner) abandonTestsAhead() {
+	r.early.mu.Lock()
+	r.early.seq++
+	e := r.early.cur
+	r.early.cur = nil
+	r.early.mu.Unlock()
+	if e != nil {
+		e.cancel()
+		<-e.done
+		if e.run == nil {
+			e.drop(r)
+		} else {
+			e.ahead.stopChecks(r)
+		}
+	}
+	r.early.wg.Wait()
+	r.dropDrift(r.early.drift)
+	r.early.drift = nil
+}
+
+// aheadReason is what a decision judged from the tests ahead says of
+// them.
+func aheadReason(c *cachedRun, now time.Time) string {
+	return fmt.Sprintf("the tests ran on this same tree ahead of verify, while the model worked (started %s before the verification)", now.Sub(c.Time).Round(time.Millisecond))
+}
