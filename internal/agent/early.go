@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/phase"
@@ -43,6 +44,9 @@ type early struct {
 	// ahead are the criteria of the verification to come, started on
 	// the same tree beside the tests (nil: none).
 	ahead *ahead
+	// tainted: a call of the model's that runs code or writes files ran
+	// while these tests or criteria still ran (taintAhead).
+	tainted atomic.Bool
 }
 
 // earlyRuns are the runs ahead of verify of one runner: at most one
@@ -139,13 +143,73 @@ func (r *runner) startTestsAhead(ctx context.Context) {
 	}()
 }
 
-// stopped says whether the run ahead ended without a usable result.
+// stopped says whether the run ahead cannot give a usable result: it
+// ended without one, or a call of the model's ran beside it.
 func (e *early) stopped() bool {
+	if e.tainted.Load() {
+		return true
+	}
 	select {
 	case <-e.done:
 		return e.run == nil
 	default:
 		return false
+	}
+}
+
+// ended says whether the tests and the criteria of e have all ended.
+func (e *early) ended() bool {
+	for _, ch := range []chan struct{}{e.done, e.aheadDone()} {
+		select {
+		case <-ch:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// aheadDone is closed when e's criteria have ended (or there are none).
+func (e *early) aheadDone() chan struct{} {
+	if e.ahead == nil || !e.ahead.started {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return e.ahead.done
+}
+
+// taintAhead is called before a call of the model's that runs code or
+// writes files (bash, edit, write, …). What ultra runs ahead shares the
+// dependency directories with the worktree (node_modules, .venv, shown
+// read-only inside, but live): a call running beside the tests or the
+// checks could change what they load while they run and put it back
+// before verify. So whatever of them has not ended counts for nothing;
+// the tests start again after the call if the code is still the same.
+// The final gate's look at the base tree, if it still runs, is dropped
+// too (it is started again when wanted); a baseline still measured is
+// not kept in the gate cache for other runs.
+func (r *runner) taintAhead() {
+	r.early.mu.Lock()
+	e := r.early.cur
+	r.early.mu.Unlock()
+	if e != nil && !e.ended() {
+		e.tainted.Store(true)
+	}
+	if b := r.baselineDone; b != nil {
+		select {
+		case <-b:
+		default:
+			r.baselineBeside.Store(true)
+		}
+	}
+	if dr := r.early.drift; dr != nil {
+		select {
+		case <-dr.done:
+		default:
+			r.dropDrift(dr)
+			r.early.drift = nil
+		}
 	}
 }
 
@@ -187,7 +251,9 @@ func (o Options) testAhead(ctx context.Context, e *early, runDir, workdir string
 	if cs, err := workspace.CheckoutChanged(ctx, workdir, e.tree, hreq.Dir); err != nil || len(cs) > 0 {
 		return nil
 	}
-	if o.inputsKey(workdir, deps, e.tree, req) != e.key {
+	if o.inputsKey(workdir, deps, e.tree, req) != e.key || e.tainted.Load() {
+		// A call of the model's ran beside them: not kept, not even in
+		// the gate cache.
 		return nil
 	}
 	c := &cachedRun{Tree: e.tree, Run: runID, From: "the tests ahead of verify", Time: start, Sandbox: o.sandboxStatus().Summary(), Fakes: fakes, Result: res}
@@ -217,7 +283,7 @@ func (r *runner) takeTestsAhead(tree string) (*cachedRun, *ahead) {
 	if tree != "" {
 		code = r.codeOf(context.Background(), tree)
 	}
-	if e.code != code || code == "" {
+	if e.code != code || code == "" || e.tainted.Load() {
 		e.cancel()
 		<-e.done
 		e.drop(r)

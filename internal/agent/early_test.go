@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -25,9 +26,31 @@ type treeVerifier struct {
 	mu   sync.Mutex
 	runs []string
 	seen chan string // each verification's c.txt, when it ends
+	// hold, when set, keeps the first verification whose log directory
+	// starts with holdName ("ahead-" when empty) from ending until it
+	// is closed.
+	hold     chan struct{}
+	holdName string
+	held    bool
+	holding chan struct{} // closed when the held run has started
 }
 
 func (v *treeVerifier) Verify(_ context.Context, req verify.Request) (*verify.Result, error) {
+	v.mu.Lock()
+	name := v.holdName
+	if name == "" {
+		name = "ahead-"
+	}
+	hold := v.hold != nil && !v.held && strings.HasPrefix(filepath.Base(req.LogDir), name)
+	v.held = v.held || hold
+	v.mu.Unlock()
+	if hold {
+		close(v.holding)
+		select {
+		case <-v.hold:
+		case <-time.After(20 * time.Second):
+		}
+	}
 	body, _ := os.ReadFile(filepath.Join(req.Dir, "c.txt"))
 	text := strings.TrimSpace(string(body))
 	v.mu.Lock()
@@ -201,6 +224,78 @@ func TestTestsAheadWithOtherInputsRunAgain(t *testing.T) {
 	if !again {
 		t.Fatalf("verifications %v: want the tests run again with the new environment", v.log())
 	}
+}
+
+// A call that runs the model's code while the tests ahead still run (it
+// could change what they load, in the dependency directories, and put it
+// back) makes them count for nothing: the tests run again after it.
+func TestTestsAheadBesideACallCountForNothing(t *testing.T) {
+	v, _ := heldBesideBash(t, "")
+	var runs []string
+	for _, r := range v.log() {
+		if name, _, _ := strings.Cut(r, ":"); name != "baseline" {
+			runs = append(runs, name)
+		}
+	}
+	if len(runs) < 2 || runs[0] != "ahead-2" {
+		t.Fatalf("verifications %v: want the tests held beside the bash call, then run again after it", v.log())
+	}
+}
+
+// A baseline measured while a call of the model's ran beside it serves
+// its run but is not kept in the gate cache for other runs.
+func TestBaselineBesideACallIsNotCached(t *testing.T) {
+	v, o := heldBesideBash(t, "baseline")
+	if !v.held {
+		t.Fatal("the baseline was not held")
+	}
+	recs, _ := filepath.Glob(filepath.Join(gatefile.CacheDir(o.StateRoot), "*", "*.json"))
+	from := regexp.MustCompile(`"from":\s*"baseline"`)
+	for _, p := range recs {
+		if b, _ := os.ReadFile(p); from.Match(b) {
+			t.Fatalf("the baseline is in the gate cache: %s", p)
+		}
+	}
+	if len(recs) == 0 {
+		t.Fatal("nothing in the gate cache: this test shows nothing")
+	}
+}
+
+// heldBesideBash runs a run whose model writes c.txt, then runs bash
+// while the verification named holdName (see treeVerifier) is held.
+func heldBesideBash(t *testing.T, holdName string) (*treeVerifier, Options) {
+	script := []*llm.Response{
+		callsOf(tc("goals", goalsJSON)),
+		callsOf(tc("write", `{"file_path":"c.txt","content":"good\n"}`)),
+		callsOf(tc("bash", `{"command":"true"}`)),
+		callsOf(tc("phase", `{"to":"verifying"}`)),
+		callsOf(tc("verify", `{}`)),
+		approval(),
+	}
+	hold := make(chan struct{})
+	v := &treeVerifier{seen: make(chan string, 16), hold: hold, holdName: holdName, holding: make(chan struct{})}
+	p := &stubProvider{next: func(n int, _ llm.Request) *llm.Response {
+		if n == 3 { // the bash call comes while the first run ahead runs
+			select {
+			case <-v.holding:
+			case <-time.After(20 * time.Second):
+			}
+		}
+		if n == 4 { // the bash call ran while the first run ahead was held
+			close(hold)
+		}
+		if n > len(script) {
+			return &llm.Response{Text: "idle"}
+		}
+		return script[n-1]
+	}}
+	o, dir := setup(t, p, v)
+	o.MaxIdle = 1
+	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default})
+	if err != nil || out.Status != StatusComplete {
+		t.Fatalf("outcome %+v %v; verifications %v", out, err, v.log())
+	}
+	return v, o
 }
 
 // verify.ahead = false: the tests run only when the model calls verify.

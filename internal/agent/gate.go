@@ -66,7 +66,8 @@ func (r *runner) measureBaseline(ctx context.Context, tree string) {
 		defer close(done)
 		start := time.Now()
 		m, err := r.o.measure(ctx, runDir, r.row.Workdir, r.st.DepDirs, tree, verify.Request{Commands: r.o.VerifyCommands,
-			Timeout: r.o.VerifyTimeout, LogDir: filepath.Join(runDir, "verify", "baseline")}, r.row.ID, "baseline")
+			Timeout: r.o.VerifyTimeout, LogDir: filepath.Join(runDir, "verify", "baseline")}, r.row.ID, "baseline",
+			func() bool { return !r.baselineBeside.Load() })
 		if ctx.Err() != nil {
 			return // measured again when the run resumes
 		}
@@ -124,9 +125,10 @@ func (m measurement) reused() string {
 }
 
 // measure runs the whole suite on tree, hermetically, unless the gate
-// cache has it; what it runs is remembered there. who says which
-// measurement of which run this is ("baseline", "decision 3").
-func (o Options) measure(ctx context.Context, runDir, workdir string, deps []string, tree string, req verify.Request, run, who string) (measurement, error) {
+// cache has it; what it runs is remembered there when keep says so at
+// the end. who says which measurement of which run this is ("baseline",
+// "decision 3").
+func (o Options) measure(ctx context.Context, runDir, workdir string, deps []string, tree string, req verify.Request, run, who string, keep func() bool) (measurement, error) {
 	key := o.cacheKey(workdir, deps, tree, req)
 	if c := o.cached(key); c != nil {
 		return measurement{Result: c.Result, Fakes: c.Fakes, Cached: c}, nil
@@ -144,6 +146,9 @@ func (o Options) measure(ctx context.Context, runDir, workdir string, deps []str
 		return measurement{}, err
 	}
 	m := measurement{Result: res, Fakes: fakes}
+	if !keep() {
+		return m, nil
+	}
 	o.remember(key, cachedRun{Tree: tree, Run: run, From: who, Time: o.Now(), Sandbox: o.sandboxStatus().Summary(), Fakes: m.Fakes, Result: res})
 	return m, nil
 }

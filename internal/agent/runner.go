@@ -45,6 +45,10 @@ type runner struct {
 	baselineDone  chan struct{} // closed when the baseline is measured
 	stopBaseline  func()        // cancels the baseline
 	baselineStamp atomic.Value  // string: statStamp of the baseline.json ultra wrote
+	// baselineBeside: a call of the model's that runs code or writes
+	// files ran while the baseline was measured (taintAhead): it is
+	// not kept in the gate cache for other runs.
+	baselineBeside atomic.Bool
 	// baselineMu makes writing baseline.json and noting its stamp one
 	// step for stateFingerprint, which takes it too.
 	baselineMu sync.Mutex
@@ -611,6 +615,9 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) (changed bo
 			results[i] = r.refuse(calls[i], ref)
 		} else {
 			r.callID = calls[i].ID
+			if r.acts(calls[i]) {
+				r.taintAhead()
+			}
 			start := time.Now()
 			results[i] = r.runOne(ctx, calls[i])
 			took[i] = time.Since(start)
@@ -629,6 +636,20 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) (changed bo
 		r.finish(StatusInterrupted, "interrupted")
 	}
 	return changed
+}
+
+// acts says whether c runs code or writes files of the model's: a tool
+// of its own that is not read-only (ultra's tools of the workflow, and
+// the todo list, do neither).
+func (r *runner) acts(c llm.ToolCall) bool {
+	t, ok := r.tools[c.Name]
+	if !ok {
+		return true
+	}
+	if _, workflow := t.(funcTool); workflow || c.Name == "todo" {
+		return false
+	}
+	return !t.ReadOnly()
 }
 
 // parallelSafe reports that a call is read-only and passes the guard.
