@@ -31,8 +31,8 @@ type treeVerifier struct {
 	// is closed.
 	hold     chan struct{}
 	holdName string
-	held    bool
-	holding chan struct{} // closed when the held run has started
+	held     bool
+	holding  chan struct{} // closed when the held run has started
 }
 
 func (v *treeVerifier) Verify(_ context.Context, req verify.Request) (*verify.Result, error) {
