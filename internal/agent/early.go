@@ -10,13 +10,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ultra-dev/ultra/internal/gate/gatefile"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/verify"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
-// The tests ahead of verify: as soon as a step's calls leave the
-// worktree's tree changed, in building, iterating or verifying, the
+// The tests ahead of verify: as soon as a step's calls may have left the
+// worktree's code changed (a call that runs code or writes files: acts),
+// in building, iterating or verifying, unless the verification would run
+// the failing tests of the last full run first (focusOn), the
 // whole suite starts on ultra's checkout of that tree, in the gate's
 // sandbox, while the model thinks about its next step (usually: ask to
 // verify, then verify). When the model calls verify and the worktree's
@@ -76,9 +79,18 @@ func (r *runner) wantsTestsAhead(changed bool) bool {
 	}
 	switch r.st.Phase.Phase {
 	case phase.Building, phase.Iterating, phase.Verifying:
-		return true
+	default:
+		return false
 	}
-	return false
+	// When the last full run failed and its failing tests alone can be
+	// run first (focusOn), the verification does that: cheap already,
+	// and a failing full run is not repeated.
+	prev, err := gatefile.Read(RunDir(r.o.StateRoot, r.row.ID))
+	if err != nil {
+		return false
+	}
+	last, _ := focusOn(prev)
+	return last == nil
 }
 
 // startTestsAhead hashes the worktree's tree and, unless the tests of
@@ -181,15 +193,23 @@ func (e *early) aheadDone() chan struct{} {
 
 // taintAhead is called before a call of the model's that runs code or
 // writes files (bash, edit, write, …). What ultra runs ahead shares the
-// dependency directories with the worktree (node_modules, .venv, shown
-// read-only inside, but live): a call running beside the tests or the
-// checks could change what they load while they run and put it back
-// before verify. So whatever of them has not ended counts for nothing;
+// run's dependency directories with the worktree (node_modules, .venv:
+// ignored by git, so not in ultra's checkouts, and shown read-only
+// inside, but live): a call running beside the tests or the checks could
+// change what they load while they run and put it back before verify.
+// Nothing else of the model's reaches them (their checkouts are ultra's
+// own, their home, /tmp, network and processes their own), so without
+// dependency directories nothing is tainted. So whatever of them has not ended counts for nothing;
 // the tests start again after the call if the code is still the same.
 // The final gate's look at the base tree, if it still runs, is dropped
 // too (it is started again when wanted); a baseline still measured is
 // not kept in the gate cache for other runs.
 func (r *runner) taintAhead() {
+	if len(r.st.DepDirs) == 0 {
+		// Nothing of the model's is live in what ultra runs: the
+		// checkouts are ultra's, home and /tmp their own.
+		return
+	}
 	r.early.mu.Lock()
 	e := r.early.cur
 	r.early.mu.Unlock()
@@ -226,8 +246,8 @@ func (e *early) drop(r *runner) {
 // tests changed their checkout, an input changed meanwhile).
 func (o Options) testAhead(ctx context.Context, e *early, runDir, workdir string, deps []string, runID string, req verify.Request, baseline chan struct{}) *cachedRun {
 	e.key = o.inputsKey(workdir, deps, e.tree, req)
-	if e.key == "" {
-		return nil
+	if e.key == "" || o.cached(o.cacheKey(workdir, deps, e.tree, req)) != nil {
+		return nil // the verification finds it in the gate cache
 	}
 	if baseline != nil {
 		select {

@@ -617,13 +617,11 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) (changed bo
 			r.callID = calls[i].ID
 			if r.acts(calls[i]) {
 				r.taintAhead()
+				changed = true
 			}
 			start := time.Now()
 			results[i] = r.runOne(ctx, calls[i])
 			took[i] = time.Since(start)
-			if t, ok := r.tools[calls[i].Name]; ok && !t.ReadOnly() && calls[i].Name != "verify" {
-				changed = true
-			}
 		}
 		results[i].Output = r.redact(results[i].Output)
 		r.record(calls[i], results[i], took[i])
