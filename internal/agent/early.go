@@ -211,6 +211,11 @@ func (r *runner) taintAhead() {
 		return
 	}
 	r.early.mu.Lock()
+	// Tests asked for before this call that have not taken the gate's
+	// checkout yet (their tree still being hashed) would run beside it
+	// as much as those running now: they give way (the tests start
+	// again after the call).
+	r.early.seq++
 	e := r.early.cur
 	r.early.mu.Unlock()
 	if e != nil && !e.ended() {

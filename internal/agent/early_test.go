@@ -293,15 +293,7 @@ func heldBesideBash(t *testing.T, holdName string) (*treeVerifier, Options) {
 	}}
 	o, dir := setup(t, p, v)
 	o.MaxIdle = 1
-	// A dependency directory: ignored by git, live in what ultra runs.
-	os.MkdirAll(filepath.Join(dir, "node_modules", "dep"), 0o755)
-	os.WriteFile(filepath.Join(dir, "node_modules", "dep", "index.js"), []byte("module.exports = 1\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("node_modules/\n"), 0o644)
-	for _, args := range [][]string{{"add", ".gitignore"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "ignore"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	withDep(t, dir, "node_modules/dep/index.js", "module.exports = 1\n")
 	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default})
 	if err != nil || out.Status != StatusComplete {
 		t.Fatalf("outcome %+v %v; verifications %v", out, err, v.log())
@@ -318,6 +310,22 @@ func TestTestsAheadOff(t *testing.T) {
 	for _, r := range v.log() {
 		if strings.HasPrefix(r, "ahead-") {
 			t.Fatalf("verifications %v: tests ran ahead though turned off", v.log())
+		}
+	}
+}
+
+// withDep gives the repository in dir a dependency directory,
+// node_modules, ignored by git and live in what ultra runs, holding file
+// (a path from the repository's top) with body.
+func withDep(t *testing.T, dir, file, body string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(file))
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(body), 0o644)
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("node_modules/\n"), 0o644)
+	for _, args := range [][]string{{"add", ".gitignore"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "ignore"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
 }
