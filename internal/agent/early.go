@@ -315,12 +315,18 @@ func (r *runner) takeTestsAhead(tree string) (*cachedRun, *ahead) {
 		return nil, nil
 	}
 	<-e.done
+	if r.o.inputsKey(r.row.Workdir, r.st.DepDirs, tree, verify.Request{Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout}) != e.key {
+		// The criteria ran with those inputs too (the dependency
+		// directories are live in their checkouts): neither counts.
+		e.drop(r)
+		return nil, nil
+	}
 	a := e.ahead
 	e.ahead = nil
 	if a != nil {
 		a.tree = tree // its checks ran on this code
 	}
-	if e.run == nil || r.o.inputsKey(r.row.Workdir, r.st.DepDirs, tree, verify.Request{Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout}) != e.key {
+	if e.run == nil {
 		e.drop(r)
 		return nil, a
 	}

@@ -7,10 +7,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
+	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/sandbox"
 	"github.com/ultra-dev/ultra/internal/verify"
@@ -73,24 +76,7 @@ func TestTestsAheadRequestedBeforeACallCountForNothing(t *testing.T) {
 		approval(),
 	}
 	v := &depVerifier{mark: mark}
-	p := &stubProvider{next: func(n int, _ llm.Request) *llm.Response {
-		if n > len(script) {
-			return &llm.Response{Text: "idle"}
-		}
-		return script[n-1]
-	}}
-	o, dir := setup(t, p, v)
-	o.MaxIdle = 1
-	// Uncontained (a profile that allows it): the model's bash can write
-	// the dependency directory, as the tests can read it.
-	o.Sandbox = &sandbox.Status{Problem: "no bubblewrap"}
-	withDep(t, dir, impl, "orig\n")
-	ax := axes.Default
-	ax.Permission = "trusted"
-	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: ax})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, o, dir := uncontainedDepRun(t, script, v, impl, nil, nil)
 	ds, _ := gatefile.Read(RunDir(o.StateRoot, out.RunID))
 	if b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(impl))); strings.TrimSpace(string(b)) != "orig" {
 		t.Fatalf("the dependency was not put back (%q): this test shows nothing", b)
@@ -100,4 +86,94 @@ func TestTestsAheadRequestedBeforeACallCountForNothing(t *testing.T) {
 			t.Fatalf("a decision passed the tree on tests that saw the patched dependency, which is back as it was: %v; verifications %v; outcome %+v", d.Reasons, v.log(), out)
 		}
 	}
+}
+
+// The criteria started beside the tests ahead ran with the inputs the
+// tests had then: when those changed before verify (here the dependency
+// directory, changed back by a call after they ended), the verification
+// runs the criteria again as it runs the tests, and does not record what
+// they showed with the old dependencies.
+func TestCriteriaAheadWithOtherInputsRunAgain(t *testing.T) {
+	dep := "node_modules/dep/index.js"
+	var mu sync.Mutex
+	var checks []string
+	cycleDone := make(chan struct{}, 16)
+	script := []*llm.Response{
+		callsOf(tc("goals", goalsJSON)),
+		callsOf(tc("bash", `{"command":"printf 'patched\\n' > `+dep+`; printf 'good\\n' > c.txt"}`)),
+		callsOf(tc("bash", `{"command":"printf 'orig\\n' > `+dep+`"}`)),
+		callsOf(tc("phase", `{"to":"verifying"}`)),
+		callsOf(tc("verify", `{}`)),
+		approval(),
+	}
+	v := &treeVerifier{seen: make(chan string, 16)}
+	// The fail-to-pass criteria pass only with the patched dependency.
+	checker := func(ctx context.Context, r check.Runner, c goal.Criterion) check.Result {
+		b, _ := os.ReadFile(filepath.Join(r.Dir, filepath.FromSlash(dep)))
+		label := filepath.Base(r.EvidenceDir)
+		mu.Lock()
+		checks = append(checks, label+":"+c.Scenario+":"+strings.TrimSpace(string(b)))
+		mu.Unlock()
+		if label == "cycle-1" {
+			defer func() { cycleDone <- struct{}{} }()
+		}
+		if c.Expect != goal.PassToPass && strings.TrimSpace(string(b)) != "patched" {
+			return check.Result{Status: goal.CriterionFail, Summary: "stub: unpatched"}
+		}
+		return check.Result{Status: goal.CriterionPass, Summary: "stub: " + c.Scenario}
+	}
+	uncontainedDepRun(t, script, v, dep, func(n int) {
+		if n == 3 { // the tests and the criteria ahead have ended
+			waitFor(t, v, "good")
+			for range 3 {
+				<-cycleDone
+			}
+			// and returned their results (a call beside them would
+			// make them count for nothing)
+			time.Sleep(500 * time.Millisecond)
+		}
+	}, func(o *Options) { o.Checker = checker })
+	mu.Lock()
+	defer mu.Unlock()
+	again := false
+	for _, c := range checks {
+		if strings.HasPrefix(c, "cycle-1:s1:orig") {
+			again = true
+		}
+	}
+	if !again {
+		t.Fatalf("checks %v: the verification recorded the criteria run ahead with the old dependency, which changed since", checks)
+	}
+}
+
+// uncontainedDepRun runs a build run with goals in a repository with a
+// dependency directory holding dep (withDep: "orig"), uncontained (a
+// profile that allows it), so that the model's bash can write the
+// dependency directory as the tests and checks read it. before, when
+// set, runs before the model's answer n (1-based) is given.
+func uncontainedDepRun(t *testing.T, script []*llm.Response, v verify.Verifier, dep string, before func(n int), edit func(o *Options)) (*Outcome, Options, string) {
+	t.Helper()
+	p := &stubProvider{next: func(n int, _ llm.Request) *llm.Response {
+		if before != nil {
+			before(n)
+		}
+		if n > len(script) {
+			return &llm.Response{Text: "idle"}
+		}
+		return script[n-1]
+	}}
+	o, dir := setup(t, p, v)
+	o.MaxIdle = 1
+	o.Sandbox = &sandbox.Status{Problem: "no bubblewrap"}
+	if edit != nil {
+		edit(&o)
+	}
+	withDep(t, dir, dep, "orig\n")
+	ax := axes.Default
+	ax.Permission = "trusted"
+	out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: ax})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, o, dir
 }
