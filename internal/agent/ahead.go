@@ -89,9 +89,11 @@ func (a *ahead) start(r *runner, tree string) {
 }
 
 // wantedDrift is drift when it is the look at the base tree labelled
-// label with the criteria wanted now, else a new one (drift dropped).
+// label with the criteria wanted now, started with the inputs of now (a
+// look started ahead of verify may be taken many calls of the model's
+// later), else a new one (drift dropped).
 func (r *runner) wantedDrift(ctx context.Context, label string, drift *driftRun) *driftRun {
-	if drift != nil && drift.label == label && slices.Equal(targetKeys(drift.live), targetKeys(r.driftTargets())) {
+	if drift != nil && drift.label == label && slices.Equal(targetKeys(drift.live), targetKeys(r.driftTargets())) && drift.key == r.driftInputs() {
 		return drift
 	}
 	r.dropDrift(drift)

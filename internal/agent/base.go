@@ -13,6 +13,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/goal/ledger"
+	"github.com/ultra-dev/ultra/internal/verify"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
@@ -145,6 +146,7 @@ func (r *runner) runChecks(ctx context.Context, tree string, ts []target, label,
 // started while the final tree's criteria still run.
 type driftRun struct {
 	code, label string
+	key         string   // the inputs its checks ran with (driftInputs)
 	live        []target // the criteria to record into
 	results     []check.Result
 	done        chan struct{}
@@ -157,7 +159,7 @@ type driftRun struct {
 // the same time. label names the evidence directory.
 func (r *runner) startDrift(ctx context.Context, label string) *driftRun {
 	dctx, cancel := context.WithCancel(ctx)
-	dr := &driftRun{code: r.baseCode(ctx), label: label, live: r.driftTargets(), done: make(chan struct{}), cancel: cancel}
+	dr := &driftRun{code: r.baseCode(ctx), label: label, key: r.driftInputs(), live: r.driftTargets(), done: make(chan struct{}), cancel: cancel}
 	run := copies(dr.live)
 	go func() {
 		defer close(dr.done)
@@ -168,6 +170,13 @@ func (r *runner) startDrift(ctx context.Context, label string) *driftRun {
 		}
 	}()
 	return dr
+}
+
+// driftInputs is what a look at the base tree depends on besides its
+// criteria (inputsKey of the base tree: the dependency directories, live
+// in the checks' checkouts, the toolchain, the environment).
+func (r *runner) driftInputs() string {
+	return r.o.inputsKey(r.row.Workdir, r.st.DepDirs, r.st.BaseTree, verify.Request{Commands: r.o.VerifyCommands, Timeout: r.o.VerifyTimeout})
 }
 
 // driftTargets are the criteria the final gate runs on the base tree

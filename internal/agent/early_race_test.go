@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -94,6 +95,35 @@ func TestTestsAheadRequestedBeforeACallCountForNothing(t *testing.T) {
 // runs the criteria again as it runs the tests, and does not record what
 // they showed with the old dependencies.
 func TestCriteriaAheadWithOtherInputsRunAgain(t *testing.T) {
+	checks := checksBesideChangedDeps(t)
+	again := false
+	for _, c := range checks {
+		if strings.HasPrefix(c, "cycle-1:s1:orig") {
+			again = true
+		}
+	}
+	if !again {
+		t.Fatalf("checks %v: the verification recorded the criteria run ahead with the old dependency, which changed since", checks)
+	}
+}
+
+// The final gate's look at the base tree, started ahead of the last
+// goal's verification, ran with the inputs of then: when they changed
+// before the final gate, it looks again, and does not record what the
+// criteria showed on the base with the old dependencies.
+func TestDriftAheadWithOtherInputsRunsAgain(t *testing.T) {
+	checks := checksBesideChangedDeps(t)
+	if !slices.Contains(checks, "base-final-1:s1:orig") {
+		t.Fatalf("checks %v: the final gate recorded the look at the base tree run ahead with the old dependency, which changed since", checks)
+	}
+}
+
+// checksBesideChangedDeps runs a run whose model changes a dependency
+// and the code, waits until the tests and the criteria ahead of verify
+// ended, puts the dependency back, then verifies; it returns every check
+// as label:scenario:the dependency it saw.
+func checksBesideChangedDeps(t *testing.T) []string {
+	t.Helper()
 	dep := "node_modules/dep/index.js"
 	var mu sync.Mutex
 	var checks []string
@@ -135,15 +165,7 @@ func TestCriteriaAheadWithOtherInputsRunAgain(t *testing.T) {
 	}, func(o *Options) { o.Checker = checker })
 	mu.Lock()
 	defer mu.Unlock()
-	again := false
-	for _, c := range checks {
-		if strings.HasPrefix(c, "cycle-1:s1:orig") {
-			again = true
-		}
-	}
-	if !again {
-		t.Fatalf("checks %v: the verification recorded the criteria run ahead with the old dependency, which changed since", checks)
-	}
+	return slices.Clone(checks)
 }
 
 // uncontainedDepRun runs a build run with goals in a repository with a
