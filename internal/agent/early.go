@@ -239,10 +239,14 @@ func (r *runner) taintAhead() {
 }
 
 // drop stops what an unused run ahead started and removes what it left
-// (its logs, its criteria's evidence).
+// (its criteria's evidence, and its logs unless it measured the tests:
+// the gate cache keeps that measurement, and a decision judged from it
+// later names them). Called once e has ended.
 func (e *early) drop(r *runner) {
 	e.ahead.stopChecks(r)
-	_ = removeAll(e.logDir)
+	if e.run == nil {
+		_ = removeAll(e.logDir)
+	}
 }
 
 // testAhead runs the whole suite on e.tree in the gate's checkout once
@@ -345,11 +349,7 @@ func (r *runner) abandonTestsAhead() {
 	if e != nil {
 		e.cancel()
 		<-e.done
-		if e.run == nil {
-			e.drop(r)
-		} else {
-			e.ahead.stopChecks(r)
-		}
+		e.drop(r)
 	}
 	r.early.wg.Wait()
 	r.dropDrift(r.early.drift)

@@ -199,3 +199,47 @@ func uncontainedDepRun(t *testing.T, script []*llm.Response, v verify.Verifier, 
 	}
 	return out, o, dir
 }
+
+// logVerifier is a treeVerifier whose test command leaves its log in
+// the verification's log directory.
+type logVerifier struct{ *treeVerifier }
+
+func (v logVerifier) Verify(ctx context.Context, req verify.Request) (*verify.Result, error) {
+	res, err := v.treeVerifier.Verify(ctx, req)
+	if err == nil && req.LogDir != "" {
+		p := filepath.Join(req.LogDir, "stub.log")
+		if os.MkdirAll(req.LogDir, 0o755) == nil && os.WriteFile(p, []byte("ok\n"), 0o644) == nil {
+			res.Commands[0].LogPath = p
+		}
+	}
+	return res, err
+}
+
+// Tests ahead of a tree the model changed again are kept in the gate
+// cache; when the model comes back to that tree, the verification judges
+// the cached run, so the log it names is still there.
+func TestTestsAheadInTheGateCacheKeepTheirLogs(t *testing.T) {
+	good, broken := make(chan struct{}), make(chan struct{})
+	out, v, ds := earlyRun(t, []string{"good", "broken", "good"}, func(n int) {
+		switch n {
+		case 3: // the answer that breaks the tree: after "good" passed
+			<-good
+		case 4: // the answer that mends it: after "broken" failed
+			<-broken
+		}
+	}, func(o *Options) {
+		tv := o.Verifier.(*treeVerifier)
+		o.Verifier = logVerifier{tv}
+		go func() { waitFor(t, tv, "good"); close(good); waitFor(t, tv, "broken"); close(broken) }()
+	})
+	if len(ds) == 0 || ds[0].Reused == "" {
+		t.Fatalf("decisions %+v; verifications %v; outcome %+v: want the good tree judged from the gate cache", ds, v.log(), out)
+	}
+	for _, d := range ds {
+		for _, c := range d.Commands {
+			if _, err := os.Stat(c.LogPath); c.LogPath == "" || err != nil {
+				t.Errorf("decision %d names the log %q of %s: %v", d.N, c.LogPath, d.Reused, err)
+			}
+		}
+	}
+}
