@@ -36,6 +36,10 @@ type Options struct {
 	// contained (package sandbox). An error from it means the command is
 	// not started at all: nothing runs uncontained by accident.
 	Wrap Wrapper
+	// Spares, with Wrap and no Stdin, runs the command in a sandbox
+	// started before the call when one matches, and starts the next one
+	// when the command ends (see Spares).
+	Spares *Spares
 }
 
 // Sandbox is how commands run contained: the wrapper that starts them in
@@ -43,6 +47,16 @@ type Options struct {
 type Sandbox struct {
 	Wrap Wrapper
 	Env  func(base []string) []string // nil: the environment as it is
+	// Spares, when set, starts each command's sandbox before its call
+	// (see Spares); Close stops them.
+	Spares *Spares
+}
+
+// Close kills the sandbox's spare, if any; a nil s does nothing.
+func (s *Sandbox) Close() {
+	if s != nil {
+		s.Spares.Close()
+	}
 }
 
 // Apply makes opts run contained in s; a nil s leaves them as they are.
@@ -50,7 +64,7 @@ func (s *Sandbox) Apply(opts *Options) {
 	if s == nil {
 		return
 	}
-	opts.Wrap = s.Wrap
+	opts.Wrap, opts.Spares = s.Wrap, s.Spares
 	if s.Env != nil {
 		if opts.Env == nil {
 			opts.Env = os.Environ()
@@ -65,10 +79,17 @@ type Wrapper func(name string, args []string, dir string) (Wrapped, error)
 
 // Wrapped is a command as a Wrapper made it: the program and arguments to
 // start, and files it gets as descriptors 3, 4, … (closed once it started).
+// Stamp is what else must be the same for a command started earlier under
+// the same name, arguments and files to be this one (the identity of the
+// paths a sandbox shows); Pins keep what it names from being replaced by
+// other files with the same identity while such a command waits (never
+// given to the command; closed with it).
 type Wrapped struct {
 	Name  string
 	Args  []string
 	Files []*os.File
+	Stamp string
+	Pins  []*os.File
 }
 
 // Result is what a finished command left behind.
@@ -82,6 +103,7 @@ type Result struct {
 	Duration   time.Duration // wall time
 	LogPath    string        // the full log, when Options.LogPath was set
 	LogCut     bool          // the log holds only the first Options.MaxLog bytes
+	Spare      bool          // it ran in a sandbox started before the call (Spares)
 }
 
 // Shell runs script with bash -c (sh when bash is missing).
@@ -123,36 +145,49 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 	}
 	out := &lockedWriter{w: sink}
 
-	var extra []*os.File
-	if opts.Wrap != nil {
-		w, err := opts.Wrap(name, args, opts.Dir)
-		if err != nil {
+	var (
+		extra []*os.File
+		cmd   *exec.Cmd
+		start time.Time
+	)
+	sp := opts.Spares.take(name, args, opts)
+	if sp != nil {
+		cmd = sp.cmd
+		start = time.Now()
+		if err := sp.start(name, args, out); err != nil {
+			opts.Spares.drop(sp)
 			return Result{}, err
 		}
-		name, args, extra = w.Name, w.Args, w.Files
-		defer func() {
-			for _, f := range extra {
-				f.Close()
+	} else {
+		if opts.Wrap != nil {
+			w, err := opts.Wrap(name, args, opts.Dir)
+			if err != nil {
+				return Result{}, err
 			}
-		}()
-	}
-	cmd := exec.Command(name, args...)
-	cmd.ExtraFiles = extra
-	cmd.Dir = opts.Dir
-	cmd.Env = opts.Env
-	cmd.Stdout = out
-	cmd.Stderr = out
-	if opts.Stdin != nil {
-		cmd.Stdin = opts.Stdin
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// Grandchildren holding the pipes open must not hang Wait forever.
-	cmd.WaitDelay = 2 * time.Second
+			name, args, extra = w.Name, w.Args, w.Files
+			defer closeAll(extra)
+			closeAll(w.Pins)
+		}
+		cmd = exec.Command(name, args...)
+		cmd.ExtraFiles = extra
+		cmd.Dir = opts.Dir
+		cmd.Env = opts.Env
+		cmd.Stdout = out
+		cmd.Stderr = out
+		if opts.Stdin != nil {
+			cmd.Stdin = opts.Stdin
+		}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		// Grandchildren holding the pipes open must not hang Wait forever.
+		cmd.WaitDelay = waitDelay
 
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return Result{}, err
+		start = time.Now()
+		if err := cmd.Start(); err != nil {
+			return Result{}, err
+		}
 	}
+	// The next command's sandbox is made while the caller works.
+	defer opts.Spares.prestart(opts)
 	pgid := cmd.Process.Pid
 
 	var timeout <-chan time.Time
@@ -164,7 +199,7 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	var res Result
+	res := Result{Spare: sp != nil}
 	var waitErr error
 	select {
 	case waitErr = <-done:
@@ -188,6 +223,10 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 	}
 	return res, nil
 }
+
+// waitDelay bounds how long a command's output is read after it exited:
+// grandchildren holding the pipes open must not hang Wait forever.
+const waitDelay = 2 * time.Second
 
 // capped writes to w until left bytes are written and drops the rest,
 // never failing the command that prints.

@@ -11,9 +11,11 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ultra-dev/ultra/internal/proc"
+	"golang.org/x/sys/unix"
 )
 
 // Mechanism names what contains the model's processes.
@@ -130,8 +132,48 @@ func (s Status) Wrapper(p Policy) proc.Wrapper {
 			}
 			files = append(files, f)
 		}
-		return proc.Wrapped{Name: s.Path, Args: append(append(q.Args(), name), args...), Files: files}, nil
+		w := proc.Wrapped{Name: s.Path, Args: append(append(q.Args(), name), args...), Files: files}
+		w.Stamp, w.Pins = stamp(q)
+		return w, nil
 	}
+}
+
+// stamp is the identity (device and inode) of every path q shows and of
+// its working directory, and the files that pin them: a sandbox started
+// earlier with the same arguments is the same sandbox only while these
+// are the same files. A directory removed and made again under the same
+// name (a hidden one, the work tree) is another: the earlier sandbox's
+// mount on it is gone, and the new one shows through the read-only root.
+// While the pins are open no other file can take an inode number.
+func stamp(q Policy) (string, []*os.File) {
+	var b strings.Builder
+	var pins []*os.File
+	id := func(p string) {
+		f, err := os.OpenFile(p, unix.O_PATH, 0)
+		if err != nil {
+			b.WriteString("-;")
+			return
+		}
+		pins = append(pins, f)
+		fi, err := f.Stat()
+		if err != nil {
+			b.WriteString("-;")
+			return
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			fmt.Fprintf(&b, "%d:%d;", st.Dev, st.Ino)
+		}
+	}
+	for _, m := range q.Mounts {
+		id(m.Path)
+		if m.Kind == BindAt || m.Kind == ReadOnlyAt {
+			id(m.Src)
+		}
+	}
+	if q.Dir != "" {
+		id(q.Dir)
+	}
+	return b.String(), pins
 }
 
 // Resolve returns p with its paths resolved through symlinks, mounts of
