@@ -278,6 +278,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer r.closeSandbox()
 	r.emit(event.RunStarted, event.RunStartedData{
 		Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir, Axes: spec.Axes,
 		Branch: ws.Branch, Base: ws.Base, Start: ws.StartCommit, Snapshot: snapshot,
@@ -428,6 +429,7 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	if err != nil {
 		return nil, err
 	}
+	defer r.closeSandbox()
 	r.emit(event.RunResumed, event.RunResumedData{Guidance: ro.Guidance, From: from})
 	if r.goals != nil && r.goals.ledger.Len() > 0 {
 		r.recordGoal(ledger.Entry{Kind: ledger.KindResumed, Text: "resumed by a person from " + from})

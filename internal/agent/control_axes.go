@@ -84,6 +84,7 @@ func (r *runner) setAxes(ctx context.Context, next axes.Axes, reason, scope, who
 			r.row.Axes = prev
 			return fmt.Errorf("preparing the sandbox of the %s profile: %w", next.Permission, err)
 		}
+		r.closeSandbox() // its spare has the profile's layout before
 		r.env.Sandbox = sb
 	}
 	if who == "" {

@@ -184,8 +184,15 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 		now.Protect = append(slices.Clone(l.Protect), baseVariants...)
 		return st.Wrapper(now.Policy())(name, args, dir)
 	}
+	// Each call's sandbox is made while the model thinks, and compared
+	// with the one the call would get when it comes (proc.Spares).
+	sb.Spares = proc.NewSpares()
 	return sb, nil
 }
+
+// closeSandbox kills what the run's bash sandbox started ahead of a call:
+// nothing of it outlives the run.
+func (r *runner) closeSandbox() { r.env.Sandbox.Close() }
 
 // hermetic makes req a verification of exactly tree: its files checked
 // out by ultra from the repository into a directory of their own (nothing
