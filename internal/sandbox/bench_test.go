@@ -12,7 +12,10 @@ import (
 
 // BenchmarkShell is the cost the sandbox adds to one bash call: the same
 // trivial command, plain and contained with a run's layout. Compare the
-// two medians (go test -bench Shell -count 5 | benchstat).
+// two medians (go test -bench Shell -count 5 | benchstat). "spare" is a
+// run's call as it is made: in the sandbox started for it while the model
+// thought (proc.Spares), ready when the call comes; its time is from the
+// call to its result.
 func BenchmarkShell(b *testing.B) {
 	st := needSandbox(b)
 	dir := b.TempDir()
@@ -24,16 +27,54 @@ func BenchmarkShell(b *testing.B) {
 		name string
 		sb   *proc.Sandbox
 	}{{"plain", nil}, {"sandboxed", &proc.Sandbox{Wrap: st.Wrapper(l.Policy()), Env: l.Env}},
-		{"sandboxed-no-unix-sockets", &proc.Sandbox{Wrap: st.Wrapper(strict.Policy()), Env: l.Env}}} {
+		{"sandboxed-no-unix-sockets", &proc.Sandbox{Wrap: st.Wrapper(strict.Policy()), Env: l.Env}},
+		{"spare", &proc.Sandbox{Wrap: st.Wrapper(strict.Policy()), Env: l.Env, Spares: proc.NewSpares()}}} {
 		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
+			defer c.sb.Close()
+			call := func() proc.Result {
 				opts := proc.Options{Dir: dir, Env: env}
 				c.sb.Apply(&opts)
-				if r, err := proc.Shell(context.Background(), "echo hi >/dev/null", opts); err != nil || r.ExitCode != 0 {
+				r, err := proc.Shell(context.Background(), "echo hi >/dev/null", opts)
+				if err != nil || r.ExitCode != 0 {
 					b.Fatal(err, r.Output)
+				}
+				return r
+			}
+			call() // the first call leaves the first spare
+			b.ResetTimer()
+			for range b.N {
+				if c.sb != nil && c.sb.Spares != nil {
+					b.StopTimer()
+					c.sb.Spares.Ready() // the model thinks
+					b.StartTimer()
+				}
+				if r := call(); c.sb != nil && c.sb.Spares != nil && !r.Spare {
+					b.Fatal("the call did not take the spare")
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkSparePrepare is the time a spare takes to be ready after the
+// call before it: the sandbox's whole cost, paid while the model thinks.
+func BenchmarkSparePrepare(b *testing.B) {
+	st := needSandbox(b)
+	dir := b.TempDir()
+	l := Layout{Work: dir, Home: b.TempDir(), Tmp: b.TempDir(), Hide: append(Secrets(os.Getenv("HOME")), "/nonexistent/state"), NoUnixSockets: true}
+	sb := &proc.Sandbox{Wrap: st.Wrapper(l.Policy()), Env: l.Env, Spares: proc.NewSpares()}
+	defer sb.Close()
+	for range b.N {
+		b.StopTimer()
+		opts := proc.Options{Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH")}}
+		sb.Apply(&opts)
+		if r, err := proc.Shell(context.Background(), "true", opts); err != nil || r.ExitCode != 0 {
+			b.Fatal(err, r.Output)
+		}
+		b.StartTimer()
+		if !sb.Spares.Ready() {
+			b.Fatal("no spare came up")
+		}
 	}
 }
 
