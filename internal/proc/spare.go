@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -70,6 +71,7 @@ type spare struct {
 	goPipe  *os.File // one byte here runs them
 	ready   chan struct{}
 	up      bool // the shell reported ready (read after ready is closed)
+	dropped atomic.Bool
 	started time.Time
 	w       Wrapped
 	env     []string
@@ -99,10 +101,11 @@ func closeAll(fs []*os.File) {
 	}
 }
 
-// usable says whether opts could run from a spare: contained, without
-// input of its own.
+// usable says whether opts could run from a spare: contained, with an
+// environment of its own (nil would be ultra's, as it is when the command
+// starts) and without input.
 func (p *Spares) usable(opts Options) bool {
-	return p != nil && opts.Wrap != nil && opts.Stdin == nil
+	return p != nil && opts.Wrap != nil && opts.Env != nil && opts.Stdin == nil
 }
 
 // take returns the spare for the command name args under opts, nil when
@@ -209,6 +212,9 @@ func (p *Spares) prestart(opts Options) {
 		go func() {
 			defer p.wg.Done()
 			<-s.ready
+			if s.dropped.Load() {
+				return // killed before it came up: no failure
+			}
 			p.mu.Lock()
 			if s.up {
 				p.failed = 0
@@ -285,6 +291,7 @@ func newSpare(opts Options) (*spare, error) {
 
 // drop kills a spare that will not be used and waits for it.
 func (p *Spares) drop(s *spare) {
+	s.dropped.Store(true)
 	s.goPipe.Close()
 	s.file.Close()
 	closeAll(s.w.Pins)
