@@ -168,19 +168,7 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 			defer closeAll(extra)
 			closeAll(w.Pins)
 		}
-		cmd = exec.Command(name, args...)
-		cmd.ExtraFiles = extra
-		cmd.Dir = opts.Dir
-		cmd.Env = opts.Env
-		cmd.Stdout = out
-		cmd.Stderr = out
-		if opts.Stdin != nil {
-			cmd.Stdin = opts.Stdin
-		}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		// Grandchildren holding the pipes open must not hang Wait forever.
-		cmd.WaitDelay = waitDelay
-
+		cmd = command(name, args, extra, opts, out)
 		start = time.Now()
 		if err := cmd.Start(); err != nil {
 			return Result{}, err
@@ -222,6 +210,25 @@ func Run(ctx context.Context, name string, args []string, opts Options) (Result,
 		res.LogPath, res.LogCut = opts.LogPath, logged.cut
 	}
 	return res, nil
+}
+
+// command is the process that runs name with args and the extra files
+// under opts, its output (both streams, one pipe) to out, in a process
+// group of its own; a spare's is made here too.
+func command(name string, args []string, extra []*os.File, opts Options, out io.Writer) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.ExtraFiles = extra
+	cmd.Dir = opts.Dir
+	cmd.Env = opts.Env
+	cmd.Stdout = out
+	cmd.Stderr = out
+	if opts.Stdin != nil {
+		cmd.Stdin = opts.Stdin
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Grandchildren holding the pipes open must not hang Wait forever.
+	cmd.WaitDelay = waitDelay
+	return cmd
 }
 
 // waitDelay bounds how long a command's output is read after it exited:

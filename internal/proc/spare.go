@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -260,14 +259,7 @@ func newSpare(opts Options) (*spare, error) {
 		return fail(err)
 	}
 	s := &spare{out: &held{}, file: file, goPipe: goW, ready: make(chan struct{}), w: w, env: opts.Env, dir: opts.Dir}
-	cmd := exec.Command(w.Name, w.Args...)
-	cmd.ExtraFiles = append(slices.Clone(w.Files), file, goR, readyW)
-	cmd.Dir = opts.Dir
-	cmd.Env = opts.Env
-	cmd.Stdout = s.out
-	cmd.Stderr = s.out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = waitDelay
+	cmd := command(w.Name, w.Args, append(slices.Clone(w.Files), file, goR, readyW), opts, s.out)
 	s.cmd = cmd
 	err = cmd.Start()
 	goR.Close()
