@@ -268,6 +268,9 @@ func TestTUIPlanAcceptAutonomous(t *testing.T) {
 	p.waitText("the plan waits for you")
 	p.answer("A")
 	p.waitFor("the run complete", func(s string) bool { return strings.Contains(header(s), "▸ complete") })
+	// The header shows the phase; the run has ended (its status saved)
+	// when it says how it ended.
+	p.waitText("complete: the final review approved")
 	id := onlyRun(t, dir)
 	st := statusJSON(t, dir, id)
 	ax, _ := st["axes"].(map[string]any)
