@@ -12,8 +12,8 @@ import (
 	"github.com/ultra-dev/ultra/internal/proc"
 )
 
-// spared runs script in sb, from the spare its last call left; want says
-// whether a spare must have served it.
+// spared runs script in sb once the spare its last call left is ready
+// (Result.Spare says whether it served the call).
 func spared(t *testing.T, sb *proc.Sandbox, dir, script string, timeout time.Duration) proc.Result {
 	t.Helper()
 	sb.Spares.Ready()
