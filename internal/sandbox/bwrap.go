@@ -187,6 +187,9 @@ func Resolve(p Policy) Policy {
 	if q.Dir != "" {
 		q.Dir = real(q.Dir)
 	}
+	if p.Moved.Src != "" && p.Moved.Path != "" {
+		q.Moved = Bind{Src: real(p.Moved.Src), Path: real(p.Moved.Path)}
+	}
 	for _, m := range p.Mounts {
 		src := m.Path
 		if m.Kind == BindAt || m.Kind == ReadOnlyAt {

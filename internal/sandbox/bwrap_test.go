@@ -60,14 +60,7 @@ func (w world) layout() Layout {
 
 func run(t *testing.T, st Status, l Layout, script string) proc.Result {
 	t.Helper()
-	sb := &proc.Sandbox{Wrap: st.Wrapper(l.Policy()), Env: l.Env}
-	opts := proc.Options{Dir: l.Work, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=/root"}, Timeout: 20 * time.Second}
-	sb.Apply(&opts)
-	res, err := proc.Shell(context.Background(), script, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return runIn(t, st, l, l.Work, script)
 }
 
 // Each rule is judged by its effect on the host's files, not by what the

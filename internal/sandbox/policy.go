@@ -51,7 +51,15 @@ type Mount struct {
 type Policy struct {
 	Mounts  []Mount
 	Network bool
-	Dir     string // working directory inside the sandbox
+	// Dir is the working directory: a host path, shown inside the
+	// sandbox where the mounts show it (see Moved).
+	Dir string
+	// Moved is a host directory (Src) the sandbox shows at another place
+	// (Path) instead of its own: every mount and working directory below
+	// Src is rendered at the same place below Path (Args). The paths of
+	// Mounts and Dir stay host paths, so that Resolve can check and
+	// resolve them.
+	Moved Bind
 	// NoUnixSockets: the command cannot create Unix domain sockets (a
 	// seccomp filter, given to bubblewrap as descriptor 3), so no socket
 	// file it can see connects it to a service outside; socketpair(2)
@@ -77,20 +85,21 @@ func (p Policy) Args() []string {
 		"--proc", "/proc",
 	)
 	for _, m := range p.Mounts {
+		at := p.Inside(m.Path)
 		switch m.Kind {
 		case ReadOnly:
-			a = append(a, "--ro-bind", m.Path, m.Path)
+			a = append(a, "--ro-bind", m.Path, at)
 		case Writable:
-			a = append(a, "--bind", m.Path, m.Path)
+			a = append(a, "--bind", m.Path, at)
 		case BindAt:
-			a = append(a, "--bind", m.Src, m.Path)
+			a = append(a, "--bind", m.Src, at)
 		case ReadOnlyAt:
-			a = append(a, "--ro-bind", m.Src, m.Path)
+			a = append(a, "--ro-bind", m.Src, at)
 		case Hidden:
 			if m.File {
-				a = append(a, "--ro-bind", "/dev/null", m.Path)
+				a = append(a, "--ro-bind", "/dev/null", at)
 			} else {
-				a = append(a, "--tmpfs", m.Path)
+				a = append(a, "--tmpfs", at)
 			}
 		}
 	}
@@ -99,16 +108,32 @@ func (p Policy) Args() []string {
 	// as they are).
 	for _, m := range p.Mounts {
 		if m.Kind == Hidden && !m.File {
-			a = append(a, "--remount-ro", m.Path)
+			a = append(a, "--remount-ro", p.Inside(m.Path))
 		}
 	}
 	if p.NoUnixSockets {
 		a = append(a, "--seccomp", "3")
 	}
 	if p.Dir != "" {
-		a = append(a, "--chdir", p.Dir)
+		a = append(a, "--chdir", p.Inside(p.Dir))
 	}
 	return append(a, "--")
+}
+
+// Inside is where host path p is seen inside the sandbox: below
+// Moved.Path when it lies below Moved.Src, else at p itself.
+func (p Policy) Inside(host string) string {
+	return moved(p.Moved, host)
+}
+
+// moved is host below m.Path when it lies below m.Src (host itself
+// when m moves nothing).
+func moved(m Bind, host string) string {
+	if m.Src == "" || m.Path == "" || !within(m.Src, host) {
+		return host
+	}
+	rel, _ := filepath.Rel(m.Src, host)
+	return filepath.Join(m.Path, rel)
 }
 
 // Layout is what a sandbox for ultra's runs needs to know: which tree the
@@ -118,6 +143,17 @@ type Layout struct {
 	// gate's checkout): writable unless ReadOnlyWork.
 	Work         string
 	ReadOnlyWork bool
+	// WorkAt is where the sandbox shows Work ("": at its own path), so
+	// that every sandbox of a checkout sees it at one path whatever host
+	// directory holds it (the go command keys what it compiles by the
+	// package's directory). What the layout names below Work (Dir,
+	// Protect, Writable, Deps, Hide, GitDir) is shown at the same place
+	// below WorkAt, and so is the working directory a Wrapper is given
+	// (Policy.Moved); the host path of Work is not shown. WorkAt must be
+	// an empty directory of the host, or lie in a hidden one: the root
+	// is the host's, read-only, and WorkAt is shown after the hidden
+	// paths.
+	WorkAt string
 	// Protect are paths inside Work shown read-only (the worktree's .git
 	// file, .ultra/, dependency directories made by ultra's setup).
 	Protect []string
@@ -163,9 +199,12 @@ func (l Layout) Policy() Policy {
 		if coveredBy(l.Hide, h) {
 			continue // gone with the hidden directory it lies in
 		}
+		if l.moves(h) {
+			continue // hidden again once the work tree is shown
+		}
 		ms = append(ms, Mount{Kind: Hidden, Path: h})
 	}
-	if l.GitDir != "" {
+	if l.GitDir != "" && !l.moves(l.GitDir) {
 		ms = append(ms, Mount{Kind: ReadOnly, Path: l.GitDir})
 		// What is hidden inside the git directory (ultra's lock) stays so.
 		for _, h := range l.Hide {
@@ -209,7 +248,27 @@ func (l Layout) Policy() Policy {
 	if dir == "" {
 		dir = l.Work
 	}
-	return Policy{Mounts: ms, Network: l.Network, Dir: dir, NoUnixSockets: l.NoUnixSockets}
+	p := Policy{Mounts: ms, Network: l.Network, Dir: dir, NoUnixSockets: l.NoUnixSockets}
+	if l.Work != "" && l.WorkAt != "" {
+		p.Moved = Bind{Src: l.Work, Path: l.WorkAt}
+	}
+	return p
+}
+
+// Inside is where host path p is seen in the sandbox of l: below WorkAt
+// when it lies below Work.
+func (l Layout) Inside(p string) string {
+	if !l.moves(p) {
+		return p
+	}
+	return moved(Bind{Src: l.Work, Path: l.WorkAt}, p)
+}
+
+// moves says p lies in the work tree and the sandbox shows it below
+// WorkAt. Mounts there are made only after the work tree's (a mount
+// point below WorkAt exists only then).
+func (l Layout) moves(p string) bool {
+	return l.Work != "" && l.WorkAt != "" && within(l.Work, p)
 }
 
 // Bind shows host path Src at Path.

@@ -34,6 +34,18 @@ func TestPolicyArgs(t *testing.T) {
 			"--tmpfs /r/.git/ultra-worktrees.lock --ro-bind /r/.git /r/.git --tmpfs /r/.git/ultra-worktrees.lock --bind /w /w " +
 				"--remount-ro /r/.git/ultra-worktrees.lock --remount-ro /r/.git/ultra-worktrees.lock --chdir /w", false},
 		{"explicit working directory", Layout{Work: "/w", Dir: "/w/sub"}, "--bind /w /w --chdir /w/sub", false},
+		{"work tree shown at another path, after what is hidden; what lies in it moves along, the rest stays",
+			Layout{Work: "/s/runs/r/tree", WorkAt: "/s/checkout", Dir: "/s/runs/r/tree/mod", Tmp: "/s/runs/r/tmp", Home: "/s/runs/r/home",
+				GitDir: "/s/runs/r/tree/.git", Hide: []string{"/s", "/h/.ssh", "/s/runs/r/tree/.env"},
+				Writable: []string{"/s/log", "/s/runs/r/tree/out"},
+				Deps:     []Bind{{Src: "/w/node_modules", Path: "/w/node_modules"}, {Src: "/w/.venv", Path: "/s/runs/r/tree/.venv"}},
+				Protect:  []string{"/s/runs/r/tree/.ultra"}},
+			"--bind /s/runs/r/tmp /tmp --tmpfs /s --tmpfs /h/.ssh --bind /s/runs/r/home /s/runs/r/home --bind /s/runs/r/tree /s/checkout " +
+				"--bind /s/log /s/log --bind /s/runs/r/tree/out /s/checkout/out --ro-bind /w/node_modules /w/node_modules --ro-bind /w/.venv /s/checkout/.venv " +
+				"--ro-bind /s/runs/r/tree/.git /s/checkout/.git --ro-bind /s/runs/r/tree/.ultra /s/checkout/.ultra --tmpfs /s/checkout/.env " +
+				"--remount-ro /s --remount-ro /h/.ssh --remount-ro /s/checkout/.env --chdir /s/checkout/mod", false},
+		{"read-only work tree shown at another path", Layout{Work: "/w", WorkAt: "/c", ReadOnlyWork: true},
+			"--ro-bind /w /c --chdir /c", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := tc.layout.Policy().Args()
