@@ -50,6 +50,9 @@ type Sandbox struct {
 	// Spares, when set, starts each command's sandbox before its call
 	// (see Spares); Close stops them.
 	Spares *Spares
+	// At is where the commands see a host path (nil: at the path
+	// itself): a sandbox may show a directory at another place.
+	At func(host string) string
 }
 
 // Close kills the sandbox's spare, if any; a nil s does nothing.
@@ -57,6 +60,14 @@ func (s *Sandbox) Close() {
 	if s != nil {
 		s.Spares.Close()
 	}
+}
+
+// Inside is where the commands of s see host path p.
+func (s *Sandbox) Inside(p string) string {
+	if s == nil || s.At == nil {
+		return p
+	}
+	return s.At(p)
 }
 
 // Apply makes opts run contained in s; a nil s leaves them as they are.

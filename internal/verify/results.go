@@ -19,10 +19,11 @@ import (
 
 // readResults fills cr's counts, tests, failing names and excerpt from the
 // command's report (preferred) or its output (the text parsers). root is
-// the project root, reportPath the file the command was asked to write,
+// the project root, shown where the command saw it (the absolute paths
+// it reports lie there), reportPath the file the command was asked to write,
 // keepDir where report files found in the project are copied, start when
 // the command started (older report files are stale).
-func readResults(cr *CommandResult, d Detected, root, reportPath, keepDir string, start time.Time, output string) {
+func readResults(cr *CommandResult, d Detected, root, shown, reportPath, keepDir string, start time.Time, output string) {
 	// The text parsers always run: for the runner's own "no tests" line,
 	// the excerpt, and the counts when there is no report.
 	var p parsed
@@ -43,11 +44,11 @@ func readResults(cr *CommandResult, d Detected, root, reportPath, keepDir string
 		cr.Source = strings.TrimSpace(cr.Source + "; " + n)
 	}
 
-	rep, paths, missed := readReport(d, root, cr.LogPath, reportPath, keepDir, start)
+	rep, paths, missed := readReport(d, root, shown, cr.LogPath, reportPath, keepDir, start)
 	if rep == nil && missed != "" && d.Runner == "mocha" {
 		// mocha stops before writing its report when a test file does
 		// not load: that file is the result.
-		if rep = mochaLoadFailure(output, cr.LogPath, filepath.Join(root, filepath.FromSlash(d.Dir))); rep != nil {
+		if rep = mochaLoadFailure(output, cr.LogPath, filepath.Join(shown, filepath.FromSlash(d.Dir))); rep != nil {
 			missed = "mocha stopped before writing its report: a test file did not load"
 		}
 	}
@@ -69,7 +70,7 @@ func readResults(cr *CommandResult, d Detected, root, reportPath, keepDir string
 		}
 		return
 	}
-	normalise(rep, d, root)
+	normalise(rep, d, shown)
 	cr.ReportOK = missed == ""
 	cr.Format = baseFormat(rep.Format, d.Format)
 	cr.Formats = []string{cr.Format}
@@ -155,7 +156,7 @@ var subtestNoteRE = regexp.MustCompile(`^\d+ of \d+ subtests? failed: `)
 // readReport reads the report d's runner was asked for. rep is nil when
 // there is none (missed says why, when one was expected); a report read
 // only in part comes with missed set too.
-func readReport(d Detected, root, logPath, reportPath, keepDir string, start time.Time) (rep *report.Report, paths []string, missed string) {
+func readReport(d Detected, root, shown, logPath, reportPath, keepDir string, start time.Time) (rep *report.Report, paths []string, missed string) {
 	format := d.Format
 	if format == "auto" {
 		head, _ := readHead(logPath, 256<<10)
@@ -184,7 +185,7 @@ func readReport(d Detected, root, logPath, reportPath, keepDir string, start tim
 		case "cargo":
 			rep, err = report.Cargo(f)
 		case "unittest":
-			rep, err = parseUnittest(f, filepath.Join(root, filepath.FromSlash(d.Dir)))
+			rep, err = parseUnittest(f, filepath.Join(shown, filepath.FromSlash(d.Dir)))
 		case "junit-output":
 			rep, err = report.JUnit(f)
 		}
@@ -206,7 +207,7 @@ func readReport(d Detected, root, logPath, reportPath, keepDir string, start tim
 			files = append(files, f)
 		}
 		if format == "jest-json" {
-			rep, err = parseJestJSON(files[0], filepath.Join(root, filepath.FromSlash(d.Dir)))
+			rep, err = parseJestJSON(files[0], filepath.Join(shown, filepath.FromSlash(d.Dir)))
 		} else {
 			readers := make([]io.Reader, len(files))
 			for i, f := range files {

@@ -215,7 +215,8 @@ func runOne(ctx context.Context, root string, d Detected, command, attemptDir, t
 	cr.TimedOut = pr.TimedOut
 	cr.Duration = pr.Duration
 
-	readResults(&cr, d, root, reportPath, keepDir, start, pr.Output)
+	// The paths the tests report are where they saw the project.
+	readResults(&cr, d, root, sb.Inside(root), reportPath, keepDir, start, pr.Output)
 	if cr.Passed+cr.Failed+cr.Errors == 0 && !cr.TimedOut && cr.ExitCode != 0 {
 		if line, ok := runnerMissing(cr.ExitCode, pr.Output); ok {
 			cr.NotFound = true
