@@ -333,7 +333,7 @@ func (r *runner) checkSandbox(ctx context.Context, dest string, ch goal.Channel)
 	}
 	slot := filepath.Dir(dest)
 	l := sandbox.Layout{
-		Work: dest, Hide: append(append(r.o.hidden(), personsCheckout(ctx, r.row.Workdir)...), gateHiddenGit(ctx, r.row.Workdir)...),
+		Work: dest, WorkAt: r.o.checkoutAt(), Hide: append(append(r.o.hidden(), personsCheckout(ctx, r.row.Workdir)...), gateHiddenGit(ctx, r.row.Workdir)...),
 		Home: filepath.Join(slot, "home"), Tmp: filepath.Join(slot, "tmp"),
 		NoUnixSockets: ch != goal.ChannelTmux && ch != goal.ChannelBrowser && ch != goal.ChannelDesktop,
 	}

@@ -107,7 +107,35 @@ func contained(st sandbox.Status, l sandbox.Layout) *proc.Sandbox {
 	return &proc.Sandbox{Wrap: st.Wrapper(l.Policy()), Env: func(base []string) []string {
 		env := l.Env(base)
 		return append(env, sandbox.ToolEnv(home, env)...)
-	}}
+	}, At: l.Inside}
+}
+
+// checkoutAt is where every contained run of a checkout ultra made of
+// the repository's trees (the gate's, a criterion's check) sees it: one
+// path for the repository, whatever directory holds the checkout, so
+// that the go command, which keys what it compiles by the package's
+// directory, compiles a package once for every run of the same code
+// (the baseline, each verification, each check, later runs). It is an
+// empty directory in the repository's state, there only to be mounted
+// on (in the sandbox, ultra's state is hidden and the checkout alone is
+// shown there). "" when it cannot be made: the checkout is then seen
+// where it lies.
+func (o Options) checkoutAt() string {
+	if o.StateRoot == "" {
+		return ""
+	}
+	p := filepath.Join(o.StateRoot, "checkout")
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		return ""
+	}
+	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+		return "" // a symlink: not ultra's mount point
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	return r
 }
 
 // bashSandbox is the sandbox of a run's bash calls, nil when the run goes
@@ -198,10 +226,11 @@ func (r *runner) closeSandbox() { r.env.Sandbox.Close() }
 // out by ultra from the repository into a directory of their own (nothing
 // ignored or untracked of the worktree comes along, only the dependency
 // directories, read-only), the tests contained in a sandbox without the
-// network whose home and /tmp belong to the gate. The checkout is always
-// at the same path (the run's verifications never overlap): the go
-// command keys compiled packages by their directory, so packages that did
-// not change are not compiled again. cleanup removes the checkout.
+// network whose home and /tmp belong to the gate. The tests see the
+// checkout at the repository's checkoutAt, as every criterion's check
+// does: the go command keys compiled packages by their directory, so
+// packages that did not change are not compiled again. cleanup removes
+// the checkout.
 func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []string, tree string, req verify.Request) (verify.Request, func(), error) {
 	nothing := func() {}
 	if tree == "" {
@@ -241,9 +270,13 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 		return req, cleanup, nil
 	}
 	l := sandbox.Layout{
-		Work: dest, Hide: append(append(o.hidden(), personsCheckout(ctx, workdir)...), gateHiddenGit(ctx, workdir)...),
+		Work: dest, WorkAt: o.checkoutAt(), Hide: append(append(o.hidden(), personsCheckout(ctx, workdir)...), gateHiddenGit(ctx, workdir)...),
 		Home: filepath.Join(runDir, "sandbox", "gate-home"), Tmp: filepath.Join(runDir, "sandbox", "gate-tmp"),
 		NoUnixSockets: !o.GateUnixSockets,
+	}
+	// Above the checkout as the tests see it.
+	ceiling = func(env []string) []string {
+		return append(env, "GIT_CEILING_DIRECTORIES="+filepath.Dir(l.Inside(dest)))
 	}
 	if req.LogDir != "" {
 		if err := os.MkdirAll(req.LogDir, 0o755); err != nil {
@@ -353,7 +386,7 @@ func (o Options) goTestExec(runDir, dest string, req verify.Request, l *sandbox.
 	}
 	l.Writable = append(l.Writable, work)
 	l.Deps = append(l.Deps, sandbox.Bind{Src: bin, Path: bin})
-	writable := strings.Join([]string{l.Work, "/tmp", l.Home}, ":")
+	writable := strings.Join([]string{l.Inside(l.Work), "/tmp", l.Home}, ":")
 	return func(env []string) []string {
 		flags := sandbox.GoFlags()
 		out := env[:0:0]
@@ -432,7 +465,7 @@ func (o Options) goWarm(ctx context.Context, st sandbox.Status, l sandbox.Layout
 	wl := l
 	wl.Writable = append(slices.Clone(l.Writable), cache)
 	sb := contained(st, wl)
-	env := noVCSStamp(pinGoEnv(sb.Env(append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(dest)))))
+	env := noVCSStamp(pinGoEnv(sb.Env(append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(l.Inside(dest))))))
 	timeout := req.Timeout
 	if timeout <= 0 {
 		timeout = verify.DefaultTimeout
