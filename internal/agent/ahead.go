@@ -29,6 +29,7 @@ type ahead struct {
 	cancel      context.CancelFunc
 	used        bool
 	started     bool
+	warmKey     string // the tree whose warm step the checks wait for
 	drift       *driftRun
 }
 
@@ -79,11 +80,18 @@ func (r *runner) planAhead(ctx context.Context, drift *driftRun, withDrift bool)
 	return a
 }
 
-// start runs a's checks on tree.
+// start runs a's checks on tree, once the gate's warm step compiled
+// that tree (warmWaits: whoever ends a verification or a run of the
+// tests ahead without one releases them).
 func (a *ahead) start(r *runner, tree string) {
-	a.tree, a.started = tree, true
+	a.tree, a.warmKey, a.started = tree, tree, true
+	warm := awaitWarm(RunDir(r.o.StateRoot, r.row.ID), tree)
 	go func() {
 		defer close(a.done)
+		select {
+		case <-warm:
+		case <-a.ctx.Done():
+		}
 		a.results = r.runChecks(a.ctx, tree, a.run, a.label, "check", nil)
 	}()
 }
@@ -142,6 +150,9 @@ func (r *runner) criteriaChecks(ctx context.Context, tree string, ts []target, l
 		return
 	}
 	a.used = true
+	// The gate has judged the tree: if it compiled nothing (its cache
+	// had the tree), the criteria need not wait for it.
+	warmed(RunDir(r.o.StateRoot, r.row.ID), a.warmKey)
 	<-a.done
 	for i, res := range a.results {
 		if ctx.Err() != nil || a.ctx.Err() != nil {
@@ -202,4 +213,5 @@ func (a *ahead) finish(r *runner) {
 		a.drift = nil
 	}
 	a.cancel()
+	warmed(RunDir(r.o.StateRoot, r.row.ID), a.warmKey)
 }

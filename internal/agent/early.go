@@ -254,6 +254,9 @@ func (e *early) drop(r *runner) {
 // a verification of that tree (stopped, the runner could not run, the
 // tests changed their checkout, an input changed meanwhile).
 func (o Options) testAhead(ctx context.Context, e *early, runDir, workdir string, deps []string, runID string, req verify.Request, baseline chan struct{}) *cachedRun {
+	// The criteria beside them wait for the warm step of e.tree
+	// (hermetic); without one they need not wait.
+	defer warmed(runDir, e.tree)
 	e.key = o.inputsKey(workdir, deps, e.tree, req)
 	if e.key == "" || o.cached(o.cacheKey(workdir, deps, e.tree, req)) != nil {
 		return nil // the verification finds it in the gate cache

@@ -233,6 +233,9 @@ func (r *runner) closeSandbox() { r.env.Sandbox.Close() }
 // the checkout.
 func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []string, tree string, req verify.Request) (verify.Request, func(), error) {
 	nothing := func() {}
+	// Once the tree is compiled (goWarm), or cannot be, the criteria
+	// started beside the tests go on.
+	defer warmed(runDir, tree)
 	if tree == "" {
 		return req, nothing, fmt.Errorf("ultra could not hash the working tree, so it cannot check out what it would judge")
 	}
