@@ -120,8 +120,8 @@ func (p Policy) Args() []string {
 	return append(a, "--")
 }
 
-// Inside is where host path p is seen inside the sandbox: below
-// Moved.Path when it lies below Moved.Src, else at p itself.
+// Inside is where a host path is seen inside the sandbox: below
+// Moved.Path when it lies below Moved.Src, else at itself.
 func (p Policy) Inside(host string) string {
 	return moved(p.Moved, host)
 }
