@@ -183,10 +183,11 @@ type Layout struct {
 
 // Policy orders the layout's mounts so that each later one wins: /tmp is
 // replaced first, then secrets and state are hidden, then the git
-// directory, home, the work tree and the writable directories are shown
-// again (they may lie inside hidden ones), and last what lies inside the
-// work tree is covered again: the git directory read-only, protected
-// paths read-only, hidden paths hidden.
+// directory, home, the work tree (at WorkAt, which may lie in a hidden
+// directory) and the writable directories are shown again (they may lie
+// inside hidden ones), and last what lies inside the work tree is
+// covered again: the git directory read-only, protected paths
+// read-only, hidden paths hidden.
 func (l Layout) Policy() Policy {
 	var ms []Mount
 	if l.Tmp != "" {
