@@ -63,7 +63,7 @@ func TestLoadErrorsNameFileLineKey(t *testing.T) {
 		{"[workspace]\nauthor_name = \"bot\"\n", ":2: workspace.author_name and workspace.author_email go together"},
 		{"[workspace]\nprotect = [\"main\"]\n", ":2: unknown key workspace.protect"},
 		// The known keys come from the configuration itself.
-		{"[verify]\ncomand = \"x\"\n", "verify.{command,timeout,unix_sockets,cache,code,test_support}"},
+		{"[verify]\ncomand = \"x\"\n", "verify.{command,timeout,unix_sockets,cache,ahead,code,test_support}"},
 		{"[verify]\ncomand = \"x\"\n", "pricing.NAME.{input,output,cache_read,cache_write}"},
 		{"[workspace]\nprotected = \"main\"\n", ":2: workspace.protected: wrong type: the file gives a string where ultra wants a list"},
 	}
