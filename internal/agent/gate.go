@@ -128,6 +128,14 @@ func (m measurement) reused() string {
 // cache has it; what it runs is remembered there when keep says so at
 // the end. who says which measurement of which run this is ("baseline",
 // "decision 3").
+//
+// The failed tests are not run again: a baseline keeps every test's
+// first outcome alone (a test that failed at the start and passes only
+// on a re-run later still counts as failing), so the re-run would serve
+// only a later verification of the same tree that finds the measurement
+// in the gate cache. A measurement with failed tests a verification
+// would run again is therefore not kept there; it is measured again when
+// a verification needs it.
 func (o Options) measure(ctx context.Context, runDir, workdir string, deps []string, tree string, req verify.Request, run, who string, keep func() bool) (measurement, error) {
 	key := o.cacheKey(workdir, deps, tree, req)
 	if c := o.cached(key); c != nil {
@@ -140,13 +148,13 @@ func (o Options) measure(ctx context.Context, runDir, workdir string, deps []str
 	defer cleanup()
 	// Before the tests run: they can write their checkout.
 	fakes := fakesOf(req.Dir)
-	req.Rerun = true
+	req.Rerun = false
 	res, err := o.Verifier.Verify(ctx, req)
 	if err != nil {
 		return measurement{}, err
 	}
 	m := measurement{Result: res, Fakes: fakes}
-	if !keep() {
+	if !keep() || res.WouldRerun() {
 		return m, nil
 	}
 	o.remember(key, cachedRun{Tree: tree, Run: run, From: who, Time: o.Now(), Sandbox: o.sandboxStatus().Summary(), Fakes: m.Fakes, Result: res})

@@ -254,3 +254,56 @@ func mustTree(t *testing.T, dir string) string {
 	}
 	return tree
 }
+
+// rerunVerifier records whether each run asked for the re-run of failed
+// tests, and fails or passes as told.
+type rerunVerifier struct {
+	status verify.Status
+	runs   int
+	rerun  []bool
+}
+
+func (v *rerunVerifier) Verify(ctx context.Context, req verify.Request) (*verify.Result, error) {
+	v.runs++
+	v.rerun = append(v.rerun, req.Rerun)
+	return stubVerifier{v.status}.Verify(ctx, req)
+}
+
+// A baseline keeps every test's first outcome, so its failed tests are
+// not run again; such a measurement is not kept in the gate cache (a
+// verification of that tree would need the re-run), a green one is.
+func TestBaselineRunsFailedTestsOnce(t *testing.T) {
+	for _, tc := range []struct {
+		status verify.Status
+		cached bool
+	}{{verify.StatusFail, false}, {verify.StatusPass, true}} {
+		t.Run(string(tc.status), func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			v := &rerunVerifier{status: tc.status}
+			o, dir := setup(t, nil, v)
+			o.Sandbox = &sandbox.Status{Problem: "not needed by this test"}
+			o.Now = func() time.Time { return time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC) }
+			tree, err := workspace.TreeHash(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keep := func() bool { return true }
+			measureOnce := func(run string) measurement {
+				m, err := o.measure(context.Background(), RunDir(o.StateRoot, run), dir, nil, tree,
+					verify.Request{LogDir: t.TempDir()}, run, "baseline", keep)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return m
+			}
+			measureOnce("run-1")
+			if len(v.rerun) != 1 || v.rerun[0] {
+				t.Fatalf("the baseline asked for a re-run of its failures: %v", v.rerun)
+			}
+			m := measureOnce("run-2")
+			if got := m.Cached != nil; got != tc.cached || (v.runs == 1) != tc.cached {
+				t.Fatalf("second baseline of the same tree: cached=%v runs=%d, want cached=%v", got, v.runs, tc.cached)
+			}
+		})
+	}
+}

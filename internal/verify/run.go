@@ -113,6 +113,24 @@ func runCommands(ctx context.Context, req Request, cmds []Detected, start time.T
 	return res, nil
 }
 
+// WouldRerun says whether Request.Rerun would have run again some of the
+// tests of res (which ran without it): a command that did not time out
+// has from 1 to MaxRerun failed tests.
+func (res *Result) WouldRerun() bool {
+	for _, c := range res.Commands {
+		bad := 0
+		for _, t := range c.Tests {
+			if isBad(t.Status) {
+				bad++
+			}
+		}
+		if bad > 0 && bad <= MaxRerun && !c.TimedOut {
+			return true
+		}
+	}
+	return false
+}
+
 func canceled(res *Result, ctx context.Context, start time.Time) (*Result, error) {
 	res.Status = StatusNotEvaluated
 	res.Reason = "verification canceled: " + ctx.Err().Error()
