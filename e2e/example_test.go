@@ -25,7 +25,7 @@ func TestTryScriptedExample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the example failed: %v\n%s", err, out)
 	}
-	for _, want := range []string{"✔ complete — the final review approved", "✓ G001-C1 [happy, command] pass", "+\treturn a + b", "landed run "} {
+	for _, want := range []string{"✔ complete — the final review approved", "✓ G001-C1 [happy, cli, command] pass", "+\treturn a + b", "landed run "} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the example's output lacks %q:\n%s", want, out)
 		}

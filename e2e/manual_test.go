@@ -88,7 +88,7 @@ func TestManualPlanApprovedOnce(t *testing.T) {
 	}
 	id := runID(t, evs)
 	st := ultra(t, dir, "status", id)
-	for _, want := range []string{"plan proposed by call call_1", "Add adds", "[happy, command]", "Add adds, as its test shows", "runs `go test -count=1 -run '^TestAdd$' ./calc`"} {
+	for _, want := range []string{"plan proposed by call call_1", "Add adds", "[happy, cli, command]", "Add adds, as its test shows", "runs `go test -count=1 -run '^TestAdd$' ./calc`"} {
 		if !strings.Contains(st.stdout, want) {
 			t.Fatalf("status lacks %q:\n%s", want, st.stdout)
 		}

@@ -228,7 +228,7 @@ func printCriterionLine(w io.Writer, c goal.Criterion, done bool) {
 	if c.Superseded != "" {
 		ess += ", superseded: " + c.Superseded
 	}
-	fmt.Fprintf(w, "  %s %s [%s, %s%s] %s: %s\n", mark, c.ID, c.UserModel, c.Channel, ess, c.Status, clip(c.Scenario, 100))
+	fmt.Fprintf(w, "  %s %s [%s, %s, %s%s] %s: %s\n", mark, c.ID, c.UserModel, c.SurfaceOf(), c.Channel, ess, c.Status, clip(c.Scenario, 100))
 	if line := goal.BaseLine(c); line != "" {
 		fmt.Fprintf(w, "      base:  %s\n", line)
 	}

@@ -242,7 +242,7 @@ func (r *runner) baseDrift(ctx context.Context, dr *driftRun) []string {
 			Digest: evidenceDigest(res), Evidence: res.Files,
 			Text: fmt.Sprintf("%s on the base tree again at the final gate (it must still fail there): %s", res.Status, oneLine(res.Summary, 200)),
 			Data: jsonData(map[string]any{"tree": dr.code, "expect": t.c.Expect, "status": res.Status, "final": dr.label})})
-		r.emit(event.Criterion, event.CriterionData{Goal: t.g.ID, Criterion: t.c.ID, Channel: string(t.c.Channel), Status: string(res.Status),
+		r.emit(event.Criterion, event.CriterionData{Goal: t.g.ID, Criterion: t.c.ID, Surface: string(t.c.SurfaceOf()), Channel: string(t.c.Channel), Status: string(res.Status),
 			Summary: res.Summary, Reason: res.Reason, Evidence: evidencePaths(res.Files), Base: t.c.Expect})
 		if res.Status == goal.CriterionPass {
 			drift = append(drift, fmt.Sprintf("%s (%s)", t.c.ID, oneLine(res.Summary, 200)))
@@ -355,7 +355,7 @@ func (r *runner) recordBase(goals []goal.Goal) {
 				Digest: evidenceDigest(check.Result{Files: c.Base.Files, Summary: c.Base.Summary}), Evidence: c.Base.Files,
 				Text: fmt.Sprintf("%s on the base tree (%s): %s", c.Base.Status, strings.ReplaceAll(c.Expect, "_", " "), oneLine(c.Base.Summary, 200)),
 				Data: jsonData(map[string]any{"tree": c.Base.Tree, "expect": c.Expect, "status": c.Base.Status})})
-			r.emit(event.Criterion, event.CriterionData{Goal: g.ID, Criterion: c.ID, Channel: string(c.Channel), Status: string(c.Base.Status),
+			r.emit(event.Criterion, event.CriterionData{Goal: g.ID, Criterion: c.ID, Surface: string(c.SurfaceOf()), Channel: string(c.Channel), Status: string(c.Base.Status),
 				Summary: c.Base.Summary, Reason: c.Base.Reason, Evidence: evidencePaths(c.Base.Files), Base: c.Expect})
 		}
 	}

@@ -249,7 +249,7 @@ func (r *runner) runCriteria(ctx context.Context, tree string, ts []target, labe
 		case goal.CriterionBlocked:
 			r.recordGoal(ledger.Entry{Kind: ledger.KindCriterionBlocked, Goal: t.g.ID, Criterion: t.c.ID, Digest: sig, Text: oneLine(res.Reason, 300)})
 		}
-		r.emit(event.Criterion, event.CriterionData{Goal: t.g.ID, Criterion: t.c.ID, Channel: string(t.c.Channel), Status: string(res.Status),
+		r.emit(event.Criterion, event.CriterionData{Goal: t.g.ID, Criterion: t.c.ID, Surface: string(t.c.SurfaceOf()), Channel: string(t.c.Channel), Status: string(res.Status),
 			Summary: res.Summary, Reason: res.Reason, Receipt: res.Receipt, Evidence: evidencePaths(res.Files), Duration: res.Duration.Round(time.Millisecond).String()})
 		fmt.Fprintf(&b, "- %s [%s, %s] %s: %s\n", t.c.ID, t.c.UserModel, t.c.Channel, strings.ToUpper(string(res.Status)), oneLine(res.Summary, 600))
 		if res.Status != goal.CriterionPass && res.Reason != "" {

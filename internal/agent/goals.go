@@ -398,6 +398,14 @@ func (r *runner) recordGoal(e ledger.Entry) ledger.Entry {
 	return out
 }
 
+// briefText is what the person asked of the run: its brief, or its task.
+func (r *runner) briefText() string {
+	if r.st.Goals != nil && r.st.Goals.Brief != "" {
+		return r.st.Goals.Brief
+	}
+	return r.row.Task
+}
+
 // hasGoals reports that the run works through goals.
 func (r *runner) hasGoals() bool { return r.st.Goals != nil && r.goals != nil }
 
@@ -406,6 +414,7 @@ func (r *runner) hasGoals() bool { return r.st.Goals != nil && r.goals != nil }
 var goalsSchema = json.RawMessage(`{"type":"object","properties":{"goals":{"type":"array","items":{"type":"object","properties":{` +
 	`"title":{"type":"string"},"objective":{"type":"string"},"criteria":{"type":"array","items":{"type":"object","properties":{` +
 	`"scenario":{"type":"string"},"user_model":{"type":"string","enum":["happy","edge","regression","adversarial"]},` +
+	`"surface":{"type":"string","enum":["cli","data","http","terminal","web","desktop"],"description":"what the scenario exercises as a user meets it: cli (a command's output) and data (files, a database) are proven by the command channel; http (an endpoint) only by http, terminal (a terminal program's screen) only by tmux, web (a page) only by browser, desktop (a window) only by desktop. Default: the channel's (command: cli)"},` +
 	`"channel":{"type":"string","enum":["command","http","tmux","browser","desktop"]},` +
 	`"check":{"type":"object","description":"command: {run, expect_exit, expect_stdout, expect_stderr}; http: {start, port, method, path, headers, body, expect_status, expect_body, expect_json}; tmux: {start, steps:[{keys, expect}]}; browser: {start, url, steps:[{click}|{type:{selector,text}}|{wait_text}], expect_text, expect_selector}; desktop (a GUI program on a private X screen, its text read by OCR): {start, steps:[{click: text on the screen}|{click_at:{x,y}}|{type:{text}}|{key: \"Return ctrl+s\"}|{wait_text}|{screenshot:true}], expect_text, width, height}. expect_* are regular expressions."},` +
 	`"expected_evidence":{"type":"string"},"essential":{"type":"boolean"}},"required":["scenario","user_model","channel","check","expected_evidence"]}},` +
@@ -418,7 +427,8 @@ func (r *runner) goalsTool() tool.Tool {
 			Description: "Propose the goals and their success criteria (leaves planning once accepted). Each goal needs at least 3 criteria: a happy path, an edge and a regression or adversarial case; ultra runs every check itself (command, http, tmux, browser) and only what it observes counts. " +
 				"Criteria must discriminate: before accepting, ultra runs every check on the code as it is now (the base tree). A happy, edge or adversarial check must FAIL there (it shows the change; a program that does not exist yet counts as failing) and pass after; a regression check must PASS there and keep passing. A check whose result does not depend on the change is refused. " +
 				"Each goal needs an essential check that fails on the base tree and RUNS something (the program, its tests, a server): checks that only read files (grep, cat, test, wc, go build) show what the code says, not what it does. Every criterion is essential (only a person makes one optional). " +
-				"A command check asserts only what it names: give expect_exit, expect_stdout or expect_stderr. A goal that changes no behaviour is a refactor (refactor: true), which only a run a person declared a refactor takes: its checks that run the program pass before and after, those that read its text must change."},
+				"A command check asserts only what it names: give expect_exit, expect_stdout or expect_stderr. " +
+				"User-facing behaviour is proven through its channel: a goal or brief that describes an endpoint, a web page, a terminal program's screen or a window needs a criterion on that surface (http, web, terminal, desktop), run through the http, browser, tmux or desktop channel; command output (curl | grep) proves only the cli and data surfaces. A goal that changes no behaviour is a refactor (refactor: true), which only a run a person declared a refactor takes: its checks that run the program pass before and after, those that read its text must change."},
 		run: r.runGoals,
 	}
 }
@@ -441,6 +451,7 @@ func (r *runner) runGoals(ctx context.Context, args json.RawMessage) tool.Result
 		}
 	}
 	at := func(i int) string { return fmt.Sprintf("goals[%d]", i) }
+	probs = append(probs, goal.BriefSurfaceProblems(p.Goals, r.briefText())...)
 	probs = append(probs, r.refactorProblems(p.Goals, at)...)
 	probs = append(probs, essentialProblems(p.Goals, at)...)
 	now := r.o.Now().UTC()
@@ -543,7 +554,7 @@ func criteriaList(g *goal.Goal) string {
 		if c.Superseded != "" {
 			continue
 		}
-		fmt.Fprintf(&b, "  - %s [%s, %s] %s: %s\n", c.ID, c.UserModel, c.Channel, c.Status, c.Scenario)
+		fmt.Fprintf(&b, "  - %s [%s, %s, %s] %s: %s\n", c.ID, c.UserModel, c.SurfaceOf(), c.Channel, c.Status, c.Scenario)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

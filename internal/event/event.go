@@ -102,6 +102,7 @@ type (
 	CriterionData struct {
 		Goal      string   `json:"goal"`
 		Criterion string   `json:"criterion"`
+		Surface   string   `json:"surface,omitempty"` // cli, data, http, terminal, web, desktop
 		Channel   string   `json:"channel"`
 		Status    string   `json:"status"` // pass, fail, blocked
 		Summary   string   `json:"summary"`

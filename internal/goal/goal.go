@@ -218,13 +218,17 @@ type EvidenceFile struct {
 
 // Criterion is one success criterion of a goal, as goals.json holds it.
 type Criterion struct {
-	ID               string    `json:"id"` // G001-C1
-	Scenario         string    `json:"scenario"`
-	UserModel        UserModel `json:"userModel"`
-	Channel          Channel   `json:"channel"`
-	Check            Check     `json:"check"`
-	ExpectedEvidence string    `json:"expectedEvidence"`
-	Essential        bool      `json:"essential"`
+	ID        string    `json:"id"` // G001-C1
+	Scenario  string    `json:"scenario"`
+	UserModel UserModel `json:"userModel"`
+	// Surface is what the scenario exercises (cli, data, http, terminal,
+	// web, desktop); criteria recorded before it existed have none
+	// (SurfaceOf: their channel's).
+	Surface          Surface `json:"surface,omitempty"`
+	Channel          Channel `json:"channel"`
+	Check            Check   `json:"check"`
+	ExpectedEvidence string  `json:"expectedEvidence"`
+	Essential        bool    `json:"essential"`
 	// StopCondition says when to stop trying: after MaxSameFailures
 	// identical failures the goal fails with a diagnosis.
 	StopCondition    string          `json:"stopCondition,omitempty"`
@@ -403,6 +407,7 @@ func PlanDigest(goals []Goal) string {
 	type crit struct {
 		ID, Scenario     string
 		UserModel        UserModel
+		Surface          Surface `json:",omitempty"`
 		Channel          Channel
 		Check            Check
 		ExpectedEvidence string
@@ -419,7 +424,7 @@ func PlanDigest(goals []Goal) string {
 	for _, x := range goals {
 		e := g{ID: x.ID, Title: x.Title, Objective: x.Objective, Refactor: x.Refactor}
 		for _, c := range x.SuccessCriteria {
-			e.Criteria = append(e.Criteria, crit{c.ID, c.Scenario, c.UserModel, c.Channel, c.Check, c.ExpectedEvidence, c.Essential, c.Superseded, c.Expect})
+			e.Criteria = append(e.Criteria, crit{c.ID, c.Scenario, c.UserModel, c.Surface, c.Channel, c.Check, c.ExpectedEvidence, c.Essential, c.Superseded, c.Expect})
 		}
 		out = append(out, e)
 	}
@@ -445,11 +450,14 @@ type ProposedGoal struct {
 
 // ProposedCriterion is one criterion of a proposed goal.
 type ProposedCriterion struct {
-	Scenario         string    `json:"scenario"`
-	UserModel        UserModel `json:"user_model"`
-	Channel          Channel   `json:"channel"`
-	Check            Check     `json:"check"`
-	ExpectedEvidence string    `json:"expected_evidence"`
+	Scenario  string    `json:"scenario"`
+	UserModel UserModel `json:"user_model"`
+	// Surface is what the scenario exercises; without one, the
+	// channel's (DefaultSurface).
+	Surface          Surface `json:"surface,omitempty"`
+	Channel          Channel `json:"channel"`
+	Check            Check   `json:"check"`
+	ExpectedEvidence string  `json:"expected_evidence"`
 	// Essential defaults to true: a goal completes only when every
 	// essential criterion passes.
 	Essential     *bool  `json:"essential,omitempty"`

@@ -8,7 +8,7 @@ import (
 )
 
 // PlanText is goals as a person reads a plan: each goal's title and
-// objective, then its criteria (user model, channel, scenario), each with
+// objective, then its criteria (user model, surface, channel, scenario), each with
 // its result on the base tree once it has one and, with checks, what ultra
 // will run for it.
 func PlanText(goals []Goal, checks bool) string {
@@ -24,7 +24,7 @@ func PlanText(goals []Goal, checks bool) string {
 			if !c.Essential {
 				ess = " (not essential)"
 			}
-			fmt.Fprintf(&b, "  - %s [%s, %s]%s %s\n", c.ID, c.UserModel, c.Channel, ess, c.Scenario)
+			fmt.Fprintf(&b, "  - %s [%s, %s, %s]%s %s\n", c.ID, c.UserModel, c.SurfaceOf(), c.Channel, ess, c.Scenario)
 			if checks {
 				if line := CheckLine(c.Channel, c.Check); line != "" {
 					fmt.Fprintf(&b, "      %s\n", line)

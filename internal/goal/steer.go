@@ -462,6 +462,7 @@ func proposedOf(c Criterion) ProposedCriterion {
 	return ProposedCriterion{
 		Scenario:         c.Scenario,
 		UserModel:        c.UserModel,
+		Surface:          c.SurfaceOf(),
 		Channel:          c.Channel,
 		Check:            cloneCheck(c.Check),
 		ExpectedEvidence: c.ExpectedEvidence,

@@ -329,7 +329,7 @@ func TestGoalsCallShownAsPlan(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	pump(t, m, m.pollCmd())
 	s := screen(m)
-	for _, want := range []string{"accept this plan?", "G001-add-adds: Add adds", "[happy, command] 2+3 is 5", "runs `go test ./calc`"} {
+	for _, want := range []string{"accept this plan?", "G001-add-adds: Add adds", "[happy, cli, command] 2+3 is 5", "runs `go test ./calc`"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("the prompt lacks %q:\n%s", want, s)
 		}
