@@ -39,7 +39,7 @@ func TestWebPageByCurlRefused(t *testing.T) {
 	if len(outs) != 3 {
 		t.Fatalf("%d goals results, want 3: %q", len(outs), outs)
 	}
-	for _, want := range []string{"refused", `goals[0]: the goal describes a web page ("landing page"), but none of its criteria exercises the web surface`, `surface "web" and channel "browser"`} {
+	for _, want := range []string{"refused", `goals[0]: the goal describes a web page ("landing page"), but none of its criteria that show the change`, `surface "web" and channel "browser"`} {
 		if !strings.Contains(outs[0], want) {
 			t.Fatalf("the first refusal lacks %q:\n%s", want, outs[0])
 		}

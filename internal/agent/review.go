@@ -165,7 +165,7 @@ func goalSurfaces(g goal.Goal) string {
 		s  goal.Surface
 		ch goal.Channel
 	}
-	count := map[use]int{}
+	count, shows := map[use]int{}, map[use]int{}
 	var order []use
 	for _, c := range g.SuccessCriteria {
 		if c.Superseded != "" {
@@ -176,10 +176,16 @@ func goalSurfaces(g goal.Goal) string {
 			order = append(order, u)
 		}
 		count[u]++
+		if g.Refactor || c.UserModel != goal.Regression {
+			shows[u]++
+		}
 	}
 	parts := make([]string, len(order))
 	for i, u := range order {
 		parts[i] = fmt.Sprintf("%s through %s (%d)", u.s, u.ch, count[u])
+		if shows[u] == 0 && u.s.UserFacing() {
+			parts[i] = fmt.Sprintf("%s through %s (%d, regression checks only: they passed before the change, so they prove nothing it adds)", u.s, u.ch, count[u])
+		}
 	}
 	out := strings.Join(parts, ", ")
 	if ds := goal.DescribedSurfaces(g.Title + "\n" + g.Objective); len(ds) > 0 {

@@ -241,9 +241,25 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 	}
 	gateDir := filepath.Join(runDir, "sandbox", "gate")
 	dest := filepath.Join(gateDir, "tree")
-	_ = removeAll(dest) // left by a killed verification
-	if err := workspace.ExportTree(ctx, workdir, tree, dest); err != nil {
-		return req, nothing, fmt.Errorf("checking out the tree to verify: %w", err)
+	// The checkout: the tree, and the dependency directories the run
+	// started with linked into it (detection sees them; inside the
+	// sandbox the links resolve to read-only mounts).
+	export := func() error {
+		_ = removeAll(dest) // left by a killed verification, or by the tests
+		if err := workspace.ExportTree(ctx, workdir, tree, dest); err != nil {
+			return fmt.Errorf("checking out the tree to verify: %w", err)
+		}
+		for _, d := range deps {
+			p := filepath.Join(dest, filepath.FromSlash(d))
+			if _, err := os.Lstat(p); os.IsNotExist(err) {
+				_ = os.MkdirAll(filepath.Dir(p), 0o755)
+				_ = os.Symlink(filepath.Join(workdir, filepath.FromSlash(d)), p)
+			}
+		}
+		return nil
+	}
+	if err := export(); err != nil {
+		return req, nothing, err
 	}
 	// After the tests nothing they left (the checkout, the gate's home
 	// and /tmp, what the go command stored for them) stays in ultra's
@@ -253,17 +269,17 @@ func (o Options) hermetic(ctx context.Context, runDir, workdir string, deps []st
 			_ = removeAll(d)
 		}
 	}
-	// The dependency directories the run started with are linked into
-	// the checkout (detection sees them; inside the sandbox the links
-	// resolve to read-only mounts).
-	for _, d := range deps {
-		p := filepath.Join(dest, filepath.FromSlash(d))
-		if _, err := os.Lstat(p); os.IsNotExist(err) {
-			_ = os.MkdirAll(filepath.Dir(p), 0o755)
-			_ = os.Symlink(filepath.Join(workdir, filepath.FromSlash(d)), p)
-		}
-	}
 	req.Dir = dest
+	// Before failed tests run again, the checkout is the tree again:
+	// nothing the first run left (a marker file, ignored or not) reaches
+	// the second. A checkout whose tracked files the tests changed is left
+	// as it is: the verification finds the change and fails.
+	req.Restore = func() error {
+		if cs, err := workspace.CheckoutChanged(ctx, workdir, tree, dest); err != nil || len(cs) > 0 {
+			return nil
+		}
+		return export()
+	}
 	// git must not find the repository above the checkout (the state
 	// directory lies inside it).
 	ceiling := func(env []string) []string { return append(env, "GIT_CEILING_DIRECTORIES="+gateDir) }

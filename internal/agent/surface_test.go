@@ -27,7 +27,7 @@ func TestBriefSurfaceRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := toolOutputs(p.reqs)[0]
-	if !strings.Contains(res, `the brief describes a web page ("landing page"), but no criterion of any goal exercises the web surface`) ||
+	if !strings.Contains(res, `the brief describes a web page ("landing page"), but none of the criteria that show the change`) ||
 		!strings.Contains(res, `surface "web" and channel "browser"`) {
 		t.Fatalf("goals result:\n%s", res)
 	}

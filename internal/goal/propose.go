@@ -400,6 +400,8 @@ func validateCriterion(where string, c ProposedCriterion) []Problem {
 		ps = append(ps, Problem{where + ".surface", fmt.Sprintf("unknown value %q: use one of %s (what the scenario exercises: a command's output, data, an endpoint, a terminal screen, a web page, a window)", c.Surface, quotedSurfaces())})
 	} else if why := surfaceMismatch(c.surface(), c.Channel); why != "" {
 		ps = append(ps, Problem{where + ".surface", why})
+	} else if why := standIn(c.surface(), c.Check); why != "" {
+		ps = append(ps, Problem{where + ".check.start", why})
 	}
 	if sizes := checkSizes(where+".check", c.Check); len(sizes) > 0 {
 		return append(ps, sizes...)

@@ -395,8 +395,25 @@ func (st steering) revisePendingWording() error {
 	if scenario != "" {
 		c.Scenario = scenario
 	}
+	// New words may describe an endpoint, a page, a screen or a window
+	// that no criterion of the goal proves.
+	if err := Problems(goalSurfaceProblems(g.ID, proposedGoalOf(*g))); err != nil {
+		return err
+	}
 	g.UpdatedAt = st.now
 	return nil
+}
+
+// proposedGoalOf is goal g as a proposal would state it, with its live
+// criteria.
+func proposedGoalOf(g Goal) ProposedGoal {
+	pg := ProposedGoal{Title: g.Title, Objective: g.Objective, Refactor: g.Refactor}
+	for _, c := range g.SuccessCriteria {
+		if live(c) {
+			pg.Criteria = append(pg.Criteria, proposedOf(c))
+		}
+	}
+	return pg
 }
 
 func (st steering) reviseCriterion() error {
@@ -481,6 +498,9 @@ func weakens(old, revised Criterion) string {
 	}
 	if revised.Channel != old.Channel {
 		return fmt.Sprintf("it moves an essential criterion from the %s channel to %s, which cannot be shown to assert as much", old.Channel, revised.Channel)
+	}
+	if revised.SurfaceOf() != old.SurfaceOf() {
+		return fmt.Sprintf("it moves an essential criterion from the %s surface to %s, which the goal may need it to prove", old.SurfaceOf(), revised.SurfaceOf())
 	}
 	if why := weakerCheck(old.Check, revised.Check); why != "" {
 		return why

@@ -77,6 +77,12 @@ func TestApplyRefusals(t *testing.T) {
 		{"reorder unknown", acceptedFile(), steer(Steer{Kind: ReorderPending, Order: []string{"G3", "G003-done", "G002-remove"}}, ByModel), `order names "G3", which is not a goal`, false},
 		// revise_pending_wording
 		{"reword a check", acceptedFile(), steer(Steer{Kind: RevisePendingWording, Goal: "G002-remove", Check: &Check{}}, ByModel), "never a check: use revise_criterion", false},
+		{"reword into a page", acceptedFile(), steer(Steer{Kind: RevisePendingWording, Goal: "G002-remove", Objective: "the landing page shows the todos"}, ByModel), `describes a web page ("landing page"), but none of its criteria that show the change`, false},
+		{"revise moves the surface", acceptedFile(), steer(Steer{Kind: ReviseCriterion, Criterion: "G002-C1", Criteria: []ProposedCriterion{func() ProposedCriterion {
+			c := cmdCrit(Happy, "./todo add milk && ./todo list", "milk")
+			c.Surface = SurfaceData
+			return c
+		}()}}, ByModel), "it moves an essential criterion from the cli surface to data", true},
 		{"reword nothing", acceptedFile(), steer(Steer{Kind: RevisePendingWording, Goal: "G002-remove"}, ByModel), "nothing to reword", false},
 		{"reword in-progress goal", acceptedFile(), steer(Steer{Kind: RevisePendingWording, Goal: "G001-add", Title: "x"}, ByPerson), "goal G001-add is in_progress: only a pending goal's wording can change", false},
 		{"reword scenario without criterion", acceptedFile(), steer(Steer{Kind: RevisePendingWording, Goal: "G002-remove", Scenario: "x"}, ByModel), "a scenario is a criterion's wording: name the criterion", false},

@@ -131,28 +131,110 @@ type Described struct {
 }
 
 // describing are the phrases that describe each user-facing surface, in
-// the order DescribedSurfaces reports them.
+// the order DescribedSurfaces reports them. They name something the
+// program serves or shows (a route, a page, a terminal program, a
+// window), not a client of one or a word that only looks like it ("the
+// interval endpoints", "the JSON API response", "a --no-gui flag"): a
+// phrase missed is left to the final reviewer, a phrase matched wrongly
+// refuses an honest plan.
 var describing = []struct {
 	s  Surface
-	re *regexp.Regexp
+	re []*regexp.Regexp
 }{
-	{SurfaceHTTP, regexp.MustCompile(`(?i)\b(?:(?:https?|rest(?:ful)?|json|graphql|web) (?:api|endpoint|server|service|route)s?|endpoints?|api (?:route|endpoint)s?|http status(?: codes?)?)\b|\b(?:GET|POST|PUT|PATCH|DELETE) /`)},
-	{SurfaceWeb, regexp.MustCompile(`(?i)\b(?:web ?(?:page|site|app|application|ui|interface|form|front-?end)s?|(?:html|landing|login|log-in|sign-?up|sign-?in|settings|home|index|admin|dashboard|profile|checkout|search|results) page|in (?:a|the) (?:web )?browser|front-?end|single-page app(?:lication)?|the page (?:shows|displays|lists|renders)|(?:button|form|link)s? on the page)\b`)},
-	{SurfaceTerminal, regexp.MustCompile(`(?i)\b(?:tui|terminal (?:ui|user interface|app|application|program|screen)|text user interface|full-?screen (?:terminal )?(?:app|application|program|ui|mode)|n?curses|interactive (?:prompt|menu))\b`)},
-	{SurfaceDesktop, regexp.MustCompile(`(?i)\b(?:gui|graphical (?:user )?interface|desktop (?:app|application|program|window|ui)|tkinter|tk window|gtk|x11 (?:app|application|program|window)|(?:main|application|app|dialog|popup|pop-up|settings|preferences) window|dialog box|opens? a window|window (?:shows|displays|opens))\b`)},
+	{SurfaceHTTP, []*regexp.Regexp{
+		regexp.MustCompile(`\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) /(?:[A-Za-z0-9_{:.-]|\s|$)`),
+		regexp.MustCompile(`(?i)(?:^|\s)/[\w./{}:-]* (?:endpoint|route|handler)s?\b`),
+		regexp.MustCompile(`(?i)\b(?:http|rest(?:ful)?|web|json) (?:server|service|endpoint)s?\b`),
+		regexp.MustCompile(`(?i)\brest(?:ful)? api\b`),
+		regexp.MustCompile(`(?i)\b(?:an?|the|new|this|that) (?:api |http )?endpoint\b`),
+	}},
+	{SurfaceWeb, []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\bweb ?(?:page|site|app|application|ui|interface|form)s?\b`),
+		regexp.MustCompile(`(?i)\b(?:html|landing|login|log-in|sign-?up|sign-?in|settings|admin|dashboard|profile|checkout|contact|about|404|error) page\b`),
+		regexp.MustCompile(`(?i)\bhomepage\b`),
+		regexp.MustCompile(`(?i)\b(?:the|a|this|that) page (?:shows|displays|lists|renders|should|must|has|contains)\b`),
+		regexp.MustCompile(`(?i)\b(?:button|form|link|field)s? on the page\b`),
+		regexp.MustCompile(`(?i)\bsingle-page app(?:lication)?\b`),
+	}},
+	{SurfaceTerminal, []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\b(?:tui|text user interface)\b`),
+		regexp.MustCompile(`(?i)\bterminal (?:ui|user interface|app|application|screen)\b`),
+		regexp.MustCompile(`(?i)\bfull-?screen (?:terminal )?(?:app|application|program|ui|mode)\b`),
+		regexp.MustCompile(`(?i)\bn?curses (?:app|application|program|ui|interface|screen)\b`),
+		regexp.MustCompile(`(?i)\binteractive (?:prompt|menu)\b`),
+	}},
+	{SurfaceDesktop, []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\b(?:gui|graphical (?:user )?interface)\b`),
+		regexp.MustCompile(`(?i)\bdesktop (?:app|application|program|window|ui)\b`),
+		regexp.MustCompile(`(?i)\b(?:tkinter|tk|gtk|qt) (?:app|application|window|program|gui)\b`),
+		regexp.MustCompile(`(?i)\b(?:main|application|app|dialog|popup|pop-up|settings|preferences) window (?:shows|displays|opens|lists|has|with)\b`),
+		regexp.MustCompile(`(?i)\bdialog box\b|\bopens? a (?:new )?window\b`),
+	}},
+}
+
+// negated says that a sentence does not ask for what it names ("do not
+// change the web UI", "no new endpoints", "without a GUI").
+var negated = regexp.MustCompile(`(?i)\b(?:not|no|never|without|don't|doesn't|won't|mustn't|shouldn't|out of scope|non-goals?|excluding|except)\b`)
+
+// notAsked is a heading that starts what a brief does not ask for.
+var notAsked = regexp.MustCompile(`(?i)^#+\s.*\b(?:non-goals?|out of scope|not in scope|not included|won't do)\b`)
+
+// sentenceEnd ends a sentence.
+var sentenceEnd = regexp.MustCompile(`[.!?;]\s+`)
+
+// sentences splits text into the sentences that ask for something: what
+// follows a heading of what is not asked for (up to the next heading) and
+// negated sentences are left out.
+func sentences(text string) []string {
+	var out []string
+	skip := false
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "#") {
+			skip = notAsked.MatchString(t)
+			continue
+		}
+		if skip {
+			continue
+		}
+		for _, s := range sentenceEnd.Split(t, -1) {
+			if s != "" && !negated.MatchString(s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // DescribedSurfaces are the user-facing surfaces text describes (an
 // endpoint, a page, a terminal program's screen, a window), each once,
-// with the first words found.
+// with the first words found; sentences that say what is not asked for
+// are left out.
 func DescribedSurfaces(text string) []Described {
+	ss := sentences(text)
 	var out []Described
 	for _, d := range describing {
-		if m := d.re.FindString(text); m != "" {
-			out = append(out, Described{d.s, m})
+	find:
+		for _, s := range ss {
+			for _, re := range d.re {
+				for _, loc := range re.FindAllStringIndex(s, -1) {
+					if m := strings.TrimSpace(s[loc[0]:loc[1]]); !hyphenedAway(s, loc) {
+						out = append(out, Described{d.s, m})
+						break find
+					}
+				}
+			}
 		}
 	}
 	return out
+}
+
+// hyphenedAway says that the words at loc in s are part of a compound
+// that says the opposite ("TUI-free", "no-gui").
+func hyphenedAway(s string, loc []int) bool {
+	after := strings.ToLower(s[loc[1]:])
+	before := strings.ToLower(s[:loc[0]])
+	return strings.HasPrefix(after, "-free") || strings.HasPrefix(after, "-less") || strings.HasSuffix(before, "no-") || strings.HasSuffix(before, "non-")
 }
 
 // describedAs is how a problem names what a text describes.
@@ -168,36 +250,84 @@ func addOne(s Surface) string {
 	return fmt.Sprintf("add one with surface %q and channel %q; command output (curl | grep, a unit test, a dump) proves only the cli and data surfaces", s, ch)
 }
 
+// proven adds to has the surfaces g's criteria prove: those of the
+// criteria that show the change (happy, edge, adversarial: they fail
+// before it and pass after), or of any criterion of a refactor, whose
+// criteria all pass before and after. A regression check passes on the
+// code as it was, so it proves nothing the goal adds (a stock server's
+// directory listing in a browser is not the page the goal asks for).
+func proven(has map[Surface]bool, g ProposedGoal) {
+	for _, c := range g.Criteria {
+		if g.Refactor || c.UserModel != Regression {
+			has[c.surface()] = true
+		}
+	}
+}
+
+// showing is how a problem names the criteria that prove a surface.
+const showing = "criteria that show the change (happy, edge or adversarial: they fail before it and pass after)"
+
 // goalSurfaceProblems are the user-facing surfaces goal g's title or
-// objective describes and none of its criteria exercises.
+// objective describes and none of its criteria proves.
 func goalSurfaceProblems(where string, g ProposedGoal) []Problem {
 	has := map[Surface]bool{}
-	for _, c := range g.Criteria {
-		has[c.surface()] = true
-	}
+	proven(has, g)
 	var ps []Problem
 	for _, d := range DescribedSurfaces(g.Title + "\n" + g.Objective) {
 		if !has[d.Surface] {
-			ps = append(ps, Problem{where, fmt.Sprintf("the goal describes %s, but none of its criteria exercises the %s surface: %s", describedAs(d), d.Surface, addOne(d.Surface))})
+			ps = append(ps, Problem{where, fmt.Sprintf("the goal describes %s, but none of its %s exercises the %s surface: %s", describedAs(d), showing, d.Surface, addOne(d.Surface))})
 		}
 	}
 	return ps
 }
 
 // BriefSurfaceProblems are the user-facing surfaces the brief (or the
-// task) describes and no criterion of any goal exercises.
+// task) describes and no criterion of any goal proves.
 func BriefSurfaceProblems(goals []ProposedGoal, brief string) []Problem {
 	has := map[Surface]bool{}
 	for _, g := range goals {
-		for _, c := range g.Criteria {
-			has[c.surface()] = true
-		}
+		proven(has, g)
 	}
 	var ps []Problem
 	for _, d := range DescribedSurfaces(brief) {
 		if !has[d.Surface] {
-			ps = append(ps, Problem{"goals", fmt.Sprintf("the brief describes %s, but no criterion of any goal exercises the %s surface: %s", describedAs(d), d.Surface, addOne(d.Surface))})
+			ps = append(ps, Problem{"goals", fmt.Sprintf("the brief describes %s, but none of the %s of any goal exercises the %s surface: %s", describedAs(d), showing, d.Surface, addOne(d.Surface))})
 		}
 	}
 	return ps
+}
+
+// standInStart finds, in what a check starts, a test runner or an HTTP
+// client: something other than the program a user meets.
+var standInStart = regexp.MustCompile(`(?:^|[;&|()\s])(go test|pytest|python3? -m (?:pytest|unittest)|(?:npm|yarn|pnpm) (?:run )?test|cargo test|make (?:test|check)|jest|vitest|mvn test|gradle test|ctest|curl|wget)\b`)
+
+// shells are programs whose screen is a prompt for commands.
+var shells = []string{"sh", "bash", "zsh", "dash", "ksh", "fish", "busybox"}
+
+// standIn says why a user-facing criterion's check starts a stand-in for
+// the program it should show (a test runner, curl, a shell to type
+// commands into), or "".
+func standIn(s Surface, c Check) string {
+	if !s.UserFacing() || c.Start == "" {
+		return ""
+	}
+	if m := standInStart.FindStringSubmatch(c.Start); m != nil {
+		return fmt.Sprintf("a %s criterion starts the program a user meets, not %q: what a test runner or an HTTP client prints proves only the cli surface", s, m[1])
+	}
+	if s == SurfaceTerminal {
+		first := ""
+		for _, f := range strings.Fields(c.Start) {
+			if !strings.Contains(f, "=") {
+				first = f
+				break
+			}
+		}
+		if i := strings.LastIndex(first, "/"); i >= 0 {
+			first = first[i+1:]
+		}
+		if slices.Contains(shells, first) {
+			return fmt.Sprintf("a terminal criterion starts the program a user meets, not a shell (%s) to type commands into", first)
+		}
+	}
+	return ""
 }

@@ -97,6 +97,11 @@ func runCommands(ctx context.Context, req Request, cmds []Detected, start time.T
 		}
 	}
 	if req.Rerun || (req.RerunWhenAll && !res.AnySelected()) {
+		if req.Restore != nil && res.WouldRerun() {
+			if err := req.Restore(); err != nil {
+				return nil, fmt.Errorf("verify: restoring the checkout before failed tests run again: %w", err)
+			}
+		}
 		for i := range res.Commands {
 			flaky, err := rerunFailed(ctx, dir, plan[i].d, &res.Commands[i], attemptDir, strconv.Itoa(i+1)+"-rerun", timeout, env, req.Sandbox)
 			if err != nil {

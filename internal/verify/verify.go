@@ -188,6 +188,11 @@ type Request struct {
 	// and the whole suite ran (Result.AnySelected false): such a run is a
 	// full one.
 	RerunWhenAll bool
+	// Restore, when set, puts Dir back as it was before the tests ran
+	// (the tree they test, nothing they left in it) before failed tests
+	// run again: a test cannot leave a marker in its checkout that makes
+	// its second run pass.
+	Restore func() error
 	// CommandSource says where Commands come from (the Source of their
 	// results); empty: SourceConfig.
 	CommandSource string
