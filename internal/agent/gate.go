@@ -133,9 +133,9 @@ func (m measurement) reused() string {
 // first outcome alone (a test that failed at the start and passes only
 // on a re-run later still counts as failing), so the re-run would serve
 // only a later verification of the same tree that finds the measurement
-// in the gate cache. A measurement with failed tests a verification
-// would run again is therefore not kept there; it is measured again when
-// a verification needs it.
+// in the gate cache. Such a verification judges every failure of it as
+// real (no test is flaky without a re-run): never more leniently than a
+// run of its own would.
 func (o Options) measure(ctx context.Context, runDir, workdir string, deps []string, tree string, req verify.Request, run, who string, keep func() bool) (measurement, error) {
 	key := o.cacheKey(workdir, deps, tree, req)
 	if c := o.cached(key); c != nil {
@@ -154,7 +154,7 @@ func (o Options) measure(ctx context.Context, runDir, workdir string, deps []str
 		return measurement{}, err
 	}
 	m := measurement{Result: res, Fakes: fakes}
-	if !keep() || res.WouldRerun() {
+	if !keep() {
 		return m, nil
 	}
 	o.remember(key, cachedRun{Tree: tree, Run: run, From: who, Time: o.Now(), Sandbox: o.sandboxStatus().Summary(), Fakes: m.Fakes, Result: res})
