@@ -34,3 +34,12 @@ func Binding(ls ...Limit) Limit {
 func (s State) RetryLimit() Limit {
 	return Limit{What: "retries", Used: s.Used.FailedVerifies, Max: s.Budgets.MaxRetries}
 }
+
+// CleanupTurns is how many model requests one cleanup pass may make;
+// when they are used, ultra ends the pass itself.
+const CleanupTurns = 8
+
+// CleanupLimit is a cleanup pass's limit of turns, used of them so far.
+func CleanupLimit(used int) Limit {
+	return Limit{What: "cleanup turns", Used: used, Max: CleanupTurns}
+}

@@ -17,6 +17,7 @@ func TestBinding(t *testing.T) {
 		{"the retries come first", []Limit{retries(8, 10), cycles(2, 5)}, "8 of 10 retries used"},
 		{"equal: the first", []Limit{retries(7, 10), cycles(2, 5)}, "7 of 10 retries used"},
 		{"no goal", []Limit{retries(2, 10), {}}, "2 of 10 retries used"},
+		{"the cleanup's turns come first", []Limit{retries(2, 10), CleanupLimit(3)}, "3 of 8 cleanup turns used"},
 		{"a limit used past its max has none left", []Limit{retries(1, 10), cycles(6, 5)}, "6 of 5 cycles of goal G001 used"},
 	} {
 		if got := Binding(c.ls...).String(); got != c.want {

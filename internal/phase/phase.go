@@ -19,6 +19,12 @@ const (
 	Building  Phase = "building"
 	Verifying Phase = "verifying"
 	Iterating Phase = "iterating"
+	// Cleaning: the cleanup pass of the final gate in a run with goals:
+	// after the final gate passed, the model may edit only the files the
+	// run changed (debugging leftovers, dead or duplicated code, comments
+	// that narrate the change); the gate then judges the cleaned tree
+	// again before the review.
+	Cleaning Phase = "cleaning"
 	// Reviewing: the final review of a run with goals, by a reviewer in a
 	// fresh context with read-only tools.
 	Reviewing Phase = "reviewing"
@@ -33,7 +39,7 @@ const (
 )
 
 // All lists every phase in flow order.
-var All = []Phase{Planning, Building, Verifying, Iterating, Reviewing, Answering, Researching, Complete, Escalated, Cancelled}
+var All = []Phase{Planning, Building, Verifying, Iterating, Cleaning, Reviewing, Answering, Researching, Complete, Escalated, Cancelled}
 
 // Parse turns a name into a Phase.
 func Parse(s string) (Phase, error) {
@@ -83,6 +89,10 @@ var (
 	planSet   = []string{"read", "glob", "grep", "bash", "todo", "goals", "phase"}
 	verifySet = []string{"read", "glob", "grep", "verify"}
 	reviewSet = []string{"read", "glob", "grep", "review"}
+	// cleanSet: edit, but no write (the pass creates no file) and no bash
+	// (a command could touch any file; edit is held to the files the run
+	// changed by the guard). phase ends the pass.
+	cleanSet = []string{"read", "glob", "grep", "edit", "phase"}
 )
 
 // table is the build mode's phase table (DESIGN.md): tools per phase.
@@ -91,6 +101,7 @@ var table = map[Phase]spec{
 	Building:  {tools: buildSet, purpose: "make the change. When it is ready, call phase{to:\"verifying\"}."},
 	Verifying: {tools: verifySet, purpose: "call verify: ultra runs the tests itself and its result decides what happens next."},
 	Iterating: {tools: buildSet, purpose: "fix what the last verification found, then call phase{to:\"verifying\"}."},
+	Cleaning:  {tools: cleanSet, purpose: "the cleanup pass: edit only the files the run changed, to remove debugging leftovers, dead or duplicated code and comments that narrate the change (no behaviour may change). End the pass with phase{to:\"verifying\"}, with or without a change: ultra runs the tests and every criterion again, and reverts a cleanup that breaks one."},
 	Reviewing: {tools: reviewSet, purpose: "review the change against the brief, the goals and the evidence; answer with review{verdict, blockers}."},
 	Complete:  {tools: []string{"read"}, purpose: "the run is complete."},
 	Escalated: {tools: []string{"read"}, purpose: "the run waits for a person."},
@@ -107,7 +118,13 @@ var edges = []edge{
 	{Verifying, Iterating, []Actor{ByGate}},
 	{Verifying, Escalated, []Actor{ByGate}},
 	{Verifying, Building, []Actor{ByGate}},  // a goal completed: the next one
-	{Verifying, Reviewing, []Actor{ByGate}}, // the final gate passed
+	{Verifying, Reviewing, []Actor{ByGate}}, // the final gate passed (and its cleanup was judged)
+	{Verifying, Cleaning, []Actor{ByGate}},  // the final gate passed: its cleanup pass
+	// The cleanup pass ends only in verifying (the model's phase call, its
+	// turns running out, or ultra when it has no commit to revert to):
+	// nothing leaves it for the review or completion without the gate
+	// judging the cleaned tree.
+	{Cleaning, Verifying, []Actor{ByModel, ByBudget, BySystem}},
 	{Reviewing, Complete, []Actor{ByReviewer}},
 	{Reviewing, Iterating, []Actor{ByReviewer}},
 	{Escalated, Reviewing, []Actor{ByPerson}},

@@ -18,6 +18,7 @@ func TestToolTable(t *testing.T) {
 		{Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase"}, false},
 		{Verifying, []string{"read", "glob", "grep", "verify"}, false},
 		{Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase"}, false},
+		{Cleaning, []string{"read", "glob", "grep", "edit", "phase"}, false},
 		{Reviewing, []string{"read", "glob", "grep", "review"}, false},
 		{Complete, []string{"read"}, false},
 		{Escalated, []string{"read"}, false},
@@ -98,6 +99,20 @@ func TestTransitions(t *testing.T) {
 		{Reviewing, Escalated, BySystem, true},
 		{Escalated, Reviewing, ByPerson, true},
 		{Escalated, Reviewing, ByModel, false},
+		{Verifying, Cleaning, ByGate, true},
+		{Verifying, Cleaning, ByModel, false},
+		{Iterating, Cleaning, ByModel, false},
+		{Cleaning, Verifying, ByModel, true},
+		{Cleaning, Verifying, ByBudget, true},
+		{Cleaning, Verifying, BySystem, true},
+		{Cleaning, Complete, ByModel, false},
+		{Cleaning, Complete, ByGate, false},
+		{Cleaning, Reviewing, ByModel, false},
+		{Cleaning, Reviewing, ByGate, false},
+		{Cleaning, Building, ByModel, false},
+		{Cleaning, Iterating, ByModel, false},
+		{Cleaning, Escalated, ByBudget, true},
+		{Cleaning, Cancelled, ByPerson, true},
 	}
 	for _, c := range cases {
 		s := State{Phase: c.from, Plan: "p", Budgets: DefaultBudgets}
@@ -274,6 +289,13 @@ func TestAfterGoalVerify(t *testing.T) {
 		{"final gate fails", Pass, GoalResult{Final: true, Reason: "G001-a C1 failed"}, 0, Iterating, 1, "G001-a C1 failed"},
 		{"failed goal, the run goes on", Pass, GoalResult{Goal: "G001-a", Failed: true, Continue: true, More: true, Reason: "C1 failed 3 times"}, 0, Building, 1, "moves on to the next goal"},
 		{"last goal done, an earlier one failed", Pass, GoalResult{Goal: "G002-b", Complete: true, Failed: true, Final: true, Continue: true, Reason: "G001-a failed"}, 0, Escalated, 1, "G001-a failed"},
+		{"final gate passed, its cleanup follows", Pass, GoalResult{Complete: true, Final: true, Cleanup: true, Reason: "9 of 9"}, 0, Cleaning, 0, "its cleanup pass follows"},
+		{"final gate fails, no cleanup", Pass, GoalResult{Final: true, Cleanup: true, Reason: "G001-a C1 failed"}, 0, Iterating, 1, "G001-a C1 failed"},
+		{"cleanup kept", Pass, GoalResult{Complete: true, Final: true, Cleaned: true, Reason: "9 of 9"}, 0, Reviewing, 0, "the cleanup pass kept"},
+		{"cleanup broke a test", Fail, GoalResult{Final: true, Cleaned: true}, 0, Reviewing, 0, "the cleanup pass reverted: 1 failed"},
+		{"cleanup broke a criterion", Pass, GoalResult{Final: true, Cleaned: true, Reason: "G001-a C1 failed"}, 3, Reviewing, 3, "reverted: G001-a C1 failed"},
+		{"cleanup changed a test", NeedsPerson, GoalResult{Final: true, Cleaned: true, Complete: true}, 0, Reviewing, 0, "reverted"},
+		{"cleanup at the retry limit", Fail, GoalResult{Final: true, Cleaned: true, Failed: true}, 9, Reviewing, 9, "reverted"},
 		{"failed last goal escalates even so", Pass, GoalResult{Goal: "G001-a", Failed: true, Continue: true, Reason: "C1 failed 3 times"}, 0, Escalated, 1, "goal G001-a failed"},
 	}
 	for _, c := range cases {
@@ -294,6 +316,29 @@ func TestAfterGoalVerify(t *testing.T) {
 	}
 	if _, _, err := New(Budgets{}).AfterGoalVerify(Pass, GoalResult{Complete: true}, ""); err == nil {
 		t.Error("a verification outside verifying must be refused")
+	}
+}
+
+// TestCleaningExits: from the cleanup pass, no actor reaches the review
+// or completion without verifying (the gate) first.
+func TestCleaningExits(t *testing.T) {
+	for _, by := range []Actor{ByModel, ByGate, ByBudget, ByPerson, ByReviewer, BySystem} {
+		for _, to := range Next(Cleaning, by) {
+			if to != Verifying && to != Escalated && to != Cancelled {
+				t.Errorf("the %s may move cleaning to %s", by, to)
+			}
+		}
+	}
+	if got := Next(Cleaning, ByModel); !slices.Equal(got, []Phase{Verifying}) {
+		t.Errorf("the model may move cleaning to %v, want [verifying]", got)
+	}
+	for _, p := range All {
+		if Allows(p, "edit") && Allows(p, "write") != (p != Cleaning) {
+			t.Errorf("%s: edit without write is only the cleanup pass's", p)
+		}
+	}
+	if Allows(Cleaning, "bash") || Allows(Cleaning, "write") || Allows(Cleaning, "verify") {
+		t.Error("cleaning offers bash, write or verify")
 	}
 }
 

@@ -293,18 +293,40 @@ type GoalResult struct {
 	// Cycles is the goal's limit of build/verify cycles, this one counted
 	// (none in the final gate).
 	Cycles Limit
+	// Cleanup: a final gate that passes goes to its cleanup pass
+	// (cleaning) rather than straight to the review.
+	Cleanup bool
+	// Cleaned: this verification judged a cleanup pass. Whatever it found,
+	// the run goes on to its review: a cleanup that passed is kept, one
+	// that broke a test or a criterion is reverted (the caller's part), and
+	// the tree before it had passed the final gate already.
+	Cleaned bool
 }
 
 // AfterGoalVerify applies a verification of a run with goals. The gate
 // decides first: a verification that proved nothing or needs a person
 // escalates as AfterVerify does. A gate that advanced with the goal
 // complete moves to the next goal (building) or, after the final gate,
-// to reviewing. Anything else is a failed attempt: iterating while
+// to its cleanup pass (cleaning) or to reviewing; the verification of a
+// cleanup pass goes to reviewing whatever it found. Anything else is a failed attempt: iterating while
 // retries remain, escalated when they or the goal's caps run out.
 func (s State) AfterGoalVerify(o Outcome, g GoalResult, reason string) (State, Transition, error) {
 	if s.Phase != Verifying {
 		return s, Transition{}, &RefusedError{From: s.Phase, To: s.Phase, By: ByGate,
 			Why: "verify runs only in verifying"}
+	}
+	if g.Cleaned {
+		// The cleanup's verification: it neither fails the run nor counts
+		// a retry; what it found decides whether the cleanup is kept.
+		s.Used.Verifies++
+		if (o == Pass || o == Concerns) && g.Complete && !g.Failed {
+			return s.Transition(Reviewing, ByGate, "the cleanup pass kept: "+g.Reason, "")
+		}
+		why := g.Reason
+		if o != Pass && o != Concerns {
+			why = strings.TrimSuffix(reason+"; "+g.Reason, "; ")
+		}
+		return s.Transition(Reviewing, ByGate, "the cleanup pass reverted: "+why, "")
 	}
 	switch o {
 	case Pass, Concerns:
@@ -316,6 +338,8 @@ func (s State) AfterGoalVerify(o Outcome, g GoalResult, reason string) (State, T
 	if advanced && g.Complete && !g.Failed {
 		s.Used.Verifies++
 		switch {
+		case g.Final && g.Cleanup:
+			return s.Transition(Cleaning, ByGate, "final gate passed: "+g.Reason+"; its cleanup pass follows", "")
 		case g.Final:
 			return s.Transition(Reviewing, ByGate, "final gate passed: "+g.Reason, "")
 		case g.More:
