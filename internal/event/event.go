@@ -50,6 +50,9 @@ const (
 	Control Type = "control"
 	// Answer: the result of a chat (its answer) or a research (its report).
 	Answer Type = "answer"
+	// Cleanup: the final gate's cleanup pass started, or ended (kept
+	// and committed, reverted, or unchanged).
+	Cleanup Type = "cleanup"
 )
 
 // Event is one thing that happened. Data is the typed payload of Type.
@@ -119,6 +122,14 @@ type (
 		Round    int      `json:"round"`
 		Verdict  string   `json:"verdict"`
 		Blockers []string `json:"blockers,omitempty"`
+	}
+	// CleanupData is a step of the final gate's cleanup pass.
+	CleanupData struct {
+		// Result: "started", "committed", "reverted" or "unchanged".
+		Result string   `json:"result"`
+		Files  []string `json:"files,omitempty"`  // the files the pass may edit (started) or changed
+		Commit string   `json:"commit,omitempty"` // the cleanup's commit, or the commit put back
+		Reason string   `json:"reason,omitempty"` // what failed (reverted)
 	}
 	// CommitData is ultra's commit of a tree its gate let through.
 	CommitData struct {

@@ -57,6 +57,19 @@ const (
 	// KindCheckpointFailed records that a goal's commit could not be made:
 	// the goal is not complete.
 	KindCheckpointFailed = "checkpoint_failed"
+	// KindCleanupStarted records the start of the final gate's cleanup
+	// pass: the commit it starts from and the files it may edit.
+	KindCleanupStarted = "cleanup_started"
+	// KindCleanupCommitted records a cleanup the gate and every essential
+	// criterion passed again, committed on its own.
+	KindCleanupCommitted = "cleanup_committed"
+	// KindCleanupReverted records a cleanup that broke a test or a
+	// criterion (or could not be committed): ultra put the final tree
+	// back, and says what failed.
+	KindCleanupReverted = "cleanup_reverted"
+	// KindCleanupUnchanged records a cleanup pass that changed nothing:
+	// the final gate's result stands, nothing runs again.
+	KindCleanupUnchanged = "cleanup_unchanged"
 )
 
 var kinds = []string{
@@ -66,6 +79,7 @@ var kinds = []string{
 	KindSteeringAccepted, KindSteeringRejected, KindCheckpoint,
 	KindReviewVerdict, KindCancelled, KindFinalGate, KindResumed,
 	KindCriterionBase, KindCheckpointFailed,
+	KindCleanupStarted, KindCleanupCommitted, KindCleanupReverted, KindCleanupUnchanged,
 }
 
 // KnownKind reports whether Append writes entries of this kind.
