@@ -361,3 +361,20 @@ func hunkRange(start, n int) string {
 	}
 	return fmt.Sprintf("%d,%d", start+1, n)
 }
+
+// EditTarget is the file an edit call with raw arguments would change,
+// decoded and resolved exactly as Edit.Run does it: rel as the model named
+// it and real with every link followed, both relative to root and
+// slash-separated. ok is false when the call names no file Edit would
+// open (the tool reports why).
+func EditTarget(root string, raw json.RawMessage) (rel, real string, ok bool) {
+	var a editArgs
+	if _, good := decodeArgs("edit", raw, &a); !good || strings.TrimSpace(a.FilePath) == "" {
+		return "", "", false
+	}
+	rp, err := resolvePath(&Env{Root: root}, a.FilePath)
+	if err != nil {
+		return "", "", false
+	}
+	return rp.Rel, relTo(rp.Root, rp.Abs), true
+}
