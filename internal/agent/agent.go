@@ -84,6 +84,9 @@ type Options struct {
 	// NoTestsAhead: the tests run only when the model calls verify, not
 	// as soon as its calls leave the tree changed (early.go).
 	NoTestsAhead bool
+	// NoCleanup: a final gate that passes goes straight to the review,
+	// without the cleanup pass (goals.cleanup = false).
+	NoCleanup bool
 	// GoalFailure is what a run does when a goal fails its caps:
 	// "continue" moves on to the next goal; anything else escalates
 	// (goals.on_failure).
@@ -252,7 +255,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		DeclaredCode: o.DeclaredCode, DeclaredSupport: o.DeclaredSupport,
 		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models, Review: spec.Review}
 	if phase.Worktree(mode) {
-		st.Goals = &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly || mode == phase.Plan, Continue: o.GoalFailure == "continue", Refactor: spec.Refactor,
+		st.Goals = &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly || mode == phase.Plan, Continue: o.GoalFailure == "continue", Refactor: spec.Refactor, NoCleanup: o.NoCleanup,
 			Records: goal.RunRecords(id).Dir}
 		if err := prepareRecords(spec.Workdir, st.Goals.records(), st.Goals.Brief); err != nil {
 			return nil, err

@@ -116,6 +116,9 @@ func (r *runner) nextCriteria() (ts []target, label, drift string) {
 	f := r.goals.file
 	g := f.Current()
 	switch {
+	case r.st.Goals.Cleanup != nil:
+		label = r.cleanupLabel()
+		return finalTargets(f, nil), label, "base-" + label
 	case r.st.Goals.Final || g == nil && len(r.failedGoals()) == 0:
 		label = fmt.Sprintf("final-%d", r.st.Goals.FinalAttempts+1)
 		return finalTargets(f, nil), label, "base-" + label

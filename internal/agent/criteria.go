@@ -37,6 +37,11 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 	// (a decision that needs a person's waiver does not, yet).
 	o := d.Outcome()
 	advanced := o == phase.Pass || o == phase.Concerns
+	if r.cleanupJudged() {
+		// The cleanup's verification: the final gate again, on the
+		// cleaned tree; it is not one of the final gate's attempts.
+		return r.finalGate(ctx, d, nil, r.cleanupLabel(), nil)
+	}
 	if r.st.Goals.Final {
 		r.st.Goals.FinalAttempts++
 		return r.finalGate(ctx, d, nil, fmt.Sprintf("final-%d", r.st.Goals.FinalAttempts), nil)

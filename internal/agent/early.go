@@ -78,7 +78,7 @@ func (r *runner) wantsTestsAhead(changed bool) bool {
 		return false
 	}
 	switch r.st.Phase.Phase {
-	case phase.Building, phase.Iterating, phase.Verifying:
+	case phase.Building, phase.Iterating, phase.Verifying, phase.Cleaning:
 	default:
 		return false
 	}

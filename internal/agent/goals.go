@@ -41,6 +41,17 @@ type goalState struct {
 	Final bool `json:"final,omitempty"`
 	// FinalAttempts counts the final gate's verifications.
 	FinalAttempts int `json:"final_attempts,omitempty"`
+	// NoCleanup: a final gate that passes goes straight to the review,
+	// without a cleanup pass (goals.cleanup = false, fixed when the run
+	// started).
+	NoCleanup bool `json:"no_cleanup,omitempty"`
+	// Cleanups counts the cleanup passes (one per final gate that passed).
+	Cleanups int `json:"cleanups,omitempty"`
+	// Cleanup is the cleanup pass in hand (cleanup.go).
+	Cleanup *cleanupState `json:"cleanup,omitempty"`
+	// Reverted are the trees of cleanups ultra reverted: none of them is
+	// ever committed.
+	Reverted []string `json:"reverted,omitempty"`
 	// LedgerSeq and LedgerHash are the ledger's head as ultra last wrote
 	// it: a chain recomputed after a hand edit no longer holds them.
 	LedgerSeq  int    `json:"ledger_seq,omitempty"`
@@ -636,6 +647,9 @@ func (r *runner) resumeGoals(escalated bool) {
 		// The review's rounds and the final gate's attempts start again
 		// too; a run that stopped in review goes back to iterating.
 		r.st.Goals.FinalAttempts, r.st.Goals.ReviewRound, r.st.Goals.Review = 0, 0, nil
+		// A cleanup pass the run stopped in is over: its edits, if any,
+		// face the final gate again with the rest.
+		r.st.Goals.Cleanup = nil
 	}
 	if f.Current() != nil {
 		r.st.Goals.Final = false
@@ -648,6 +662,9 @@ func (r *runner) resumeGoals(escalated bool) {
 func (r *runner) cycleLimit() phase.Limit {
 	if !r.hasGoals() {
 		return phase.Limit{}
+	}
+	if r.st.Phase.Phase == phase.Cleaning && r.st.Goals.Cleanup != nil {
+		return r.cleanupLimit()
 	}
 	return cyclesOf(r.goals.file, r.st.Goals)
 }
@@ -679,6 +696,10 @@ func (r *runner) goalReminder() string {
 		return ""
 	}
 	f := r.goals.file
+	if c := r.st.Goals.Cleanup; c != nil && r.st.Phase.Phase == phase.Cleaning {
+		return "goals: all complete, the final gate passed; the cleanup pass may edit only: " + strings.Join(c.Files, ", ") +
+			". End it with phase{to:\"verifying\"}, with or without a change."
+	}
 	if r.st.Goals.Final {
 		return "goals: all complete; the final gate runs the tests and every criterion of every goal on the final tree"
 	}

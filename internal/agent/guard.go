@@ -62,6 +62,11 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 			"tool %q is not allowed in phase %s (ultra's phase guard). Allowed now: %s.%s",
 			c.Name, p, strings.Join(r.offered(), ", "), phaseHint(p, c.Name))}
 	}
+	if c.Name == "edit" && p == phase.Cleaning && r.hasGoals() {
+		if ref := r.checkCleanupEdit(c); ref != nil {
+			return ref
+		}
+	}
 	if !json.Valid([]byte(c.Arguments)) && strings.TrimSpace(c.Arguments) != "" {
 		return &refusal{layer: layerMalformed, reason: fmt.Sprintf("invalid JSON arguments for %s: %s. Send a JSON object, e.g. %s",
 			c.Name, event.Truncate(c.Arguments, 120), exampleArgs(c.Name))}

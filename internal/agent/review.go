@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/event"
@@ -33,6 +34,8 @@ func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *veri
 		// the verification decides nothing (and counts no retry).
 		return tool.Result{IsError: true, Output: "verification interrupted while the criteria ran"}
 	}
+	gr.Cleaned = r.cleanupJudged()
+	gr.Cleanup = !gr.Cleaned && r.cleanupWanted()
 	next, tr, err := r.st.Phase.AfterGoalVerify(d.Outcome(), gr, ev.Reason)
 	if err != nil {
 		return tool.Result{IsError: true, Output: err.Error()}
@@ -43,7 +46,7 @@ func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *veri
 	// verification completes is committed first, and a commit that fails
 	// puts the goal back in progress and escalates the run instead.
 	completing := cur != nil && cur.Status == goal.InProgress && (next.Phase == phase.Building && !gr.Failed ||
-		next.Phase == phase.Reviewing ||
+		next.Phase == phase.Reviewing || next.Phase == phase.Cleaning ||
 		next.Phase == phase.Iterating && gr.Final && gr.Goal == cur.ID ||
 		next.Phase == phase.Escalated && gr.Failed && gr.Complete)
 	done := ""
@@ -67,12 +70,21 @@ func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *veri
 		}
 		g := r.startGoal()
 		out += fmt.Sprintf("\nNext goal %s: %s\n%s\n%s\nPhase is now building: make the change, then call phase{to:\"verifying\"}.", g.ID, g.Title, g.Objective, criteriaList(g))
+	case phase.Cleaning:
+		out += r.commitFinal(ctx, d, gr, cur, completing, done)
+		r.st.Goals.Final = true
+		out += "The final gate passed. " + r.startCleanup(ctx, d)
 	case phase.Reviewing:
-		if completing {
-			out += fmt.Sprintf("Goal %s is complete.%s\n", cur.ID, done)
-		} else if c, _ := r.commitGoal(ctx, d, "final gate passed", gr.Reason, []string{"Ultra-Final: gate"}); c != "" {
-			out += fmt.Sprintf("ultra committed the final tree as %s.\n", workspace.Short(c))
+		if gr.Cleaned {
+			rd, text := r.settleCleanup(ctx, d, gr)
+			out += text
+			if r.stop == nil {
+				r.startReview(ctx, rd)
+				out += "A reviewer now reviews the change in a fresh context; its verdict decides whether the run completes."
+			}
+			break
 		}
+		out += r.commitFinal(ctx, d, gr, cur, completing, done)
 		r.st.Goals.Final = true
 		r.startReview(ctx, d)
 		out += "The final gate passed. A reviewer now reviews the change in a fresh context; its verdict decides whether the run completes."
@@ -105,8 +117,20 @@ func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *veri
 		r.finish(StatusEscalated, tr.Reason)
 		out += "The run is escalated to a person: " + tr.Reason
 	}
-	return tool.Result{Output: out, IsError: next.Phase != phase.Building && next.Phase != phase.Reviewing && next.Phase != phase.Complete,
+	return tool.Result{Output: out, IsError: next.Phase != phase.Building && next.Phase != phase.Cleaning && next.Phase != phase.Reviewing && next.Phase != phase.Complete,
 		Data: map[string]any{"gate_status": string(d.Status), "gate_file": path}}
+}
+
+// commitFinal commits the tree the final gate passed, unless the goal it
+// completed was just committed with it; it returns what the model reads.
+func (r *runner) commitFinal(ctx context.Context, d gate.Decision, gr phase.GoalResult, cur *goal.Goal, completing bool, done string) string {
+	if completing {
+		return fmt.Sprintf("Goal %s is complete.%s\n", cur.ID, done)
+	}
+	if c, _ := r.commitGoal(ctx, d, "final gate passed", gr.Reason, []string{"Ultra-Final: gate"}); c != "" {
+		return fmt.Sprintf("ultra committed the final tree as %s.\n", workspace.Short(c))
+	}
+	return ""
 }
 
 // completeGoal records goal g complete and commits the tree d judged
@@ -401,7 +425,7 @@ func (r *runner) commitRecords(ctx context.Context, subject, body string) string
 		return c
 	}
 	for i := len(ds) - 1; i >= 0; i-- {
-		if ds[i].Valid(ds[i].Tree) { // green, and waived where it needs a waiver
+		if ds[i].Valid(ds[i].Tree) && !slices.Contains(r.st.Goals.Reverted, ds[i].Tree) { // green, and waived where it needs a waiver; not a reverted cleanup
 			c, _ := r.commitGoal(ctx, ds[i], subject, body, []string{fmt.Sprintf("Ultra-Ledger: %d", r.goals.ledger.Len())})
 			return c
 		}

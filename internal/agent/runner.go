@@ -310,6 +310,14 @@ func (r *runner) step(ctx context.Context) error {
 		r.escalate(phase.ByBudget, StatusBudgetExhausted, reason)
 		return nil
 	}
+	if r.st.Phase.Phase == phase.Cleaning && r.hasGoals() && r.st.Goals.Cleanup != nil {
+		if lim := r.cleanupLimit(); lim.Left() == 0 {
+			// The pass is bounded: ultra ends it as the phase call would.
+			res := r.endCleanup(ctx, phase.ByBudget, fmt.Sprintf("the cleanup pass used its turns (%s)", lim))
+			r.appendMessage(llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("ultra ended the cleanup pass: its %d turns are used.\n\n", lim.Max) + res.Output})
+			return nil
+		}
+	}
 
 	r.noteRedBase()
 	r.flushNotes()

@@ -41,7 +41,7 @@ func (r *runner) phaseTool() tool.Tool {
 	}
 }
 
-func (r *runner) runPhase(_ context.Context, args json.RawMessage) tool.Result {
+func (r *runner) runPhase(ctx context.Context, args json.RawMessage) tool.Result {
 	var a struct {
 		To     string `json:"to"`
 		Reason string `json:"reason"`
@@ -83,6 +83,9 @@ func (r *runner) runPhase(_ context.Context, args json.RawMessage) tool.Result {
 		r.st.PendingPlan = plan
 		r.acceptPlan(phase.ByModel, firstNonEmpty(a.Reason, "plan accepted (autonomous)"))
 		return tool.Result{Output: "Plan accepted. Phase is now building: make the change, then call phase{to:\"verifying\"}."}
+	}
+	if from == phase.Cleaning && to == phase.Verifying && r.hasGoals() {
+		return r.endCleanup(ctx, phase.ByModel, firstNonEmpty(a.Reason, "the model ended the cleanup pass"))
 	}
 	if err := r.transition(to, phase.ByModel, firstNonEmpty(a.Reason, "requested by the model"), a.Plan); err != nil {
 		return r.refuseTransition(a.To, err.Error())
