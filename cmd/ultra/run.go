@@ -305,6 +305,7 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		NoGateCache:     f.noGateCache || p.Config.Verify.CacheOff(),
 		NoTestsAhead:    p.Config.Verify.AheadOff(),
 		GoalFailure:     p.Config.Goals.OnFailure,
+		NoCleanup:       p.Config.Goals.CleanupOff(),
 		NoWait:          f.noWait,
 		OneUnit:         f.oneUnit,
 	}

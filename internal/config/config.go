@@ -87,7 +87,14 @@ type Goals struct {
 	// (the default: a person decides) or "continue" (the run moves on to
 	// the next goal; it escalates at the end, listing the failed goals).
 	OnFailure string `toml:"on_failure"`
+	// Cleanup: after the final gate passes, a cleanup pass over the files
+	// the run changed, judged by the gate again, before the review (the
+	// default); false goes straight to the review.
+	Cleanup *bool `toml:"cleanup"`
 }
+
+// CleanupOff reports whether goals.cleanup is set to false.
+func (g Goals) CleanupOff() bool { return g.Cleanup != nil && !*g.Cleanup }
 
 // Repair configures the health check before a run starts.
 type Repair struct {

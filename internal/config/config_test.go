@@ -65,6 +65,8 @@ func TestLoadErrorsNameFileLineKey(t *testing.T) {
 		// The known keys come from the configuration itself.
 		{"[verify]\ncomand = \"x\"\n", "verify.{command,timeout,unix_sockets,cache,ahead,code,test_support}"},
 		{"[verify]\ncomand = \"x\"\n", "pricing.NAME.{input,output,cache_read,cache_write}"},
+		{"[goals]\nclean = false\n", "goals.{on_failure,cleanup}"},
+		{"[goals]\ncleanup = \"no\"\n", ":2: goals.cleanup: wrong type"},
 		{"[workspace]\nprotected = \"main\"\n", ":2: workspace.protected: wrong type: the file gives a string where ultra wants a list"},
 	}
 	for _, c := range cases {
@@ -73,6 +75,20 @@ func TestLoadErrorsNameFileLineKey(t *testing.T) {
 		_, err := Load(root)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), ProjectPath(root)) {
 			t.Errorf("%q: got %v, want mention of %q and the file", c.body, err, c.want)
+		}
+	}
+}
+
+func TestGoalsCleanup(t *testing.T) {
+	for body, off := range map[string]bool{"": false, "[goals]\ncleanup = true\n": false, "[goals]\ncleanup = false\n": true} {
+		root := t.TempDir()
+		write(t, ProjectPath(root), body)
+		c, err := Load(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Goals.CleanupOff() != off {
+			t.Errorf("%q: CleanupOff = %v, want %v", body, !off, off)
 		}
 	}
 }
