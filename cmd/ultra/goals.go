@@ -205,6 +205,8 @@ func printGoals(w io.Writer, row *store.Run, f *goal.File) {
 			printCriterionLine(w, c, g.Status.Done())
 		}
 	}
+	entries, _ := ledger.Read(filepath.Join(row.Workdir, filepath.FromSlash(agent.RecordsOf(row).Ledger())))
+	printFinalGate(w, entries)
 	if r := f.Review; r != nil {
 		fmt.Fprintf(w, "\nfinal review: round %d, %s\n", r.Rounds, r.Verdict)
 		for _, b := range r.Blockers {
@@ -214,6 +216,25 @@ func printGoals(w io.Writer, row *store.Run, f *goal.File) {
 				fmt.Fprintf(w, "  - %s: %s\n", b.File, b.Reason)
 			}
 		}
+	}
+}
+
+// finalGateSteps are the ledger's kinds of the final gate's steps.
+var finalGateSteps = []string{ledger.KindFinalGate, ledger.KindCleanupStarted, ledger.KindCleanupUnchanged,
+	ledger.KindCleanupCommitted, ledger.KindCleanupReverted, ledger.KindReviewVerdict}
+
+// printFinalGate shows the final gate's steps with their results, as the
+// ledger records them: the gate on the final tree, its cleanup pass (kept,
+// reverted or unchanged) and the review's verdicts.
+func printFinalGate(w io.Writer, entries []ledger.Entry) {
+	var lines []string
+	for _, e := range entries {
+		if slices.Contains(finalGateSteps, e.Kind) {
+			lines = append(lines, fmt.Sprintf("  #%d %s: %s", e.Seq, strings.ReplaceAll(e.Kind, "_", " "), clip(e.Text, 200)))
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "\nfinal gate:\n%s\n", strings.Join(lines, "\n"))
 	}
 }
 

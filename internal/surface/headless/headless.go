@@ -386,6 +386,16 @@ func (l *Log) format(e event.Event) string {
 		return s
 	case event.CommitData:
 		return fmt.Sprintf("%s %s %s on %s (gate %d %s)", b, l.paint(green, "committed"), short(d.Commit), d.Branch, d.Gate, d.Status)
+	case event.CleanupData:
+		switch d.Result {
+		case "started":
+			return fmt.Sprintf("%s %s from %s: may edit %s", b, l.paint(bold, "cleanup pass"), short(d.Commit), strings.Join(d.Files, ", "))
+		case "committed":
+			return fmt.Sprintf("%s %s %s as %s (%s)", b, l.paint(bold, "cleanup"), l.paint(green, "kept"), short(d.Commit), strings.Join(d.Files, ", "))
+		case "reverted":
+			return fmt.Sprintf("%s %s %s to %s: %s", b, l.paint(bold, "cleanup"), l.paint(red, "reverted"), short(d.Commit), event.OneLine(d.Reason, 200))
+		}
+		return fmt.Sprintf("%s %s %s", b, l.paint(bold, "cleanup"), d.Result)
 	case event.WarningData:
 		return fmt.Sprintf("%s %s %s", b, l.paint(yellow, "warning:"), d.Message)
 	case event.RunFinishedData:

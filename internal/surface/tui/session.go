@@ -248,6 +248,20 @@ func (s *Session) Fold(e store.StoredEvent) {
 		if json.Unmarshal(e.Data, &d) == nil {
 			s.Add(&Item{Kind: KindPhase, Title: printable(fmt.Sprintf("committed %s on %s (gate %d %s)", workspace.Short(d.Commit), d.Branch, d.Gate, d.Status))})
 		}
+	case event.Cleanup:
+		var d event.CleanupData
+		if json.Unmarshal(e.Data, &d) == nil {
+			title := "cleanup pass " + d.Result
+			switch d.Result {
+			case "started":
+				title = "cleanup pass: may edit " + strings.Join(d.Files, ", ")
+			case "committed":
+				title = fmt.Sprintf("cleanup kept: committed %s", workspace.Short(d.Commit))
+			case "reverted":
+				title = fmt.Sprintf("cleanup reverted to %s: %s", workspace.Short(d.Commit), event.OneLine(d.Reason, 200))
+			}
+			s.Add(&Item{Kind: KindPhase, Title: printable(title), Failed: d.Result == "reverted"})
+		}
 	case event.Control:
 		var d event.ControlData
 		if json.Unmarshal(e.Data, &d) == nil {

@@ -127,7 +127,7 @@ var stInfo = lipgloss.NewStyle().Foreground(colInfo)
 
 // phaseColor is the colour of each phase in the header.
 var phaseColor = map[string]color.Color{
-	"planning": colAccent, "building": colInfo, "verifying": colWarning, "iterating": colWarning, "reviewing": colWarning,
+	"planning": colAccent, "building": colInfo, "verifying": colWarning, "iterating": colWarning, "cleaning": colInfo, "reviewing": colWarning,
 	"complete": colSuccess, "escalated": colError, "cancelled": colError, "answering": colDim, "researching": colInfo,
 }
 

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/phase"
 )
 
 // The input has one prompt mark, on its first line, however many rows it
@@ -69,6 +70,15 @@ func TestWrapHanging(t *testing.T) {
 	} {
 		if got := wrapHanging(c.in, c.width); strings.Join(got, "|") != strings.Join(c.want, "|") {
 			t.Errorf("wrapHanging(%q, %d) = %q, want %q", c.in, c.width, got, c.want)
+		}
+	}
+}
+
+// Every phase of the phase table has its colour in the status bar.
+func TestEveryPhaseHasAColour(t *testing.T) {
+	for _, p := range phase.All {
+		if _, ok := phaseColor[string(p)]; !ok {
+			t.Errorf("phase %s has no colour", p)
 		}
 	}
 }
