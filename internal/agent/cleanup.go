@@ -117,7 +117,7 @@ func (r *runner) startCleanup(ctx context.Context, d gate.Decision) string {
 		}
 	}
 	if why != "" {
-		return r.cleanupToReview(ctx, phase.BySystem, d, "no cleanup pass: "+why)
+		return r.cleanupToReview(ctx, phase.BySystem, d, "none, as "+why)
 	}
 	gs.Cleanups++
 	gs.Cleanup = &cleanupState{Commit: tip, Decision: d, Files: files, StartTurns: r.st.Phase.Used.Turns}
@@ -168,7 +168,7 @@ func (r *runner) endCleanup(ctx context.Context, by phase.Actor, reason string) 
 	if err == nil && len(files) == 0 {
 		r.recordGoal(ledger.Entry{Kind: ledger.KindCleanupUnchanged, Text: "the cleanup pass changed nothing: the final gate's result on " + workspace.Short(c.Commit) + " stands"})
 		r.emit(event.Cleanup, event.CleanupData{Result: "unchanged", Commit: c.Commit})
-		return tool.Result{Output: r.cleanupToReview(ctx, by, c.Decision, "the cleanup pass changed nothing: "+reason)}
+		return tool.Result{Output: r.cleanupToReview(ctx, by, c.Decision, "it changed nothing, so the final gate's result on "+workspace.Short(c.Decision.Tree)+" stands ("+reason+")")}
 	}
 	if err := r.transition(phase.Verifying, by, reason, ""); err != nil {
 		return r.refuseTransition(string(phase.Verifying), err.Error())
@@ -183,7 +183,7 @@ func (r *runner) endCleanup(ctx context.Context, by phase.Actor, reason string) 
 // started, or it changed nothing) on to the review of the final gate's
 // tree d, through verifying: the phase machine's only way out of it.
 func (r *runner) cleanupToReview(ctx context.Context, by phase.Actor, d gate.Decision, why string) string {
-	if err := r.transition(phase.Verifying, by, why, ""); err != nil {
+	if err := r.transition(phase.Verifying, by, "the cleanup pass: "+why, ""); err != nil {
 		r.escalate(phase.BySystem, StatusEscalated, "the cleanup pass could not end: "+err.Error())
 		return "The run is escalated to a person: " + err.Error()
 	}
@@ -195,7 +195,7 @@ func (r *runner) cleanupToReview(ctx context.Context, by phase.Actor, d gate.Dec
 	r.applyTransition(next, tr)
 	r.st.Goals.Cleanup = nil
 	r.startReview(ctx, d)
-	return strings.ToUpper(why[:1]) + why[1:] + ". A reviewer now reviews the change in a fresh context; its verdict decides whether the run completes."
+	return "The cleanup pass: " + why + ".\nA reviewer now reviews the change in a fresh context; its verdict decides whether the run completes."
 }
 
 // cleanupChanges are the files the worktree's code differs in from the

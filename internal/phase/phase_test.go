@@ -291,7 +291,7 @@ func TestAfterGoalVerify(t *testing.T) {
 		{"last goal done, an earlier one failed", Pass, GoalResult{Goal: "G002-b", Complete: true, Failed: true, Final: true, Continue: true, Reason: "G001-a failed"}, 0, Escalated, 1, "G001-a failed"},
 		{"final gate passed, its cleanup follows", Pass, GoalResult{Complete: true, Final: true, Cleanup: true, Reason: "9 of 9"}, 0, Cleaning, 0, "its cleanup pass follows"},
 		{"final gate fails, no cleanup", Pass, GoalResult{Final: true, Cleanup: true, Reason: "G001-a C1 failed"}, 0, Iterating, 1, "G001-a C1 failed"},
-		{"cleanup kept", Pass, GoalResult{Complete: true, Final: true, Cleaned: true, Reason: "9 of 9"}, 0, Reviewing, 0, "the cleanup pass kept"},
+		{"cleanup kept", Pass, GoalResult{Complete: true, Final: true, Cleaned: true, Reason: "9 of 9"}, 0, Reviewing, 0, "the cleanup pass is done"},
 		{"cleanup broke a test", Fail, GoalResult{Final: true, Cleaned: true}, 0, Reviewing, 0, "the cleanup pass reverted: 1 failed"},
 		{"cleanup broke a criterion", Pass, GoalResult{Final: true, Cleaned: true, Reason: "G001-a C1 failed"}, 3, Reviewing, 3, "reverted: G001-a C1 failed"},
 		{"cleanup changed a test", NeedsPerson, GoalResult{Final: true, Cleaned: true, Complete: true}, 0, Reviewing, 0, "reverted"},

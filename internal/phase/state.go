@@ -320,7 +320,7 @@ func (s State) AfterGoalVerify(o Outcome, g GoalResult, reason string) (State, T
 		// a retry; what it found decides whether the cleanup is kept.
 		s.Used.Verifies++
 		if (o == Pass || o == Concerns) && g.Complete && !g.Failed {
-			return s.Transition(Reviewing, ByGate, "the cleanup pass kept: "+g.Reason, "")
+			return s.Transition(Reviewing, ByGate, "the cleanup pass is done: "+g.Reason, "")
 		}
 		why := g.Reason
 		if o != Pass && o != Concerns {

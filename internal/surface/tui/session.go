@@ -251,7 +251,7 @@ func (s *Session) Fold(e store.StoredEvent) {
 	case event.Cleanup:
 		var d event.CleanupData
 		if json.Unmarshal(e.Data, &d) == nil {
-			title := "cleanup pass " + d.Result
+			title := ""
 			switch d.Result {
 			case "started":
 				title = "cleanup pass: may edit " + strings.Join(d.Files, ", ")
@@ -260,7 +260,9 @@ func (s *Session) Fold(e store.StoredEvent) {
 			case "reverted":
 				title = fmt.Sprintf("cleanup reverted to %s: %s", workspace.Short(d.Commit), event.OneLine(d.Reason, 200))
 			}
-			s.Add(&Item{Kind: KindPhase, Title: printable(title), Failed: d.Result == "reverted"})
+			if title != "" { // unchanged: the phase's line says it
+				s.Add(&Item{Kind: KindPhase, Title: printable(title), Failed: d.Result == "reverted"})
+			}
 		}
 	case event.Control:
 		var d event.ControlData
