@@ -91,13 +91,15 @@ func TestReviewBlockersThenApprove(t *testing.T) {
 	for _, e := range ofType(evs, "phase_changed") {
 		phases = append(phases, data(e)["to"].(string))
 	}
-	want := []string{"building", "verifying", "reviewing", "iterating", "verifying", "reviewing", "complete"}
+	// Each final gate that passes has its cleanup pass (here ended with no
+	// change) before its review.
+	want := []string{"building", "verifying", "cleaning", "verifying", "reviewing", "iterating", "verifying", "cleaning", "verifying", "reviewing", "complete"}
 	if !slices.Equal(phases, want) {
 		t.Fatalf("phases %v, want %v", phases, want)
 	}
 	// The blockers reached the builder's context, not the reviewer's.
 	reqs := m.srv.Requests()
-	if b := string(reqs[6].Body); !strings.Contains(b, "the comment still says") || strings.Contains(b, "final reviewer of ultra") {
+	if b := string(reqs[7].Body); !strings.Contains(b, "the comment still says") || strings.Contains(b, "final reviewer of ultra") {
 		t.Fatal("the builder did not get the blockers in its own context")
 	}
 	if b := string(reqs[len(reqs)-1].Body); !strings.Contains(b, "review round 2") {

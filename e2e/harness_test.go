@@ -71,6 +71,9 @@ func newModelServing(t testing.TB, models []string, steps ...step) *model {
 
 func newScript(t testing.TB, script map[string]any) *model {
 	t.Helper()
+	if steps, ok := script["steps"].([]step); ok {
+		script["steps"] = withCleanupEnds(steps)
+	}
 	b, _ := json.Marshal(script)
 	path := filepath.Join(t.TempDir(), "script.json")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
@@ -292,8 +295,40 @@ func fixSteps() []step {
 		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"})),
 		calls(call("phase", map[string]any{"to": "verifying"})),
 		calls(call("verify", map[string]any{})),
+		endCleanup(),
 		approve(),
 	}
+}
+
+// endCleanup is the model's end of the final gate's cleanup pass with no
+// change: the review follows at once.
+func endCleanup() step { return calls(call("phase", map[string]any{"to": "verifying"})) }
+
+// withCleanupEnds puts endCleanup between a verification and a final
+// review that follows it straight away in steps: the verification's final
+// gate passed into the cleanup pass, which a script written before it
+// existed does not know. A script that scripts its own cleanup pass has
+// none of these pairs (its review follows the end of the pass).
+func withCleanupEnds(steps []step) []step {
+	var out []step
+	for i, s := range steps {
+		if i > 0 && callsTool(s, "review") && callsTool(steps[i-1], "verify") {
+			out = append(out, endCleanup())
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// callsTool reports that s calls the tool name.
+func callsTool(s step, name string) bool {
+	cs, _ := s["tool_calls"].([]map[string]any)
+	for _, c := range cs {
+		if c["name"] == name {
+			return true
+		}
+	}
+	return false
 }
 
 // crit is one proposed criterion.

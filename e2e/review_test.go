@@ -305,10 +305,12 @@ func TestFinalReviewFindingsThenReviewRun(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
 	reqs := m.srv.Requests()
-	if !strings.Contains(string(reqs[6].Body), `findings[0].file: \"calc/missing.go\" is not a file of the reviewed tree`) {
+	// (requests 0-4: the fix; 5: the end of the cleanup pass; 6: the
+	// first review)
+	if !strings.Contains(string(reqs[7].Body), `findings[0].file: \"calc/missing.go\" is not a file of the reviewed tree`) {
 		t.Fatal("the final reviewer was not told its finding names no file")
 	}
-	if b := string(reqs[7].Body); !strings.Contains(b, "say it returns the sum") || !strings.Contains(b, "a table test would read better") {
+	if b := string(reqs[8].Body); !strings.Contains(b, "say it returns the sum") || !strings.Contains(b, "a table test would read better") {
 		t.Fatal("the builder did not get the blocker's fix and the other findings")
 	}
 	id := runID(t, res.events(t))

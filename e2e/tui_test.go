@@ -94,7 +94,7 @@ func TestTUIFullRun(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
 	m := newModel(t, slow(fixSteps(), 600)...)
-	p := openTPane(t, dir, 120, 40, tuiArgs(m)...)
+	p := openTPane(t, dir, 120, 48, tuiArgs(m)...)
 	s := p.waitText("ultra build | autonomous | normal | smart")
 	if !strings.Contains(s, "no run") {
 		t.Fatalf("first frame:\n%s", s)
