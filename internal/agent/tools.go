@@ -36,7 +36,7 @@ var phaseSchema = json.RawMessage(`{"type":"object","properties":{` +
 func (r *runner) phaseTool() tool.Tool {
 	return funcTool{
 		spec: llm.ToolSpec{Name: "phase", Parameters: phaseSchema,
-			Description: "Move to the next phase: planning→building (with a plan); building/iterating→verifying when the change is ready. Only a passing verify completes the run."},
+			Description: "Move to the next phase: planning→building (with a plan); building/iterating→verifying when the change is ready; cleaning→verifying ends the cleanup pass. Only a passing verify completes the run."},
 		run: r.runPhase,
 	}
 }
@@ -254,7 +254,8 @@ Nobody is watching: work until the task is done, without asking questions.
 ultra enforces a fixed workflow in code:
 1. planning: read the code (read, glob, grep, read-only bash). Then propose the goals with goals{goals:[...]}: each with success criteria that ultra runs itself, first on the code as it is now (each must fail there and pass after your change; a regression criterion must pass before and after), so at least one essential criterion per goal must run the program or its tests, not only grep the source. Acceptance moves the run to building.
 2. building: make the change with edit, write and bash. Read a file before you edit or overwrite it. Then call phase{to:"verifying"}.
-3. verifying: call verify. ultra runs the project's tests and the goal's criteria itself; when they pass, the goal is committed and the next one starts (after the last, a reviewer decides); a failure sends the run to iterating.
+3. verifying: call verify. ultra runs the project's tests and the goal's criteria itself; when they pass, the goal is committed and the next one starts; a failure sends the run to iterating.
+   After the last goal and the final gate: cleaning, a short cleanup pass where you may edit only the files the run changed (debugging leftovers, dead or duplicated code, comments that narrate the change), ended by phase{to:"verifying"}; ultra verifies it again and reverts a cleanup that breaks anything. Then a reviewer decides.
 4. iterating: fix what failed, then phase{to:"verifying"} again.
 Only a passing verify completes the run; saying you are done does not. Tools outside the current phase are refused.
 Each request ends with an <ultra-reminder> that states the phase, the tools allowed now and the budgets left.
