@@ -56,3 +56,31 @@ func TestUntrackedFilesSaid(t *testing.T) {
 		t.Errorf("the untracked files are not said:\n%s", s)
 	}
 }
+
+// The final gate's cleanup pass shows in the status bar as its phase, and
+// its outcome in the transcript.
+func TestCleanupPassShown(t *testing.T) {
+	id := "20261124-150000-dddddd"
+	for _, c := range []struct {
+		ended bool
+		want  []string
+	}{
+		{false, []string{"phase cleaning", "cleanup pass: may edit calc/calc.go"}},
+		{true, []string{"cleanup reverted to 0123456789ab: it broke the tests: TestAdd"}},
+	} {
+		f := newFake()
+		f.setRow(&store.Run{ID: id, Task: "fix", Phase: "cleaning", Status: "running", Axes: axes.Default})
+		f.add(id, event.RunStarted, "planning", event.RunStartedData{Task: "fix", Axes: axes.Default})
+		f.add(id, event.PhaseChanged, "cleaning", event.PhaseChangedData{From: "verifying", To: "cleaning", By: "gate", Reason: "final gate passed"})
+		f.add(id, event.Cleanup, "cleaning", event.CleanupData{Result: "started", Files: []string{"calc/calc.go"}, Commit: "0123456789abcdef"})
+		if c.ended {
+			f.add(id, event.Cleanup, "reviewing", event.CleanupData{Result: "reverted", Commit: "0123456789abcdef", Reason: "it broke the tests: TestAdd"})
+		}
+		s := screen(attached(t, f, id))
+		for _, want := range c.want {
+			if !strings.Contains(s, want) {
+				t.Errorf("the screen lacks %q:\n%s", want, s)
+			}
+		}
+	}
+}
