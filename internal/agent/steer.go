@@ -50,7 +50,9 @@ func (r *runner) steer(ctx context.Context, s goal.Steer) error {
 	// on like any other: the final gate waits for it, and it starts now
 	// (its change counted from here).
 	if next.Current() != nil {
-		r.st.Goals.Final = false
+		// A cleanup pass in hand is over: its edits, if any, are
+		// verified with the new goal's work.
+		r.st.Goals.Final, r.st.Goals.Cleanup = false, nil
 		r.startGoal()
 	}
 	return nil
