@@ -141,7 +141,7 @@ func playScenario(t *testing.T, sc advScenario) (*advWorld, *advOutcome, []advFi
 	if tail == nil {
 		tail = honestTail()
 	}
-	for _, s := range tail {
+	for _, s := range withCleanupEnds(tail) {
 		steps = append(steps, w.expand(s, extra).(map[string]any))
 	}
 	for _, mv := range o.allMove {

@@ -295,7 +295,7 @@ func TestCriterionNotClaimed(t *testing.T) {
 	for _, e := range ofType(evs, "phase_changed") {
 		phases = append(phases, data(e)["to"].(string))
 	}
-	if want := []string{"building", "verifying", "iterating", "verifying", "reviewing", "complete"}; !slices.Equal(phases, want) {
+	if want := []string{"building", "verifying", "iterating", "verifying", "cleaning", "verifying", "reviewing", "complete"}; !slices.Equal(phases, want) {
 		t.Fatalf("phases %v, want %v", phases, want)
 	}
 	vr := ofType(evs, "verify_result")
@@ -471,7 +471,7 @@ func TestFinalGateCatchesABrokenEarlierGoal(t *testing.T) {
 	for _, e := range ofType(evs, "phase_changed") {
 		phases = append(phases, data(e)["to"].(string))
 	}
-	want := []string{"building", "verifying", "building", "verifying", "iterating", "verifying", "reviewing", "complete"}
+	want := []string{"building", "verifying", "building", "verifying", "iterating", "verifying", "cleaning", "verifying", "reviewing", "complete"}
 	if !slices.Equal(phases, want) {
 		t.Fatalf("phases %v, want %v", phases, want)
 	}

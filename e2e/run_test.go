@@ -21,7 +21,7 @@ var goalCycle = regexp.MustCompile(`cycle (\d+) of (\d+)`)
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
-var reminderLimit = regexp.MustCompile(`\n(retries|cycles of goal \S+|final gate verifications) left: (\d+) of (\d+);`)
+var reminderLimit = regexp.MustCompile(`\n(retries|cycles of goal \S+|final gate verifications|cleanup turns) left: (\d+) of (\d+);`)
 
 // checkWire asserts layers 1 and 3 at the wire: every request carries the
 // reminder, and offers exactly the tools of the phase it names.
@@ -77,7 +77,7 @@ func TestFullCycleToComplete(t *testing.T) {
 	for _, e := range ofType(evs, "phase_changed") {
 		path = append(path, data(e)["to"].(string))
 	}
-	if want := []string{"building", "verifying", "reviewing", "complete"}; !slices.Equal(path, want) {
+	if want := []string{"building", "verifying", "cleaning", "verifying", "reviewing", "complete"}; !slices.Equal(path, want) {
 		t.Fatalf("phases %v, want %v", path, want)
 	}
 	// ultra ran the goal's three criteria itself, all passed, and the
@@ -548,7 +548,7 @@ func TestModelModesRoute(t *testing.T) {
 		got = append(got, e["phase"].(string)+":"+data(e)["model"].(string))
 	}
 	// The final reviewer uses the deep model.
-	want := "planning:m-deep,planning:m-deep,building:m-smart,building:m-smart,verifying:m-smart,reviewing:m-deep"
+	want := "planning:m-deep,planning:m-deep,building:m-smart,building:m-smart,verifying:m-smart,cleaning:m-smart,reviewing:m-deep"
 	if strings.Join(got, ",") != want {
 		t.Fatalf("models %v, want %s", got, want)
 	}
