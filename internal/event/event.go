@@ -117,11 +117,17 @@ type (
 		// the result there had to be (fail_to_pass, pass_to_pass).
 		Base string `json:"base,omitempty"`
 	}
-	// ReviewData is a review's verdict: VerdictApprove or VerdictBlockers.
+	// ReviewData is a review's verdict: VerdictApprove or VerdictBlockers,
+	// with its architecture status (ReviewClean says whether both let the
+	// change land).
 	ReviewData struct {
 		Round    int      `json:"round"`
 		Verdict  string   `json:"verdict"`
 		Blockers []string `json:"blockers,omitempty"`
+		// Architecture is CLEAR, CONCERNS or BLOCKED; "" when the review
+		// gave none (a review-mode run may omit it).
+		Architecture        string   `json:"architecture,omitempty"`
+		ArchitectureReasons []string `json:"architecture_reasons,omitempty"`
 	}
 	// CleanupData is a step of the final gate's cleanup pass.
 	CleanupData struct {

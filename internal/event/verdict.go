@@ -1,7 +1,9 @@
 package event
 
 // Review verdicts, one word each in events, records, the command line and
-// every surface: a review approves the change, or it has blockers.
+// every surface: a review approves the change, or it has blockers. They
+// are the review's recommendation: approve is APPROVE, blockers is
+// REQUEST_CHANGES (the older spellings, still accepted).
 const (
 	VerdictApprove  = "approve"
 	VerdictBlockers = "blockers"
@@ -17,4 +19,27 @@ func ReviewVerdict(v string) string {
 		return VerdictBlockers
 	}
 	return ""
+}
+
+// A review's architecture status, one word each everywhere: whether the
+// change fits the codebase's structure.
+const (
+	// ArchitectureClear: the change fits the codebase's structure.
+	ArchitectureClear = "CLEAR"
+	// ArchitectureConcerns: it works, but its structure should change
+	// before it lands.
+	ArchitectureConcerns = "CONCERNS"
+	// ArchitectureBlocked: the design is wrong for the codebase.
+	ArchitectureBlocked = "BLOCKED"
+)
+
+// ArchitectureStatuses lists the architecture statuses, clean first.
+var ArchitectureStatuses = []string{ArchitectureClear, ArchitectureConcerns, ArchitectureBlocked}
+
+// ReviewClean reports whether a review lets the change land as it is: it
+// approves and its architecture status is CLEAR. A review that gave no
+// architecture status (a review-mode run may omit it; records older than
+// the status) is judged by its verdict alone.
+func ReviewClean(verdict, architecture string) bool {
+	return ReviewVerdict(verdict) == VerdictApprove && (architecture == "" || architecture == ArchitectureClear)
 }

@@ -13,3 +13,24 @@ func TestReviewVerdict(t *testing.T) {
 		}
 	}
 }
+
+func TestReviewClean(t *testing.T) {
+	for _, c := range []struct {
+		verdict, arch string
+		want          bool
+	}{
+		{"approve", "CLEAR", true},
+		{"APPROVE", "CLEAR", true},
+		{"approve", "", true}, // no status given: the verdict decides
+		{"approve", "CONCERNS", false},
+		{"approve", "BLOCKED", false},
+		{"blockers", "CLEAR", false},
+		{"REQUEST_CHANGES", "", false},
+		{"blockers", "BLOCKED", false},
+		{"", "CLEAR", false},
+	} {
+		if got := ReviewClean(c.verdict, c.arch); got != c.want {
+			t.Errorf("ReviewClean(%q, %q) = %v, want %v", c.verdict, c.arch, got, c.want)
+		}
+	}
+}

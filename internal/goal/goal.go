@@ -343,6 +343,11 @@ type Review struct {
 	Rounds   int       `json:"rounds"`
 	Verdict  string    `json:"verdict,omitempty"` // approve | blockers (older records: APPROVE | REQUEST_CHANGES)
 	Blockers []Blocker `json:"blockers,omitempty"`
+	// Architecture is the last verdict's architecture status, CLEAR,
+	// CONCERNS or BLOCKED ("" in older records), and its reasons (what
+	// must change, unless CLEAR).
+	Architecture        string   `json:"architecture,omitempty"`
+	ArchitectureReasons []string `json:"architecture_reasons,omitempty"`
 }
 
 // Blocker is one finding that keeps a reviewer from approving.

@@ -650,6 +650,7 @@ func cloneFile(f File) File {
 	if f.Review != nil {
 		r := *f.Review
 		r.Blockers = slices.Clone(f.Review.Blockers)
+		r.ArchitectureReasons = slices.Clone(f.Review.ArchitectureReasons)
 		out.Review = &r
 	}
 	if f.Goals != nil {

@@ -346,10 +346,10 @@ func TestAfterReview(t *testing.T) {
 	s := New(Budgets{})
 	s.Phase = Reviewing
 	cases := []struct {
-		approved bool
-		round    int
-		want     Phase
-		by       Actor
+		clean bool
+		round int
+		want  Phase
+		by    Actor
 	}{
 		{true, 1, Complete, ByReviewer},
 		{false, 1, Iterating, ByReviewer},
@@ -358,9 +358,9 @@ func TestAfterReview(t *testing.T) {
 		{true, 3, Complete, ByReviewer},
 	}
 	for _, c := range cases {
-		got, tr, err := s.AfterReview(c.approved, c.round, 2, "why")
+		got, tr, err := s.AfterReview(c.clean, c.round, 2, "why")
 		if err != nil || got.Phase != c.want || tr.By != c.by {
-			t.Errorf("approved=%v round %d: %s by %s (%v), want %s by %s", c.approved, c.round, got.Phase, tr.By, err, c.want, c.by)
+			t.Errorf("clean=%v round %d: %s by %s (%v), want %s by %s", c.clean, c.round, got.Phase, tr.By, err, c.want, c.by)
 		}
 	}
 	if _, _, err := New(Budgets{}).AfterReview(true, 1, 2, ""); err == nil {

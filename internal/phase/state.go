@@ -365,19 +365,20 @@ func (s State) AfterGoalVerify(o Outcome, g GoalResult, reason string) (State, T
 	return s.afterFail(why, g.Cycles)
 }
 
-// AfterReview applies the final review's verdict: an approval completes
-// the run; blockers send it back to iterating, at most maxRounds times
-// (round counts this one), then it escalates.
-func (s State) AfterReview(approved bool, round, maxRounds int, reason string) (State, Transition, error) {
+// AfterReview applies the final review's verdict: a clean review (it
+// approves and its architecture status is CLEAR) completes the run; any
+// other sends it back to iterating, at most maxRounds times (round counts
+// this one), then it escalates. reason is what must change.
+func (s State) AfterReview(clean bool, round, maxRounds int, reason string) (State, Transition, error) {
 	if s.Phase != Reviewing {
 		return s, Transition{}, &RefusedError{From: s.Phase, To: s.Phase, By: ByReviewer,
 			Why: "a review verdict is given only in reviewing"}
 	}
 	switch {
-	case approved:
+	case clean:
 		return s.Transition(Complete, ByReviewer, strings.TrimSuffix("the final review approved: "+reason, ": "), "")
 	case round > maxRounds:
-		return s.Transition(Escalated, BySystem, fmt.Sprintf("the final review still has blockers after %d rounds (limit %d): %s", round-1, maxRounds, reason), "")
+		return s.Transition(Escalated, BySystem, fmt.Sprintf("the final review still asks for changes after %d rounds (limit %d): %s", round-1, maxRounds, reason), "")
 	}
-	return s.Transition(Iterating, ByReviewer, fmt.Sprintf("the final review found blockers (round %d of %d): %s", round, maxRounds, reason), "")
+	return s.Transition(Iterating, ByReviewer, fmt.Sprintf("the final review asks for changes (round %d of %d): %s", round, maxRounds, reason), "")
 }
