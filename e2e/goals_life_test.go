@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -76,27 +75,10 @@ func TestUndecidedBriefRefused(t *testing.T) {
 func TestReviewBlockersThenApprove(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
-	steps := append(fixSteps()[:5:5],
-		calls(call("review", map[string]any{"verdict": "REQUEST_CHANGES", "blockers": []any{map[string]any{"file": "calc/calc.go", "line": 3, "reason": "the comment still says 'a plus b' loosely; say it returns the sum"}}})),
-		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "// Add returns a plus b.", "new_string": "// Add returns the sum of a and b."})),
-		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
-		approve())
-	m := newModel(t, steps...)
-	res := ultra(t, dir, runArgs(m, "fix calc")...)
-	if res.code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
-	}
+	m, res := reviseAfterReview(t, dir, calls(call("review", map[string]any{"verdict": "REQUEST_CHANGES", "architecture": architecture("CLEAR"),
+		"blockers": []any{map[string]any{"file": "calc/calc.go", "line": 3, "reason": "the comment still says 'a plus b' loosely; say it returns the sum"}}})))
 	evs := res.events(t)
-	var phases []string
-	for _, e := range ofType(evs, "phase_changed") {
-		phases = append(phases, data(e)["to"].(string))
-	}
-	// Each final gate that passes has its cleanup pass (here ended with no
-	// change) before its review.
-	want := []string{"building", "verifying", "cleaning", "verifying", "reviewing", "iterating", "verifying", "cleaning", "verifying", "reviewing", "complete"}
-	if !slices.Equal(phases, want) {
-		t.Fatalf("phases %v, want %v", phases, want)
-	}
+	checkPhases(t, evs, "building", "verifying", "cleaning", "verifying", "reviewing", "iterating", "verifying", "cleaning", "verifying", "reviewing", "complete")
 	// The blockers reached the builder's context, not the reviewer's.
 	reqs := m.srv.Requests()
 	if b := string(reqs[7].Body); !strings.Contains(b, "the comment still says") || strings.Contains(b, "final reviewer of ultra") {
@@ -338,7 +320,7 @@ func TestGoalAddedDuringReviewIsWorkedOn(t *testing.T) {
 	extra := map[string]any{"kind": "add_subgoal", "title": "Docs", "objective": "Add is documented", "evidence": "the reviewer asked", "rationale": "in scope",
 		"criteria": calcGoals()["goals"].([]any)[0].(map[string]any)["criteria"]}
 	steps := append(fixSteps()[:5:5],
-		calls(call("review", map[string]any{"verdict": "REQUEST_CHANGES", "blockers": []any{map[string]any{"file": "calc/calc.go", "reason": "docs missing"}}})),
+		calls(call("review", map[string]any{"verdict": "REQUEST_CHANGES", "architecture": architecture("CLEAR"), "blockers": []any{map[string]any{"file": "calc/calc.go", "reason": "docs missing"}}})),
 		calls(call("steer", extra)))
 	for range 5 {
 		steps = append(steps, calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})))

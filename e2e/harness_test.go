@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -375,8 +376,49 @@ func planGoalsCall(plan string) map[string]any {
 	return call("goals", g)
 }
 
-// approve is the final reviewer's approval.
-func approve() step { return calls(call("review", map[string]any{"verdict": "APPROVE"})) }
+// approve is the final reviewer's approval: a clean review, APPROVE with
+// architecture CLEAR.
+func approve() step {
+	return calls(call("review", map[string]any{"verdict": "APPROVE", "architecture": architecture("CLEAR")}))
+}
+
+// reviseAfterReview runs a model that fixes calcProject in dir, gets the
+// final review review, which sends the run back, then revises Add's
+// comment, verifies again and gets a clean review; the run must exit 0.
+func reviseAfterReview(t *testing.T, dir string, review step) (*model, result) {
+	t.Helper()
+	m := newModel(t, append(fixSteps()[:5:5], review,
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "// Add returns a plus b.", "new_string": "// Add returns the sum of a and b."})),
+		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
+		approve())...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	return m, res
+}
+
+// checkPhases asserts that the run's phase_changed events went to want,
+// in order.
+func checkPhases(t testing.TB, evs []map[string]any, want ...string) {
+	t.Helper()
+	var phases []string
+	for _, e := range ofType(evs, "phase_changed") {
+		phases = append(phases, data(e)["to"].(string))
+	}
+	if !slices.Equal(phases, want) {
+		t.Fatalf("phases %v, want %v", phases, want)
+	}
+}
+
+// architecture is a review's architecture status with its reasons.
+func architecture(status string, reasons ...string) map[string]any {
+	a := map[string]any{"status": status}
+	if len(reasons) > 0 {
+		a["reasons"] = reasons
+	}
+	return a
+}
 
 func execCmd(dir string, env []string, name string, args ...string) *exec.Cmd {
 	c := exec.Command(name, args...)

@@ -281,6 +281,44 @@ func TestReviewRefusesEmptyDiffAndUnknownRefs(t *testing.T) {
 	}
 }
 
+// A final reviewer that approves with architecture CONCERNS does not let
+// the change land: the run goes back to iterating with the reasons as what
+// must change, verifies again, and the second review, clean (APPROVE and
+// CLEAR), completes it. The review events, the log and the ledger carry
+// the architecture status.
+func TestReviewArchitectureConcernsThenClean(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	why := "the comment of Add says a plus b where the package documents results: say Add returns the sum"
+	m, res := reviseAfterReview(t, dir, calls(call("review", map[string]any{"verdict": "APPROVE", "summary": "Add adds", "architecture": architecture("CONCERNS", why)})))
+	evs := res.events(t)
+	checkPhases(t, evs, "building", "verifying", "reviewing", "iterating", "verifying", "reviewing", "complete")
+	if r := data(ofType(evs, "phase_changed")[3])["reason"].(string); !strings.Contains(r, "the final review asks for changes (round 1 of 2): architecture CONCERNS: "+why) {
+		t.Fatalf("back to iterating because %q", r)
+	}
+	// The builder got the reasons as what must change.
+	reqs := m.srv.Requests()
+	if b := string(reqs[6].Body); !strings.Contains(b, "asks for changes (approve, architecture CONCERNS)") || !strings.Contains(b, "- architecture CONCERNS: "+why) {
+		t.Fatalf("the builder was not told the architecture's reasons:\n%s", b)
+	}
+	reviews := ofType(evs, "review")
+	if len(reviews) != 2 {
+		t.Fatalf("%d review events", len(reviews))
+	}
+	first, second := data(reviews[0]), data(reviews[1])
+	if rs, _ := first["architecture_reasons"].([]any); first["verdict"] != "approve" || first["architecture"] != "CONCERNS" || len(rs) != 1 || rs[0] != why {
+		t.Fatalf("first review event %v", first)
+	}
+	if second["verdict"] != "approve" || second["architecture"] != "CLEAR" {
+		t.Fatalf("second review event %v", second)
+	}
+	l := ultra(t, dir, "goals", "ledger", "--run", runID(t, evs))
+	if strings.Count(l.stdout, "review_verdict") != 2 || !strings.Contains(l.stdout, "round 1: approve, architecture CONCERNS") ||
+		!strings.Contains(l.stdout, "round 2: approve, architecture CLEAR") {
+		t.Fatalf("ledger:\n%s", l.stdout)
+	}
+}
+
 // The final review of a build run takes the same findings: a malformed
 // one is a tool error, a blocker (with its fix) sends the run back to
 // iterating, and an approval with a minor finding completes it; ultra
@@ -290,14 +328,14 @@ func TestFinalReviewFindingsThenReviewRun(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
 	steps := append(fixSteps()[:5:5],
-		calls(call("review", map[string]any{"verdict": "blockers", "findings": []any{
+		calls(call("review", map[string]any{"verdict": "blockers", "architecture": architecture("CLEAR"), "findings": []any{
 			map[string]any{"severity": "blocker", "file": "calc/missing.go", "reason": "no such file"}}})),
-		calls(call("review", map[string]any{"verdict": "blockers", "summary": "the comment", "findings": []any{
+		calls(call("review", map[string]any{"verdict": "blockers", "architecture": architecture("CLEAR"), "summary": "the comment", "findings": []any{
 			map[string]any{"severity": "blocker", "file": "calc/calc.go", "line": 3, "reason": "the comment says 'a plus b' loosely", "fix": "say it returns the sum"},
 			map[string]any{"severity": "nit", "file": "calc/calc_test.go", "reason": "a table test would read better"}}})),
 		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "// Add returns a plus b.", "new_string": "// Add returns the sum of a and b."})),
 		calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{})),
-		calls(call("review", map[string]any{"verdict": "approve", "findings": []any{
+		calls(call("review", map[string]any{"verdict": "approve", "architecture": architecture("CLEAR"), "findings": []any{
 			map[string]any{"severity": "minor", "file": "calc/calc.go", "line": 4, "reason": "overflow is not mentioned"}}})))
 	m := newModel(t, steps...)
 	res := ultra(t, dir, runArgs(m, "fix calc")...)

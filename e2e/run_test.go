@@ -73,13 +73,7 @@ func TestFullCycleToComplete(t *testing.T) {
 	if got := readFile(t, filepath.Join(wt, "calc/calc.go")); !strings.Contains(got, "return a + b") {
 		t.Fatalf("file not fixed:\n%s", got)
 	}
-	var path []string
-	for _, e := range ofType(evs, "phase_changed") {
-		path = append(path, data(e)["to"].(string))
-	}
-	if want := []string{"building", "verifying", "cleaning", "verifying", "reviewing", "complete"}; !slices.Equal(path, want) {
-		t.Fatalf("phases %v, want %v", path, want)
-	}
+	checkPhases(t, evs, "building", "verifying", "cleaning", "verifying", "reviewing", "complete")
 	// ultra ran the goal's three criteria itself, all passed, and the
 	// goal's commit carries goals.json and the ledger.
 	cr := judged(evs)

@@ -269,7 +269,7 @@ func ultraSteps(string) []map[string]any {
 		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"})),
 		calls(call("phase", map[string]any{"to": "verifying"})),
 		calls(call("verify", map[string]any{})),
-		calls(call("review", map[string]any{"verdict": "APPROVE"})),
+		calls(call("review", map[string]any{"verdict": "APPROVE", "architecture": map[string]any{"status": "CLEAR"}})),
 	}
 }
 

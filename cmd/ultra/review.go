@@ -11,6 +11,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
 )
@@ -159,6 +160,9 @@ func reportReview(cmd *cobra.Command, stateRoot string, out *agent.Outcome, asJS
 	if blockers > 0 || rep.Verdict == agent.VerdictBlockers {
 		return &exitError{code: agent.ExitEscalated, err: fmt.Errorf("review %s: %d blocker(s) (%s)", out.RunID, blockers, agent.ReviewPath(stateRoot, out.RunID))}
 	}
+	if !event.ReviewClean(rep.Verdict, rep.Architecture) {
+		return &exitError{code: agent.ExitEscalated, err: fmt.Errorf("review %s: architecture %s (%s)", out.RunID, rep.Architecture, agent.ReviewPath(stateRoot, out.RunID))}
+	}
 	return nil
 }
 
@@ -166,7 +170,14 @@ func printReviewFindings(w io.Writer, rep *agent.ReviewReport, path string) {
 	// Every line carries the model's words (and file names it chose).
 	w = &printableWriter{w: w}
 	fmt.Fprintf(w, "\nreview   %s\n", rep.Target)
-	fmt.Fprintf(w, "verdict  %s (%d blocker(s), %d finding(s))\n", rep.Verdict, rep.Blockers, len(rep.Findings))
+	verdict := rep.Verdict
+	if rep.Architecture != "" {
+		verdict += ", architecture " + rep.Architecture
+	}
+	fmt.Fprintf(w, "verdict  %s (%d blocker(s), %d finding(s))\n", verdict, rep.Blockers, len(rep.Findings))
+	for _, r := range rep.ArchitectureReasons {
+		fmt.Fprintf(w, "         architecture: %s\n", clip(r, 600))
+	}
 	if s := strings.TrimSpace(rep.Summary); s != "" {
 		fmt.Fprintf(w, "summary  %s\n", clip(s, 400))
 	}

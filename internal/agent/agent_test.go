@@ -65,7 +65,9 @@ const goalsJSON = `{"goals":[{"title":"do it","objective":"do it well","criteria
 	`{"scenario":"s3","user_model":"regression","channel":"command","check":{"run":"ls -a","expect_stdout":"txt"},"expected_evidence":"e"}]}]}`
 
 // approval is the final reviewer's answer.
-func approval() *llm.Response { return callsOf(tc("review", `{"verdict":"APPROVE"}`)) }
+func approval() *llm.Response {
+	return callsOf(tc("review", `{"verdict":"APPROVE","architecture":{"status":"CLEAR"}}`))
+}
 
 // reviewing reports that req is the final reviewer's.
 func reviewing(req llm.Request) bool { return req.System == reviewPrompt }

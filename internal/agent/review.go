@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -179,7 +180,11 @@ func addedPrograms(c goal.Check, added []string) []string {
 // reviewPrompt is the reviewer's system prompt.
 const reviewPrompt = `You are the final reviewer of ultra, an autonomous coding agent. Another agent made the change below; ultra's gate already ran the project's tests and every success criterion on the final tree. You review in a fresh context, with read-only tools (read, glob, grep), the brief, the goals with their evidence, and the diff against the base.
 Look for what the gate cannot see: requirements of the brief the change does not meet, wrong behaviour, regressions, security problems, tests or checks that prove less than they claim, and missing evidence. The gate cannot close two things by construction, so look for them: code that behaves differently when it is tested or checked (it reads the environment, its arguments, paths, the time, its call stack or loaded modules to tell a test or ultra's sandbox from a person's machine), and answers hard-coded for the inputs the tests and criteria use. Criteria that read the source (grep) rather than run the program show less than they claim. Each criterion names the surface it exercises (cli, data, http, terminal, web, desktop): user-facing behaviour (an endpoint, a page, a terminal program's screen, a window) is proven only through its channel, so block a goal whose user-facing behaviour, in the brief or in its objective, is proven only by command output.
-Answer with exactly one call: review{verdict:"approve", summary, findings} when nothing blocks, or review{verdict:"blockers", summary, findings} when something must change first. Each finding is {severity: blocker|major|minor|nit, file, line, reason, fix}: file is a path of the tree relative to the repository root, a blocker says what must change. Do not ask questions and do not edit anything.`
+Judge the architecture too: whether the change fits the structure of the codebase around it. Its status is one of:
+- CLEAR: the change fits the codebase's structure.
+- CONCERNS: it works, but its structure should change before it lands: logic duplicated from what the codebase already has, a layer bypassed, a special case beside an existing mechanism that should have been extended.
+- BLOCKED: the design is wrong for the codebase.
+Answer with exactly one call: review{verdict, architecture:{status, reasons}, summary, findings}. verdict is "approve" (APPROVE) when nothing blocks, or "blockers" (REQUEST_CHANGES) when something must change first. architecture is required: status CLEAR, CONCERNS or BLOCKED, and reasons, each what must change and where (required unless CLEAR). The change lands only when the verdict is approve and the architecture CLEAR; anything else sends it back to the builder with your blockers and reasons. Each finding is {severity: blocker|major|minor|nit, file, line, reason, fix}: file is a path of the tree relative to the repository root, a blocker says what must change. Do not ask questions and do not edit anything.`
 
 // goalSurfaces says which surfaces g's live criteria exercise, through
 // which channels, and which user-facing surfaces its title and objective
@@ -321,7 +326,7 @@ func (r *runner) startReview(ctx context.Context, d gate.Decision) {
 	}
 	fmt.Fprintf(&b, "\n## Diff against the run's start\n%s\n", diff)
 	if r.st.Goals.ReviewRound > 1 {
-		fmt.Fprintf(&b, "\nThis is review round %d of %d: the change was revised after earlier blockers.\n", r.st.Goals.ReviewRound, goal.MaxReviewRounds+1)
+		fmt.Fprintf(&b, "\nThis is review round %d of %d: the change was revised after an earlier review asked for changes (blockers or the architecture).\n", r.st.Goals.ReviewRound, goal.MaxReviewRounds+1)
 	}
 	r.st.Goals.Review = []llm.Message{{Role: llm.RoleUser, Content: b.String()}}
 }
@@ -330,9 +335,14 @@ func (r *runner) startReview(ctx context.Context, d gate.Decision) {
 // run and the final review of a build run (ParseReviewCall validates it;
 // docs/review.md describes it). The final review's older form, verdict
 // APPROVE or REQUEST_CHANGES with blockers [{file, line, reason}], is
-// still accepted.
+// still accepted. The architecture status is required in the final
+// review (runReview), optional in a review-mode run.
 var reviewSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"verdict":{"type":"string","enum":["approve","blockers","APPROVE","REQUEST_CHANGES"],"description":"approve, or blockers when a finding of severity blocker means the change must not land as it is"},` +
+	`"architecture":{"type":"object","description":"whether the change fits the codebase's structure: CLEAR (it fits), CONCERNS (it works, but its structure should change before it lands), BLOCKED (the design is wrong for the codebase)","properties":{` +
+	`"status":{"type":"string","enum":["CLEAR","CONCERNS","BLOCKED"]},` +
+	`"reasons":{"type":"array","items":{"type":"string"},"description":"what must change and where; required unless CLEAR"}},` +
+	`"required":["status"],"additionalProperties":false},` +
 	`"summary":{"type":"string","description":"what you checked and what you found, in a few lines"},` +
 	`"findings":{"type":"array","items":{"type":"object","properties":{` +
 	`"severity":{"type":"string","enum":["blocker","major","minor","nit"]},` +
@@ -347,7 +357,7 @@ var reviewSchema = json.RawMessage(`{"type":"object","properties":{` +
 func (r *runner) reviewTool() tool.Tool {
 	return funcTool{
 		spec: llm.ToolSpec{Name: "review", Parameters: reviewSchema,
-			Description: "Give the review's verdict with its findings: verdict approve or blockers; findings [{severity: blocker|major|minor|nit, file, line, reason, fix}]."},
+			Description: "Give the review's verdict with its findings: verdict approve or blockers; architecture {status: CLEAR|CONCERNS|BLOCKED, reasons}; findings [{severity: blocker|major|minor|nit, file, line, reason, fix}]."},
 		run: r.runReview,
 	}
 }
@@ -361,10 +371,13 @@ func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Resul
 			reason: fmt.Sprintf("review is the final reviewer's verdict, given only in reviewing; the run is in %s", r.st.Phase.Phase)})
 	}
 	c, err := ParseReviewCall(args, r.reviewedFile(ctx))
-	if err != nil {
-		return tool.Result{IsError: true, Output: "invalid review: " + err.Error() + ". Nothing was recorded: send the corrected review{verdict, summary, findings}."}
+	if err == nil && c.Architecture == nil {
+		err = errors.New(missingArchitecture)
 	}
-	verdict := c.Verdict
+	if err != nil {
+		return tool.Result{IsError: true, Output: "invalid review: " + err.Error() + ". Nothing was recorded: send the corrected review{verdict, architecture, summary, findings}."}
+	}
+	verdict, arch := c.Verdict, c.Architecture
 	round := r.st.Goals.ReviewRound
 	var lines []string
 	var blockers []goal.Blocker
@@ -376,23 +389,27 @@ func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Resul
 		}
 		lines = append(lines, line)
 	}
-	r.goals.file.Review = &goal.Review{Rounds: round, Verdict: verdict, Blockers: blockers}
-	r.recordGoal(ledger.Entry{Kind: ledger.KindReviewVerdict, Text: fmt.Sprintf("round %d: %s %s", round, verdict, strings.Join(lines, "; ")),
-		Data: jsonData(map[string]any{"round": round, "verdict": verdict, "blockers": blockers, "findings": c.Findings, "summary": event.Truncate(c.Summary, 2000)})})
+	must := mustChange(lines, arch)
+	r.goals.file.Review = &goal.Review{Rounds: round, Verdict: verdict, Blockers: blockers,
+		Architecture: arch.Status, ArchitectureReasons: arch.Reasons}
+	r.recordGoal(ledger.Entry{Kind: ledger.KindReviewVerdict, Text: reviewVerdictText(round, verdict, arch, lines),
+		Data: jsonData(map[string]any{"round": round, "verdict": verdict, "architecture": arch.Status, "architecture_reasons": arch.Reasons,
+			"clean": c.Clean(), "blockers": blockers, "findings": c.Findings, "summary": event.Truncate(c.Summary, 2000)})})
 	r.emitReview(round, c)
 	if _, err := writeReview(r.o.StateRoot, r.reviewReport(c, round)); err != nil {
 		r.emit(event.Warning, event.WarningData{Message: "ultra could not write the review's findings: " + err.Error()})
 	}
-	next, tr, err := r.st.Phase.AfterReview(c.Verdict == VerdictApprove, round, goal.MaxReviewRounds, strings.Join(lines, "; "))
+	next, tr, err := r.st.Phase.AfterReview(c.Clean(), round, goal.MaxReviewRounds, strings.Join(must, "; "))
 	if err != nil {
 		return tool.Result{IsError: true, Output: err.Error()}
 	}
 	r.applyTransition(next, tr)
 	r.st.Goals.Review = nil
+	words := verdictWords(verdict, arch)
 	switch next.Phase {
 	case phase.Complete:
 		r.finish(StatusComplete, tr.Reason)
-		out := "Verdict recorded: APPROVE. The run is complete."
+		out := "Verdict recorded: " + words + ". The run is complete."
 		if c := r.commitRecords(ctx, "final review approved", fmt.Sprintf("The final review approved in round %d.", round)); c != "" {
 			out += fmt.Sprintf(" ultra committed its records as %s.", workspace.Short(c))
 		}
@@ -404,8 +421,8 @@ func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Resul
 				more = append(more, f.String())
 			}
 		}
-		msg := fmt.Sprintf("The final review (round %d of %d) found blockers. Fix them, then call phase{to:\"verifying\"}: the final gate runs again, then a new review.\n- %s",
-			round, goal.MaxReviewRounds, strings.Join(lines, "\n- "))
+		msg := fmt.Sprintf("The final review (round %d of %d) asks for changes (%s). Change what it names, then call phase{to:\"verifying\"}: the final gate runs again, then a new review.\n- %s",
+			round, goal.MaxReviewRounds, words, strings.Join(must, "\n- "))
 		if len(more) > 0 {
 			msg += "\nIt also noted (not blocking):\n- " + strings.Join(more, "\n- ")
 		}
@@ -413,7 +430,7 @@ func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Resul
 	default:
 		r.finish(StatusEscalated, tr.Reason)
 	}
-	return tool.Result{Output: "Verdict recorded: " + verdict + ". " + tr.Reason}
+	return tool.Result{Output: "Verdict recorded: " + words + ". " + tr.Reason}
 }
 
 // commitRecords commits ultra's latest records (goals.json, the ledger)

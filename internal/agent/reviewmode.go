@@ -38,7 +38,7 @@ type ReviewSpec struct {
 func reviewModePrompt(workdir string) string {
 	return `You are ultra, a coding agent, reviewing a change in the repository at ` + workdir + `.
 Inspect the diff, the tests, risks, regressions, security issues and missing evidence with read, glob, grep and read-only bash (git diff, git log, git show, …); nothing may change here.
-End with review{verdict, summary, findings:[{severity, file, line, reason, fix}]}: verdict is "approve" or "blockers"; severity is blocker, major, minor or nit; file is a path of the reviewed tree relative to the repository root; line (optional) a positive line number; reason says what is wrong and fix what to do. A blocker finding means the change must not land as it is, and then the verdict is "blockers". ultra writes the findings to .ultra/state/reviews/.`
+End with review{verdict, summary, findings:[{severity, file, line, reason, fix}]}: verdict is "approve" or "blockers"; severity is blocker, major, minor or nit; file is a path of the reviewed tree relative to the repository root; line (optional) a positive line number; reason says what is wrong and fix what to do. A blocker finding means the change must not land as it is, and then the verdict is "blockers". You may add architecture:{status, reasons}, whether the change fits the codebase's structure: CLEAR (it fits), CONCERNS (it works, but its structure should change before it lands: duplicated logic, a layer bypassed, a special case beside an existing mechanism) or BLOCKED (the design is wrong for the codebase); reasons say what must change and are required unless CLEAR. A review is clean only when it approves with no architecture status other than CLEAR. ultra writes the findings to .ultra/state/reviews/.`
 }
 
 // Finding severities, most serious first.
@@ -91,6 +91,9 @@ type ReviewCall struct {
 	Verdict  string    // VerdictApprove or VerdictBlockers
 	Summary  string    // what the reviewer checked
 	Findings []Finding // in the reviewer's order (legacy blockers last)
+	// Architecture is the architecture status, nil when the review gave
+	// none (the final review of a build run must give one).
+	Architecture *Architecture
 }
 
 // Blockers are the findings of severity blocker.
@@ -105,7 +108,7 @@ func (c ReviewCall) Blockers() []Finding {
 }
 
 var (
-	reviewFields  = []string{"verdict", "summary", "findings", "blockers"}
+	reviewFields  = []string{"verdict", "architecture", "summary", "findings", "blockers"}
 	findingFields = []string{"severity", "file", "line", "reason", "fix"}
 	blockerFields = []string{"file", "line", "reason"}
 	// blockerText is the older string form of a blocker: file[:line]: reason.
@@ -115,7 +118,8 @@ var (
 // ParseReviewCall validates the arguments of the review tool, the same
 // for a review-mode run and the final review of a build run:
 //
-//	{verdict: "approve"|"blockers", summary, findings: [{severity, file, line, reason, fix}]}
+//	{verdict: "approve"|"blockers", architecture: {status: "CLEAR"|"CONCERNS"|"BLOCKED", reasons},
+//	 summary, findings: [{severity, file, line, reason, fix}]}
 //
 // plus the older form of the final review, verdict APPROVE or
 // REQUEST_CHANGES with blockers [{file, line, reason}] or
@@ -123,7 +127,10 @@ var (
 // fields, a missing or unknown severity, verdict or reason, a file that
 // exists(file) denies, a line that is not a positive integer and a
 // verdict that contradicts the findings are errors naming the finding and
-// its field. exists may be nil: files are then not checked.
+// its field, as is an architecture status that is unknown or, unless
+// CLEAR, gives no reasons. The architecture status is optional here (the
+// final review requires it). exists may be nil: files are then not
+// checked.
 func ParseReviewCall(args json.RawMessage, exists func(file string) bool) (ReviewCall, error) {
 	var c ReviewCall
 	if strings.TrimSpace(string(args)) == "" {
@@ -131,7 +138,7 @@ func ParseReviewCall(args json.RawMessage, exists func(file string) bool) (Revie
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(args, &top); err != nil || top == nil {
-		return c, fmt.Errorf("the arguments must be a JSON object {verdict, summary, findings}")
+		return c, fmt.Errorf("the arguments must be a JSON object {verdict, architecture, summary, findings}")
 	}
 	if err := unknownFields("", top, reviewFields); err != nil {
 		return c, err
@@ -149,6 +156,11 @@ func ParseReviewCall(args json.RawMessage, exists func(file string) bool) (Revie
 		return c, fmt.Errorf(`verdict is missing: "approve" or "blockers"`)
 	default:
 		return c, fmt.Errorf(`verdict must be "approve" or "blockers", not %q`, verdict)
+	}
+	if raw, ok := top["architecture"]; ok {
+		if c.Architecture, err = parseArchitecture(raw); err != nil {
+			return c, err
+		}
 	}
 	if c.Summary, err = optString(top, "summary"); err != nil {
 		return c, err
@@ -297,7 +309,7 @@ func unknownFields(at string, m map[string]json.RawMessage, known []string) erro
 	if at != "" {
 		return fmt.Errorf("%s.%s: unknown field (%s takes %s)", at, bad[0], where, strings.Join(known, ", "))
 	}
-	return fmt.Errorf("%s: unknown field (review takes verdict, summary and findings)", bad[0])
+	return fmt.Errorf("%s: unknown field (review takes verdict, architecture, summary and findings)", bad[0])
 }
 
 // optString reads m[name] as a string ("" when absent or null).
@@ -316,17 +328,21 @@ func optString(m map[string]json.RawMessage, name string) (string, error) {
 // ReviewReport is what ultra writes when a reviewer gives its verdict:
 // .ultra/state/reviews/<run-id>.json, and a readable .md beside it.
 type ReviewReport struct {
-	Run      string    `json:"run"`
-	Target   string    `json:"target,omitempty"`
-	Base     string    `json:"base,omitempty"`
-	Head     string    `json:"head,omitempty"` // "" for the working tree
-	Tree     string    `json:"tree,omitempty"`
-	Round    int       `json:"round,omitempty"` // the final review's round (build runs)
-	Verdict  string    `json:"verdict"`
-	Blockers int       `json:"blockers"`
-	Summary  string    `json:"summary,omitempty"`
-	Findings []Finding `json:"findings"`
-	At       time.Time `json:"at"`
+	Run      string `json:"run"`
+	Target   string `json:"target,omitempty"`
+	Base     string `json:"base,omitempty"`
+	Head     string `json:"head,omitempty"` // "" for the working tree
+	Tree     string `json:"tree,omitempty"`
+	Round    int    `json:"round,omitempty"` // the final review's round (build runs)
+	Verdict  string `json:"verdict"`
+	Blockers int    `json:"blockers"`
+	// Architecture is the architecture status, "" when the review gave
+	// none; ArchitectureReasons are what must change.
+	Architecture        string    `json:"architecture,omitempty"`
+	ArchitectureReasons []string  `json:"architecture_reasons,omitempty"`
+	Summary             string    `json:"summary,omitempty"`
+	Findings            []Finding `json:"findings"`
+	At                  time.Time `json:"at"`
 }
 
 // ReviewPath is where a run's findings are written.
@@ -352,11 +368,20 @@ func (rep *ReviewReport) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Review of %s\n\n", firstNonEmpty(rep.Target, "run "+rep.Run))
 	fmt.Fprintf(&b, "- run: %s\n- verdict: %s\n- blockers: %d\n- findings: %d\n", rep.Run, rep.Verdict, rep.Blockers, len(rep.Findings))
+	if rep.Architecture != "" {
+		fmt.Fprintf(&b, "- architecture: %s\n", rep.Architecture)
+	}
 	if rep.Base != "" {
 		fmt.Fprintf(&b, "- base: %s\n- head: %s\n", rep.Base, firstNonEmpty(rep.Head, "the working tree"))
 	}
 	if s := strings.TrimSpace(rep.Summary); s != "" {
 		fmt.Fprintf(&b, "\n## Summary\n\n%s\n", s)
+	}
+	if len(rep.ArchitectureReasons) > 0 {
+		fmt.Fprintf(&b, "\n## Architecture: %s\n\n", rep.Architecture)
+		for _, r := range rep.ArchitectureReasons {
+			fmt.Fprintf(&b, "- %s\n", strings.TrimSpace(r))
+		}
 	}
 	if len(rep.Findings) > 0 {
 		b.WriteString("\n## Findings\n")
@@ -423,7 +448,7 @@ func (r *runner) reviewedFile(ctx context.Context) func(string) bool {
 func (r *runner) runReviewMode(ctx context.Context, args json.RawMessage) tool.Result {
 	c, err := ParseReviewCall(args, r.reviewedFile(ctx))
 	if err != nil {
-		return tool.Result{IsError: true, Output: "invalid review: " + err.Error() + ". Nothing was recorded: send the corrected review{verdict, summary, findings}."}
+		return tool.Result{IsError: true, Output: "invalid review: " + err.Error() + ". Nothing was recorded: send the corrected review{verdict, architecture, summary, findings}."}
 	}
 	rep := r.reviewReport(c, 0)
 	path, err := writeReview(r.o.StateRoot, rep)
@@ -434,23 +459,29 @@ func (r *runner) runReviewMode(ctx context.Context, args json.RawMessage) tool.R
 	if rep.Blockers > 0 {
 		reason = fmt.Sprintf("the review found %d blocker(s) (%d findings)", rep.Blockers, len(c.Findings))
 	}
+	if a := c.Architecture; a != nil && a.Status != ArchitectureClear {
+		reason += fmt.Sprintf("; architecture %s: %s", a.Status, oneLine(strings.Join(a.Reasons, "; "), 300))
+	}
 	r.emitReview(1, c)
 	if err := r.transition(phase.Complete, phase.ByReviewer, reason, ""); err != nil {
 		return tool.Result{IsError: true, Output: err.Error()}
 	}
 	r.finish(StatusComplete, reason)
-	if rep.Blockers > 0 {
-		// The review is complete; its blockers are the change's, and
-		// ultra review exits with them.
+	if !c.Clean() {
+		// The review is complete; its blockers and architecture
+		// concerns are the change's, and ultra review exits with them.
 		r.stop.ExitCode = ExitEscalated
 	}
 	return tool.Result{Output: "Review recorded: " + reason + ". ultra wrote the findings to " + path + ". The review is complete.",
-		Data: map[string]any{"verdict": c.Verdict, "blockers": rep.Blockers, "findings": len(c.Findings), "file": path}}
+		Data: map[string]any{"verdict": c.Verdict, "architecture": c.ArchitectureStatus(), "blockers": rep.Blockers, "findings": len(c.Findings), "file": path}}
 }
 
 func (r *runner) reviewReport(c ReviewCall, round int) *ReviewReport {
 	rep := &ReviewReport{Run: r.row.ID, Round: round, Verdict: c.Verdict, Blockers: len(c.Blockers()), Summary: c.Summary,
 		Findings: c.Findings, At: r.o.Now().UTC()}
+	if a := c.Architecture; a != nil {
+		rep.Architecture, rep.ArchitectureReasons = a.Status, a.Reasons
+	}
 	if rs := r.st.Review; rs != nil {
 		rep.Target, rep.Base, rep.Head, rep.Tree = rs.Target, rs.Base, rs.Head, rs.Tree
 	} else {
@@ -466,7 +497,11 @@ func (r *runner) emitReview(round int, c ReviewCall) {
 	for _, f := range c.Blockers() {
 		lines = append(lines, f.Where()+": "+oneLine(f.Reason, 300))
 	}
-	r.emit(event.Review, event.ReviewData{Round: round, Verdict: c.Verdict, Blockers: lines})
+	d := event.ReviewData{Round: round, Verdict: c.Verdict, Blockers: lines}
+	if a := c.Architecture; a != nil {
+		d.Architecture, d.ArchitectureReasons = a.Status, a.Reasons
+	}
+	r.emit(event.Review, d)
 }
 
 // ReviewTarget is a diff made ready for a review-mode run.
