@@ -375,13 +375,25 @@ func (l *Log) format(e event.Event) string {
 		ids := strings.TrimSpace(d.Goal + " " + d.Criterion)
 		return fmt.Sprintf("%s %s %s %s %s", b, l.paint(bold, "ledger"), l.paint(dim, fmt.Sprintf("#%d", d.Seq)), d.Kind, strings.TrimSpace(ids+" "+event.OneLine(d.Text, 160)))
 	case event.ReviewData:
+		// Success styling only for a clean review: it approves and its
+		// architecture is CLEAR.
 		c, v := red, event.ReviewVerdict(d.Verdict)
-		if v == event.VerdictApprove {
+		if event.ReviewClean(d.Verdict, d.Architecture) {
 			c = green
+		}
+		if d.Architecture != "" {
+			v += ", architecture " + d.Architecture
 		}
 		s := fmt.Sprintf("%s %s round %d: %s", b, l.paint(bold, "review"), d.Round, l.paint(c, v))
 		for _, bl := range d.Blockers {
 			s += fmt.Sprintf("\n%s   ✗ %s", b, event.OneLine(bl, 200))
+		}
+		for _, r := range d.ArchitectureReasons {
+			mark := "✗"
+			if d.Architecture == event.ArchitectureClear {
+				mark = "·"
+			}
+			s += fmt.Sprintf("\n%s   %s architecture: %s", b, mark, event.OneLine(r, 200))
 		}
 		return s
 	case event.CommitData:

@@ -109,6 +109,10 @@ func TestVerdictWordsAndSuccessMark(t *testing.T) {
 		{event.ReviewData{Round: 1, Verdict: "blockers"}, "review round 1: blockers", "REQUEST_CHANGES"},
 		{event.ReviewData{Round: 1, Verdict: "REQUEST_CHANGES"}, "review round 1: blockers", "REQUEST_CHANGES"},
 		{event.ReviewData{Round: 2, Verdict: "APPROVE"}, "review round 2: approve", "APPROVE"},
+		{event.ReviewData{Round: 1, Verdict: "approve", Architecture: "CONCERNS", ArchitectureReasons: []string{"a second parser beside the lexer"}},
+			"review round 1: approve, architecture CONCERNS\n", "CLEAR"},
+		{event.ReviewData{Round: 1, Verdict: "approve", Architecture: "CONCERNS", ArchitectureReasons: []string{"a second parser beside the lexer"}},
+			"   ✗ architecture: a second parser beside the lexer", "✔"},
 		{event.RunFinishedData{Status: "complete", Reason: "the review found 1 blocker(s) (2 findings)", ExitCode: 3}, "✗ complete — the review found 1 blocker(s)", "✔"},
 		{event.RunFinishedData{Status: "complete", Reason: "the review approved (0 findings, no blockers)"}, "✔ complete — the review approved", "✗"},
 	} {
@@ -128,6 +132,28 @@ func TestWaitingEndIsNoFailure(t *testing.T) {
 		New(&buf, false).Emit(event.Event{Run: "r1", Phase: "planning", Data: event.RunFinishedData{Status: status, Reason: "the plan waits for a person", ExitCode: 3}})
 		if out := buf.String(); strings.Contains(out, "✗") || !strings.Contains(out, "⏸ "+status) {
 			t.Errorf("%s:\n%s", status, out)
+		}
+	}
+}
+
+// Success styling (green) only for a clean review: it approves and its
+// architecture is CLEAR; an approval with architecture concerns is red.
+func TestReviewSuccessStylingOnlyWhenClean(t *testing.T) {
+	for _, c := range []struct {
+		d     event.ReviewData
+		green bool
+	}{
+		{event.ReviewData{Round: 1, Verdict: "approve", Architecture: "CLEAR"}, true},
+		{event.ReviewData{Round: 1, Verdict: "approve"}, true},
+		{event.ReviewData{Round: 1, Verdict: "approve", Architecture: "CONCERNS", ArchitectureReasons: []string{"r"}}, false},
+		{event.ReviewData{Round: 3, Verdict: "approve", Architecture: "BLOCKED", ArchitectureReasons: []string{"r"}}, false},
+		{event.ReviewData{Round: 1, Verdict: "blockers", Architecture: "CLEAR", Blockers: []string{"a.go: wrong"}}, false},
+	} {
+		var buf bytes.Buffer
+		New(&buf, true).Emit(event.Event{Run: "r1", Phase: "reviewing", Data: c.d})
+		out := buf.String()
+		if strings.Contains(out, green) != c.green || strings.Contains(out, red) == c.green {
+			t.Errorf("%+v: green %v, want %v:\n%q", c.d, strings.Contains(out, green), c.green, out)
 		}
 	}
 }

@@ -240,8 +240,18 @@ func (s *Session) Fold(e store.StoredEvent) {
 			for _, b := range d.Blockers {
 				body += "✗ " + b + "\n"
 			}
-			v := event.ReviewVerdict(d.Verdict)
-			s.Add(&Item{Kind: KindVerify, Title: printable(fmt.Sprintf("review round %d: %s", d.Round, v)), Body: printable(body), Failed: v != event.VerdictApprove})
+			for _, r := range d.ArchitectureReasons {
+				mark := "✗"
+				if d.Architecture == event.ArchitectureClear {
+					mark = "·"
+				}
+				body += mark + " architecture: " + r + "\n"
+			}
+			title := fmt.Sprintf("review round %d: %s", d.Round, event.ReviewVerdict(d.Verdict))
+			if d.Architecture != "" {
+				title += ", architecture " + d.Architecture
+			}
+			s.Add(&Item{Kind: KindVerify, Title: printable(title), Body: printable(body), Failed: !event.ReviewClean(d.Verdict, d.Architecture)})
 		}
 	case event.Commit:
 		var d event.CommitData

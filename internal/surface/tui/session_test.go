@@ -36,6 +36,31 @@ func TestReviewBlockersAreNoSuccess(t *testing.T) {
 	}
 }
 
+// An approval with architecture concerns is not clean: the verdict's
+// words name the status, its reasons are shown, and it is not a success.
+func TestReviewArchitectureConcernsAreNoSuccess(t *testing.T) {
+	id := "20261124-150000-eeeeee"
+	f := newFake()
+	a := axes.Axes{Mode: "build", Control: "autonomous", Permission: "normal", ModelMode: "smart"}
+	f.setRow(&store.Run{ID: id, Task: "fix", Phase: "iterating", Status: "running", Axes: a})
+	f.add(id, event.RunStarted, "planning", event.RunStartedData{Task: "fix", Axes: a})
+	f.add(id, event.Review, "reviewing", event.ReviewData{Round: 1, Verdict: "approve", Architecture: "CONCERNS", ArchitectureReasons: []string{"a second parser beside the lexer"}})
+	f.add(id, event.Review, "reviewing", event.ReviewData{Round: 2, Verdict: "approve", Architecture: "CLEAR"})
+	m := attached(t, f, id)
+	if s := screen(m); !strings.Contains(s, "review round 1: approve, architecture CONCERNS") || !strings.Contains(s, "✗ architecture: a second parser beside the lexer") {
+		t.Errorf("the verdict's words and reasons:\n%s", s)
+	}
+	failed := map[string]bool{}
+	for _, it := range m.sess.Items() {
+		if strings.HasPrefix(it.Title, "review round") {
+			failed[it.Title] = it.Failed
+		}
+	}
+	if !failed["review round 1: approve, architecture CONCERNS"] || failed["review round 2: approve, architecture CLEAR"] {
+		t.Errorf("review items (failed): %v", failed)
+	}
+}
+
 // attached is a 100×30 TUI attached to run id of f, as of its events.
 func attached(t *testing.T, f *fake, id string) *Model {
 	m := New(Options{Backend: f, Attach: id, Axes: axes.Default})
