@@ -123,6 +123,40 @@ func TestReviewWorkingTreeBlocker(t *testing.T) {
 	}
 }
 
+// A review-mode run takes an architecture status too: an approval with
+// CONCERNS is not clean, so ultra review shows the status and its
+// reasons, writes them with the findings, and exits 3 with no success
+// mark.
+func TestReviewApprovalWithArchitectureConcerns(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	os.WriteFile(filepath.Join(dir, "calc/calc.go"), []byte("package calc\n\n// Add returns a plus b.\nfunc Add(a, b int) int {\n\tif a == 0 {\n\t\treturn b\n\t}\n\treturn a + b\n}\n"), 0o644)
+	why := "Add special-cases zero beside the addition that already covers it"
+	m := newModel(t, calls(call("review", map[string]any{"verdict": "approve", "summary": "Add adds",
+		"architecture": architecture("CONCERNS", why)})))
+	res := ultra(t, dir, reviewArgs(m)...)
+	if res.code != 3 {
+		t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	path, rep := findingsFile(t, dir)
+	if rs, _ := rep["architecture_reasons"].([]any); rep["verdict"] != "approve" || rep["architecture"] != "CONCERNS" || len(rs) != 1 || rs[0] != why {
+		t.Fatalf("findings file %s: %v", path, rep)
+	}
+	if md := readFile(t, strings.TrimSuffix(path, ".json")+".md"); !strings.Contains(md, "- architecture: CONCERNS") || !strings.Contains(md, "- "+why) {
+		t.Fatalf("the readable findings:\n%s", md)
+	}
+	log := res.stdout + res.stderr
+	for _, w := range []string{"review round 1: approve, architecture CONCERNS", "✗ architecture: " + why,
+		"verdict  approve, architecture CONCERNS (0 blocker(s), 0 finding(s))", "architecture CONCERNS: " + why} {
+		if !strings.Contains(log, w) {
+			t.Fatalf("the output lacks %q:\n%s", w, log)
+		}
+	}
+	if strings.Contains(log, "✔") {
+		t.Fatalf("a review that is not clean is shown as a success:\n%s", log)
+	}
+}
+
 // A review of a range that approves exits 0; its first message carries
 // the range's diff (not the working tree's).
 func TestReviewRangeApproves(t *testing.T) {
