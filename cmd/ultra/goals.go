@@ -208,13 +208,20 @@ func printGoals(w io.Writer, row *store.Run, f *goal.File) {
 	entries, _ := ledger.Read(filepath.Join(row.Workdir, filepath.FromSlash(agent.RecordsOf(row).Ledger())))
 	printFinalGate(w, entries)
 	if r := f.Review; r != nil {
-		fmt.Fprintf(w, "\nfinal review: round %d, %s\n", r.Rounds, r.Verdict)
+		verdict := event.ReviewVerdict(r.Verdict)
+		if r.Architecture != "" {
+			verdict += ", architecture " + r.Architecture
+		}
+		fmt.Fprintf(w, "\nfinal review: round %d, %s\n", r.Rounds, verdict)
 		for _, b := range r.Blockers {
 			if b.Line > 0 {
 				fmt.Fprintf(w, "  - %s:%d: %s\n", b.File, b.Line, b.Reason)
 			} else {
 				fmt.Fprintf(w, "  - %s: %s\n", b.File, b.Reason)
 			}
+		}
+		for _, why := range r.ArchitectureReasons {
+			fmt.Fprintf(w, "  - architecture: %s\n", clip(why, 300))
 		}
 	}
 }
