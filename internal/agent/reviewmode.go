@@ -328,21 +328,22 @@ func optString(m map[string]json.RawMessage, name string) (string, error) {
 // ReviewReport is what ultra writes when a reviewer gives its verdict:
 // .ultra/state/reviews/<run-id>.json, and a readable .md beside it.
 type ReviewReport struct {
-	Run      string `json:"run"`
-	Target   string `json:"target,omitempty"`
-	Base     string `json:"base,omitempty"`
-	Head     string `json:"head,omitempty"` // "" for the working tree
-	Tree     string `json:"tree,omitempty"`
-	Round    int    `json:"round,omitempty"` // the final review's round (build runs)
-	Verdict  string `json:"verdict"`
-	Blockers int    `json:"blockers"`
+	Run      string    `json:"run"`
+	Target   string    `json:"target,omitempty"`
+	Base     string    `json:"base,omitempty"`
+	Head     string    `json:"head,omitempty"` // "" for the working tree
+	Tree     string    `json:"tree,omitempty"`
+	Round    int       `json:"round,omitempty"` // the final review's round (build runs)
+	Verdict  string    `json:"verdict"`
+	Blockers int       `json:"blockers"`
+	Summary  string    `json:"summary,omitempty"`
+	Findings []Finding `json:"findings"`
+	At       time.Time `json:"at"`
+
 	// Architecture is the architecture status, "" when the review gave
 	// none; ArchitectureReasons are what must change.
-	Architecture        string    `json:"architecture,omitempty"`
-	ArchitectureReasons []string  `json:"architecture_reasons,omitempty"`
-	Summary             string    `json:"summary,omitempty"`
-	Findings            []Finding `json:"findings"`
-	At                  time.Time `json:"at"`
+	Architecture        string   `json:"architecture,omitempty"`
+	ArchitectureReasons []string `json:"architecture_reasons,omitempty"`
 }
 
 // ReviewPath is where a run's findings are written.
