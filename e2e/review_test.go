@@ -326,13 +326,13 @@ func TestReviewArchitectureConcernsThenClean(t *testing.T) {
 	why := "the comment of Add says a plus b where the package documents results: say Add returns the sum"
 	m, res := reviseAfterReview(t, dir, calls(call("review", map[string]any{"verdict": "APPROVE", "summary": "Add adds", "architecture": architecture("CONCERNS", why)})))
 	evs := res.events(t)
-	checkPhases(t, evs, "building", "verifying", "reviewing", "iterating", "verifying", "reviewing", "complete")
-	if r := data(ofType(evs, "phase_changed")[3])["reason"].(string); !strings.Contains(r, "the final review asks for changes (round 1 of 2): architecture CONCERNS: "+why) {
+	checkPhases(t, evs, "building", "verifying", "cleaning", "verifying", "reviewing", "iterating", "verifying", "cleaning", "verifying", "reviewing", "complete")
+	if r := data(ofType(evs, "phase_changed")[5])["reason"].(string); !strings.Contains(r, "the final review asks for changes (round 1 of 2): architecture CONCERNS: "+why) {
 		t.Fatalf("back to iterating because %q", r)
 	}
 	// The builder got the reasons as what must change.
 	reqs := m.srv.Requests()
-	if b := string(reqs[6].Body); !strings.Contains(b, "asks for changes (approve, architecture CONCERNS)") || !strings.Contains(b, "- architecture CONCERNS: "+why) {
+	if b := string(reqs[7].Body); !strings.Contains(b, "asks for changes (approve, architecture CONCERNS)") || !strings.Contains(b, "- architecture CONCERNS: "+why) {
 		t.Fatalf("the builder was not told the architecture's reasons:\n%s", b)
 	}
 	reviews := ofType(evs, "review")
