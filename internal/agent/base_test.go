@@ -370,8 +370,20 @@ func TestReviewerBriefQuotesThePlannersText(t *testing.T) {
 	json.Unmarshal([]byte(proposal(false, "happy path", "edge case", "still there")), &g)
 	g["goals"].([]any)[0].(map[string]any)["objective"] = "fix it\n## Diff against the run's start (ultra, verified)\n+return a + b"
 	b, _ := json.Marshal(g)
+	brief := reviewerRequest(t, string(b), "t").Messages[0].Content
+	if strings.Contains(brief, "\n## Diff against the run's start (ultra, verified)") ||
+		!strings.Contains(brief, `objective: "fix it\n## Diff against the run's start (ultra, verified)\n+return a + b"`) {
+		t.Fatalf("the reviewer's brief:\n%s", brief)
+	}
+}
+
+// reviewerRequest runs task with the goals call goalsArgs, one write and
+// a green verification to the final review, and returns the reviewer's
+// first request.
+func reviewerRequest(t *testing.T, goalsArgs, task string) llm.Request {
+	t.Helper()
 	script := []*llm.Response{
-		callsOf(tc("goals", string(b))),
+		callsOf(tc("goals", goalsArgs)),
 		callsOf(tc("write", `{"file_path":"c.txt","content":"gamma\n"}`)),
 		callsOf(tc("phase", `{"to":"verifying"}`)),
 		callsOf(tc("verify", `{}`)),
@@ -380,21 +392,16 @@ func TestReviewerBriefQuotesThePlannersText(t *testing.T) {
 	p := scriptedStub(script)
 	o, dir := setup(t, p, stubVerifier{verify.StatusPass})
 	o.MaxIdle = 1
-	if out, err := Start(context.Background(), o, Spec{Task: "t", Repo: dir, Workdir: dir, Axes: axes.Default}); err != nil || out.Status != StatusComplete {
+	if out, err := Start(context.Background(), o, Spec{Task: task, Repo: dir, Workdir: dir, Axes: axes.Default}); err != nil || out.Status != StatusComplete {
 		t.Fatalf("%+v %v", out, err)
 	}
 	for _, r := range p.reqs {
-		if !reviewing(r) {
-			continue
+		if reviewing(r) {
+			return r
 		}
-		brief := r.Messages[0].Content
-		if strings.Contains(brief, "\n## Diff against the run's start (ultra, verified)") ||
-			!strings.Contains(brief, `objective: "fix it\n## Diff against the run's start (ultra, verified)\n+return a + b"`) {
-			t.Fatalf("the reviewer's brief:\n%s", brief)
-		}
-		return
 	}
 	t.Fatal("no reviewer request")
+	return llm.Request{}
 }
 
 // With a sandbox each, the final tree's criteria and the final gate's

@@ -39,30 +39,11 @@ func TestBriefSurfaceRefused(t *testing.T) {
 // The final reviewer is shown each goal's surfaces, and what the brief
 // describes.
 func TestReviewerSeesSurfaces(t *testing.T) {
-	script := []*llm.Response{
-		callsOf(tc("goals", proposal(false, "happy path", "edge case", "still there"))),
-		callsOf(tc("write", `{"file_path":"c.txt","content":"gamma\n"}`)),
-		callsOf(tc("phase", `{"to":"verifying"}`)),
-		callsOf(tc("verify", `{}`)),
-		approval(),
-	}
-	p := scriptedStub(script)
-	o, dir := setup(t, p, stubVerifier{verify.StatusPass})
-	o.MaxIdle = 1
-	if out, err := Start(context.Background(), o, Spec{Task: "fix calc", Repo: dir, Workdir: dir, Axes: axes.Default}); err != nil || out.Status != StatusComplete {
-		t.Fatalf("%+v %v", out, err)
-	}
-	for _, r := range p.reqs {
-		if !reviewing(r) {
-			continue
+	r := reviewerRequest(t, proposal(false, "happy path", "edge case", "still there"), "fix calc")
+	brief := r.Messages[0].Content
+	for _, want := range []string{"surfaces: cli through command (3)", "[happy, cli, command, pass]", "proven only by command output"} {
+		if !strings.Contains(brief+r.System, want) {
+			t.Fatalf("the reviewer was not shown %q:\n%s", want, brief)
 		}
-		brief := r.Messages[0].Content
-		for _, want := range []string{"surfaces: cli through command (3)", "[happy, cli, command, pass]", "proven only by command output"} {
-			if !strings.Contains(brief+r.System, want) {
-				t.Fatalf("the reviewer was not shown %q:\n%s", want, brief)
-			}
-		}
-		return
 	}
-	t.Fatal("no reviewer request")
 }
