@@ -122,18 +122,24 @@ func runCommands(ctx context.Context, req Request, cmds []Detected, start time.T
 // tests of res (which ran without it): a command that did not time out
 // has from 1 to MaxRerun failed tests.
 func (res *Result) WouldRerun() bool {
-	for _, c := range res.Commands {
-		bad := 0
-		for _, t := range c.Tests {
-			if isBad(t.Status) {
-				bad++
-			}
-		}
-		if bad > 0 && bad <= MaxRerun && !c.TimedOut {
+	for i := range res.Commands {
+		if rerunnable(&res.Commands[i]) {
 			return true
 		}
 	}
 	return false
+}
+
+// rerunnable says whether rerunFailed runs some of cr's tests again: from
+// 1 to MaxRerun failed, and the command did not time out.
+func rerunnable(cr *CommandResult) bool {
+	bad := 0
+	for _, t := range cr.Tests {
+		if isBad(t.Status) {
+			bad++
+		}
+	}
+	return bad > 0 && bad <= MaxRerun && !cr.TimedOut
 }
 
 func canceled(res *Result, ctx context.Context, start time.Time) (*Result, error) {
@@ -293,7 +299,7 @@ func rerunFailed(ctx context.Context, root string, d Detected, cr *CommandResult
 			sel = append(sel, SelectName(t.Name, t.Suite, t.File))
 		}
 	}
-	if len(bad) == 0 || len(bad) > MaxRerun || cr.TimedOut {
+	if !rerunnable(cr) {
 		return nil, nil
 	}
 	cmd, ok := d.selectCommand(sel)
