@@ -136,6 +136,11 @@ func doctorEnv(cmd *cobra.Command) (doctor.Env, func()) {
 	}
 	e := doctorEnvOf(p, st)
 	e.Provider = doctorProvider(p)
+	if cfgErr == nil {
+		// The MCP servers of runs (not of the health check before one: a
+		// server whose program is missing blocks no verified work).
+		e.MCPError, e.MCPMissing = mcpProblems(p)
+	}
 	if cfgErr != nil {
 		e.ConfigError = cfgErr.err.Error()
 	}

@@ -39,7 +39,12 @@ func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, ou
 			return agent.Options{}, err
 		}
 	}
+	servers, err := p.mcpServers()
+	if err != nil {
+		return agent.Options{}, &exitError{code: agent.ExitUsage, err: err}
+	}
 	o := f.options(p, pc, append(sinks, extra...))
+	o.MCP, o.Version = servers, cmd.Root().Version
 	o.Store = st
 	o.OtherStates = func() []string { return otherStates(p.Root) }
 	// The TUI runs its commands with ULTRA_SURFACE=tui: the runs it

@@ -24,6 +24,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/goal/ledger"
 	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/mcp"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/sandbox"
 	"github.com/ultra-dev/ultra/internal/store"
@@ -109,6 +110,11 @@ type Options struct {
 	// Surface, when set, is the surface a person follows a new run on
 	// (tui for the runs the TUI starts), whatever the spec says.
 	Surface string
+	// MCP are the person's MCP servers (package mcp): their tools are
+	// offered by the phase table's MCP classes.
+	MCP []mcp.Server
+	// Version is ultra's, as MCP servers are told.
+	Version string
 	// Health is doctor's check of what blocks verified work (nil: none):
 	// a repair-mode run's verification passes only when it finds nothing.
 	Health func(ctx context.Context, workdir string) []string

@@ -96,7 +96,13 @@ func (r *runner) waitFor(ctx context.Context, what, why string, accept func(stor
 // the plan, and a person's allowing it accepts the plan it proposes.
 func (r *runner) asksAPerson(c llm.ToolCall) bool {
 	switch {
-	case r.row.Axes.Control != "manual", slices.Contains(r.st.AllowedTools, c.Name):
+	case slices.Contains(r.st.AllowedTools, c.Name):
+		return false
+	case r.mcpAsks(c.Name):
+		// The person's policy, or a destructive tool they said nothing
+		// of: a person confirms it under every run control.
+		return true
+	case r.row.Axes.Control != "manual":
 		return false
 	case r.st.AllowReadOnly:
 		return !r.readOnly(c)

@@ -45,6 +45,7 @@ func permits(a axes.Axes, toolName string) bool {
 // emits nor changes anything (the commit guard may hash the working tree).
 func (r *runner) check(c llm.ToolCall) *refusal {
 	p := r.st.Phase.Phase
+	r.mcpWait()
 	if _, ok := r.tools[c.Name]; !ok {
 		return &refusal{layer: layerMalformed, reason: fmt.Sprintf("unknown tool %q. Tools available in phase %s: %s",
 			c.Name, p, strings.Join(r.offered(), ", "))}
@@ -53,11 +54,14 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 		return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("the %s permission profile does not permit tool %q: %s",
 			r.row.Axes.Permission, c.Name, why)}
 	}
-	if r.st.Phase.Allows(c.Name) && r.askedWith != nil && !slices.Contains(r.askedWith, c.Name) {
+	if ref := r.mcpDenied(c.Name); ref != nil {
+		return ref
+	}
+	if r.phaseAllows(c.Name) && r.askedWith != nil && !slices.Contains(r.askedWith, c.Name) {
 		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
 			"tool %q was not offered in the request this answer replies to (the phase changed during the answer); call it in your next answer", c.Name)}
 	}
-	if !r.st.Phase.Allows(c.Name) {
+	if !r.phaseAllows(c.Name) {
 		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
 			"tool %q is not allowed in phase %s (ultra's phase guard). Allowed now: %s.%s",
 			c.Name, p, strings.Join(r.offered(), ", "), phaseHint(p, c.Name))}

@@ -76,6 +76,8 @@ type runner struct {
 	waitingOn string
 	// seenCalls are the call ids the run has used (callIDs).
 	seenCalls map[string]bool
+	// mcp are the person's MCP servers and their tools (mcp.go).
+	mcp mcpState
 	// baseRuns are the checks this process ran on the run's base code
 	// (measureBase), by channel and check: a refused proposal's criteria
 	// proposed again are not run again.
@@ -110,6 +112,7 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 		r.tools[name] = t
 		r.order = append(r.order, name)
 	}
+	r.startMCP(ctx)
 	last, err := o.Store.LastSeq(ctx, row.ID)
 	if err != nil {
 		return nil, err
@@ -447,6 +450,7 @@ func (r *runner) idle(text string) {
 // request builds the model request for the current phase: layer 1 (only
 // the phase's tools) and layer 3 (the reminder).
 func (r *runner) request() llm.Request {
+	r.mcpWait()
 	var specs []llm.ToolSpec
 	for _, name := range r.offered() {
 		specs = append(specs, r.tools[name].Spec())
@@ -474,6 +478,10 @@ func (r *runner) request() llm.Request {
 func (r *runner) offered() []string {
 	var out []string
 	for _, name := range r.st.Phase.Tools() {
+		if name == phase.MCPAll || name == phase.MCPRead {
+			out = append(out, r.mcpOffered(name)...)
+			continue
+		}
 		if _, ok := r.tools[name]; ok && permits(r.row.Axes, name) {
 			out = append(out, name)
 		}

@@ -141,6 +141,20 @@ func (o Options) checkoutAt() string {
 // bashSandbox is the sandbox of a run's bash calls, nil when the run goes
 // uncontained (no sandbox here, and a profile that allows that).
 func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) (*proc.Sandbox, error) {
+	sb, err := runSandbox(ctx, o, row, deps, false, filepath.Join(RunDir(o.StateRoot, row.ID), "sandbox"))
+	if sb != nil {
+		// Each call's sandbox is made while the model thinks, and compared
+		// with the one the call would get when it comes (proc.Spares).
+		sb.Spares = proc.NewSpares()
+	}
+	return sb, err
+}
+
+// runSandbox is the sandbox of what runs on the model's behalf in a run:
+// its commands, its MCP servers. readOnly shows the work tree read-only
+// whatever the profile; own is the directory of its private home and
+// /tmp. nil when this machine has no sandbox.
+func runSandbox(ctx context.Context, o Options, row *store.Run, deps []string, readOnly bool, own string) (*proc.Sandbox, error) {
 	st := o.sandboxStatus()
 	if !st.Available {
 		return nil, nil
@@ -149,16 +163,15 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 	if err != nil {
 		return nil, err
 	}
-	runDir := RunDir(o.StateRoot, row.ID)
 	// Hidden besides o.hidden(): the person's checkout, the worktree lock.
 	ownHide := personsCheckout(ctx, row.Workdir)
 	l := sandbox.Layout{
 		// Read-only modes (chat, research, review) work in the person's
 		// checkout: nothing of theirs may change it.
-		Work: row.Workdir, ReadOnlyWork: !prof.WriteWork || !phase.Worktree(row.Axes.Mode),
+		Work: row.Workdir, ReadOnlyWork: readOnly || !prof.WriteWork || !phase.Worktree(row.Axes.Mode),
 		Protect: append([]string{filepath.Join(row.Workdir, ".git"), filepath.Join(row.Workdir, ".ultra")}, depPaths(row.Workdir, deps)...),
 		Hide:    o.hidden(),
-		Home:    filepath.Join(runDir, "sandbox", "home"), Tmp: filepath.Join(runDir, "sandbox", "tmp"),
+		Home:    filepath.Join(own, "home"), Tmp: filepath.Join(own, "tmp"),
 		Network: prof.Network, NoUnixSockets: !prof.Network,
 	}
 	if l.GitDir, err = workspace.GitCommonDir(ctx, row.Workdir); err != nil {
@@ -174,7 +187,7 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 	// read-only: no add, no commit.
 	// A read-only mode works in the person's checkout, whose index is
 	// theirs: it stays read-only even in a linked worktree.
-	if admin, err := workspace.Git(ctx, row.Workdir, "rev-parse", "--path-format=absolute", "--git-dir"); err == nil && l.GitDir != "" && admin != l.GitDir && phase.Worktree(row.Axes.Mode) {
+	if admin, err := workspace.Git(ctx, row.Workdir, "rev-parse", "--path-format=absolute", "--git-dir"); err == nil && l.GitDir != "" && admin != l.GitDir && phase.Worktree(row.Axes.Mode) && !readOnly {
 		if r, err := filepath.EvalSymlinks(admin); err == nil {
 			admin = r
 		}
@@ -212,15 +225,15 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 		now.Protect = append(slices.Clone(l.Protect), baseVariants...)
 		return st.Wrapper(now.Policy())(name, args, dir)
 	}
-	// Each call's sandbox is made while the model thinks, and compared
-	// with the one the call would get when it comes (proc.Spares).
-	sb.Spares = proc.NewSpares()
 	return sb, nil
 }
 
 // closeSandbox kills what the run's bash sandbox started ahead of a call:
 // nothing of it outlives the run.
-func (r *runner) closeSandbox() { r.env.Sandbox.Close() }
+func (r *runner) closeSandbox() {
+	r.env.Sandbox.Close()
+	r.closeMCP()
+}
 
 // hermetic makes req a verification of exactly tree: its files checked
 // out by ultra from the repository into a directory of their own (nothing

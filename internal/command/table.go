@@ -20,6 +20,7 @@ var CLIOnly = map[string]string{
 	"gate":     "waiving the tests is a deliberate act kept to the command line; /status shows the last verification",
 	"gc":       "housekeeping of finished runs' worktrees, kept to the command line",
 	"dev":      "tools for developing ultra itself (the scripted model server, one tool outside a run)",
+	"mcp":      "MCP servers are configured in files; listing and testing them is kept to the command line",
 }
 
 // Flags shared by several commands.

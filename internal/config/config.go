@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ultra-dev/ultra/internal/mcp"
 )
 
 // Config is the merged configuration.
@@ -33,6 +35,13 @@ type Config struct {
 	Repair Repair `toml:"repair"`
 	// Pricing overrides the built-in pricing table: model → price.
 	Pricing map[string]Price `toml:"pricing"`
+	// MCP are the person's MCP servers, besides the repository's
+	// .mcp.json.
+	MCP MCP `toml:"mcp"`
+
+	// MCPSources are the servers each file gave, user's first, in the
+	// order they win (Load fills it; MCP.Servers is then empty).
+	MCPSources []mcp.Source `toml:"-"`
 
 	// ProjectSetsModelServer reports that the project's file (content of
 	// the repository, not of the user) chose model.base_url or headers.
@@ -61,6 +70,19 @@ type Model struct {
 	ContextWindow int   `toml:"context_window"`
 	Stream        *bool `toml:"stream"`
 }
+
+// MCP configures MCP servers.
+type MCP struct {
+	// Servers are servers by name, in Claude Code's .mcp.json shape plus
+	// ultra's timeout and per-tool policy; an entry with only a policy
+	// sets it for the server of that name another file defines.
+	Servers map[string]mcp.Entry `toml:"servers"`
+	// ClaudeFile (default true) reads the repository's .mcp.json.
+	ClaudeFile *bool `toml:"claude_file"`
+}
+
+// ReadsClaudeFile says the repository's .mcp.json is read.
+func (m MCP) ReadsClaudeFile() bool { return m.ClaudeFile == nil || *m.ClaudeFile }
 
 // Price is a model's price in US dollars per million tokens.
 type Price struct {
@@ -245,16 +267,27 @@ func Load(root string) (Config, error) {
 		if err := loadFile(p, &c); err != nil {
 			return Config{}, err
 		}
+		c.takeMCP(p)
 	}
 	url, headers, keyCmd := c.Model.BaseURL, len(c.Model.Headers), c.Model.KeyCommand
 	if err := loadFile(ProjectPath(root), &c); err != nil {
 		return Config{}, err
 	}
+	c.takeMCP(ProjectPath(root))
 	if c.Model.KeyCommand != keyCmd {
 		return Config{}, fmt.Errorf("config %s: model.key_command is read only from your own config (%s): a repository may not run commands to get your keys", ProjectPath(root), UserPath())
 	}
 	c.ProjectSetsModelServer = c.Model.BaseURL != url || len(c.Model.Headers) != headers
 	return c, nil
+}
+
+// takeMCP moves the servers the file just read into MCPSources.
+func (c *Config) takeMCP(path string) {
+	if len(c.MCP.Servers) > 0 {
+		text, _ := os.ReadFile(path)
+		c.MCPSources = append(c.MCPSources, mcp.Source{Path: path, Entries: c.MCP.Servers, Text: text})
+	}
+	c.MCP.Servers = nil
 }
 
 // loadFile decodes path over c: keys present in the file replace c's.

@@ -43,8 +43,11 @@ const (
 	KindProvider         = "provider-unreachable"
 	KindSandbox          = "sandbox-missing"
 	KindConfig           = "config"
-	KindGit              = "git-missing"
-	KindGateKey          = "gate-key-readable"
+	// KindMCP: an MCP server's configuration does not load, or its
+	// program is not there.
+	KindMCP     = "mcp"
+	KindGit     = "git-missing"
+	KindGateKey = "gate-key-readable"
 	// KindBaseGate: the last measurement of the checkout's tree found its
 	// test suite could not run or be read: no run from it can be verified.
 	KindBaseGate = "base-gate-broken"
@@ -107,19 +110,23 @@ type Observations struct {
 	// syntax error, an unknown key, a wrong type, with its file and
 	// line): every other command refuses to start with it.
 	ConfigError string
-	StorePath   string
-	StoreError  string   // the store could not be opened or read ("" when it could)
-	Integrity   []string // what PRAGMA integrity_check reported other than ok
-	Runs        []RunObs
-	Locks       []LockObs
-	Worktrees   []WorktreeObs
-	Branches    []BranchObs
-	Ledgers     []LedgerObs
-	Hooks       []HookObs
-	Runners     []RunnerObs
-	RunnerNote  string       // why the test runners were not checked
-	Provider    *ProviderObs // nil: no model server configured
-	Env         EnvObs
+	// MCPError is why the MCP servers' configuration does not load;
+	// MCPMissing are servers whose program is not found.
+	MCPError   string
+	MCPMissing []string
+	StorePath  string
+	StoreError string   // the store could not be opened or read ("" when it could)
+	Integrity  []string // what PRAGMA integrity_check reported other than ok
+	Runs       []RunObs
+	Locks      []LockObs
+	Worktrees  []WorktreeObs
+	Branches   []BranchObs
+	Ledgers    []LedgerObs
+	Hooks      []HookObs
+	Runners    []RunnerObs
+	RunnerNote string       // why the test runners were not checked
+	Provider   *ProviderObs // nil: no model server configured
+	Env        EnvObs
 	// BaseGate is the last baseline measured of the checkout's tree (nil
 	// when none was).
 	BaseGate *BaseGateObs
@@ -235,6 +242,14 @@ func Assess(o Observations, now time.Time) Report {
 	if o.ConfigError != "" {
 		add(Finding{ID: KindConfig, Severity: Error, Subject: "config", Problem: o.ConfigError + ": every other ultra command refuses to start until it is fixed",
 			Fix: "correct the file at the line named (ultra doctor shows what loads once it does; README's Configuration lists the keys)"})
+	}
+	if o.MCPError != "" {
+		add(Finding{ID: KindMCP, Severity: Error, Subject: "mcp", Problem: o.MCPError + ": runs and chats refuse to start until it is fixed",
+			Fix: "correct the file at the line named (docs/ecosystem.md shows the format), or remove the server"})
+	}
+	for _, m := range o.MCPMissing {
+		add(Finding{ID: KindMCP, Severity: Warning, Subject: "mcp", Problem: m + ": its tools are not offered to runs",
+			Fix: "install the program, or correct the server's command (ultra mcp list shows whether each server answers)"})
 	}
 	// The environment.
 	if o.Env.SandboxProblem != "" {

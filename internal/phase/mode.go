@@ -31,9 +31,9 @@ type modeTable struct {
 }
 
 var (
-	chatSet     = []string{"read", "glob", "grep", "bash"}
-	researchSet = []string{"read", "glob", "grep", "bash", "todo", "task", "report"}
-	inspectSet  = []string{"read", "glob", "grep", "bash", "review"}
+	chatSet     = []string{"read", "glob", "grep", "bash", MCPRead}
+	researchSet = []string{"read", "glob", "grep", "bash", "todo", "task", "report", MCPRead}
+	inspectSet  = []string{"read", "glob", "grep", "bash", "review", MCPRead}
 	// terminals are the read-only rows every mode shares.
 	terminals = map[Phase]spec{
 		Complete:  {tools: []string{"read"}, purpose: "the run is complete."},
@@ -120,6 +120,30 @@ func ToolsIn(mode string, p Phase) []string { return slices.Clone(tableOf(mode).
 // AllowsIn reports whether p of mode offers the tool name.
 func AllowsIn(mode string, p Phase, name string) bool {
 	return slices.Contains(tableOf(mode).phases[p].tools, name)
+}
+
+// MCP tools in the phase tables: a row names a class, not the tools,
+// since the servers bring them. MCPAll offers every tool of the
+// configured servers (phases that change code), MCPRead only the tools a
+// server marks read-only (readOnlyHint); in those phases the servers run
+// with the work tree read-only, so that a hint that lies changes nothing.
+const (
+	MCPAll  = "mcp"
+	MCPRead = "mcp-read"
+)
+
+// AllowsMCPIn reports whether p of mode offers an MCP tool that is
+// read-only (readOnlyHint) or not.
+func AllowsMCPIn(mode string, p Phase, readOnly bool) bool {
+	t := tableOf(mode).phases[p].tools
+	return slices.Contains(t, MCPAll) || (readOnly && slices.Contains(t, MCPRead))
+}
+
+// MCPWritableIn reports whether MCP servers may write the work tree in
+// p of mode: the phase offers every MCP tool, and writes.
+func MCPWritableIn(mode string, p Phase) bool {
+	t := tableOf(mode).phases[p].tools
+	return slices.Contains(t, MCPAll) && slices.Contains(t, "write")
 }
 
 // ShellReadOnlyIn reports that bash in p of mode may only run read-only

@@ -23,15 +23,15 @@ func TestModeTables(t *testing.T) {
 		start    bool
 		worktree bool
 	}{
-		{Build, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase"}, true, true, true},
-		{Build, Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase"}, false, false, true},
+		{Build, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", MCPRead}, true, true, true},
+		{Build, Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", MCPAll}, false, false, true},
 		{Build, Verifying, []string{"read", "glob", "grep", "verify"}, false, false, true},
-		{Plan, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase"}, true, true, true},
-		{Repair, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase"}, true, true, true},
-		{Repair, Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase"}, false, false, true},
-		{Chat, Answering, []string{"read", "glob", "grep", "bash"}, true, true, false},
-		{Research, Researching, []string{"read", "glob", "grep", "bash", "todo", "task", "report"}, true, true, false},
-		{Review, Reviewing, []string{"read", "glob", "grep", "bash", "review"}, true, true, false},
+		{Plan, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", MCPRead}, true, true, true},
+		{Repair, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", MCPRead}, true, true, true},
+		{Repair, Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", MCPAll}, false, false, true},
+		{Chat, Answering, []string{"read", "glob", "grep", "bash", MCPRead}, true, true, false},
+		{Research, Researching, []string{"read", "glob", "grep", "bash", "todo", "task", "report", MCPRead}, true, true, false},
+		{Review, Reviewing, []string{"read", "glob", "grep", "bash", "review", MCPRead}, true, true, false},
 		{Chat, Complete, []string{"read"}, false, false, false},
 		{Review, Escalated, []string{"read"}, false, false, false},
 	}
@@ -169,6 +169,35 @@ func TestSwitchMode(t *testing.T) {
 		}
 		if c.ok && c.phase != c.phase2 && (tr.From != c.phase || tr.To != c.phase2 || tr.By != ByPerson) {
 			t.Errorf("%s → %s: transition %+v", c.from, c.to, tr)
+		}
+	}
+}
+
+func TestMCPClasses(t *testing.T) {
+	for _, c := range []struct {
+		mode                     string
+		p                        Phase
+		readOnly, write, written bool
+	}{
+		{Build, Planning, true, false, false},
+		{Build, Building, true, true, true},
+		{Build, Iterating, true, true, true},
+		{Build, Verifying, false, false, false},
+		{Build, Cleaning, false, false, false},
+		{Build, Reviewing, true, false, false},
+		{Build, Complete, false, false, false},
+		{Chat, Answering, true, false, false},
+		{Research, Researching, true, false, false},
+		{Review, Reviewing, true, false, false},
+	} {
+		if got := AllowsMCPIn(c.mode, c.p, true); got != c.readOnly {
+			t.Errorf("%s/%s read-only MCP tools: %v, want %v", c.mode, c.p, got, c.readOnly)
+		}
+		if got := AllowsMCPIn(c.mode, c.p, false); got != c.write {
+			t.Errorf("%s/%s other MCP tools: %v, want %v", c.mode, c.p, got, c.write)
+		}
+		if got := MCPWritableIn(c.mode, c.p); got != c.written {
+			t.Errorf("%s/%s servers may write: %v, want %v", c.mode, c.p, got, c.written)
 		}
 	}
 }

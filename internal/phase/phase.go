@@ -85,10 +85,10 @@ type spec struct {
 
 var (
 	readOnly  = []string{"read", "glob", "grep"}
-	buildSet  = []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase"}
-	planSet   = []string{"read", "glob", "grep", "bash", "todo", "goals", "phase"}
+	buildSet  = []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", MCPAll}
+	planSet   = []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", MCPRead}
 	verifySet = []string{"read", "glob", "grep", "verify"}
-	reviewSet = []string{"read", "glob", "grep", "review"}
+	reviewSet = []string{"read", "glob", "grep", "review", MCPRead}
 	// cleanSet: edit, but no write (the pass creates no file) and no bash
 	// (a command could touch any file; edit is held to the files the run
 	// changed by the guard). phase ends the pass.

@@ -14,12 +14,12 @@ func TestToolTable(t *testing.T) {
 		tools []string
 		roSh  bool
 	}{
-		{Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase"}, true},
-		{Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase"}, false},
+		{Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", MCPRead}, true},
+		{Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", MCPAll}, false},
 		{Verifying, []string{"read", "glob", "grep", "verify"}, false},
-		{Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase"}, false},
+		{Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", MCPAll}, false},
 		{Cleaning, []string{"read", "glob", "grep", "edit", "phase"}, false},
-		{Reviewing, []string{"read", "glob", "grep", "review"}, false},
+		{Reviewing, []string{"read", "glob", "grep", "review", MCPRead}, false},
 		{Complete, []string{"read"}, false},
 		{Escalated, []string{"read"}, false},
 		{Cancelled, []string{"read"}, false},

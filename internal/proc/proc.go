@@ -363,3 +363,38 @@ func (c *Capture) Len() int64 {
 	defer c.mu.Unlock()
 	return c.total
 }
+
+// Command makes the process that runs name with args in dir, contained by
+// s (a nil s: as they are), for a caller that starts it and talks to it
+// over its standard streams itself (an MCP server): env is its
+// environment before the sandbox's, it gets a process group of its own,
+// and dies with ultra. done closes what the sandbox gave it; call it
+// once the process has started (or will not be).
+func (s *Sandbox) Command(name string, args []string, dir string, env []string) (cmd *exec.Cmd, done func(), err error) {
+	var extra []*os.File
+	if s != nil && s.Env != nil {
+		env = s.Env(env)
+	}
+	if s != nil && s.Wrap != nil {
+		w, err := s.Wrap(name, args, dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		closeAll(w.Pins)
+		name, args, extra = w.Name, w.Args, w.Files
+	}
+	cmd = exec.Command(name, args...)
+	cmd.ExtraFiles = extra
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = waitDelay
+	return cmd, func() { closeAll(extra) }, nil
+}
+
+// KillGroup kills the process group a Command started.
+func KillGroup(cmd *exec.Cmd) {
+	if cmd != nil && cmd.Process != nil {
+		killGroup(cmd.Process.Pid)
+	}
+}

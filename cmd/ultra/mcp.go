@@ -1,0 +1,298 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/config"
+	"github.com/ultra-dev/ultra/internal/mcp"
+	"github.com/ultra-dev/ultra/internal/phase"
+)
+
+// mcpServers are the person's MCP servers for runs in the project: the
+// user's config, the repository's .mcp.json (Claude Code's file, read
+// from the person's checkout, never from a run's worktree) and the
+// project's .ultra/config, later files winning a name.
+func (p *project) mcpServers() ([]mcp.Server, error) {
+	var user, rest []mcp.Source
+	for _, s := range p.Config.MCPSources {
+		if s.Path == config.UserPath() {
+			user = append(user, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	sources := user
+	if p.Config.MCP.ReadsClaudeFile() {
+		src, err := mcp.ReadClaude(filepath.Join(p.Root, ".mcp.json"))
+		if err != nil {
+			return nil, err
+		}
+		if src != nil {
+			sources = append(sources, *src)
+		}
+	}
+	return mcp.Resolve(append(sources, rest...), os.LookupEnv)
+}
+
+func newMCPCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "The MCP servers runs use: list them, their tools, test one",
+		Long: `The MCP servers runs use, from the repository's .mcp.json (Claude Code's
+format), the project's .ultra/config and your own config ([mcp.servers.NAME]).
+Their tools are offered to the model as mcp__SERVER__TOOL: read-only tools
+(readOnlyHint) where the phase reads, every tool where it changes code.
+Stdio servers run in the run's sandbox. See docs/ecosystem.md.`,
+	}
+	cmd.AddCommand(newMCPListCmd(), newMCPToolsCmd(), newMCPTestCmd())
+	return cmd
+}
+
+// mcpSetup loads the project's servers and connects them (only those
+// named, when any are), contained as a read-only chat would.
+func mcpSetup(cmd *cobra.Command, only string) (*mcp.Manager, func(), []mcp.Server, error) {
+	p, err := findProject(cmd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	servers, err := p.mcpServers()
+	if err != nil {
+		return nil, nil, nil, &exitError{code: agent.ExitUsage, err: err}
+	}
+	if only != "" {
+		var kept []mcp.Server
+		for _, s := range servers {
+			if s.Name == only {
+				kept = append(kept, s)
+			}
+		}
+		if len(kept) == 0 {
+			return nil, nil, nil, usageErr("no MCP server %q is configured (%s)", only, serverNames(servers))
+		}
+		servers = kept
+	}
+	if err := os.MkdirAll(p.StateRoot, 0o755); err != nil {
+		return nil, nil, nil, err
+	}
+	ensureIgnored(p.StateRoot)
+	o := p.agentOptions(nil)
+	o.Version = rootVersion(cmd)
+	m, done := agent.MCPCheck(cmd.Context(), o, p.Root, servers, true)
+	return m, done, servers, nil
+}
+
+func serverNames(servers []mcp.Server) string {
+	if len(servers) == 0 {
+		return "none is: add one to .mcp.json or [mcp.servers.NAME] in .ultra/config"
+	}
+	var n []string
+	for _, s := range servers {
+		n = append(n, s.Name)
+	}
+	return "configured: " + strings.Join(n, ", ")
+}
+
+func rootVersion(cmd *cobra.Command) string { return cmd.Root().Version }
+
+func newMCPListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "Each server, where it is configured, and whether it answers",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, done, servers, err := mcpSetup(cmd, "")
+			if err != nil {
+				return err
+			}
+			defer done()
+			st := m.Statuses()
+			if asJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(st)
+			}
+			out := cmd.OutOrStdout()
+			if len(servers) == 0 {
+				fmt.Fprintln(out, "no MCP servers: add them to .mcp.json (Claude Code's format) or [mcp.servers.NAME] in .ultra/config")
+				return nil
+			}
+			w := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
+			fmt.Fprintln(w, "SERVER\tTYPE\tSTATE\tTOOLS\tFROM")
+			failed := 0
+			for _, s := range st {
+				state := s.State
+				if s.Error != "" {
+					state += ": " + s.Error
+					failed++
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", s.Name, s.Type, state, s.Tools, s.Source)
+			}
+			w.Flush()
+			if failed > 0 {
+				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d of %d MCP servers do not answer", failed, len(st))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the statuses as JSON")
+	return cmd
+}
+
+func newMCPToolsCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "tools [SERVER]",
+		Short: "The tools the servers offer, and in which phases a run offers each",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			only := ""
+			if len(args) == 1 {
+				only = args[0]
+			}
+			m, done, _, err := mcpSetup(cmd, only)
+			if err != nil {
+				return err
+			}
+			defer done()
+			tools := m.Tools()
+			if asJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(tools)
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
+			fmt.Fprintln(w, "TOOL\tKIND\tPOLICY\tOFFERED IN\tDESCRIPTION")
+			for _, t := range tools {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, toolKind(t), firstNonEmptyStr(t.Policy, policyDefault(t)), offeredIn(t), clipLine(t.Description, 60))
+			}
+			w.Flush()
+			for _, s := range m.Statuses() {
+				if s.Error != "" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "MCP server %s: %s\n", s.Name, s.Error)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tools as JSON (with their input schemas)")
+	return cmd
+}
+
+func toolKind(t mcp.ToolInfo) string {
+	switch {
+	case t.ReadOnly:
+		return "read-only"
+	case t.Destructive:
+		return "destructive"
+	}
+	return "writes"
+}
+
+func policyDefault(t mcp.ToolInfo) string {
+	if t.Destructive {
+		return "ask (destructive)"
+	}
+	return "allow"
+}
+
+// offeredIn names the phases of a build run that offer t.
+func offeredIn(t mcp.ToolInfo) string {
+	if t.Policy == mcp.Deny {
+		return "never (denied)"
+	}
+	var in []string
+	for _, p := range phase.All {
+		if phase.AllowsMCPIn(phase.Build, p, t.ReadOnly) {
+			in = append(in, string(p))
+		}
+	}
+	if t.ReadOnly {
+		in = append(in, "chat", "research", "review")
+	}
+	return strings.Join(in, ",")
+}
+
+func clipLine(s string, n int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > n {
+		s = s[:n-1] + "…"
+	}
+	return s
+}
+
+func newMCPTestCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "test SERVER [TOOL [JSON]]",
+		Short: "Start one server, list its tools, and call one with JSON arguments",
+		Long: `Start one server as a run would (contained, the repository read-only), list
+its tools, and with TOOL call it with the JSON arguments given (default {}).
+Exits 0 when the server answers (and the call succeeds), 1 otherwise.`,
+		Args: cobra.RangeArgs(1, 3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, done, _, err := mcpSetup(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer done()
+			out := cmd.OutOrStdout()
+			st := m.Statuses()[0]
+			if st.State != "connected" {
+				return &exitError{code: agent.ExitError, err: fmt.Errorf("MCP server %s does not answer: %s", st.Name, st.Error)}
+			}
+			fmt.Fprintf(out, "%s: connected, %d tools\n", st.Name, st.Tools)
+			if len(args) == 1 {
+				for _, t := range m.Tools() {
+					fmt.Fprintf(out, "  %s (%s)\n", t.Name, toolKind(t))
+				}
+				return nil
+			}
+			name := args[1]
+			if !mcp.IsTool(name) {
+				name = mcp.ToolName(args[0], name)
+			}
+			if _, ok := m.Tool(name); !ok {
+				return usageErr("MCP server %s has no tool %q (ultra mcp tools %s lists them)", args[0], args[1], args[0])
+			}
+			raw := "{}"
+			if len(args) == 3 {
+				raw = args[2]
+			}
+			if !json.Valid([]byte(raw)) {
+				return usageErr("the arguments %q are not JSON: give an object, e.g. '{\"message\":\"hi\"}'", raw)
+			}
+			res := m.Call(cmd.Context(), name, json.RawMessage(raw), false)
+			fmt.Fprintln(out, res.Text)
+			if res.IsError {
+				return &exitError{code: agent.ExitError, err: fmt.Errorf("the call of %s failed", name)}
+			}
+			return nil
+		},
+	}
+	return cmd
+}
+
+// mcpProblems is what doctor says of the project's MCP servers without
+// starting them: why their configuration does not load, and the stdio
+// servers whose program is not found.
+func mcpProblems(p *project) (string, []string) {
+	servers, err := p.mcpServers()
+	if err != nil {
+		return err.Error(), nil
+	}
+	var missing []string
+	for _, s := range servers {
+		if s.Remote() {
+			continue
+		}
+		if _, err := exec.LookPath(s.Command); err != nil {
+			missing = append(missing, fmt.Sprintf("MCP server %s (%s): %s is not found", s.Name, s.Source, s.Command))
+		}
+	}
+	return "", missing
+}

@@ -1,0 +1,274 @@
+package agent
+
+// The tools of the person's MCP servers (package mcp), held inside the
+// run's rules: offered by the phase table's MCP classes (every tool where
+// the phase changes code, the read-only ones where it reads), guarded,
+// approved and redacted like ultra's own, the stdio servers contained in
+// a sandbox of their own whose work tree is read-only unless the phase
+// writes.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/mcp"
+	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/policy"
+	"github.com/ultra-dev/ultra/internal/proc"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/tool"
+)
+
+// mcpState is a run's MCP servers: started with the runner, their tools
+// registered once they answered (mcpWait).
+type mcpState struct {
+	m          *mcp.Manager
+	ready      chan struct{}
+	registered bool
+}
+
+// startMCP starts the configured servers in the background; the first
+// request waits for them.
+func (r *runner) startMCP(ctx context.Context) {
+	if len(r.o.MCP) == 0 {
+		return
+	}
+	for _, s := range r.o.MCP {
+		for k, v := range s.Env {
+			if proc.IsSecret(k) {
+				r.secrets = append(r.secrets, secretValues([]string{v})...)
+			}
+		}
+		for _, v := range s.Headers {
+			r.secrets = append(r.secrets, secretValues([]string{v})...)
+		}
+	}
+	runDir := RunDir(r.o.StateRoot, r.row.ID)
+	r.mcp.m = mcp.NewManager(r.o.MCP, mcp.Options{
+		Launch:  r.mcpLaunch,
+		Network: func() bool { p, _ := policy.ProfileOf(r.row.Axes.Permission); return p.Network },
+		Roots:   []string{r.row.Workdir},
+		LogDir:  filepath.Join(runDir, "mcp"),
+		Version: r.o.Version,
+	})
+	r.mcp.ready = make(chan struct{})
+	writable := r.mcpWritable()
+	go func() {
+		defer close(r.mcp.ready)
+		r.mcp.m.Start(ctx, writable)
+	}()
+}
+
+// mcpWait waits for the servers to have started and registers their
+// tools (once, on the run's goroutine).
+func (r *runner) mcpWait() {
+	if r.mcp.m == nil || r.mcp.registered {
+		return
+	}
+	<-r.mcp.ready
+	r.mcp.registered = true
+	for _, st := range r.mcp.m.Statuses() {
+		if st.State != "connected" {
+			r.emit(event.Warning, event.WarningData{Message: fmt.Sprintf("MCP server %s (%s) is not used: %s", st.Name, st.Source, st.Error)})
+		}
+	}
+	for _, ti := range r.mcp.m.Tools() {
+		r.tools[ti.Name] = mcpTool{r: r, info: ti}
+		r.order = append(r.order, ti.Name)
+	}
+}
+
+// closeMCP ends the servers' sessions and kills what they started; a
+// later call starts its server again (a profile changed meanwhile).
+func (r *runner) closeMCP() {
+	if r.mcp.m != nil {
+		if r.mcp.ready != nil {
+			<-r.mcp.ready
+		}
+		r.mcp.m.Close()
+	}
+}
+
+// mcpWritable says whether the servers may write the run's tree now.
+func (r *runner) mcpWritable() bool {
+	p, _ := policy.ProfileOf(r.row.Axes.Permission)
+	return p.WriteWork && phase.Worktree(r.row.Axes.Mode) && phase.MCPWritableIn(r.st.Phase.Mode, r.st.Phase.Phase)
+}
+
+// mcpLaunch makes a stdio server's process: in a sandbox of the run's
+// layout with a home and /tmp of the server's own, the work tree
+// writable only when writable, the network as the profile says; its
+// environment is the model's commands' (no credentials) with the
+// server's own env on top, which the person configured for it.
+func (r *runner) mcpLaunch(s mcp.Server, writable bool) (*exec.Cmd, func(), error) {
+	own := filepath.Join(RunDir(r.o.StateRoot, r.row.ID), "mcp", s.Name)
+	for _, d := range []string{filepath.Join(own, "home"), filepath.Join(own, "tmp")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, nil, err
+		}
+	}
+	sb, err := runSandbox(context.Background(), r.o, r.row, r.st.DepDirs, !writable, own)
+	if err != nil {
+		return nil, nil, err
+	}
+	// No sandbox: the run was allowed to start without one (its bash
+	// commands run as they are too).
+	return serverCommand(sb, s, r.row.Workdir)
+}
+
+// serverCommand is stdio server s's process in sb, working in dir: the
+// environment of the model's commands (no credentials) in the sandbox,
+// with the server's own env on top, which the person configured for it.
+func serverCommand(sb *proc.Sandbox, s mcp.Server, dir string) (*exec.Cmd, func(), error) {
+	cmd, done, err := sb.Command(s.Command, s.Args, dir, proc.Environ())
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, v := range s.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	return cmd, done, nil
+}
+
+// phaseAllows says the current phase offers tool name: an MCP tool by
+// its class (mcp.ToolInfo.ReadOnly), any other by name.
+func (r *runner) phaseAllows(name string) bool {
+	if mcp.IsTool(name) {
+		t, ok := r.tools[name].(mcpTool)
+		return ok && phase.AllowsMCPIn(r.st.Phase.Mode, r.st.Phase.Phase, t.info.ReadOnly)
+	}
+	return r.st.Phase.Allows(name)
+}
+
+// mcpOffered expands a phase table's MCP class into the servers' tools
+// the person's policy does not deny, in the servers' order.
+func (r *runner) mcpOffered(class string) []string {
+	var out []string
+	for _, name := range r.order {
+		t, ok := r.tools[name].(mcpTool)
+		if !ok || t.info.Policy == mcp.Deny || (class == phase.MCPRead && !t.info.ReadOnly) {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// mcpDenied says the person's configuration denies MCP tool name.
+func (r *runner) mcpDenied(name string) *refusal {
+	t, ok := r.tools[name].(mcpTool)
+	if !ok || t.info.Policy != mcp.Deny {
+		return nil
+	}
+	return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("your configuration denies %s (tools.%s = \"deny\" of MCP server %s)", name, t.info.Tool, t.info.Server)}
+}
+
+// mcpAsks says MCP tool name waits for a person's approval under every
+// run control: the person's policy says ask, or the server marks it
+// destructive and the person said nothing.
+func (r *runner) mcpAsks(name string) bool {
+	t, ok := r.tools[name].(mcpTool)
+	if !ok {
+		return false
+	}
+	return t.info.Policy == mcp.Ask || (t.info.Policy == "" && t.info.Destructive)
+}
+
+// mcpTool is one server's tool as the model sees it. It is never
+// ReadOnly to the run (a server's hint is a claim): its calls run one at
+// a time, are checked for what they changed, and start the tests ahead.
+type mcpTool struct {
+	r    *runner
+	info mcp.ToolInfo
+}
+
+func (t mcpTool) Spec() llm.ToolSpec {
+	desc := strings.TrimSpace(t.info.Description)
+	if len(desc) > 1024 {
+		desc = desc[:1024] + "…"
+	}
+	return llm.ToolSpec{Name: t.info.Name, Description: "[MCP server " + t.info.Server + "] " + desc, Parameters: t.info.Schema}
+}
+
+func (t mcpTool) ReadOnly() bool { return false }
+
+func (t mcpTool) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
+	r := t.r
+	res := r.mcp.m.Call(ctx, t.info.Name, args, r.mcpWritable())
+	data := map[string]any{"server": t.info.Server, "tool": t.info.Tool}
+	out := res.Text
+	if len(res.Images) > 0 {
+		dir := filepath.Join(RunDir(r.o.StateRoot, r.row.ID), "mcp", "content")
+		var kept []map[string]any
+		for i, b := range res.Images {
+			sum := sha256.Sum256(b.Data)
+			p := filepath.Join(dir, fmt.Sprintf("%s-%d%s", safeName(r.callID), i+1, extFor(b.MIME)))
+			if os.MkdirAll(dir, 0o755) == nil && os.WriteFile(p, b.Data, 0o644) == nil {
+				kept = append(kept, map[string]any{"path": p, "mime": b.MIME, "sha256": hex.EncodeToString(sum[:]), "bytes": len(b.Data)})
+			}
+		}
+		data["content"] = kept
+	}
+	return tool.Result{Output: out, IsError: res.IsError, Malformed: res.Malformed, Data: data}
+}
+
+func extFor(mime string) string {
+	switch mime {
+	case "image/png":
+		return ".png"
+	case "image/jpeg":
+		return ".jpg"
+	case "image/gif":
+		return ".gif"
+	case "image/webp":
+		return ".webp"
+	case "audio/wav", "audio/x-wav":
+		return ".wav"
+	}
+	return ".bin"
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, firstNonEmpty(s, "call"))
+}
+
+// MCPCheck connects servers as a read-only chat in dir would (stdio
+// servers contained, the tree read-only, a home of their own under the
+// repository's state), for ultra mcp and doctor. Remote servers are
+// reached when network is set. The caller closes the manager.
+func MCPCheck(ctx context.Context, o Options, dir string, servers []mcp.Server, network bool) (*mcp.Manager, func()) {
+	own, err := os.MkdirTemp(o.StateRoot, "mcp-check-")
+	if err != nil {
+		own = filepath.Join(os.TempDir(), "ultra-mcp-check")
+	}
+	row := &store.Run{ID: filepath.Base(own), Workdir: dir}
+	row.Axes.Mode, row.Axes.Permission = phase.Chat, "normal"
+	launch := func(s mcp.Server, _ bool) (*exec.Cmd, func(), error) {
+		sb, err := runSandbox(ctx, o, row, nil, true, filepath.Join(own, s.Name))
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, d := range []string{"home", "tmp"} {
+			_ = os.MkdirAll(filepath.Join(own, s.Name, d), 0o700)
+		}
+		return serverCommand(sb, s, dir)
+	}
+	m := mcp.NewManager(servers, mcp.Options{Launch: launch, Network: func() bool { return network }, Roots: []string{dir},
+		LogDir: filepath.Join(own, "logs"), Version: o.Version})
+	m.Start(ctx, false)
+	return m, func() { m.Close(); os.RemoveAll(own) }
+}
