@@ -145,3 +145,34 @@ func TestMCPServersInARun(t *testing.T) {
 		t.Fatalf("MCP server processes outlived the run: %s", b)
 	}
 }
+
+// A tool its server marks destructive, of which the person's config says
+// nothing, waits for a person under autonomous control too; allowed, it
+// runs, and the run goes on.
+func TestMCPDestructiveToolWaitsForAPerson(t *testing.T) {
+	t.Parallel()
+	dir := mcpRepo(t, "e2e-marker-destructive")
+	m := newModel(t,
+		calls(call("goals", calcGoals())),
+		calls(call("mcp__memory__create_entities", map[string]any{"entities": []any{map[string]any{"name": "calc", "entityType": "package", "observations": []any{"x"}}}})),
+		calls(call("mcp__memory__delete_entities", map[string]any{"entityNames": []any{"calc"}})),
+		step{"text": "waiting", "delay_ms": 20000},
+	)
+	res := ultraRun(t, dir, append(ultraEnv(t), "E2E_SERVICE_TOKEN=x"), runArgs(m, "--no-wait", "fix calc")...)
+	if res.code != 3 || !strings.Contains(res.stderr, "(mcp__memory__delete_entities) waits for a person's approval") {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	evs := res.events(t)
+	for _, e := range ofType(evs, "tool_result") {
+		if data(e)["tool"] == "mcp__memory__delete_entities" && data(e)["is_error"] != true {
+			t.Fatalf("the destructive call ran without a person: %v", data(e))
+		}
+	}
+	var created bool
+	for _, e := range ofType(evs, "tool_result") {
+		created = created || (data(e)["tool"] == "mcp__memory__create_entities" && data(e)["is_error"] != true)
+	}
+	if !created {
+		t.Fatal("the non-destructive write did not run without a person")
+	}
+}

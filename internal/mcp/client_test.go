@@ -3,11 +3,15 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ultra-dev/ultra/internal/mcp/mcptest"
 )
@@ -15,6 +19,7 @@ import (
 // plain starts stdio servers as they are (the agent's tests contain them).
 func plain(s Server, _ bool) (*exec.Cmd, func(), error) {
 	cmd := exec.Command(s.Command, s.Args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd, func() {}, nil
 }
 
@@ -70,5 +75,101 @@ func TestRootsAreTheRunsTree(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(root, "rel.txt")); err != nil || string(b) != "x" {
 		t.Fatalf("rel.txt in the root: %q, %v", b, err)
+	}
+}
+
+// A server that crashed, hung or answers garbage becomes an error the
+// model reads, never a crash or a hang; the next call starts it again.
+func TestBrokenServers(t *testing.T) {
+	node, script := mcptest.Script(t, "server-everything")
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.sh")
+	if err := os.WriteFile(garbage, []byte("#!/bin/sh\necho 'this is not JSON-RPC'\nsleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager([]Server{
+		{Name: "everything", Type: Stdio, Command: node, Args: []string{script, "stdio"}, Timeout: time.Second},
+		{Name: "garbage", Type: Stdio, Command: garbage},
+		{Name: "missing", Type: Stdio, Command: filepath.Join(dir, "nothing-here")},
+	}, Options{Launch: plain, StartTimeout: 2 * time.Second, LogDir: dir})
+	t.Cleanup(m.Close)
+	start := time.Now()
+	m.Start(context.Background(), true)
+	if took := time.Since(start); took > 20*time.Second {
+		t.Fatalf("starting took %s", took)
+	}
+	states := map[string]Status{}
+	for _, s := range m.Statuses() {
+		states[s.Name] = s
+	}
+	if states["everything"].State != "connected" || states["garbage"].State != "failed" || states["missing"].State != "failed" {
+		t.Fatalf("statuses: %+v", states)
+	}
+	// Hung: the call's timeout ends it, and the server starts again.
+	hung := m.Call(context.Background(), "mcp__everything__trigger-long-running-operation", json.RawMessage(`{"duration":30,"steps":3}`), true)
+	if !hung.IsError || !strings.Contains(hung.Text, "did not answer within 1s") {
+		t.Fatalf("a hung call: %+v", hung)
+	}
+	if r := m.Call(context.Background(), "mcp__everything__echo", json.RawMessage(`{"message":"again"}`), true); r.IsError || !strings.Contains(r.Text, "again") {
+		t.Fatalf("the call after a hang: %+v", r)
+	}
+	// Crashed: its process killed under it.
+	m.mu.Lock()
+	c := m.conns["everything"]
+	m.mu.Unlock()
+	killGroup(c.cmd)
+	time.Sleep(200 * time.Millisecond)
+	r := m.Call(context.Background(), "mcp__everything__echo", json.RawMessage(`{"message":"after the crash"}`), true)
+	if r.IsError && !strings.Contains(r.Text, "started again on the next call") {
+		t.Fatalf("the call after a crash: %+v", r)
+	}
+	if r := m.Call(context.Background(), "mcp__everything__echo", json.RawMessage(`{"message":"later"}`), true); r.IsError {
+		t.Fatalf("a later call: %+v", r)
+	}
+	// The server's images become a line, their bytes kept aside.
+	img := m.Call(context.Background(), "mcp__everything__get-tiny-image", nil, true)
+	if img.IsError || len(img.Images) == 0 || !strings.Contains(img.Text, "[image image/png") {
+		t.Fatalf("an image result: %+v", img.Text)
+	}
+}
+
+// A remote server over streamable HTTP is reached only when the network
+// is allowed.
+func TestStreamableHTTP(t *testing.T) {
+	node, script := mcptest.Script(t, "server-everything")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	srv := exec.Command(node, script, "streamableHttp")
+	srv.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			c.Close()
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	servers := []Server{{Name: "remote", Type: HTTP, URL: url, Headers: map[string]string{"X-Test": "1"}}}
+	off := NewManager(servers, Options{Network: func() bool { return false }})
+	off.Start(context.Background(), false)
+	if st := off.Statuses()[0]; st.State != "off" || !strings.Contains(st.Error, "needs a permission profile with the network") {
+		t.Fatalf("without the network: %+v", st)
+	}
+	on := NewManager(servers, Options{Network: func() bool { return true }})
+	t.Cleanup(on.Close)
+	on.Start(context.Background(), false)
+	if st := on.Statuses()[0]; st.State != "connected" {
+		t.Fatalf("with the network: %+v", st)
+	}
+	if r := on.Call(context.Background(), "mcp__remote__echo", json.RawMessage(`{"message":"over http"}`), false); r.IsError || !strings.Contains(r.Text, "over http") {
+		t.Fatalf("echo over http: %+v", r)
 	}
 }
