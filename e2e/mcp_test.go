@@ -53,6 +53,10 @@ func TestMCPServersInARun(t *testing.T) {
 			call("mcp__everything__get-env", map[string]any{}),
 			call("mcp__fs__write_file", map[string]any{"path": "calc/planned.txt", "content": "planning writes nothing"})),
 		calls(call("goals", calcGoals())),
+		// In building the three servers' 37 tools weigh too much to offer
+		// at once: the model loads the ones it needs.
+		calls(call("mcp__fs__write_file", map[string]any{"path": "calc/early.txt", "content": "not loaded yet"}),
+			call("mcp_search", map[string]any{"query": "write_file create_entities move_file"})),
 		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"}),
 			call("mcp__fs__write_file", map[string]any{"path": "calc/notes.txt", "content": "written through MCP"}),
 			call("mcp__fs__write_file", map[string]any{"path": escape, "content": "outside"}),
@@ -96,12 +100,19 @@ func TestMCPServersInARun(t *testing.T) {
 		t.Fatalf("the server saw the person's home or ultra's environment:\n%s", envOut)
 	}
 	writes := out["mcp__fs__write_file"]
-	if len(writes) != 3 {
-		t.Fatalf("%d write_file results, want 3", len(writes))
+	if len(writes) != 4 {
+		t.Fatalf("%d write_file results, want 4", len(writes))
 	}
 	if o := writes[0]["output"].(string); !strings.Contains(o, "Refused [phase-guard]") {
 		t.Fatalf("write_file in planning was not refused by the phase guard: %s", o)
 	}
+	if o := writes[1]["output"].(string); !strings.Contains(o, "Refused [phase-guard]") || !strings.Contains(o, "mcp_search") {
+		t.Fatalf("write_file before it was loaded: %s", o)
+	}
+	if o := first("mcp_search")["output"].(string); !strings.Contains(o, "mcp__fs__write_file") || !strings.Contains(o, "mcp__memory__create_entities") || strings.Contains(o, "move_file") {
+		t.Fatalf("mcp_search loaded:\n%s", o)
+	}
+	writes = writes[1:]
 	if writes[1]["is_error"] == true {
 		t.Fatalf("write_file into the worktree in building: %v", writes[1])
 	}
@@ -118,7 +129,7 @@ func TestMCPServersInARun(t *testing.T) {
 		t.Fatalf("the memory server lost its graph between building and the review: %v", o)
 	}
 	// What the model was offered, request by request.
-	planning, building := reqs[0].Tools, reqs[2].Tools
+	planning, building, loaded := reqs[0].Tools, reqs[2].Tools, reqs[3].Tools
 	for _, c := range []struct {
 		tools []string
 		name  string
@@ -126,8 +137,10 @@ func TestMCPServersInARun(t *testing.T) {
 	}{
 		{planning, "mcp__everything__echo", true}, {planning, "mcp__fs__read_text_file", true},
 		{planning, "mcp__fs__write_file", false}, {planning, "mcp__memory__create_entities", false},
-		{building, "mcp__fs__write_file", true}, {building, "mcp__memory__create_entities", true},
-		{building, "mcp__fs__move_file", false},
+		{planning, "mcp_search", false},
+		{building, "mcp_search", true}, {building, "mcp__fs__write_file", false}, {building, "mcp__everything__echo", false},
+		{loaded, "mcp__fs__write_file", true}, {loaded, "mcp__memory__create_entities", true},
+		{loaded, "mcp__fs__move_file", false}, {loaded, "mcp__everything__echo", false},
 	} {
 		if slices.Contains(c.tools, c.name) != c.want {
 			t.Errorf("offered %s: %v, want %v (tools %v)", c.name, !c.want, c.want, c.tools)
@@ -138,9 +151,14 @@ func TestMCPServersInARun(t *testing.T) {
 	if got := git(t, dir, "show", "ultra/"+id+":calc/notes.txt"); got != "written through MCP" {
 		t.Fatalf("calc/notes.txt on the branch: %q", got)
 	}
-	if _, err := exec.Command("git", "-C", dir, "cat-file", "-e", "ultra/"+id+":calc/planned.txt").Output(); err == nil {
-		t.Fatal("the write refused in planning is on the branch")
+	for _, f := range []string{"calc/planned.txt", "calc/early.txt"} {
+		if _, err := exec.Command("git", "-C", dir, "cat-file", "-e", "ultra/"+id+":"+f).Output(); err == nil {
+			t.Fatalf("the refused write of %s is on the branch", f)
+		}
 	}
+	// What the servers' definitions cost a request: the planning request
+	// offers the 19 read-only tools, the building one mcp_search alone.
+	t.Logf("request bytes: planning %d, building %d, after loading %d", len(reqs[0].Body), len(reqs[2].Body), len(reqs[3].Body))
 	if b, _ := exec.Command("pgrep", "-f", marker).Output(); len(b) > 0 {
 		t.Fatalf("MCP server processes outlived the run: %s", b)
 	}

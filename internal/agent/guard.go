@@ -9,6 +9,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/mcp"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/policy"
 	"github.com/ultra-dev/ultra/internal/tool"
@@ -56,6 +57,10 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 	}
 	if ref := r.mcpDenied(c.Name); ref != nil {
 		return ref
+	}
+	if mcp.IsTool(c.Name) && r.phaseAllows(c.Name) && r.askedWith != nil && !slices.Contains(r.askedWith, c.Name) {
+		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
+			"tool %q was not offered in the request this answer replies to: load it with mcp_search{query} first; it is offered from your next answer on", c.Name)}
 	}
 	if r.phaseAllows(c.Name) && r.askedWith != nil && !slices.Contains(r.askedWith, c.Name) {
 		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/event"
@@ -85,6 +86,7 @@ func (r *runner) mcpWait() {
 		r.tools[ti.Name] = mcpTool{r: r, info: ti}
 		r.order = append(r.order, ti.Name)
 	}
+	r.tools[mcpSearchName] = r.mcpSearchTool()
 }
 
 // closeMCP ends the servers' sessions and kills what they started; a
@@ -142,6 +144,9 @@ func serverCommand(sb *proc.Sandbox, s mcp.Server, dir string) (*exec.Cmd, func(
 // phaseAllows says the current phase offers tool name: an MCP tool by
 // its class (mcp.ToolInfo.ReadOnly), any other by name.
 func (r *runner) phaseAllows(name string) bool {
+	if name == mcpSearchName {
+		return r.mcpClass() != ""
+	}
 	if mcp.IsTool(name) {
 		t, ok := r.tools[name].(mcpTool)
 		return ok && phase.AllowsMCPIn(r.st.Phase.Mode, r.st.Phase.Phase, t.info.ReadOnly)
@@ -271,4 +276,115 @@ func MCPCheck(ctx context.Context, o Options, dir string, servers []mcp.Server, 
 		LogDir: filepath.Join(own, "logs"), Version: o.Version})
 	m.Start(ctx, false)
 	return m, func() { m.Close(); os.RemoveAll(own) }
+}
+
+// mcpDirectBytes bounds what the MCP tools' definitions may add to every
+// request (their names, descriptions and schemas, as JSON): above it, a
+// phase offers mcp_search, which loads the tools the model asks for.
+const mcpDirectBytes = 12000
+
+// mcpSearchName is the tool that finds and loads MCP tools.
+const mcpSearchName = "mcp_search"
+
+// mcpOfferedNow is what a phase's MCP class offers in this request: every
+// tool of the class when their definitions fit mcpDirectBytes, else
+// mcp_search and the tools it loaded.
+func (r *runner) mcpOfferedNow(class string) []string {
+	all := r.mcpOffered(class)
+	if mcpSpecBytes(r, all) <= mcpDirectBytes {
+		return all
+	}
+	out := []string{mcpSearchName}
+	for _, name := range all {
+		if slices.Contains(r.st.MCPLoaded, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func mcpSpecBytes(r *runner, names []string) int {
+	n := 0
+	for _, name := range names {
+		b, _ := json.Marshal(r.tools[name].Spec())
+		n += len(b)
+	}
+	return n
+}
+
+// mcpClass is the MCP class the current phase offers ("" for none).
+func (r *runner) mcpClass() string {
+	for _, t := range r.st.Phase.Tools() {
+		if t == phase.MCPAll || t == phase.MCPRead {
+			return t
+		}
+	}
+	return ""
+}
+
+var mcpSearchSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"query":{"type":"string","description":"Words of what you need (a server's name, what the tool does)"}},` +
+	`"required":["query"],"additionalProperties":false}`)
+
+// mcpSearchTool finds the MCP tools the phase allows that match a query
+// and loads up to mcpSearchMax of them: offered from the next request on.
+func (r *runner) mcpSearchTool() tool.Tool {
+	return funcTool{
+		spec: llm.ToolSpec{Name: mcpSearchName, Parameters: mcpSearchSchema,
+			Description: "Find the tools of the MCP servers by what they do, and load the best matches: they are offered from your next answer on (the servers bring too many to offer all at once)."},
+		run: r.runMCPSearch,
+	}
+}
+
+const mcpSearchMax = 5
+
+func (r *runner) runMCPSearch(_ context.Context, args json.RawMessage) tool.Result {
+	var a struct {
+		Query string `json:"query"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil || strings.TrimSpace(a.Query) == "" {
+		return tool.Result{IsError: true, Malformed: true, Output: `mcp_search needs a query: mcp_search{"query":"create an issue"}`}
+	}
+	words := strings.Fields(strings.ToLower(a.Query))
+	type hit struct {
+		name  string
+		score int
+	}
+	var hits []hit
+	for _, name := range r.mcpOffered(r.mcpClass()) {
+		t := r.tools[name].(mcpTool)
+		text := strings.ToLower(name + " " + t.info.Title + " " + t.info.Description)
+		score := 0
+		for _, w := range words {
+			if strings.Contains(text, w) {
+				score++
+			}
+		}
+		if score > 0 {
+			hits = append(hits, hit{name, score})
+		}
+	}
+	if len(hits) == 0 {
+		return tool.Result{Output: fmt.Sprintf("no MCP tool this phase offers matches %q; the servers: %s", a.Query, strings.Join(r.mcpServerNames(), ", "))}
+	}
+	slices.SortStableFunc(hits, func(x, y hit) int { return y.score - x.score })
+	hits = hits[:min(len(hits), mcpSearchMax)]
+	var b strings.Builder
+	b.WriteString("Loaded (offered from your next answer on):\n")
+	for _, h := range hits {
+		t := r.tools[h.name].(mcpTool)
+		if !slices.Contains(r.st.MCPLoaded, h.name) {
+			r.st.MCPLoaded = append(r.st.MCPLoaded, h.name)
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", h.name, oneLine(t.info.Description, 160))
+	}
+	return tool.Result{Output: strings.TrimRight(b.String(), "\n")}
+}
+
+func (r *runner) mcpServerNames() []string {
+	var out []string
+	for _, s := range r.o.MCP {
+		out = append(out, s.Name)
+	}
+	return out
 }

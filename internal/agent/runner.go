@@ -479,7 +479,7 @@ func (r *runner) offered() []string {
 	var out []string
 	for _, name := range r.st.Phase.Tools() {
 		if name == phase.MCPAll || name == phase.MCPRead {
-			out = append(out, r.mcpOffered(name)...)
+			out = append(out, r.mcpOfferedNow(name)...)
 			continue
 		}
 		if _, ok := r.tools[name]; ok && permits(r.row.Axes, name) {
