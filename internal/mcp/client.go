@@ -81,6 +81,7 @@ type Manager struct {
 }
 
 type conn struct {
+	stop     context.CancelFunc // ends what the session reads in the background
 	server   Server
 	session  *sdk.ClientSession
 	cmd      *exec.Cmd
@@ -245,11 +246,35 @@ func (m *Manager) connect(ctx context.Context, s Server, writable bool) (*conn, 
 	case SSE:
 		t = &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers)}
 	}
-	sess, err := client.Connect(ctx, t, nil)
-	if err != nil {
-		c.close()
-		return nil, errors.New(describe(err, m.logPath(s)))
+	// The session outlives ctx (an SSE stream is read as long as the
+	// session lives): ctx bounds only the connecting.
+	live, stop := context.WithCancel(context.WithoutCancel(ctx))
+	c.stop = stop
+	type connected struct {
+		sess *sdk.ClientSession
+		err  error
 	}
+	ch := make(chan connected, 1)
+	go func() {
+		sess, err := client.Connect(live, t, nil)
+		ch <- connected{sess, err}
+	}()
+	var got connected
+	select {
+	case got = <-ch:
+	case <-ctx.Done():
+		stop()
+		got = <-ch
+		if got.err == nil {
+			got.sess.Close()
+			got.err = ctx.Err()
+		}
+	}
+	if got.err != nil {
+		c.close()
+		return nil, errors.New(describe(got.err, m.logPath(s)))
+	}
+	sess := got.sess
 	c.session = sess
 	if len(m.opts.Roots) > 0 {
 		select {
@@ -275,6 +300,9 @@ const (
 )
 
 func (c *conn) close() {
+	if c.stop != nil {
+		defer c.stop()
+	}
 	if c.session != nil {
 		done := make(chan struct{})
 		go func() { _ = c.session.Close(); close(done) }()

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -42,7 +41,6 @@ func TestEverythingStdio(t *testing.T) {
 	for _, ti := range m.Tools() {
 		names = append(names, ti.Name)
 	}
-	t.Logf("tools: %s", strings.Join(names, " "))
 	echo, ok := m.Tool("mcp__everything__echo")
 	if !ok || !json.Valid(echo.Schema) {
 		t.Fatalf("no echo tool among %v", names)
@@ -133,43 +131,53 @@ func TestBrokenServers(t *testing.T) {
 	}
 }
 
-// A remote server over streamable HTTP is reached only when the network
-// is allowed.
-func TestStreamableHTTP(t *testing.T) {
+// startRemote starts server-everything on transport (streamableHttp or
+// sse) on a free port and returns its base address.
+func startRemote(t *testing.T, transport string) string {
+	t.Helper()
 	node, script := mcptest.Script(t, "server-everything")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
+	addr := l.Addr().String()
 	l.Close()
-	srv := exec.Command(node, script, "streamableHttp")
-	srv.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	srv := exec.Command(node, script, transport)
+	srv.Env = append(os.Environ(), "PORT="+addr[strings.LastIndexByte(addr, ':')+1:])
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
-	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 	for i := 0; i < 100; i++ {
-		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	servers := []Server{{Name: "remote", Type: HTTP, URL: url, Headers: map[string]string{"X-Test": "1"}}}
-	off := NewManager(servers, Options{Network: func() bool { return false }})
-	off.Start(context.Background(), false)
-	if st := off.Statuses()[0]; st.State != "off" || !strings.Contains(st.Error, "needs a permission profile with the network") {
-		t.Fatalf("without the network: %+v", st)
-	}
-	on := NewManager(servers, Options{Network: func() bool { return true }})
-	t.Cleanup(on.Close)
-	on.Start(context.Background(), false)
-	if st := on.Statuses()[0]; st.State != "connected" {
-		t.Fatalf("with the network: %+v", st)
-	}
-	if r := on.Call(context.Background(), "mcp__remote__echo", json.RawMessage(`{"message":"over http"}`), false); r.IsError || !strings.Contains(r.Text, "over http") {
-		t.Fatalf("echo over http: %+v", r)
+	return "http://" + addr
+}
+
+// Remote servers, over streamable HTTP and SSE, are reached only when
+// the network is allowed.
+func TestRemoteServers(t *testing.T) {
+	for _, c := range []struct{ typ, transport, path string }{{HTTP, "streamableHttp", "/mcp"}, {SSE, "sse", "/sse"}} {
+		t.Run(c.typ, func(t *testing.T) {
+			servers := []Server{{Name: "remote", Type: c.typ, URL: startRemote(t, c.transport) + c.path, Headers: map[string]string{"X-Test": "1"}}}
+			off := NewManager(servers, Options{Network: func() bool { return false }})
+			off.Start(context.Background(), false)
+			if st := off.Statuses()[0]; st.State != "off" || !strings.Contains(st.Error, "needs a permission profile with the network") {
+				t.Fatalf("without the network: %+v", st)
+			}
+			on := NewManager(servers, Options{Network: func() bool { return true }})
+			t.Cleanup(on.Close)
+			on.Start(context.Background(), false)
+			if st := on.Statuses()[0]; st.State != "connected" {
+				t.Fatalf("with the network: %+v", st)
+			}
+			if r := on.Call(context.Background(), "mcp__remote__echo", json.RawMessage(`{"message":"over the network"}`), false); r.IsError || !strings.Contains(r.Text, "over the network") {
+				t.Fatalf("echo: %+v", r)
+			}
+		})
 	}
 }
