@@ -172,6 +172,7 @@ func TestMCPDestructiveToolWaitsForAPerson(t *testing.T) {
 	dir := mcpRepo(t, "e2e-marker-destructive")
 	m := newModel(t,
 		calls(call("goals", calcGoals())),
+		calls(call("mcp_search", map[string]any{"query": "create_entities delete_entities"})),
 		calls(call("mcp__memory__create_entities", map[string]any{"entities": []any{map[string]any{"name": "calc", "entityType": "package", "observations": []any{"x"}}}})),
 		calls(call("mcp__memory__delete_entities", map[string]any{"entityNames": []any{"calc"}})),
 		step{"text": "waiting", "delay_ms": 20000},
