@@ -139,7 +139,7 @@ func doctorEnv(cmd *cobra.Command) (doctor.Env, func()) {
 	if cfgErr == nil {
 		// The MCP servers of runs (not of the health check before one: a
 		// server whose program is missing blocks no verified work).
-		e.MCPError, e.MCPMissing = mcpProblems(p)
+		e.SetupError, e.MCPMissing = setupProblems(p)
 	}
 	if cfgErr != nil {
 		e.ConfigError = cfgErr.err.Error()

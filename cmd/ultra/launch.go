@@ -45,6 +45,9 @@ func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, ou
 	}
 	o := f.options(p, pc, append(sinks, extra...))
 	o.MCP, o.Version = servers, cmd.Root().Version
+	if o.Rules, err = p.permissionRules(); err != nil {
+		return agent.Options{}, &exitError{code: agent.ExitUsage, err: err}
+	}
 	o.Store = st
 	o.OtherStates = func() []string { return otherStates(p.Root) }
 	// The TUI runs its commands with ULTRA_SURFACE=tui: the runs it

@@ -277,10 +277,13 @@ Exits 0 when the server answers (and the call succeeds), 1 otherwise.`,
 	return cmd
 }
 
-// mcpProblems is what doctor says of the project's MCP servers without
+// setupProblems is what doctor says of the permission rules and the MCP servers without
 // starting them: why their configuration does not load, and the stdio
 // servers whose program is not found.
-func mcpProblems(p *project) (string, []string) {
+func setupProblems(p *project) (string, []string) {
+	if _, err := p.permissionRules(); err != nil {
+		return err.Error(), nil
+	}
 	servers, err := p.mcpServers()
 	if err != nil {
 		return err.Error(), nil

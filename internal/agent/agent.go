@@ -26,6 +26,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/mcp"
 	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/rules"
 	"github.com/ultra-dev/ultra/internal/sandbox"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/verify"
@@ -113,6 +114,8 @@ type Options struct {
 	// MCP are the person's MCP servers (package mcp): their tools are
 	// offered by the phase table's MCP classes.
 	MCP []mcp.Server
+	// Rules are the person's permission rules (settings.json files).
+	Rules rules.Set
 	// Version is ultra's, as MCP servers are told.
 	Version string
 	// Health is doctor's check of what blocks verified work (nil: none):

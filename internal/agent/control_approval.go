@@ -11,6 +11,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/rules"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tool"
 )
@@ -98,11 +99,14 @@ func (r *runner) asksAPerson(c llm.ToolCall) bool {
 	switch {
 	case slices.Contains(r.st.AllowedTools, c.Name):
 		return false
-	case r.mcpAsks(c.Name):
-		// The person's policy, or a destructive tool they said nothing
-		// of: a person confirms it under every run control.
+	case r.mcpAsks(c.Name), r.ruleDecision(c).Kind == rules.Ask:
+		// The person's policy or ask rule, or a destructive tool they
+		// said nothing of: a person confirms it under every run control.
 		return true
 	case r.row.Axes.Control != "manual":
+		return false
+	case r.ruleDecision(c).Kind == rules.Allow:
+		// A person's allow rule is their approval, given ahead.
 		return false
 	case r.st.AllowReadOnly:
 		return !r.readOnly(c)

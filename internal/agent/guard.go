@@ -71,6 +71,9 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 			"tool %q is not allowed in phase %s (ultra's phase guard). Allowed now: %s.%s",
 			c.Name, p, strings.Join(r.offered(), ", "), phaseHint(p, c.Name))}
 	}
+	if ref := r.ruleRefusal(c); ref != nil {
+		return ref
+	}
 	if c.Name == "edit" && p == phase.Cleaning && r.hasGoals() {
 		if ref := r.checkCleanupEdit(c); ref != nil {
 			return ref

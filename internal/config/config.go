@@ -38,6 +38,8 @@ type Config struct {
 	// MCP are the person's MCP servers, besides the repository's
 	// .mcp.json.
 	MCP MCP `toml:"mcp"`
+	// Permissions says where a person's permission rules are read.
+	Permissions Permissions `toml:"permissions"`
 
 	// MCPSources are the servers each file gave, user's first, in the
 	// order they win (Load fills it; MCP.Servers is then empty).
@@ -80,6 +82,17 @@ type MCP struct {
 	// ClaudeFile (default true) reads the repository's .mcp.json.
 	ClaudeFile *bool `toml:"claude_file"`
 }
+
+// Permissions configures the permission rules.
+type Permissions struct {
+	// ClaudeSettings (default true) reads Claude Code's settings files
+	// (.claude/settings.json, .claude/settings.local.json,
+	// ~/.claude/settings.json) besides .ultra/settings.json.
+	ClaudeSettings *bool `toml:"claude_settings"`
+}
+
+// ReadsClaudeSettings says Claude Code's settings files are read.
+func (p Permissions) ReadsClaudeSettings() bool { return p.ClaudeSettings == nil || *p.ClaudeSettings }
 
 // ReadsClaudeFile says the repository's .mcp.json is read.
 func (m MCP) ReadsClaudeFile() bool { return m.ClaudeFile == nil || *m.ClaudeFile }

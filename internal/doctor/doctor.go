@@ -43,8 +43,9 @@ const (
 	KindProvider         = "provider-unreachable"
 	KindSandbox          = "sandbox-missing"
 	KindConfig           = "config"
-	// KindMCP: an MCP server's configuration does not load, or its
-	// program is not there.
+	// KindSetup: what a person brings to runs (MCP servers, permission
+	// rules) does not load; KindMCP: an MCP server's program is not there.
+	KindSetup   = "setup"
 	KindMCP     = "mcp"
 	KindGit     = "git-missing"
 	KindGateKey = "gate-key-readable"
@@ -110,9 +111,10 @@ type Observations struct {
 	// syntax error, an unknown key, a wrong type, with its file and
 	// line): every other command refuses to start with it.
 	ConfigError string
-	// MCPError is why the MCP servers' configuration does not load;
+	// SetupError is why the MCP servers or the permission rules do not
+	// load;
 	// MCPMissing are servers whose program is not found.
-	MCPError   string
+	SetupError string
 	MCPMissing []string
 	StorePath  string
 	StoreError string   // the store could not be opened or read ("" when it could)
@@ -243,9 +245,9 @@ func Assess(o Observations, now time.Time) Report {
 		add(Finding{ID: KindConfig, Severity: Error, Subject: "config", Problem: o.ConfigError + ": every other ultra command refuses to start until it is fixed",
 			Fix: "correct the file at the line named (ultra doctor shows what loads once it does; README's Configuration lists the keys)"})
 	}
-	if o.MCPError != "" {
-		add(Finding{ID: KindMCP, Severity: Error, Subject: "mcp", Problem: o.MCPError + ": runs and chats refuse to start until it is fixed",
-			Fix: "correct the file at the line named (docs/ecosystem.md shows the format), or remove the server"})
+	if o.SetupError != "" {
+		add(Finding{ID: KindSetup, Severity: Error, Subject: "setup", Problem: o.SetupError + ": runs and chats refuse to start until it is fixed",
+			Fix: "correct the file at the line named (docs/ecosystem.md shows the formats)"})
 	}
 	for _, m := range o.MCPMissing {
 		add(Finding{ID: KindMCP, Severity: Warning, Subject: "mcp", Problem: m + ": its tools are not offered to runs",

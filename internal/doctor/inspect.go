@@ -38,8 +38,8 @@ type Env struct {
 	// ConfigError is why the configuration does not load ("" when it
 	// does): reported as a finding.
 	ConfigError string
-	// MCPError and MCPMissing: see Observations.
-	MCPError   string
+	// SetupError and MCPMissing: see Observations.
+	SetupError string
 	MCPMissing []string
 	// SkipEnvironment leaves the machine's checks (sandbox, git, gate key,
 	// programs) out, for callers that only want the repository's state.
@@ -104,7 +104,7 @@ func Inspect(ctx context.Context, e Env) Report {
 
 // Observe gathers the facts Assess judges, and the environment section.
 func Observe(ctx context.Context, e Env) (Observations, Environment) {
-	o := Observations{StorePath: e.StorePath(), ConfigError: e.ConfigError, MCPError: e.MCPError, MCPMissing: e.MCPMissing}
+	o := Observations{StorePath: e.StorePath(), ConfigError: e.ConfigError, SetupError: e.SetupError, MCPMissing: e.MCPMissing}
 	var env Environment
 	switch {
 	case e.SkipEnvironment:

@@ -317,3 +317,16 @@ func splitLiteralPrefix(p string) (prefix, rest string) {
 	}
 	return prefix, strings.Join(segs[n:], "/")
 }
+
+// PathGlob is a compiled path glob: ** for any depth, and a pattern without
+// '/' matches a file's base name at any depth (as in .gitignore).
+type PathGlob struct{ g *globPattern }
+
+// CompileGlob compiles pattern for PathGlob.Match.
+func CompileGlob(pattern string) (PathGlob, error) {
+	g, err := compileGlob(pattern, true)
+	return PathGlob{g}, err
+}
+
+// Match reports whether the slash-separated relative path rel matches.
+func (g PathGlob) Match(rel string) bool { return g.g != nil && g.g.Match(rel) }

@@ -1,0 +1,108 @@
+package e2e
+
+import (
+	"maps"
+	"strings"
+	"testing"
+)
+
+// A person's deny rules, in Claude Code's settings.json, refuse in an
+// autonomous run: a command they name, one that hides what it runs, an
+// edit of a file they name; a settings file the model writes into its
+// worktree changes nothing. The run still completes by its gate.
+func TestPermissionRulesDeny(t *testing.T) {
+	t.Parallel()
+	files := maps.Clone(calcProject)
+	files[".claude/settings.json"] = `{"permissions": {"deny": ["Bash(rm:*)", "Edit(calc/calc_test.go)"]}, "model": "sonnet"}`
+	dir := repo(t, files)
+	m := newModel(t, append([]step{
+		fixSteps()[0],
+		calls(call("goals", calcGoals())),
+		calls(call("read", map[string]any{"file_path": ".claude/settings.json"}),
+			call("write", map[string]any{"file_path": ".claude/settings.json", "content": `{"permissions": {"allow": ["Bash"]}}`}),
+			call("bash", map[string]any{"command": "rm -f calc/calc_test.go"}),
+			call("bash", map[string]any{"command": "X=rm; $X -f calc/calc_test.go"}),
+			call("edit", map[string]any{"file_path": "calc/calc_test.go", "old_string": "got != 5", "new_string": "false"})),
+	}, fixSteps()[2:]...)...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 0 {
+		for _, e := range ofType(res.events(t), "tool_result") {
+			t.Logf("%s: %.300s", data(e)["tool"], data(e)["output"])
+		}
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	var outs []string
+	for _, e := range ofType(res.events(t), "tool_result") {
+		if tool := data(e)["tool"]; tool == "bash" || tool == "edit" {
+			outs = append(outs, data(e)["output"].(string))
+		}
+	}
+	for i, want := range []string{
+		"Refused [permission-rule]: your permission rule deny Bash(rm:*) (" + dir + "/.claude/settings.json) refuses this call",
+		"ultra cannot tell whether it matches: the word $X expands when it runs",
+		"your permission rule deny Edit(calc/calc_test.go)",
+	} {
+		if i >= len(outs) || !strings.Contains(outs[i], want) {
+			t.Fatalf("result %d lacks %q: %q", i, want, outs)
+		}
+	}
+	id := runID(t, res.events(t))
+	if got := git(t, dir, "show", "ultra/"+id+":calc/calc_test.go"); got != calcProject["calc/calc_test.go"] {
+		t.Fatalf("the test file changed on the branch:\n%s", got)
+	}
+}
+
+// A person's allow rules are their approval ahead: under manual control
+// the calls they cover run without waiting; the first one they do not
+// cover waits.
+func TestPermissionRulesAllowUnderManualControl(t *testing.T) {
+	t.Parallel()
+	files := maps.Clone(calcProject)
+	files[".ultra/settings.json"] = `{"permissions": {"allow": ["Read", "Glob"]}}`
+	dir := repo(t, files)
+	m := newModel(t,
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		calls(call("glob", map[string]any{"pattern": "**/*.go"})),
+		calls(call("bash", map[string]any{"command": "ls"})),
+		step{"text": "waiting", "delay_ms": 20000},
+	)
+	res := ultra(t, dir, runArgs(m, "--control", "manual", "--no-wait", "fix calc")...)
+	if res.code != 3 || !strings.Contains(res.stderr, "(bash) waits for a person's approval") {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	for _, e := range ofType(res.events(t), "approval") {
+		if tool := data(e)["tool"]; tool == "read" || tool == "glob" {
+			t.Fatalf("an allowed call waited: %v", data(e))
+		}
+	}
+	ran := 0
+	for _, e := range ofType(res.events(t), "tool_result") {
+		if tool := data(e)["tool"]; (tool == "read" || tool == "glob") && data(e)["is_error"] != true {
+			ran++
+		}
+	}
+	if ran != 2 {
+		t.Fatalf("%d allowed calls ran, want 2", ran)
+	}
+}
+
+// A settings file that does not load stops a run before anything is
+// made, naming the file.
+func TestPermissionRulesBadFile(t *testing.T) {
+	t.Parallel()
+	files := maps.Clone(calcProject)
+	files[".claude/settings.json"] = `{"permissions": {"allow": ["Bash(go test"]}}`
+	dir := repo(t, files)
+	m := newModel(t, fixSteps()...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 2 || !strings.Contains(res.stderr, ".claude/settings.json: permissions.allow: \"Bash(go test\" has no closing parenthesis") {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if n := len(m.srv.Requests()); n != 0 {
+		t.Fatalf("%d model requests", n)
+	}
+	d := ultra(t, dir, "doctor")
+	if !strings.Contains(d.stdout, "setup") || !strings.Contains(d.stdout, "no closing parenthesis") {
+		t.Fatalf("doctor:\n%s", d.stdout)
+	}
+}

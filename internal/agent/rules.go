@@ -1,0 +1,66 @@
+package agent
+
+// A person's permission rules (package rules) on the run's calls: a deny
+// refuses in every run control, an ask waits for a person in every run
+// control, an allow spares a manual run's person the approval. They come
+// after the phase table and the profile, which they never widen.
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/rules"
+	"github.com/ultra-dev/ultra/internal/tool"
+)
+
+// LayerRules names refusals by a person's deny rule.
+const LayerRules = "permission-rule"
+
+// ruleDecision is what the person's rules say of call c.
+func (r *runner) ruleDecision(c llm.ToolCall) rules.Decision {
+	if len(r.o.Rules.Rules) == 0 {
+		return rules.Decision{}
+	}
+	call := rules.Call{Tool: c.Name, Root: r.row.Workdir}
+	switch c.Name {
+	case "bash":
+		cmd, ok := tool.ShellCommand(json.RawMessage(c.Arguments))
+		if !ok {
+			return rules.Decision{}
+		}
+		call.Command = cmd
+	case "read", "edit", "write", "glob", "grep":
+		var a struct {
+			FilePath string `json:"file_path"`
+			Path     string `json:"path"`
+		}
+		_ = json.Unmarshal([]byte(c.Arguments), &a)
+		p := a.FilePath
+		if p == "" {
+			p = a.Path
+		}
+		if p == "" {
+			p = "."
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(r.row.Workdir, p)
+		}
+		call.Path = filepath.Clean(p)
+	}
+	return r.o.Rules.Decide(call)
+}
+
+// ruleRefusal is a person's deny rule refusing c, or nil.
+func (r *runner) ruleRefusal(c llm.ToolCall) *refusal {
+	d := r.ruleDecision(c)
+	if d.Kind != rules.Deny {
+		return nil
+	}
+	why := fmt.Sprintf("your permission rule %s refuses this call", d.Rule.Describe())
+	if d.Why != "" {
+		why += " (" + d.Why + "; write the command plainly)"
+	}
+	return &refusal{layer: LayerRules, reason: why}
+}
