@@ -45,7 +45,7 @@ func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, ou
 	}
 	o := f.options(p, pc, append(sinks, extra...))
 	o.MCP, o.Version = servers, cmd.Root().Version
-	if o.Rules, err = p.permissionRules(); err != nil {
+	if o.Rules, o.Hooks, err = p.settings(); err != nil {
 		return agent.Options{}, &exitError{code: agent.ExitUsage, err: err}
 	}
 	o.Store = st

@@ -281,7 +281,7 @@ Exits 0 when the server answers (and the call succeeds), 1 otherwise.`,
 // starting them: why their configuration does not load, and the stdio
 // servers whose program is not found.
 func setupProblems(p *project) (string, []string) {
-	if _, err := p.permissionRules(); err != nil {
+	if _, _, err := p.settings(); err != nil {
 		return err.Error(), nil
 	}
 	servers, err := p.mcpServers()

@@ -5,11 +5,12 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ultra-dev/ultra/internal/hooks"
 	"github.com/ultra-dev/ultra/internal/rules"
 )
 
-// settingsFiles are the settings.json files whose permission rules runs
-// follow, in Claude Code's order of precedence (all of them hold; a deny
+// settingsFiles are the settings.json files whose permission rules and
+// hooks runs follow, in Claude Code's order of precedence (all of them hold; a deny
 // anywhere wins): the project's .ultra/settings.json, then, unless
 // permissions.claude_settings is false, .claude/settings.local.json,
 // .claude/settings.json and the person's ~/.claude/settings.json. The
@@ -26,11 +27,12 @@ func (p *project) settingsFiles() []string {
 	return files
 }
 
-// permissionRules reads the rules of every settings file there is; a file
-// that does not read or a rule that does not parse is an error naming
-// the file.
-func (p *project) permissionRules() (rules.Set, error) {
+// settings reads the permission rules and the hooks of every settings
+// file there is; a file that does not read, a rule or a hook that does
+// not parse is an error naming the file.
+func (p *project) settings() (rules.Set, hooks.Config, error) {
 	var s rules.Set
+	var h hooks.Config
 	home, _ := os.UserHomeDir()
 	for _, f := range p.settingsFiles() {
 		data, err := os.ReadFile(f)
@@ -38,11 +40,14 @@ func (p *project) permissionRules() (rules.Set, error) {
 			continue
 		}
 		if err != nil {
-			return s, err
+			return s, h, err
 		}
 		if err := s.Add(f, data, home); err != nil {
-			return s, err
+			return s, h, err
+		}
+		if err := h.Add(f, data); err != nil {
+			return s, h, err
 		}
 	}
-	return s, nil
+	return s, h, nil
 }

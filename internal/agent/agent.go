@@ -23,6 +23,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/goal/ledger"
+	"github.com/ultra-dev/ultra/internal/hooks"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/mcp"
 	"github.com/ultra-dev/ultra/internal/phase"
@@ -116,6 +117,8 @@ type Options struct {
 	MCP []mcp.Server
 	// Rules are the person's permission rules (settings.json files).
 	Rules rules.Set
+	// Hooks are the person's hooks (settings.json files).
+	Hooks hooks.Config
 	// Version is ultra's, as MCP servers are told.
 	Version string
 	// Health is doctor's check of what blocks verified work (nil: none):
@@ -320,6 +323,11 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 			spec.RepairFirst + "\n\nThe task asked for, which a person runs again once the repair is done:\n" + first
 	}
 	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: first})
+	defer func() { r.sessionEnd(r.endReason()) }()
+	r.sessionStart(ctx, "startup")
+	if r.promptHooks(ctx, firstNonEmpty(spec.Message, spec.Task)) {
+		return r.loop(ctx)
+	}
 	if phase.Worktree(mode) {
 		r.startBaseline(ctx)
 	}
@@ -442,7 +450,9 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 		return nil, err
 	}
 	defer r.closeSandbox()
+	defer func() { r.sessionEnd(r.endReason()) }()
 	r.emit(event.RunResumed, event.RunResumedData{Guidance: ro.Guidance, From: from})
+	r.sessionStart(ctx, "resume")
 	if r.goals != nil && r.goals.ledger.Len() > 0 {
 		r.recordGoal(ledger.Entry{Kind: ledger.KindResumed, Text: "resumed by a person from " + from})
 	}

@@ -65,6 +65,8 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) (changed bo
 			if ref.layer == LayerSafety {
 				r.escalate(phase.BySystem, StatusEscalated, "a destructive action needs a person's confirmation: "+ref.reason)
 			}
+		} else if ref := r.hookGate(ctx, &calls[i]); ref != nil {
+			results[i] = r.refuse(calls[i], ref)
 		} else if res, ok := r.approved(ctx, calls[i]); !ok {
 			results[i] = res
 		} else if ref := r.checkAgain(calls[i], waits); ref != nil {
@@ -78,6 +80,7 @@ func (r *runner) runCalls(ctx context.Context, calls []llm.ToolCall) (changed bo
 			start := time.Now()
 			results[i] = r.runOne(ctx, calls[i])
 			took[i] = time.Since(start)
+			r.postToolUse(ctx, calls[i], &results[i])
 		}
 		results[i].Output = r.redact(results[i].Output)
 		r.record(calls[i], results[i], took[i])
@@ -109,7 +112,7 @@ func (r *runner) acts(c llm.ToolCall) bool {
 // parallelSafe reports that a call is read-only and passes the guard.
 func (r *runner) parallelSafe(c llm.ToolCall) bool {
 	t, ok := r.tools[c.Name]
-	if !ok || !t.ReadOnly() || r.row.Axes.Control == "manual" {
+	if !ok || !t.ReadOnly() || r.row.Axes.Control == "manual" || r.hasToolHooks(c) {
 		return false
 	}
 	return r.check(c) == nil

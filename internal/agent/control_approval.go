@@ -61,6 +61,7 @@ func (r *runner) assistedPause(ctx context.Context) {
 func (r *runner) waitFor(ctx context.Context, what, why string, accept func(store.Request) bool, released func() bool) {
 	r.waitingOn = why
 	r.ctl.setActivity(why)
+	r.notifyHooks("ultra: run " + r.row.ID + " waits for a person: " + why)
 	r.emit(event.Control, event.ControlData{Kind: what, Outcome: "waiting: " + why})
 	_ = r.save()
 	defer func() { r.waitingOn = "" }()
@@ -99,13 +100,13 @@ func (r *runner) asksAPerson(c llm.ToolCall) bool {
 	switch {
 	case slices.Contains(r.st.AllowedTools, c.Name):
 		return false
-	case r.mcpAsks(c.Name), r.ruleDecision(c).Kind == rules.Ask:
+	case r.mcpAsks(c.Name), r.ruleDecision(c).Kind == rules.Ask, r.hookSays[c.ID] == "ask":
 		// The person's policy or ask rule, or a destructive tool they
 		// said nothing of: a person confirms it under every run control.
 		return true
 	case r.row.Axes.Control != "manual":
 		return false
-	case r.ruleDecision(c).Kind == rules.Allow:
+	case r.ruleDecision(c).Kind == rules.Allow, r.hookSays[c.ID] == "allow":
 		// A person's allow rule is their approval, given ahead.
 		return false
 	case r.st.AllowReadOnly:

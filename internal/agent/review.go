@@ -390,16 +390,25 @@ func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Resul
 		lines = append(lines, line)
 	}
 	must := mustChange(lines, arch)
+	clean := c.Clean()
+	if clean {
+		// The person's Stop hooks may insist on more; they never complete
+		// a run, and a block costs a review round like a reviewer's.
+		if why := r.stopHooks(ctx); why != "" {
+			clean = false
+			must = append(must, "a Stop hook of the person's insists: "+why)
+		}
+	}
 	r.goals.file.Review = &goal.Review{Rounds: round, Verdict: verdict, Blockers: blockers,
 		Architecture: arch.Status, ArchitectureReasons: arch.Reasons}
 	r.recordGoal(ledger.Entry{Kind: ledger.KindReviewVerdict, Text: reviewVerdictText(round, verdict, arch, lines),
 		Data: jsonData(map[string]any{"round": round, "verdict": verdict, "architecture": arch.Status, "architecture_reasons": arch.Reasons,
-			"clean": c.Clean(), "blockers": blockers, "findings": c.Findings, "summary": event.Truncate(c.Summary, 2000)})})
+			"clean": clean, "blockers": blockers, "findings": c.Findings, "summary": event.Truncate(c.Summary, 2000)})})
 	r.emitReview(round, c)
 	if _, err := writeReview(r.o.StateRoot, r.reviewReport(c, round)); err != nil {
 		r.emit(event.Warning, event.WarningData{Message: "ultra could not write the review's findings: " + err.Error()})
 	}
-	next, tr, err := r.st.Phase.AfterReview(c.Clean(), round, goal.MaxReviewRounds, strings.Join(must, "; "))
+	next, tr, err := r.st.Phase.AfterReview(clean, round, goal.MaxReviewRounds, strings.Join(must, "; "))
 	if err != nil {
 		return tool.Result{IsError: true, Output: err.Error()}
 	}

@@ -78,6 +78,9 @@ type runner struct {
 	seenCalls map[string]bool
 	// mcp are the person's MCP servers and their tools (mcp.go).
 	mcp mcpState
+	// hookSays is what PreToolUse hooks decided of calls: ask or allow.
+	hookSays map[string]string
+	hookMu   sync.Mutex // making the hooks' project checkout
 	// baseRuns are the checks this process ran on the run's base code
 	// (measureBase), by channel and check: a refused proposal's criteria
 	// proposed again are not run again.

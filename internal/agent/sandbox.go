@@ -153,8 +153,9 @@ func bashSandbox(ctx context.Context, o Options, row *store.Run, deps []string) 
 // runSandbox is the sandbox of what runs on the model's behalf in a run:
 // its commands, its MCP servers. readOnly shows the work tree read-only
 // whatever the profile; own is the directory of its private home and
-// /tmp. nil when this machine has no sandbox.
-func runSandbox(ctx context.Context, o Options, row *store.Run, deps []string, readOnly bool, own string) (*proc.Sandbox, error) {
+// /tmp; shown are host directories shown read-only at their own paths.
+// nil when this machine has no sandbox.
+func runSandbox(ctx context.Context, o Options, row *store.Run, deps []string, readOnly bool, own string, shown ...string) (*proc.Sandbox, error) {
 	st := o.sandboxStatus()
 	if !st.Available {
 		return nil, nil
@@ -203,6 +204,9 @@ func runSandbox(ctx context.Context, o Options, row *store.Run, deps []string, r
 		}
 	}
 	l.Hide = append(l.Hide, ownHide...)
+	for _, p := range shown {
+		l.Deps = append(l.Deps, sandbox.Bind{Src: p, Path: p})
+	}
 	var baseVariants []string
 	if start := row.Workspace.StartCommit; start != "" {
 		vs, _ := workspace.CaseVariants(ctx, row.Workdir, start)

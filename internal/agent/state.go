@@ -81,6 +81,9 @@ type runState struct {
 	// Instructions are the project's AGENTS.md/CLAUDE.md, read when the
 	// run started: the system prompt stays the same for the whole run.
 	Instructions string `json:"instructions,omitempty"`
+	// StopHookBlocks counts the times a person's Stop hook sent the run
+	// back to work.
+	StopHookBlocks int `json:"stop_hook_blocks,omitempty"`
 	// MCPLoaded are the MCP tools mcp_search loaded: offered, when the
 	// servers bring too many to offer all, where the phase allows them.
 	MCPLoaded []string `json:"mcp_loaded,omitempty"`
