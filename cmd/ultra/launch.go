@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/skills"
 	"github.com/ultra-dev/ultra/internal/store"
 )
 
@@ -47,6 +49,11 @@ func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, ou
 	o.MCP, o.Version = servers, cmd.Root().Version
 	if o.Rules, o.Hooks, err = p.settings(); err != nil {
 		return agent.Options{}, &exitError{code: agent.ExitUsage, err: err}
+	}
+	var probs []skills.Problem
+	o.Skills, probs = p.skills()
+	for _, pr := range probs {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ultra: a skill is skipped: %s\n", pr.Error())
 	}
 	o.Store = st
 	o.OtherStates = func() []string { return otherStates(p.Root) }

@@ -353,6 +353,7 @@ func newStartCmd(planOnly bool) *cobra.Command {
 	var a axes.Axes = axes.Default
 	var base, briefFile string
 	var includeUncommitted, allowTestChanges, refactor bool
+	var skill string
 	cmd := &cobra.Command{
 		Use:   "run [flags] TASK | --brief-file BRIEF.md",
 		Short: "Run a task or a brief to a verified finish with nobody watching",
@@ -392,6 +393,12 @@ func newStartCmd(planOnly bool) *cobra.Command {
 			defer st.Close()
 			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: allowTestChanges, Refactor: refactor,
 				Brief: briefText, BriefFile: inRepo(p.Root, briefFile), PlanOnly: planOnly}
+			if skill != "" {
+				all, _ := p.skills()
+				if err := invokeSkill(all, skill, a.Permission, &spec); err != nil {
+					return err
+				}
+			}
 			out, err := launch(cmd, &f, p, st, cmd.OutOrStdout(), spec, func(o *agent.Options, spec *agent.Spec) error {
 				if !phase.Worktree(a.Mode) {
 					return nil
@@ -430,6 +437,7 @@ func newStartCmd(planOnly bool) *cobra.Command {
 	fl.StringVar(&base, "base", "", "branch to cut the run's branch from (default: the checkout's current branch)")
 	fl.BoolVar(&refactor, "refactor", false, "the task asks for no change of behaviour: the planner may propose refactor goals, whose criteria that run the program pass before the change and must keep passing, and whose criteria that read its text (docs, comments) must change (without it every goal needs a criterion that fails on the base tree and runs something)")
 	fl.BoolVar(&allowTestChanges, "allow-test-changes", false, "the task is to change the project's tests: changed, deleted or renamed tests and test support need no waiver at the gate (the original tests must still pass against the new code, and the decision records the permission)")
+	fl.StringVar(&skill, "skill", "", "run with a skill (ultra skills list): its instructions lead the task, and its allowed-tools narrow the run's tools")
 	fl.BoolVar(&includeUncommitted, "include-uncommitted", false, "start the run from the checkout's uncommitted changes (snapshotted into the run's first commit; the checkout is not touched)")
 	fl.StringVar(&a.ModelMode, "model-mode", a.ModelMode, "model mode: "+strings.Join(axes.Values[axes.ModelMode], ", "))
 	return cmd

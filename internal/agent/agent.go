@@ -29,6 +29,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/rules"
 	"github.com/ultra-dev/ultra/internal/sandbox"
+	"github.com/ultra-dev/ultra/internal/skills"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/verify"
 	"github.com/ultra-dev/ultra/internal/workspace"
@@ -119,6 +120,8 @@ type Options struct {
 	Rules rules.Set
 	// Hooks are the person's hooks (settings.json files).
 	Hooks hooks.Config
+	// Skills are the Agent Skills found for the run.
+	Skills []skills.Skill
 	// Version is ultra's, as MCP servers are told.
 	Version string
 	// Health is doctor's check of what blocks verified work (nil: none):
@@ -161,6 +164,9 @@ type Spec struct {
 	Refactor bool
 	// Review is what a review-mode run inspects.
 	Review *ReviewSpec
+	// SkillTools are what a skill the person invoked (--skill) leaves
+	// of the run's tools (nil: all).
+	SkillTools []string
 	// Message, when set, is the run's first message in place of the
 	// task's (a review's diff); the task stays the run's one-line name.
 	Message string
@@ -265,7 +271,8 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	deps, _ := workspace.IgnoredDirs(ctx, spec.Workdir, depDirs...)
 	st := runState{Phase: phase.NewIn(mode, spec.Budgets), VerifyCommands: o.VerifyCommands, AllowTestChanges: spec.AllowTestChanges, DepDirs: deps,
 		DeclaredCode: o.DeclaredCode, DeclaredSupport: o.DeclaredSupport,
-		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models, Review: spec.Review}
+		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models, Review: spec.Review,
+		SkillIndex: skillIndex(o), SkillTools: spec.SkillTools}
 	if phase.Worktree(mode) {
 		st.Goals = &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly || mode == phase.Plan, Continue: o.GoalFailure == "continue", Refactor: spec.Refactor, NoCleanup: o.NoCleanup,
 			Records: goal.RunRecords(id).Dir}

@@ -55,6 +55,10 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 		return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("the %s permission profile does not permit tool %q: %s",
 			r.row.Axes.Permission, c.Name, why)}
 	}
+	if r.narrowed(c.Name) {
+		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf("tool %q is not among the allowed-tools of the skill the person invoked for this run. Allowed now: %s",
+			c.Name, strings.Join(r.offered(), ", "))}
+	}
 	if ref := r.mcpDenied(c.Name); ref != nil {
 		return ref
 	}

@@ -160,7 +160,7 @@ func (r *runner) mcpOffered(class string) []string {
 	var out []string
 	for _, name := range r.order {
 		t, ok := r.tools[name].(mcpTool)
-		if !ok || t.info.Policy == mcp.Deny || (class == phase.MCPRead && !t.info.ReadOnly) {
+		if !ok || t.info.Policy == mcp.Deny || (class == phase.MCPRead && !t.info.ReadOnly) || r.narrowed(name) {
 			continue
 		}
 		out = append(out, name)

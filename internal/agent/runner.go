@@ -115,6 +115,9 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 		r.tools[name] = t
 		r.order = append(r.order, name)
 	}
+	if len(o.Skills) > 0 {
+		r.tools["skill"] = r.skillTool()
+	}
 	r.startMCP(ctx)
 	last, err := o.Store.LastSeq(ctx, row.ID)
 	if err != nil {
@@ -459,6 +462,9 @@ func (r *runner) request() llm.Request {
 		specs = append(specs, r.tools[name].Spec())
 	}
 	history, system := r.history, systemPrompt(r.st.Phase.ModeName(), r.row.Workdir, r.st.Instructions)
+	if r.st.SkillIndex != "" && r.tools["skill"] != nil {
+		system += "\n\n" + r.st.SkillIndex
+	}
 	if r.inReview {
 		history, system = r.st.Goals.Review, reviewPrompt
 	}
@@ -485,7 +491,7 @@ func (r *runner) offered() []string {
 			out = append(out, r.mcpOfferedNow(name)...)
 			continue
 		}
-		if _, ok := r.tools[name]; ok && permits(r.row.Axes, name) {
+		if _, ok := r.tools[name]; ok && permits(r.row.Axes, name) && !r.narrowed(name) {
 			out = append(out, name)
 		}
 	}

@@ -81,6 +81,11 @@ type runState struct {
 	// Instructions are the project's AGENTS.md/CLAUDE.md, read when the
 	// run started: the system prompt stays the same for the whole run.
 	Instructions string `json:"instructions,omitempty"`
+	// SkillIndex is the skills' list in the system prompt, fixed when
+	// the run started; SkillTools what an invoked skill leaves of the
+	// tools (nil: all).
+	SkillIndex string   `json:"skill_index,omitempty"`
+	SkillTools []string `json:"skill_tools,omitempty"`
 	// StopHookBlocks counts the times a person's Stop hook sent the run
 	// back to work.
 	StopHookBlocks int `json:"stop_hook_blocks,omitempty"`

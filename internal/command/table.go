@@ -21,6 +21,7 @@ var CLIOnly = map[string]string{
 	"gc":       "housekeeping of finished runs' worktrees, kept to the command line",
 	"dev":      "tools for developing ultra itself (the scripted model server, one tool outside a run)",
 	"mcp":      "MCP servers are configured in files; listing and testing them is kept to the command line",
+	"skills":   "skills are folders of files; listing and checking them is kept to the command line (a run's prompt lists them)",
 }
 
 // Flags shared by several commands.

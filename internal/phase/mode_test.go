@@ -23,14 +23,14 @@ func TestModeTables(t *testing.T) {
 		start    bool
 		worktree bool
 	}{
-		{Build, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", MCPRead}, true, true, true},
-		{Build, Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", MCPAll}, false, false, true},
+		{Build, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", "skill", MCPRead}, true, true, true},
+		{Build, Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", "skill", MCPAll}, false, false, true},
 		{Build, Verifying, []string{"read", "glob", "grep", "verify"}, false, false, true},
-		{Plan, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", MCPRead}, true, true, true},
-		{Repair, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", MCPRead}, true, true, true},
-		{Repair, Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", MCPAll}, false, false, true},
-		{Chat, Answering, []string{"read", "glob", "grep", "bash", MCPRead}, true, true, false},
-		{Research, Researching, []string{"read", "glob", "grep", "bash", "todo", "task", "report", MCPRead}, true, true, false},
+		{Plan, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", "skill", MCPRead}, true, true, true},
+		{Repair, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", "skill", MCPRead}, true, true, true},
+		{Repair, Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", "skill", MCPAll}, false, false, true},
+		{Chat, Answering, []string{"read", "glob", "grep", "bash", "skill", MCPRead}, true, true, false},
+		{Research, Researching, []string{"read", "glob", "grep", "bash", "todo", "task", "report", "skill", MCPRead}, true, true, false},
 		{Review, Reviewing, []string{"read", "glob", "grep", "bash", "review", MCPRead}, true, true, false},
 		{Chat, Complete, []string{"read"}, false, false, false},
 		{Review, Escalated, []string{"read"}, false, false, false},

@@ -85,8 +85,8 @@ type spec struct {
 
 var (
 	readOnly  = []string{"read", "glob", "grep"}
-	buildSet  = []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", MCPAll}
-	planSet   = []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", MCPRead}
+	buildSet  = []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", "skill", MCPAll}
+	planSet   = []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", "skill", MCPRead}
 	verifySet = []string{"read", "glob", "grep", "verify"}
 	reviewSet = []string{"read", "glob", "grep", "review", MCPRead}
 	// cleanSet: edit, but no write (the pass creates no file) and no bash

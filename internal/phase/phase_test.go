@@ -14,10 +14,10 @@ func TestToolTable(t *testing.T) {
 		tools []string
 		roSh  bool
 	}{
-		{Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", MCPRead}, true},
-		{Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", MCPAll}, false},
+		{Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", "skill", MCPRead}, true},
+		{Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", "skill", MCPAll}, false},
 		{Verifying, []string{"read", "glob", "grep", "verify"}, false},
-		{Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", MCPAll}, false},
+		{Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", "skill", MCPAll}, false},
 		{Cleaning, []string{"read", "glob", "grep", "edit", "phase"}, false},
 		{Reviewing, []string{"read", "glob", "grep", "review", MCPRead}, false},
 		{Complete, []string{"read"}, false},

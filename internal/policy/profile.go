@@ -56,3 +56,6 @@ func ToolPermitted(profile, tool string) (ok bool, reason string) {
 	}
 	return true, ""
 }
+
+// AtLeast says profile p allows at least what need does.
+func AtLeast(p, need Profile) bool { return p.rank >= need.rank }

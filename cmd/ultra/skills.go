@@ -1,0 +1,166 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/policy"
+	"github.com/ultra-dev/ultra/internal/skills"
+)
+
+// skills are the Agent Skills for runs started in p: looked up from the
+// directory ultra was started in up to the repository root (in the
+// person's checkout, never a run's worktree), then in the person's home.
+func (p *project) skills() ([]skills.Skill, []skills.Problem) {
+	home, _ := os.UserHomeDir()
+	return skills.Discover(skills.Dirs(p.Dir, p.Root, home))
+}
+
+// invokeSkill is a person's --skill NAME on a run: the skill's
+// instructions lead the task, its allowed-tools narrow the run's tools,
+// and the run's profile must be at least the one it names.
+func invokeSkill(all []skills.Skill, name, profile string, spec *agent.Spec) error {
+	for _, s := range all {
+		if s.Name != name {
+			continue
+		}
+		if !s.UserInvocable {
+			return usageErr("skill %s (%s) is not user-invocable", name, s.File)
+		}
+		if s.Profile != "" {
+			need, _ := policy.ProfileOf(s.Profile)
+			have, _ := policy.ProfileOf(profile)
+			if !policy.AtLeast(have, need) {
+				return usageErr("skill %s needs at least the %s permission profile; this run's is %s (--permission-profile %s)", name, s.Profile, profile, s.Profile)
+			}
+		}
+		spec.Message = fmt.Sprintf("The person invoked the skill %s for this run. Its instructions (%s):\n\n%s\n\nThe task: %s",
+			s.Name, s.File, s.Body, spec.Task)
+		spec.SkillTools = agent.SkillTools(s)
+		return nil
+	}
+	var names []string
+	for _, s := range all {
+		names = append(names, s.Name)
+	}
+	return usageErr("no skill %q (skills here: %s; ultra skills list)", name, strings.Join(names, ", "))
+}
+
+func newSkillsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "skills",
+		Short: "Agent Skills (SKILL.md): list them, show one, check them",
+		Long: `Agent Skills are folders NAME/SKILL.md in .agents/skills, .claude/skills or
+.ultra/skills (from the current directory up to the repository root) and in
+~/.agents/skills and ~/.claude/skills. Their names and descriptions are in
+every run's prompt; the model loads one with skill{name}; a person runs one
+with ultra run --skill NAME. See docs/ecosystem.md.`,
+	}
+	cmd.AddCommand(newSkillsListCmd(), newSkillsShowCmd(), newSkillsLintCmd())
+	return cmd
+}
+
+func newSkillsListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "The skills found here, where each is, and who may invoke it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := findProject(cmd)
+			if err != nil {
+				return err
+			}
+			all, probs := p.skills()
+			if asJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"skills": all, "problems": probs})
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
+			fmt.Fprintln(w, "SKILL\tINVOKED BY\tDESCRIPTION\tFILE")
+			for _, s := range all {
+				var by []string
+				if s.UserInvocable {
+					by = append(by, "person")
+				}
+				if s.Offered() {
+					by = append(by, "model")
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.Name, strings.Join(by, ","), clipLine(s.Description, 60), s.File)
+			}
+			w.Flush()
+			for _, pr := range probs {
+				fmt.Fprintf(cmd.ErrOrStderr(), "skipped: %s\n", pr.Error())
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the skills and problems as JSON")
+	return cmd
+}
+
+func newSkillsShowCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "show NAME",
+		Short: "One skill's fields, instructions and files",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := findProject(cmd)
+			if err != nil {
+				return err
+			}
+			all, _ := p.skills()
+			for _, s := range all {
+				if s.Name != args[0] {
+					continue
+				}
+				out := cmd.OutOrStdout()
+				fmt.Fprintf(out, "%s (%s)\n%s\n", s.Name, s.File, s.Description)
+				if len(s.AllowedTools) > 0 {
+					fmt.Fprintf(out, "allowed-tools: %s\n", strings.Join(s.AllowedTools, ", "))
+				}
+				fmt.Fprintf(out, "user-invocable: %v, model-invocable: %v", s.UserInvocable, s.ModelInvocable)
+				if s.SideEffects != "" {
+					fmt.Fprintf(out, ", side-effects: %s", s.SideEffects)
+				}
+				if s.Profile != "" {
+					fmt.Fprintf(out, ", permission-profile: %s", s.Profile)
+				}
+				fmt.Fprintf(out, "\n\n%s\n", s.Body)
+				if res := skills.Resources(s); len(res) > 0 {
+					fmt.Fprintf(out, "\nfiles: %s\n", strings.Join(res, ", "))
+				}
+				return nil
+			}
+			return usageErr("no skill %q here (ultra skills list)", args[0])
+		},
+	}
+}
+
+func newSkillsLintCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "lint",
+		Short: "Check every SKILL.md: each problem with its file and line; exit 1 when any",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := findProject(cmd)
+			if err != nil {
+				return err
+			}
+			all, probs := p.skills()
+			for _, pr := range probs {
+				fmt.Fprintln(cmd.OutOrStdout(), pr.Error())
+			}
+			if len(probs) > 0 {
+				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d of %d skills do not read", len(probs), len(all)+len(probs))}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d skills, all read\n", len(all))
+			return nil
+		},
+	}
+}

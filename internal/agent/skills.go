@@ -1,0 +1,145 @@
+package agent
+
+// Agent Skills (package skills) in a run: their names and descriptions in
+// the system prompt (fixed when the run starts), their bodies loaded by
+// the model with skill{name}, and a skill a person invokes (--skill)
+// narrowing the tools the run offers to its allowed-tools.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/skills"
+	"github.com/ultra-dev/ultra/internal/tool"
+)
+
+// maxSkillResource bounds a skill's file the model loads.
+const maxSkillResource = 30000
+
+// skillIndex is the prompt's list of the skills the model may load,
+// within about 1% of the model's context window.
+func skillIndex(o Options) string {
+	window := o.ContextWindow
+	if window <= 0 {
+		window = 128000
+	}
+	return skills.Index(o.Skills, window*4/100)
+}
+
+var skillSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"name":{"type":"string","description":"The skill's name, as the list of skills gives it"},` +
+	`"resource":{"type":"string","description":"A file of the skill's folder its instructions name (e.g. scripts/check.sh)"}},` +
+	`"required":["name"],"additionalProperties":false}`)
+
+func (r *runner) skillTool() tool.Tool {
+	return funcTool{
+		spec: llm.ToolSpec{Name: "skill", Parameters: skillSchema,
+			Description: "Load a skill's instructions (or one of its files, with resource) when the task needs it: the system prompt lists the skills."},
+		run: r.runSkill,
+	}
+}
+
+func (r *runner) runSkill(_ context.Context, args json.RawMessage) tool.Result {
+	var a struct {
+		Name     string `json:"name"`
+		Resource string `json:"resource"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil || strings.TrimSpace(a.Name) == "" {
+		return tool.Result{IsError: true, Malformed: true, Output: `skill needs a name: skill{"name":"go-fix"}`}
+	}
+	var offered []string
+	var s *skills.Skill
+	for i := range r.o.Skills {
+		if r.o.Skills[i].Offered() {
+			offered = append(offered, r.o.Skills[i].Name)
+			if r.o.Skills[i].Name == a.Name {
+				s = &r.o.Skills[i]
+			}
+		}
+	}
+	if s == nil {
+		return tool.Result{IsError: true, Output: fmt.Sprintf("no skill %q is offered; the skills: %s", a.Name, strings.Join(offered, ", "))}
+	}
+	if a.Resource == "" {
+		out := fmt.Sprintf("Skill %s (%s)\n\n%s", s.Name, s.File, s.Body)
+		if res := skills.Resources(*s); len(res) > 0 {
+			out += "\n\nIts files (load one with skill{name, resource}): " + strings.Join(res, ", ")
+		}
+		return tool.Result{Output: out, Data: map[string]any{"skill": s.Name}}
+	}
+	rel := filepath.Clean(a.Resource)
+	if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") || !slices.Contains(skills.Resources(*s), filepath.ToSlash(rel)) {
+		return tool.Result{IsError: true, Output: fmt.Sprintf("skill %s has no file %q (its files: %s)", s.Name, a.Resource, strings.Join(skills.Resources(*s), ", "))}
+	}
+	b, err := os.ReadFile(filepath.Join(s.Dir, rel))
+	if err != nil {
+		return tool.Result{IsError: true, Output: err.Error()}
+	}
+	text := string(b)
+	if len(text) > maxSkillResource {
+		text = text[:maxSkillResource] + fmt.Sprintf("\n… [%d more bytes]", len(b)-maxSkillResource)
+	}
+	return tool.Result{Output: text, Data: map[string]any{"skill": s.Name, "resource": rel}}
+}
+
+// claudeToUltra maps a skill's allowed-tools entry to ultra's tools.
+func claudeToUltra(entry string) []string {
+	name, _, _ := strings.Cut(strings.TrimSpace(entry), "(")
+	switch name {
+	case "Bash":
+		return []string{"bash"}
+	case "Read":
+		return []string{"read"}
+	case "Edit", "MultiEdit":
+		return []string{"edit"}
+	case "Write":
+		return []string{"write"}
+	case "Glob", "LS":
+		return []string{"glob"}
+	case "Grep":
+		return []string{"grep"}
+	case "TodoWrite":
+		return []string{"todo"}
+	}
+	if strings.HasPrefix(name, "mcp__") {
+		return []string{name}
+	}
+	return nil
+}
+
+// SkillTools is what an invoked skill's allowed-tools leave of ultra's
+// tools: nil when it names none (nothing is narrowed).
+func SkillTools(s skills.Skill) []string {
+	if len(s.AllowedTools) == 0 {
+		return nil
+	}
+	out := []string{}
+	for _, e := range s.AllowedTools {
+		out = append(out, claudeToUltra(e)...)
+	}
+	return out
+}
+
+// narrowed says an invoked skill's allowed-tools leave out tool name.
+// ultra's workflow tools (phase, verify, goals, review, …) are never
+// left out: they are how a run ends.
+func (r *runner) narrowed(name string) bool {
+	if r.st.SkillTools == nil {
+		return false
+	}
+	if _, workflow := r.tools[name].(funcTool); workflow {
+		return false
+	}
+	for _, t := range r.st.SkillTools {
+		if t == name || (strings.HasPrefix(t, "mcp__") && strings.Count(t, "__") == 1 && strings.HasPrefix(name, t+"__")) {
+			return false
+		}
+	}
+	return true
+}

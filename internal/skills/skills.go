@@ -1,0 +1,303 @@
+// Package skills reads Agent Skills: folders NAME/SKILL.md with a YAML
+// front matter (name, description, and the optional allowed-tools,
+// license, compatibility, metadata, plus the agent-mode spec's
+// user-invocable, model-invocable, side-effects and permission-profile)
+// and a Markdown body. Parsing and choosing are pure; Discover reads the
+// folders.
+package skills
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Skill is one skill.
+type Skill struct {
+	Name           string            `json:"name"`
+	Description    string            `json:"description"`
+	AllowedTools   []string          `json:"allowed_tools,omitempty"`
+	License        string            `json:"license,omitempty"`
+	Compatibility  string            `json:"compatibility,omitempty"`
+	Metadata       map[string]string `json:"metadata,omitempty"`
+	UserInvocable  bool              `json:"user_invocable"`
+	ModelInvocable bool              `json:"model_invocable"`
+	SideEffects    string            `json:"side_effects,omitempty"`
+	Profile        string            `json:"permission_profile,omitempty"`
+	Body           string            `json:"-"`
+	Dir            string            `json:"dir"`
+	File           string            `json:"file"`
+}
+
+// Offered says the model may be offered the skill: model-invocable and
+// not one that mutates production.
+func (s Skill) Offered() bool { return s.ModelInvocable && s.SideEffects != "production-mutation" }
+
+// Problem is a skill that does not read, with its file and line.
+type Problem struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Why  string `json:"why"`
+}
+
+func (p Problem) Error() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Why) }
+
+var (
+	nameRe     = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	sideEffect = []string{"none", "read-only", "code-edits", "local-mutation", "network", "production-mutation"}
+)
+
+// Parse reads a SKILL.md's text; dir is its folder (whose name the skill
+// must have).
+func Parse(file, dir string, text []byte) (Skill, error) {
+	s := Skill{Dir: dir, File: file, UserInvocable: true, ModelInvocable: true}
+	lines := strings.Split(strings.ReplaceAll(string(text), "\r\n", "\n"), "\n")
+	if len(lines) == 0 || strings.TrimSpace(lines[0]) != "---" {
+		return s, Problem{file, 1, "no front matter: the file starts with a line \"---\", then name: and description:, then \"---\""}
+	}
+	end := -1
+	for i := 1; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) == "---" {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		return s, Problem{file, 1, "the front matter has no closing \"---\""}
+	}
+	seen := map[string]int{}
+	var listKey string
+	for i := 1; i < end; i++ {
+		raw := lines[i]
+		line := strings.TrimRight(raw, " \t")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		if strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
+			item := strings.TrimSpace(line)
+			switch {
+			case listKey == "allowed-tools" && strings.HasPrefix(item, "- "):
+				s.AllowedTools = append(s.AllowedTools, unquote(strings.TrimSpace(item[2:])))
+			case listKey == "metadata":
+				k, v, ok := strings.Cut(item, ":")
+				if !ok {
+					return s, Problem{file, i + 1, "metadata entries are key: value"}
+				}
+				if s.Metadata == nil {
+					s.Metadata = map[string]string{}
+				}
+				s.Metadata[strings.TrimSpace(k)] = unquote(strings.TrimSpace(v))
+			default:
+				return s, Problem{file, i + 1, fmt.Sprintf("an indented line where ultra expects key: value (%q)", item)}
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			return s, Problem{file, i + 1, fmt.Sprintf("%q is not key: value", line)}
+		}
+		k, v = strings.TrimSpace(k), unquote(strings.TrimSpace(v))
+		if prev, dup := seen[k]; dup {
+			return s, Problem{file, i + 1, fmt.Sprintf("%s is given twice (first on line %d)", k, prev)}
+		}
+		seen[k] = i + 1
+		listKey = ""
+		var err error
+		switch k {
+		case "name":
+			s.Name = v
+		case "description":
+			s.Description = v
+		case "allowed-tools":
+			listKey = k
+			s.AllowedTools = splitTools(v)
+		case "license":
+			s.License = v
+		case "compatibility":
+			s.Compatibility = v
+		case "metadata":
+			listKey = k
+		case "user-invocable":
+			s.UserInvocable, err = strconv.ParseBool(v)
+		case "model-invocable":
+			s.ModelInvocable, err = strconv.ParseBool(v)
+		case "side-effects":
+			if !slices.Contains(sideEffect, v) {
+				return s, Problem{file, i + 1, fmt.Sprintf("side-effects %q: one of %s", v, strings.Join(sideEffect, ", "))}
+			}
+			s.SideEffects = v
+		case "permission-profile":
+			switch v {
+			case "restricted", "normal", "trusted", "unrestricted":
+			default:
+				return s, Problem{file, i + 1, fmt.Sprintf("permission-profile %q: restricted, normal, trusted or unrestricted", v)}
+			}
+			s.Profile = v
+		default:
+			return s, Problem{file, i + 1, fmt.Sprintf("unknown key %q (name, description, allowed-tools, license, compatibility, metadata, user-invocable, model-invocable, side-effects, permission-profile)", k)}
+		}
+		if err != nil {
+			return s, Problem{file, i + 1, fmt.Sprintf("%s must be true or false, not %q", k, v)}
+		}
+	}
+	switch {
+	case s.Name == "":
+		return s, Problem{file, 2, "no name"}
+	case !nameRe.MatchString(s.Name) || len(s.Name) > 64:
+		return s, Problem{file, seen["name"], fmt.Sprintf("name %q: 1 to 64 lowercase letters, digits and hyphens", s.Name)}
+	case dir != "" && filepath.Base(dir) != s.Name:
+		return s, Problem{file, seen["name"], fmt.Sprintf("name %q is not its folder's (%s)", s.Name, filepath.Base(dir))}
+	case strings.TrimSpace(s.Description) == "":
+		return s, Problem{file, 2, "no description: say what the skill does and when to use it"}
+	case len(s.Description) > 1024:
+		return s, Problem{file, seen["description"], fmt.Sprintf("the description has %d characters (at most 1024)", len(s.Description))}
+	}
+	s.Body = strings.TrimSpace(strings.Join(lines[end+1:], "\n"))
+	return s, nil
+}
+
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// splitTools reads allowed-tools given on one line: "Read, Grep" or
+// "Read Grep" or "[Read, Grep]".
+func splitTools(v string) []string {
+	v = strings.Trim(v, "[]")
+	var out []string
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if f = unquote(strings.TrimSpace(f)); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Dirs are the folders skills are looked up in, the first winning a
+// name: .agents/skills, .claude/skills and .ultra/skills from dir up to
+// root, then ~/.agents/skills and ~/.claude/skills.
+func Dirs(dir, root, home string) []string {
+	var out []string
+	for d := dir; ; d = filepath.Dir(d) {
+		for _, s := range []string{".agents", ".claude", ".ultra"} {
+			out = append(out, filepath.Join(d, s, "skills"))
+		}
+		if d == root || d == filepath.Dir(d) || !strings.HasPrefix(d, root) {
+			break
+		}
+	}
+	if home != "" {
+		out = append(out, filepath.Join(home, ".agents", "skills"), filepath.Join(home, ".claude", "skills"))
+	}
+	return out
+}
+
+// Discover reads every skill in dirs: a name found twice keeps the first;
+// a skill that does not read is a Problem, skipped.
+func Discover(dirs []string) ([]Skill, []Problem) {
+	var out []Skill
+	var probs []Problem
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			folder := filepath.Join(d, e.Name())
+			file := filepath.Join(folder, "SKILL.md")
+			text, err := os.ReadFile(file)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				probs = append(probs, Problem{file, 0, err.Error()})
+				continue
+			}
+			s, err := Parse(file, folder, text)
+			var p Problem
+			if errors.As(err, &p) {
+				probs = append(probs, p)
+				continue
+			}
+			if seen[s.Name] {
+				continue
+			}
+			seen[s.Name] = true
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, probs
+}
+
+// Index is the skills' names and descriptions for the system prompt, the
+// offered ones only, within budget bytes (descriptions are cut, then
+// skills left out, saying how many).
+func Index(all []Skill, budget int) string {
+	var b strings.Builder
+	left := 0
+	for _, s := range all {
+		if !s.Offered() {
+			continue
+		}
+		line := "- " + s.Name + ": " + oneLine(s.Description, 300) + "\n"
+		if b.Len()+len(line) > budget {
+			left++
+			continue
+		}
+		b.WriteString(line)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	out := "Skills (load one with skill{name} when the task needs it):\n" + b.String()
+	if left > 0 {
+		out += fmt.Sprintf("(%d more skills: skill{name:\"?\"} lists them all)\n", left)
+	}
+	return out
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// Resources lists the files of a skill's folder besides SKILL.md,
+// relative to it (at most 200).
+func Resources(s Skill) []string {
+	var out []string
+	_ = filepath.WalkDir(s.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(out) >= 200 {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			if d.Name() == "hidden" && filepath.Base(filepath.Dir(filepath.Dir(p))) == "evals" {
+				return filepath.SkipDir // an eval's reference answers
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(s.Dir, p)
+		if rel != "SKILL.md" {
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return out
+}
