@@ -159,3 +159,65 @@ func TestCleanupCannotEditOtherFiles(t *testing.T) {
 		t.Errorf("cleanup events %v", got)
 	}
 }
+
+// negTest is a test the run adds in building.
+const negTest = "package calc\n\nimport \"testing\"\n\nfunc TestAddNegative(t *testing.T) {\n\tif got := Add(-2, -3); got != -5 {\n\t\tt.Fatalf(\"Add(-2, -3) = %d, want -5\", got)\n\t}\n}\n\nfunc TestAddOne(t *testing.T) {\n\tif Add(1, 1) != 2 {\n\t\tt.Fatal(\"one\")\n\t}\n}\n"
+
+// A cleanup may not weaken, skip or delete a test the run added (no
+// guard of the original tests covers it) to slip a change of behaviour
+// in: the test is not the cleanup's to edit, and the change it would
+// have hidden fails the tests, so the cleanup is reverted. The reviewer
+// reads what the cleanup was.
+func TestCleanupCannotWeakenARunAddedTest(t *testing.T) {
+	t.Parallel()
+	breakAdd := call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "\treturn a + b", "new_string": "\tif a < 0 {\n\t\treturn 0\n\t}\n\treturn a + b"})
+	for name, weaken := range map[string]map[string]any{
+		"assertion removed": {"file_path": "calc/neg_test.go", "old_string": "\tif got := Add(-2, -3); got != -5 {\n\t\tt.Fatalf(\"Add(-2, -3) = %d, want -5\", got)\n\t}\n", "new_string": "\t_ = Add(-2, -3)\n"},
+		"skipped":           {"file_path": "calc/neg_test.go", "old_string": "func TestAddNegative(t *testing.T) {\n", "new_string": "func TestAddNegative(t *testing.T) {\n\tt.Skip(\"flaky\")\n"},
+		"deleted":           {"file_path": "calc/neg_test.go", "old_string": "func TestAddNegative(t *testing.T) {\n\tif got := Add(-2, -3); got != -5 {\n\t\tt.Fatalf(\"Add(-2, -3) = %d, want -5\", got)\n\t}\n}\n", "new_string": ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := newModel(t,
+				fixSteps()[0], fixSteps()[1],
+				calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"}),
+					call("write", map[string]any{"file_path": "calc/neg_test.go", "content": negTest})),
+				calls(call("phase", map[string]any{"to": "verifying"})),
+				calls(call("verify", map[string]any{})),
+				calls(call("read", map[string]any{"file_path": "calc/neg_test.go"})),
+				calls(call("edit", weaken), breakAdd),
+				endCleanup(),
+				approve(),
+			)
+			dir := repo(t, calcProject)
+			res := ultra(t, dir, runArgs(m, "fix calc")...)
+			if res.code != 0 {
+				t.Fatalf("exit %d\n%s", res.code, res.stderr)
+			}
+			evs := res.events(t)
+			id := runID(t, evs)
+			if got := git(t, dir, "show", "ultra/"+id+":calc/calc.go"); strings.Contains(got, "return 0") {
+				t.Fatalf("the broken Add is on the branch:\n%s", got)
+			}
+			if got := git(t, dir, "show", "ultra/"+id+":calc/neg_test.go"); got != negTest {
+				t.Fatalf("the run's test changed on the branch:\n%s", got)
+			}
+			var refused bool
+			for _, e := range ofType(evs, "refusal") {
+				refused = refused || (data(e)["layer"] == "cleanup-files" && strings.Contains(data(e)["reason"].(string), "tests and test support aside"))
+			}
+			if !refused || !slices.Equal(cleanupResults(evs), []string{"started", "reverted"}) {
+				t.Fatalf("refused %v, cleanup %v", refused, cleanupResults(evs))
+			}
+			var reviewer string
+			for _, rq := range m.srv.Requests() {
+				if slices.Contains(rq.Tools, "review") {
+					reviewer = string(rq.Body)
+				}
+			}
+			if !strings.Contains(reviewer, "A cleanup pass was reverted") {
+				t.Fatal("the reviewer is not told of the reverted cleanup")
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/tool"
+	"github.com/ultra-dev/ultra/internal/verify"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
@@ -102,13 +104,16 @@ func (r *runner) startCleanup(ctx context.Context, d gate.Decision) string {
 	gs := r.st.Goals
 	wd := r.row.Workdir
 	tip := workspace.BranchTip(ctx, wd, r.row.Workspace.Branch)
-	files, err := r.changedFiles(ctx, d.Tree)
+	changed, err := r.changedFiles(ctx, d.Tree)
+	files := r.cleanable(changed)
 	why := ""
 	switch {
 	case err != nil:
 		why = "ultra could not list the files the run changed: " + err.Error()
-	case len(files) == 0:
+	case len(changed) == 0:
 		why = "the run changed no file ultra's records aside"
+	case len(files) == 0:
+		why = "the run changed only tests and test support, which a cleanup does not touch"
 	case tip == "":
 		why = "the run's branch has no commit of the final tree"
 	default:
@@ -125,7 +130,7 @@ func (r *runner) startCleanup(ctx context.Context, d gate.Decision) string {
 		Text: fmt.Sprintf("cleanup pass %d from %s; it may edit: %s", gs.Cleanups, workspace.Short(tip), strings.Join(files, ", ")),
 		Data: jsonData(map[string]any{"commit": tip, "files": files, "gate": d.N})})
 	r.emit(event.Cleanup, event.CleanupData{Result: "started", Files: files, Commit: tip})
-	return fmt.Sprintf("Phase is now cleaning: the cleanup pass before the review (at most %d turns). You may edit only the files the run changed:\n  - %s\n"+
+	return fmt.Sprintf("Phase is now cleaning: the cleanup pass before the review (at most %d turns). You may edit only the files the run changed, tests and test support aside:\n  - %s\n"+
 		"Look for, and remove: debugging leftovers (prints, logs, commented-out code), dead or duplicated code, and comments that narrate the change (\"fixed\", \"now does X\", \"changed Y\") rather than explain the code. Change no behaviour; edit is the only tool that changes anything here (no new files, no commands).\n"+
 		"End the pass with phase{to:\"verifying\"}, with or without a change: ultra runs the tests and every criterion again on the cleaned tree. A cleanup they pass is committed on its own; one that breaks a test or a criterion is reverted, and the review sees the tree as it was before it.",
 		phase.CleanupTurns, strings.Join(files, "\n  - "))
@@ -147,7 +152,7 @@ func (r *runner) checkCleanupEdit(c llm.ToolCall) *refusal {
 		allowed = strings.Join(cl.Files, ", ")
 	}
 	return &refusal{layer: LayerCleanup, reason: fmt.Sprintf(
-		"the cleanup pass edits only the files the run changed (%s); %s is not one of them. End the pass with phase{to:\"verifying\"}", allowed, rel)}
+		"the cleanup pass edits only the files the run changed, tests and test support aside (%s); %s is not one of them. End the pass with phase{to:\"verifying\"}", allowed, rel)}
 }
 
 // endCleanup ends the cleanup pass (by the model's phase call, or by
@@ -232,6 +237,8 @@ func (r *runner) settleCleanup(ctx context.Context, d gate.Decision, gr phase.Go
 	o := d.Outcome()
 	why := ""
 	switch {
+	case (o == phase.Pass || o == phase.Concerns) && gr.Complete && !gr.Failed && fewerTests(c.Decision, d) != "":
+		why = fewerTests(c.Decision, d)
 	case (o == phase.Pass || o == phase.Concerns) && gr.Complete && !gr.Failed:
 		commit, err := r.commitGoal(ctx, d, "cleanup pass", "The final gate's cleanup pass: "+strings.Join(changed, ", ")+".\nThe tests and every essential criterion passed again on the cleaned tree.",
 			[]string{"Ultra-Final: cleanup"})
@@ -309,4 +316,63 @@ func (r *runner) revertCleanup(ctx context.Context, c *cleanupState) error {
 		return err
 	}
 	return nil
+}
+
+// cleanable are the changed files a cleanup may edit: not tests, nor what
+// decides how they run, nor what the person declared test support. A pass
+// that changes no behaviour has no reason to touch them, and a test the
+// run added is guarded by nothing else once it is weakened.
+func (r *runner) cleanable(changed []string) []string {
+	var support []tool.PathGlob
+	for _, p := range r.st.DeclaredSupport {
+		if g, err := tool.CompileGlob(p); err == nil {
+			support = append(support, g)
+		}
+	}
+	var out []string
+	for _, f := range changed {
+		if verify.IsTestPath(f) || slices.ContainsFunc(support, func(g tool.PathGlob) bool { return g.Match(f) }) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// fewerTests says why the cleaned tree's tests (after) prove less than
+// the final gate's (before): fewer passed, or more skipped ("" when not).
+func fewerTests(before, after gate.Decision) string {
+	b, a := before.Counts, after.Counts
+	switch {
+	case a.Passed < b.Passed:
+		return fmt.Sprintf("fewer tests passed on the cleaned tree (%d, against %d before it)", a.Passed, b.Passed)
+	case a.Skipped > b.Skipped:
+		return fmt.Sprintf("more tests were skipped on the cleaned tree (%d, against %d before it)", a.Skipped, b.Skipped)
+	}
+	return ""
+}
+
+// cleanupForReview is what the reviewer reads of the cleanup passes: each
+// committed cleanup's own diff (a test or a behaviour it changed is
+// plain there), each reverted one's reason.
+func (r *runner) cleanupForReview(ctx context.Context) string {
+	var b strings.Builder
+	for _, e := range r.goals.ledger.Entries() {
+		switch e.Kind {
+		case ledger.KindCleanupCommitted:
+			var d struct {
+				Commit string `json:"commit"`
+			}
+			_ = json.Unmarshal(e.Data, &d)
+			args := []string{"show", "--text", "--no-ext-diff", "--no-textconv", "--format=", "--stat", "-p", d.Commit, "--", "."}
+			for _, p := range goalArtifacts {
+				args = append(args, ":(exclude)"+p)
+			}
+			diff, _ := workspace.Git(ctx, r.row.Workdir, args...)
+			fmt.Fprintf(&b, "\n## The cleanup pass (committed %s on its own, after the final gate)\nIt must change no behaviour: check that it did not.\n%s\n", workspace.Short(d.Commit), event.Truncate(diff, 20<<10))
+		case ledger.KindCleanupReverted:
+			fmt.Fprintf(&b, "\n## A cleanup pass was reverted\n%s\n", oneLine(e.Text, 400))
+		}
+	}
+	return b.String()
 }

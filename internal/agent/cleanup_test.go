@@ -12,6 +12,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/check"
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/gate"
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/goal/ledger"
 	"github.com/ultra-dev/ultra/internal/llm"
@@ -122,9 +123,12 @@ func TestCleanupKeptIsCommittedOnItsOwn(t *testing.T) {
 	if cleaning != 3 {
 		t.Errorf("%d requests in cleaning, want 3", cleaning)
 	}
-	if !reviewing(p.reqs[len(p.reqs)-1]) || !strings.Contains(p.reqs[len(p.reqs)-1].Messages[0].Content, "+gamma\n") ||
-		strings.Contains(p.reqs[len(p.reqs)-1].Messages[0].Content, "DEBUG") {
+	rc := p.reqs[len(p.reqs)-1].Messages[0].Content
+	if !reviewing(p.reqs[len(p.reqs)-1]) || !strings.Contains(rc, "+gamma\n") || strings.Contains(rc, "+DEBUG") {
 		t.Error("the reviewer did not see the cleaned diff")
+	}
+	if !strings.Contains(rc, "## The cleanup pass (committed") || !strings.Contains(rc, "-DEBUG x=1") {
+		t.Errorf("the reviewer did not see the cleanup's own diff:\n%s", rc)
 	}
 	if b, _ := os.ReadFile(filepath.Join(row.Workdir, "c.txt")); string(b) != "gamma\n" {
 		t.Errorf("c.txt is %q", b)
@@ -347,4 +351,23 @@ func lastUser(req llm.Request) string {
 		}
 	}
 	return ""
+}
+
+func TestFewerTests(t *testing.T) {
+	d := func(passed, skipped int) gate.Decision {
+		return gate.Decision{Counts: gate.Counts{Passed: passed, Skipped: skipped}}
+	}
+	for _, c := range []struct {
+		before, after gate.Decision
+		want          string
+	}{
+		{d(4, 0), d(4, 0), ""},
+		{d(4, 0), d(5, 0), ""},
+		{d(4, 0), d(3, 0), "fewer tests passed on the cleaned tree (3, against 4 before it)"},
+		{d(4, 0), d(4, 1), "more tests were skipped on the cleaned tree (1, against 0 before it)"},
+	} {
+		if got := fewerTests(c.before, c.after); got != c.want {
+			t.Errorf("fewerTests(%v, %v) = %q, want %q", c.before.Counts, c.after.Counts, got, c.want)
+		}
+	}
 }

@@ -325,6 +325,7 @@ func (r *runner) startReview(ctx context.Context, d gate.Decision) {
 		fmt.Fprintf(&b, "\n## Steering of the accepted plan (ledger)\n%s\n", strings.Join(steering, "\n"))
 	}
 	fmt.Fprintf(&b, "\n## Diff against the run's start\n%s\n", diff)
+	b.WriteString(r.cleanupForReview(ctx))
 	if r.st.Goals.ReviewRound > 1 {
 		fmt.Fprintf(&b, "\nThis is review round %d of %d: the change was revised after an earlier review asked for changes (blockers or the architecture).\n", r.st.Goals.ReviewRound, goal.MaxReviewRounds+1)
 	}
@@ -431,7 +432,7 @@ func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Resul
 			}
 		}
 		msg := fmt.Sprintf("The final review (round %d of %d) asks for changes (%s). Change what it names, then call phase{to:\"verifying\"}: the final gate runs again, then a new review.\n- %s",
-			round, goal.MaxReviewRounds, words, strings.Join(must, "\n- "))
+			round, goal.MaxReviewRounds+1, words, strings.Join(must, "\n- "))
 		if len(more) > 0 {
 			msg += "\nIt also noted (not blocking):\n- " + strings.Join(more, "\n- ")
 		}
