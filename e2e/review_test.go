@@ -327,7 +327,7 @@ func TestReviewArchitectureConcernsThenClean(t *testing.T) {
 	m, res := reviseAfterReview(t, dir, calls(call("review", map[string]any{"verdict": "APPROVE", "summary": "Add adds", "architecture": architecture("CONCERNS", why)})))
 	evs := res.events(t)
 	checkPhases(t, evs, "building", "verifying", "cleaning", "verifying", "reviewing", "iterating", "verifying", "cleaning", "verifying", "reviewing", "complete")
-	if r := data(ofType(evs, "phase_changed")[5])["reason"].(string); !strings.Contains(r, "the final review asks for changes (round 1 of 2): architecture CONCERNS: "+why) {
+	if r := data(ofType(evs, "phase_changed")[5])["reason"].(string); !strings.Contains(r, "the final review asks for changes (round 1 of 3): architecture CONCERNS: "+why) {
 		t.Fatalf("back to iterating because %q", r)
 	}
 	// The builder got the reasons as what must change.

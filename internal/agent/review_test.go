@@ -233,7 +233,7 @@ func TestFinalReviewArchitectureConcernsIterate(t *testing.T) {
 			iterating = append(iterating, d.To+": "+d.Reason)
 		}
 	}
-	if len(iterating) != 2 || !strings.HasPrefix(iterating[0], "iterating: the final review asks for changes (round 1 of 2): architecture CONCERNS: c.txt duplicates") ||
+	if len(iterating) != 2 || !strings.HasPrefix(iterating[0], "iterating: the final review asks for changes (round 1 of 3): architecture CONCERNS: c.txt duplicates") ||
 		!strings.HasPrefix(iterating[1], "complete:") {
 		t.Fatalf("transitions from reviewing: %q", iterating)
 	}
