@@ -81,6 +81,10 @@ func newSkillsListCmd() *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"skills": all, "problems": probs})
 			}
+			if len(all) == 0 && len(probs) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "no skills: put NAME/SKILL.md in .agents/skills, .claude/skills or .ultra/skills (here or up to the repository root), or in ~/.agents/skills or ~/.claude/skills")
+				return nil
+			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintln(w, "SKILL\tINVOKED BY\tDESCRIPTION\tFILE")
 			for _, s := range all {

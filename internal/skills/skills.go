@@ -188,6 +188,9 @@ func splitTools(v string) []string {
 // root, then ~/.agents/skills and ~/.claude/skills.
 func Dirs(dir, root, home string) []string {
 	var out []string
+	if dir != root && !strings.HasPrefix(dir, root+string(filepath.Separator)) {
+		dir = root // started outside the checkout (in a run's worktree, say): its skills are not the person's
+	}
 	for d := dir; ; d = filepath.Dir(d) {
 		for _, s := range []string{".agents", ".claude", ".ultra"} {
 			out = append(out, filepath.Join(d, s, "skills"))
@@ -292,6 +295,9 @@ func Resources(s Skill) []string {
 				return filepath.SkipDir // an eval's reference answers
 			}
 			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil // a link could lead anywhere
 		}
 		rel, _ := filepath.Rel(s.Dir, p)
 		if rel != "SKILL.md" {

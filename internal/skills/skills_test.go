@@ -72,3 +72,25 @@ func TestDiscover(t *testing.T) {
 		t.Fatalf("a small budget: %q", small)
 	}
 }
+
+func TestDirsOutsideTheCheckout(t *testing.T) {
+	got := Dirs("/state/worktrees/run1/pkg", "/repo", "")
+	for _, d := range got {
+		if strings.HasPrefix(d, "/state") {
+			t.Fatalf("a directory outside the checkout is searched: %v", got)
+		}
+	}
+	if len(got) != 3 || got[0] != "/repo/.agents/skills" {
+		t.Fatalf("%v", got)
+	}
+}
+
+func TestResourcesLeaveOutLinks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
+	os.WriteFile(filepath.Join(dir, "scripts", "a.sh"), []byte("x"), 0o644)
+	os.Symlink("/etc/passwd", filepath.Join(dir, "passwd"))
+	if got := Resources(Skill{Dir: dir}); strings.Join(got, ",") != "scripts/a.sh" {
+		t.Fatalf("%v", got)
+	}
+}
