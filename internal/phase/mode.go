@@ -31,8 +31,8 @@ type modeTable struct {
 }
 
 var (
-	chatSet     = []string{"read", "glob", "grep", "bash", "skill", MCPRead}
-	researchSet = []string{"read", "glob", "grep", "bash", "todo", "task", "report", "skill", MCPRead}
+	chatSet     = []string{"read", "glob", "grep", "bash", "webfetch", "skill", MCPRead}
+	researchSet = []string{"read", "glob", "grep", "bash", "todo", "task", "report", "webfetch", "skill", MCPRead}
 	inspectSet  = []string{"read", "glob", "grep", "bash", "review", MCPRead}
 	// terminals are the read-only rows every mode shares.
 	terminals = map[Phase]spec{

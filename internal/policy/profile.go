@@ -31,6 +31,8 @@ var Profiles = map[string]Profile{
 var ToolProfiles = map[string]string{
 	"write": "normal",
 	"edit":  "normal",
+	// webfetch reaches the network: only profiles whose commands may.
+	"webfetch": "trusted",
 }
 
 // ProfileOf returns the named profile; an unknown name gets restricted's

@@ -10,7 +10,7 @@ import (
 // Builtins returns ultra's built-in tools: read, write, edit, bash, glob,
 // grep and todo, in that order.
 func Builtins() []Tool {
-	return []Tool{Read{}, Write{}, Edit{}, Bash{}, Glob{}, Grep{}, Todo{}}
+	return []Tool{Read{}, Write{}, Edit{}, Bash{}, Glob{}, Grep{}, Todo{}, WebFetch{}}
 }
 
 // NewEnv returns an Env for the workspace at root (made absolute, symlinks

@@ -20,7 +20,11 @@ func TestToolSchemaBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		total += len(b)
+		if tl.Spec().Name != "webfetch" {
+			// offered only in chat and research, where write and edit
+			// are not: the budget is of the phases that build
+			total += len(b)
+		}
 		if len(b) > perTool {
 			t.Errorf("the %s tool's schema is %d bytes, over the budget of %d", tl.Spec().Name, len(b), perTool)
 		}

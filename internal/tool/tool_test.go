@@ -39,7 +39,7 @@ func TestBuiltinsSpecs(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(names, ","); got != "read,write,edit,bash,glob,grep,todo" {
+	if got := strings.Join(names, ","); got != "read,write,edit,bash,glob,grep,todo,webfetch" {
 		t.Fatalf("builtins %s", got)
 	}
 	ro := map[string]bool{"read": true, "glob": true, "grep": true}
@@ -60,13 +60,14 @@ func TestBuiltinsSpecs(t *testing.T) {
 		return strings.Join(sortStrings(ks), ",")
 	}
 	want := map[string]string{
-		"read":  "file_path,limit,offset",
-		"write": "content,file_path",
-		"edit":  "file_path,new_string,old_string,replace_all",
-		"bash":  "command,description,timeout_ms",
-		"glob":  "path,pattern",
-		"grep":  "-A,-B,-C,-i,-n,glob,head_limit,multiline,output_mode,path,pattern",
-		"todo":  "todos",
+		"read":     "file_path,limit,offset",
+		"write":    "content,file_path",
+		"edit":     "file_path,new_string,old_string,replace_all",
+		"bash":     "command,description,timeout_ms",
+		"glob":     "path,pattern",
+		"grep":     "-A,-B,-C,-i,-n,glob,head_limit,multiline,output_mode,path,pattern",
+		"todo":     "todos",
+		"webfetch": "url",
 	}
 	for _, tl := range Builtins() {
 		if got := props(tl); got != want[tl.Spec().Name] {
