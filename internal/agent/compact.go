@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/hooks"
 	"github.com/ultra-dev/ultra/internal/llm"
 )
 
@@ -49,6 +50,7 @@ func (r *runner) compact(ctx context.Context, req llm.Request) llm.Request {
 		return req // far from the window: no need to count
 	}
 	before := estimate(req)
+	r.fireHooks(ctx, hooks.PreCompact, "auto", map[string]any{"trigger": "auto", "custom_instructions": ""})
 	// 1. Prune tool outputs, oldest first, until the request fits; the
 	// results of the latest answer are kept.
 	latest := r.lastAnswer()

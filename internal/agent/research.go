@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/hooks"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/tool"
@@ -110,6 +111,7 @@ func (r *runner) helperOffered() []string {
 // runHelper runs one helper to its report: its own context, the run's
 // guard, sandbox, redaction and budgets.
 func (r *runner) runHelper(ctx context.Context, taskID string, a helperTask) tool.Result {
+	defer r.fireHooks(ctx, hooks.SubagentStop, "", map[string]any{"stop_hook_active": false, "task_id": taskID})
 	offered := r.helperOffered()
 	specs := make([]llm.ToolSpec, 0, len(offered))
 	for _, name := range offered {
