@@ -20,6 +20,7 @@ import (
 type chatFlags struct {
 	runFlags
 	permission, modelMode string
+	inputFormat           string // --input-format: text or stream-json
 }
 
 func (c *chatFlags) register(cmd *cobra.Command) {
@@ -27,10 +28,12 @@ func (c *chatFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&c.permission, "permission-profile", "normal", "permission profile: "+strings.Join(axes.Values[axes.Permission], ", "))
 	fl.StringVar(&c.modelMode, "model-mode", "smart", "model mode: "+strings.Join(axes.Values[axes.ModelMode], ", "))
+	fl.StringVar(&c.inputFormat, "input-format", "text", "text (the question as arguments or stdin) or stream-json (user messages as JSON lines on stdin, as claude -p reads them: one answer each, in one session; needs --output-format stream-json)")
 }
 
 func newChatCmd() *cobra.Command {
 	var f chatFlags
+	var print bool
 	cmd := &cobra.Command{
 		Use:   "chat [SESSION] [QUESTION]",
 		Short: "Ask questions about the project: read-only, no branch, the answer is the result",
@@ -42,10 +45,11 @@ func newChatCmd() *cobra.Command {
   ultra chat 20261124-090000-a1b2c3 "and where are its tests?"
   ultra -p "which function parses the config?"    # print the answer only`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return chat(cmd, &f, args, false)
+			return chat(cmd, &f, args, print)
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().BoolVarP(&print, "print", "p", false, "print mode, as claude -p: the answer alone (or --output-format's JSON), no prompt, no session line")
 	return cmd
 }
 
@@ -73,7 +77,13 @@ func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
 	question := strings.TrimSpace(strings.Join(args, " "))
 	in := cmd.InOrStdin()
 	interactive := false
-	if question == "" {
+	streamIn, err := f.streamInput(question)
+	if err != nil {
+		return err
+	}
+	if streamIn {
+		print = true
+	} else if question == "" {
 		if isTerminal(in) {
 			interactive = !print
 			if print {
@@ -136,14 +146,17 @@ func chat(cmd *cobra.Command, f *chatFlags, args []string, print bool) error {
 		if out.ExitCode != 0 {
 			return &exitError{code: out.ExitCode, err: fmt.Errorf("chat %s %s: %s", out.RunID, out.Status, out.Reason)}
 		}
-		if f.output != "jsonl" {
+		if f.output != "jsonl" && !f.structured() {
 			fmt.Fprintln(cmd.OutOrStdout(), event.Printable(strings.TrimRight(out.Answer, "\n")))
 		}
 		return nil
 	}
+	if streamIn {
+		return readUserMessages(in, answer)
+	}
 	if !interactive {
 		err := answer(question)
-		if err == nil && !print && f.output != "jsonl" {
+		if err == nil && !print && f.output != "jsonl" && !f.structured() {
 			fmt.Fprintf(cmd.ErrOrStderr(), "(session %s: ultra chat %s \"next question\")\n", session, session)
 		}
 		return err

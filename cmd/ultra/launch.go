@@ -32,6 +32,9 @@ func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, ou
 	if err != nil {
 		return agent.Options{}, err
 	}
+	if r, log := f.printRenderer(cmd, p, out); r != nil {
+		extra, out = append(extra, r), log
+	}
 	sinks, err := f.sinks(out)
 	if err != nil {
 		return agent.Options{}, err

@@ -29,7 +29,7 @@ func newRoot() *cobra.Command {
 	pf.register(root)
 	root.Flags().VisitAll(func(f *pflag.Flag) {
 		switch f.Name {
-		case "base-url", "model", "provider", "output", "permission-profile", "model-mode":
+		case "base-url", "model", "provider", "output", "output-format", "input-format", "permission-profile", "model-mode":
 		default:
 			f.Hidden = true
 		}

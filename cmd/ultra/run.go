@@ -37,12 +37,15 @@ type runFlags struct {
 	changed                          func(name string) bool // whether a flag was given (to tell 0 from nothing)
 	noWait                           bool                   // a run that needs a person ends with that status instead of waiting
 	oneUnit                          bool                   // ultra next: go on for one unit, then pause
+	outputFormat                     string                 // --output-format: claude -p's text, json or stream-json
+	print                            bool                   // ultra run -p: print the result alone
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	f.changed = fl.Changed
 	fl.StringVarP(&f.output, "output", "o", "human", "output format: human or jsonl")
+	fl.StringVar(&f.outputFormat, "output-format", "", "print mode's output, as claude -p: text (the result alone), json (the final result object) or stream-json (one message a line: init, assistant, user, result); --output jsonl is ultra's own schema")
 	fl.StringVar(&f.provider, "provider", "", "model provider: openai (any OpenAI-compatible server), anthropic or gemini [env ULTRA_PROVIDER, config model.provider]")
 	fl.StringVar(&f.baseURL, "base-url", "", "provider base URL [env OPENAI_BASE_URL, config model.base_url; default: OpenAI with OPENAI_API_KEY, else Ollama at http://127.0.0.1:11434/v1]")
 	fl.StringVar(&f.model, "model", "", "model name [env ULTRA_MODEL, config model.name]")
@@ -85,6 +88,9 @@ func (f *runFlags) explicitBudgets() phase.Budgets {
 // mean the default, so the refusal says what the default is. (In the
 // configuration files 0, like a missing key, means the default.)
 func (f *runFlags) validate() error {
+	if err := f.checkFormat(); err != nil {
+		return err
+	}
 	for _, b := range []struct {
 		name string
 		v    float64
@@ -430,6 +436,7 @@ func newStartCmd(planOnly bool) *cobra.Command {
 	}
 	f.register(cmd)
 	fl := cmd.Flags()
+	fl.BoolVarP(&f.print, "print", "p", false, "print mode, as claude -p: stdout gets the result alone (with --output-format json or stream-json, Claude Code's JSON shapes); the log goes to stderr with -v")
 	fl.StringVar(&briefFile, "brief-file", "", "a brief (markdown) with the goals, constraints and definition of done; written to .ultra/runs/<run-id>/brief.md")
 	fl.StringVar(&a.Mode, "mode", a.Mode, "work mode: "+strings.Join(axes.Values[axes.Mode], ", "))
 	fl.StringVar(&a.Control, "control", a.Control, "run control: "+strings.Join(axes.Values[axes.Control], ", ")+" (non-autonomous runs wait for a person to approve the plan)")
