@@ -126,9 +126,9 @@ func TestStreamJSONRunComplete(t *testing.T) {
 	if !strings.Contains(res.stdout, `"name":"edit"`) {
 		t.Fatalf("no edit tool_use:\n%s", res.stdout)
 	}
-	// json: the result object alone.
+	// json: the result object alone, from ultra -p.
 	m2 := newModel(t, text("A calculator."))
-	r2 := ultra(t, dir, "chat", "-p", "--output-format", "json", "--provider", "openai", "--base-url", m2.url, "--model", "scripted", "what is this?")
+	r2 := ultra(t, dir, "-p", "--output-format", "json", "--provider", "openai", "--base-url", m2.url, "--model", "scripted", "what is this?")
 	var one map[string]any
 	if r2.code != 0 || strings.Count(strings.TrimSpace(r2.stdout), "\n") != 0 || json.Unmarshal([]byte(r2.stdout), &one) != nil ||
 		one["type"] != "result" || one["result"] != "A calculator." || one["subtype"] != "success" {
