@@ -34,10 +34,11 @@ func (f *runFlags) checkFormat() error {
 // printRenderer is the sink of Claude Code's print mode, and the writer
 // the human log goes to beside it (stderr with -v, else nowhere): nil
 // when the run prints ultra's own output. A run given -p without a
-// format prints its result's text alone, as claude -p does.
+// format (and without --output jsonl, which keeps its stream) prints
+// its result's text alone, as claude -p does.
 func (f *runFlags) printRenderer(cmd *cobra.Command, p *project, out io.Writer) (event.Sink, io.Writer) {
 	format := streamjson.Format(f.outputFormat)
-	if !f.structured() && !(f.print && (format == "" || format == streamjson.Text)) {
+	if !f.structured() && (!f.print || f.output == "jsonl") {
 		return nil, out
 	}
 	if format == "" {
