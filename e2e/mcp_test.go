@@ -75,6 +75,9 @@ func TestMCPServersInARun(t *testing.T) {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
 	evs := res.events(t)
+	if mcp := ofType(evs, "mcp"); len(mcp) != 1 || len(data(mcp[0])["servers"].([]any)) != 3 {
+		t.Fatalf("the mcp event: %v", mcp)
+	}
 	out := map[string][]map[string]any{}
 	for _, e := range ofType(evs, "tool_result") {
 		out[data(e)["tool"].(string)] = append(out[data(e)["tool"].(string)], data(e))

@@ -77,6 +77,11 @@ func (r *runner) mcpWait() {
 	}
 	<-r.mcp.ready
 	r.mcp.registered = true
+	var servers []event.MCPServerData
+	for _, st := range r.mcp.m.Statuses() {
+		servers = append(servers, event.MCPServerData{Name: st.Name, State: st.State, Error: st.Error, Tools: st.Tools})
+	}
+	r.emit(event.MCP, event.MCPData{Servers: servers})
 	for _, st := range r.mcp.m.Statuses() {
 		if st.State != "connected" {
 			r.emit(event.Warning, event.WarningData{Message: fmt.Sprintf("MCP server %s (%s) is not used: %s", st.Name, st.Source, st.Error)})

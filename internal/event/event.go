@@ -53,6 +53,9 @@ const (
 	// Cleanup: the final gate's cleanup pass started, or ended (kept
 	// and committed, reverted, or unchanged).
 	Cleanup Type = "cleanup"
+	// MCP: the run's MCP servers answered (or did not), before its first
+	// request: each one's state and its number of tools.
+	MCP Type = "mcp"
 )
 
 // Event is one thing that happened. Data is the typed payload of Type.
@@ -136,6 +139,16 @@ type (
 		Files  []string `json:"files,omitempty"`  // the files the pass may edit (started) or changed
 		Commit string   `json:"commit,omitempty"` // the cleanup's commit, or the commit put back
 		Reason string   `json:"reason,omitempty"` // what failed (reverted)
+	}
+	// MCPData is the run's MCP servers as they started.
+	MCPData struct {
+		Servers []MCPServerData `json:"servers"`
+	}
+	MCPServerData struct {
+		Name  string `json:"name"`
+		State string `json:"state"` // connected, failed, off
+		Error string `json:"error,omitempty"`
+		Tools int    `json:"tools"`
 	}
 	// CommitData is ultra's commit of a tree its gate let through.
 	CommitData struct {

@@ -50,6 +50,7 @@ type Renderer struct {
 
 	run, cwd, model, phase string
 	axes                   *axes.Axes
+	mcp                    []MCPServer // the run's MCP servers (event.MCP)
 	initDone               bool
 	start                  time.Time
 	apiTime                time.Duration
@@ -116,6 +117,11 @@ func (r *Renderer) render(e event.Event) []any {
 		r.axes = &a
 	case event.RunResumedData:
 		r.begin(e)
+	case event.MCPData:
+		r.mcp = nil
+		for _, s := range d.Servers {
+			r.mcp = append(r.mcp, MCPServer{Name: s.Name, Status: s.State})
+		}
 	case event.ModelRequestData:
 		if r.model == "" {
 			r.model = d.Model
@@ -202,7 +208,7 @@ func (r *Renderer) init(tools []string) []any {
 		tools = []string{}
 	}
 	return []any{Init{Type: "system", Subtype: "init", SessionID: r.run, Cwd: cwd, Model: r.model, Tools: tools,
-		MCPServers: []MCPServer{}, PermissionMode: permissionMode(r.axes), APIKeySource: "none",
+		MCPServers: append([]MCPServer{}, r.mcp...), PermissionMode: permissionMode(r.axes), APIKeySource: "none",
 		Ultra: &InitFacts{RunID: r.run, Axes: r.axes}}}
 }
 

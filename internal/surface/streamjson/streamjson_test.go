@@ -115,3 +115,16 @@ func TestTextPrintsTheResultAlone(t *testing.T) {
 		t.Fatalf("%q", b.String())
 	}
 }
+
+// The run's MCP servers, as they started, are init's mcp_servers.
+func TestInitNamesMCPServers(t *testing.T) {
+	evs := events("complete", "done", true)
+	mcp := event.Event{Type: event.MCP, Run: "r1", Data: event.MCPData{Servers: []event.MCPServerData{
+		{Name: "github", State: "connected", Tools: 3}, {Name: "db", State: "failed", Error: "exit 1"}}}}
+	evs = append(evs[:1], append([]event.Event{mcp}, evs[1:]...)...)
+	init := render(Stream, evs)[0]
+	got, _ := json.Marshal(init["mcp_servers"])
+	if init["subtype"] != "init" || string(got) != `[{"name":"github","status":"connected"},{"name":"db","status":"failed"}]` {
+		t.Fatalf("init %v", init)
+	}
+}
