@@ -323,3 +323,12 @@ func TestFinalReviewWithoutArchitectureIsAToolError(t *testing.T) {
 		t.Fatalf("review events %+v", rs)
 	}
 }
+
+// The example a review with broken JSON is refused with is itself a
+// review the tool accepts ({} is none).
+func TestReviewExampleArgsAreAReview(t *testing.T) {
+	c, err := ParseReviewCall(json.RawMessage(exampleArgs("review")), func(string) bool { return true })
+	if err != nil || c.Architecture == nil {
+		t.Fatalf("exampleArgs(review) = %s: %v (architecture %v)", exampleArgs("review"), err, c.Architecture)
+	}
+}
