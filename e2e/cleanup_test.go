@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -202,12 +203,34 @@ func TestCleanupCannotWeakenARunAddedTest(t *testing.T) {
 			if got := git(t, dir, "show", "ultra/"+id+":calc/neg_test.go"); got != negTest {
 				t.Fatalf("the run's test changed on the branch:\n%s", got)
 			}
+			// No commit of the branch holds a weakened test.
+			for _, c := range strings.Fields(git(t, dir, "rev-list", "main..ultra/"+id)) {
+				if got := git(t, dir, "show", c+":calc/neg_test.go"); got != negTest {
+					t.Fatalf("commit %s holds another calc/neg_test.go:\n%s", c, got)
+				}
+			}
 			var refused bool
 			for _, e := range ofType(evs, "refusal") {
-				refused = refused || (data(e)["layer"] == "cleanup-files" && strings.Contains(data(e)["reason"].(string), "tests and test support aside"))
+				r := data(e)["reason"].(string)
+				refused = refused || (data(e)["layer"] == "cleanup-files" && strings.HasPrefix(r, "calc/neg_test.go is a test: ") &&
+					strings.Contains(r, "tests and test support are not the cleanup's to change"))
 			}
 			if !refused || !slices.Equal(cleanupResults(evs), []string{"started", "reverted"}) {
 				t.Fatalf("refused %v, cleanup %v", refused, cleanupResults(evs))
+			}
+			// The pass's files leave the test out, and the model is told so.
+			if f := data(ofType(evs, "cleanup")[0])["files"]; fmt.Sprint(f) != "[calc/calc.go]" {
+				t.Fatalf("the cleanup may edit %v", f)
+			}
+			var told bool
+			for _, rq := range m.srv.Requests() {
+				told = told || strings.Contains(string(rq.Body), "not the cleanup's to change (a pass that changes no behaviour has no reason to touch them); the run also changed these, which stay as they are:\\n  - calc/neg_test.go (a test)")
+			}
+			if !told {
+				t.Fatal("the cleanup's prompt does not set the run's test aside")
+			}
+			if led := readFile(t, filepath.Join(recordsIn(t, workdirOf(t, evs)), "ledger.jsonl")); !strings.Contains(led, `"tests_aside":{"calc/neg_test.go":"a test"}`) {
+				t.Fatalf("the ledger's cleanup_started does not set the test aside:\n%s", led)
 			}
 			var reviewer string
 			for _, rq := range m.srv.Requests() {
@@ -219,5 +242,42 @@ func TestCleanupCannotWeakenARunAddedTest(t *testing.T) {
 				t.Fatal("the reviewer is not told of the reverted cleanup")
 			}
 		})
+	}
+}
+
+// A cleanup that skips a test the run added through the code it may edit
+// (the test skips when the code says so) is reverted, though the gate
+// only has concerns about a skipped test: a test that passed at the final
+// gate must still run on the cleaned tree. The ledger says which.
+func TestCleanupThatSkipsAPassingTestIsReverted(t *testing.T) {
+	t.Parallel()
+	skippable := strings.Replace(negTest, "func TestAddNegative(t *testing.T) {\n", "func TestAddNegative(t *testing.T) {\n\tif !negatives {\n\t\tt.Skip(\"negatives off\")\n\t}\n", 1)
+	fix := "return a + b\n}\n\nconst negatives = true"
+	dir, evs, id, wt := cleanupRun(t, []step{
+		fixSteps()[0], fixSteps()[1],
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b\n}", "new_string": fix}),
+			call("write", map[string]any{"file_path": "calc/neg_test.go", "content": skippable})),
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})),
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": fix, "new_string": "if a < 0 {\n\t\treturn 0\n\t}\n\treturn a + b\n}\n\nconst negatives = false"})),
+		endCleanup(),
+		approve(),
+	})
+	if got := cleanupResults(evs); !slices.Equal(got, []string{"started", "reverted"}) {
+		t.Fatalf("cleanup events %v", got)
+	}
+	if got := git(t, dir, "show", "ultra/"+id+":calc/calc.go"); strings.Contains(got, "return 0") || !strings.Contains(got, "negatives = true") {
+		t.Fatalf("calc.go at the tip:\n%s", got)
+	}
+	if got := readFile(t, filepath.Join(wt, "calc/calc.go")); strings.Contains(got, "return 0") {
+		t.Fatalf("calc.go in the worktree:\n%s", got)
+	}
+	why := data(ofType(evs, "cleanup")[1])["reason"].(string)
+	led := readFile(t, filepath.Join(recordsIn(t, wt), "ledger.jsonl"))
+	for _, s := range []string{why, led} {
+		if !strings.Contains(s, "tests that passed at the final gate do not run on the cleaned tree: 1 skipped (") || !strings.Contains(s, "TestAddNegative") {
+			t.Fatalf("the revert does not name the skipped test: %s", s)
+		}
 	}
 }

@@ -40,8 +40,15 @@ type cleanupState struct {
 	// when the cleanup is reverted or changed nothing.
 	Decision gate.Decision `json:"decision"`
 	// Files are the files the run changed (from its start commit to the
-	// final tree, ultra's records excluded): the only ones edit may change.
+	// final tree, ultra's records excluded), tests and test support
+	// aside: the only ones edit may change.
 	Files []string `json:"files"`
+	// Tests are the changed files left out of Files, each with what it is
+	// to the tests (the gate's classifier): not the cleanup's to change.
+	Tests map[string]string `json:"tests,omitempty"`
+	// Passed names the tests that passed at the final gate: on the
+	// cleaned tree each must still run and not be skipped.
+	Passed []string `json:"passed,omitempty"`
 	// StartTurns is the run's model requests when the pass started.
 	StartTurns int `json:"start_turns"`
 	// Verifying: the pass ended; the verification now judges it.
@@ -100,16 +107,23 @@ func (r *runner) changedFiles(ctx context.Context, tree string) ([]string, error
 // ultra committed its tree; it returns what the model reads. Without a
 // commit of that tree to go back to, or with no file to clean, there is
 // no pass: the review follows at once.
-func (r *runner) startCleanup(ctx context.Context, d gate.Decision) string {
+func (r *runner) startCleanup(ctx context.Context, d gate.Decision, res *verify.Result) string {
 	gs := r.st.Goals
 	wd := r.row.Workdir
 	tip := workspace.BranchTip(ctx, wd, r.row.Workspace.Branch)
 	changed, err := r.changedFiles(ctx, d.Tree)
-	files := r.cleanable(changed)
+	var files []string
+	var tests map[string]string
+	var cerr error
+	if err == nil {
+		files, tests, cerr = r.cleanable(ctx, d, changed)
+	}
 	why := ""
 	switch {
 	case err != nil:
 		why = "ultra could not list the files the run changed: " + err.Error()
+	case cerr != nil:
+		why = "ultra could not tell the run's tests and test support from its code: " + cerr.Error()
 	case len(changed) == 0:
 		why = "the run changed no file ultra's records aside"
 	case len(files) == 0:
@@ -125,15 +139,29 @@ func (r *runner) startCleanup(ctx context.Context, d gate.Decision) string {
 		return r.cleanupToReview(ctx, phase.BySystem, d, "none, as "+why)
 	}
 	gs.Cleanups++
-	gs.Cleanup = &cleanupState{Commit: tip, Decision: d, Files: files, StartTurns: r.st.Phase.Used.Turns}
+	gs.Cleanup = &cleanupState{Commit: tip, Decision: d, Files: files, Tests: tests, Passed: passedTests(res), StartTurns: r.st.Phase.Used.Turns}
 	r.recordGoal(ledger.Entry{Kind: ledger.KindCleanupStarted,
 		Text: fmt.Sprintf("cleanup pass %d from %s; it may edit: %s", gs.Cleanups, workspace.Short(tip), strings.Join(files, ", ")),
-		Data: jsonData(map[string]any{"commit": tip, "files": files, "gate": d.N})})
+		Data: jsonData(map[string]any{"commit": tip, "files": files, "tests_aside": tests, "gate": d.N})})
 	r.emit(event.Cleanup, event.CleanupData{Result: "started", Files: files, Commit: tip})
-	return fmt.Sprintf("Phase is now cleaning: the cleanup pass before the review (at most %d turns). You may edit only the files the run changed, tests and test support aside:\n  - %s\n"+
+	return fmt.Sprintf("Phase is now cleaning: the cleanup pass before the review (at most %d turns). You may edit only the files the run changed, tests and test support aside:\n  - %s\n%s"+
 		"Look for, and remove: debugging leftovers (prints, logs, commented-out code), dead or duplicated code, and comments that narrate the change (\"fixed\", \"now does X\", \"changed Y\") rather than explain the code. Change no behaviour; edit is the only tool that changes anything here (no new files, no commands).\n"+
 		"End the pass with phase{to:\"verifying\"}, with or without a change: ultra runs the tests and every criterion again on the cleaned tree. A cleanup they pass is committed on its own; one that breaks a test or a criterion is reverted, and the review sees the tree as it was before it.",
-		phase.CleanupTurns, strings.Join(files, "\n  - "))
+		phase.CleanupTurns, strings.Join(files, "\n  - "), testsAside(tests))
+}
+
+// testsAside tells the model which of the files the run changed are
+// tests or test support, and why it may not edit them.
+func testsAside(tests map[string]string) string {
+	if len(tests) == 0 {
+		return ""
+	}
+	var l []string
+	for f, why := range tests {
+		l = append(l, f+" ("+why+")")
+	}
+	slices.Sort(l)
+	return "Tests and test support are not the cleanup's to change (a pass that changes no behaviour has no reason to touch them); the run also changed these, which stay as they are:\n  - " + strings.Join(l, "\n  - ") + "\n"
 }
 
 // checkCleanupEdit refuses an edit of the cleanup pass whose file (as the
@@ -151,8 +179,26 @@ func (r *runner) checkCleanupEdit(c llm.ToolCall) *refusal {
 	if cl != nil {
 		allowed = strings.Join(cl.Files, ", ")
 	}
+	if what := cl.testRole(rel, real); what != "" {
+		return &refusal{layer: LayerCleanup, reason: fmt.Sprintf(
+			"%s is %s: tests and test support are not the cleanup's to change (a pass that changes no behaviour has no reason to touch them). The cleanup pass edits only the files the run changed, tests and test support aside (%s). End the pass with phase{to:\"verifying\"}", rel, what, allowed)}
+	}
 	return &refusal{layer: LayerCleanup, reason: fmt.Sprintf(
 		"the cleanup pass edits only the files the run changed, tests and test support aside (%s); %s is not one of them. End the pass with phase{to:\"verifying\"}", allowed, rel)}
+}
+
+// testRole says what an edit's file (as named, and as its links lead) is
+// to the tests when it is a test or test support ("" when neither).
+func (c *cleanupState) testRole(paths ...string) string {
+	for _, p := range paths {
+		if c != nil && c.Tests[p] != "" {
+			return c.Tests[p]
+		}
+		if verify.IsTestPath(p) {
+			return "a test"
+		}
+	}
+	return ""
 }
 
 // endCleanup ends the cleanup pass (by the model's phase call, or by
@@ -225,7 +271,7 @@ func (r *runner) cleanupChanges(ctx context.Context, c *cleanupState) ([]workspa
 // settleCleanup keeps or reverts the cleanup that verification d judged
 // (gr: what the final gate found on it); it returns the decision the
 // review judges and what the model reads.
-func (r *runner) settleCleanup(ctx context.Context, d gate.Decision, gr phase.GoalResult) (gate.Decision, string) {
+func (r *runner) settleCleanup(ctx context.Context, d gate.Decision, res *verify.Result, gr phase.GoalResult) (gate.Decision, string) {
 	c := r.st.Goals.Cleanup
 	defer func() { r.st.Goals.Cleanup = nil }()
 	var changed []string
@@ -235,10 +281,11 @@ func (r *runner) settleCleanup(ctx context.Context, d gate.Decision, gr phase.Go
 		}
 	}
 	o := d.Outcome()
+	lost := lostTests(c, d, res)
 	why := ""
 	switch {
-	case (o == phase.Pass || o == phase.Concerns) && gr.Complete && !gr.Failed && fewerTests(c.Decision, d) != "":
-		why = fewerTests(c.Decision, d)
+	case (o == phase.Pass || o == phase.Concerns) && gr.Complete && !gr.Failed && lost != "":
+		why = lost
 	case (o == phase.Pass || o == phase.Concerns) && gr.Complete && !gr.Failed:
 		commit, err := r.commitGoal(ctx, d, "cleanup pass", "The final gate's cleanup pass: "+strings.Join(changed, ", ")+".\nThe tests and every essential criterion passed again on the cleaned tree.",
 			[]string{"Ultra-Final: cleanup"})
@@ -316,40 +363,6 @@ func (r *runner) revertCleanup(ctx context.Context, c *cleanupState) error {
 		return err
 	}
 	return nil
-}
-
-// cleanable are the changed files a cleanup may edit: not tests, nor what
-// decides how they run, nor what the person declared test support. A pass
-// that changes no behaviour has no reason to touch them, and a test the
-// run added is guarded by nothing else once it is weakened.
-func (r *runner) cleanable(changed []string) []string {
-	var support []tool.PathGlob
-	for _, p := range r.st.DeclaredSupport {
-		if g, err := tool.CompileGlob(p); err == nil {
-			support = append(support, g)
-		}
-	}
-	var out []string
-	for _, f := range changed {
-		if verify.IsTestPath(f) || slices.ContainsFunc(support, func(g tool.PathGlob) bool { return g.Match(f) }) {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// fewerTests says why the cleaned tree's tests (after) prove less than
-// the final gate's (before): fewer passed, or more skipped ("" when not).
-func fewerTests(before, after gate.Decision) string {
-	b, a := before.Counts, after.Counts
-	switch {
-	case a.Passed < b.Passed:
-		return fmt.Sprintf("fewer tests passed on the cleaned tree (%d, against %d before it)", a.Passed, b.Passed)
-	case a.Skipped > b.Skipped:
-		return fmt.Sprintf("more tests were skipped on the cleaned tree (%d, against %d before it)", a.Skipped, b.Skipped)
-	}
-	return ""
 }
 
 // cleanupForReview is what the reviewer reads of the cleanup passes: each

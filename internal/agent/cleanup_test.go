@@ -19,6 +19,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/verify"
+	"github.com/ultra-dev/ultra/internal/verify/report"
 )
 
 // contentVerifier fails the tests while file holds bad.
@@ -353,21 +354,39 @@ func lastUser(req llm.Request) string {
 	return ""
 }
 
-func TestFewerTests(t *testing.T) {
+func TestLostTests(t *testing.T) {
 	d := func(passed, skipped int) gate.Decision {
-		return gate.Decision{Counts: gate.Counts{Passed: passed, Skipped: skipped}}
+		return gate.Decision{Counts: gate.Counts{Passed: passed, Skipped: skipped, Executed: passed}}
 	}
+	const pass, skip = report.Passed, report.Skipped
+	res := func(cases ...any) *verify.Result {
+		r := &verify.Result{}
+		for i := 0; i < len(cases); i += 2 {
+			r.Tests = append(r.Tests, report.Case{Name: cases[i].(string), Status: cases[i+1].(report.Status)})
+		}
+		return r
+	}
+	before := res("TestA", pass, "TestB", pass, "TestC", skip)
 	for _, c := range []struct {
+		name          string
+		passed        []string
 		before, after gate.Decision
+		res           *verify.Result
 		want          string
 	}{
-		{d(4, 0), d(4, 0), ""},
-		{d(4, 0), d(5, 0), ""},
-		{d(4, 0), d(3, 0), "fewer tests passed on the cleaned tree (3, against 4 before it)"},
-		{d(4, 0), d(4, 1), "more tests were skipped on the cleaned tree (1, against 0 before it)"},
+		{"same", passedTests(before), d(2, 1), d(2, 1), before, ""},
+		{"more", passedTests(before), d(2, 1), d(3, 1), res("TestA", pass, "TestB", pass, "TestC", pass), ""},
+		{"missing", passedTests(before), d(2, 1), d(2, 1), res("TestA", pass, "TestC", skip, "TestD", pass),
+			"tests that passed at the final gate do not run on the cleaned tree: 1 missing (TestB)"},
+		{"skipped", passedTests(before), d(2, 1), d(1, 2), res("TestA", skip, "TestB", pass, "TestC", skip),
+			"tests that passed at the final gate do not run on the cleaned tree: 1 skipped (TestA)"},
+		{"counts: fewer ran", nil, d(4, 0), d(3, 0), nil, "fewer tests ran on the cleaned tree (3, against 4 before it)"},
+		{"counts: fewer passed", nil, d(4, 0), gate.Decision{Counts: gate.Counts{Passed: 3, Failed: 1, Executed: 4}}, nil, "fewer tests passed on the cleaned tree (3, against 4 before it)"},
+		{"counts: more skipped", nil, d(4, 0), d(4, 1), res(), "more tests were skipped on the cleaned tree (1, against 0 before it)"},
+		{"counts: same", nil, d(4, 0), d(4, 0), nil, ""},
 	} {
-		if got := fewerTests(c.before, c.after); got != c.want {
-			t.Errorf("fewerTests(%v, %v) = %q, want %q", c.before.Counts, c.after.Counts, got, c.want)
+		if got := lostTests(&cleanupState{Passed: c.passed, Decision: c.before}, c.after, c.res); got != c.want {
+			t.Errorf("%s: lostTests = %q, want %q", c.name, got, c.want)
 		}
 	}
 }

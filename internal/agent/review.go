@@ -74,10 +74,10 @@ func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *veri
 	case phase.Cleaning:
 		out += r.commitFinal(ctx, d, gr, cur, completing, done)
 		r.st.Goals.Final = true
-		out += "The final gate passed. " + r.startCleanup(ctx, d)
+		out += "The final gate passed. " + r.startCleanup(ctx, d, res)
 	case phase.Reviewing:
 		if gr.Cleaned {
-			rd, text := r.settleCleanup(ctx, d, gr)
+			rd, text := r.settleCleanup(ctx, d, res, gr)
 			out += text
 			if r.stop == nil {
 				r.startReview(ctx, rd)
