@@ -269,7 +269,7 @@ func TestFinalReviewBlockedInTheLastRoundEscalates(t *testing.T) {
 	if out.Status != StatusEscalated || out.ExitCode != ExitEscalated {
 		t.Fatalf("outcome %+v", out)
 	}
-	if !strings.Contains(out.Reason, "still asks for changes after 2 rounds (limit 2): architecture BLOCKED: the design is wrong") {
+	if !strings.Contains(out.Reason, "still asks for changes in its last round (round 3 of 3): architecture BLOCKED: the design is wrong") {
 		t.Fatalf("reason %q", out.Reason)
 	}
 	vs := verdicts(t, dir, out.RunID)

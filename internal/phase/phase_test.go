@@ -2,6 +2,7 @@ package phase
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -361,6 +362,11 @@ func TestAfterReview(t *testing.T) {
 		got, tr, err := s.AfterReview(c.clean, c.round, 2, "why")
 		if err != nil || got.Phase != c.want || tr.By != c.by {
 			t.Errorf("clean=%v round %d: %s by %s (%v), want %s by %s", c.clean, c.round, got.Phase, tr.By, err, c.want, c.by)
+		}
+		// The round is counted of the reviews there may be, as the model
+		// and the reviewer read it, whether the run iterates or escalates.
+		if want := fmt.Sprintf("(round %d of 3): why", c.round); !c.clean && !strings.HasSuffix(tr.Reason, want) {
+			t.Errorf("round %d: reason %q, want it to end %q", c.round, tr.Reason, want)
 		}
 	}
 	if _, _, err := New(Budgets{}).AfterReview(true, 1, 2, ""); err == nil {

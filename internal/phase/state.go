@@ -378,7 +378,7 @@ func (s State) AfterReview(clean bool, round, maxRounds int, reason string) (Sta
 	case clean:
 		return s.Transition(Complete, ByReviewer, strings.TrimSuffix("the final review approved: "+reason, ": "), "")
 	case round > maxRounds:
-		return s.Transition(Escalated, BySystem, fmt.Sprintf("the final review still asks for changes after %d rounds (limit %d): %s", round-1, maxRounds, reason), "")
+		return s.Transition(Escalated, BySystem, fmt.Sprintf("the final review still asks for changes in its last round (round %d of %d): %s", round, maxRounds+1, reason), "")
 	}
 	return s.Transition(Iterating, ByReviewer, fmt.Sprintf("the final review asks for changes (round %d of %d): %s", round, maxRounds+1, reason), "")
 }
