@@ -281,3 +281,45 @@ func TestCleanupThatSkipsAPassingTestIsReverted(t *testing.T) {
 		}
 	}
 }
+
+// A helper the run's tests load and its code does not is test support,
+// as the gate tells it: the cleanup may not edit it either (an assertion
+// helper made to check nothing weakens every test that uses it).
+func TestCleanupCannotEditTestSupport(t *testing.T) {
+	t.Parallel()
+	const helper = "package checks\n\nimport \"testing\"\n\n// Eq fails t when got is not want.\nfunc Eq(t *testing.T, got, want int) {\n\tt.Helper()\n\tif got != want {\n\t\tt.Fatalf(\"got %d, want %d\", got, want)\n\t}\n}\n"
+	const test = "package calc\n\nimport (\n\t\"testing\"\n\n\t\"example.com/calc/calc/internal/checks\"\n)\n\nfunc TestAddNegative(t *testing.T) {\n\tchecks.Eq(t, Add(-2, -3), -5)\n}\n"
+	dir, evs, id, _ := cleanupRun(t, []step{
+		fixSteps()[0], fixSteps()[1],
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "return a - b", "new_string": "return a + b"}),
+			call("write", map[string]any{"file_path": "calc/internal/checks/checks.go", "content": helper}),
+			call("write", map[string]any{"file_path": "calc/neg_test.go", "content": test})),
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})),
+		calls(call("edit", map[string]any{"file_path": "calc/internal/checks/checks.go", "old_string": "\tif got != want {\n\t\tt.Fatalf(\"got %d, want %d\", got, want)\n\t}\n", "new_string": ""}),
+			call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": "\treturn a + b", "new_string": "\tif a < 0 {\n\t\treturn 0\n\t}\n\treturn a + b"})),
+		endCleanup(),
+		approve(),
+	})
+	if f := data(ofType(evs, "cleanup")[0])["files"]; fmt.Sprint(f) != "[calc/calc.go]" {
+		t.Fatalf("the cleanup may edit %v", f)
+	}
+	var refused string
+	for _, e := range ofType(evs, "refusal") {
+		if data(e)["layer"] == "cleanup-files" {
+			refused = data(e)["reason"].(string)
+		}
+	}
+	if !strings.HasPrefix(refused, "calc/internal/checks/checks.go is test support: ") || !strings.Contains(refused, "not the cleanup's to change") {
+		t.Fatalf("the helper's edit: %q", refused)
+	}
+	if got := git(t, dir, "show", "ultra/"+id+":calc/internal/checks/checks.go"); got != helper {
+		t.Fatalf("the helper at the tip:\n%s", got)
+	}
+	if got := git(t, dir, "show", "ultra/"+id+":calc/calc.go"); strings.Contains(got, "return 0") {
+		t.Fatalf("the broken Add is on the branch:\n%s", got)
+	}
+	if got := cleanupResults(evs); !slices.Equal(got, []string{"started", "reverted"}) {
+		t.Fatalf("cleanup events %v", got)
+	}
+}
