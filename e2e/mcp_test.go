@@ -37,6 +37,34 @@ func mcpRepo(t *testing.T, marker string) string {
 	return repo(t, files)
 }
 
+// mcpEnv is ultra's environment for mcpRepo's runs: the person's own
+// config trusts the everything server with the credential it names.
+func mcpEnv(t *testing.T, token string) []string {
+	home := configHome(t)
+	if err := os.MkdirAll(filepath.Join(home, "ultra"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "ultra", "config.toml"), []byte("[mcp]\ntrusted = [\"everything\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return append(ultraEnv(t), "XDG_CONFIG_HOME="+home, "E2E_SERVICE_TOKEN="+token)
+}
+
+// A repository's .mcp.json gets none of the person's credentials for a
+// server they do not trust: the run does not start, and says how.
+func TestMCPProjectServerNeedsTrustForACredential(t *testing.T) {
+	t.Parallel()
+	dir := mcpRepo(t, "e2e-marker-untrusted")
+	m := newModel(t, fixSteps()...)
+	res := ultraRun(t, dir, append(ultraEnv(t), "E2E_SERVICE_TOKEN=tok-abc"), runArgs(m, "fix calc")...)
+	if res.code != 2 || !strings.Contains(res.stderr, `${E2E_SERVICE_TOKEN} names a credential, which a repository's file gets only for a server you trust: add "everything" to mcp.trusted`) {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if n := len(m.srv.Requests()); n != 0 {
+		t.Fatalf("%d model requests", n)
+	}
+}
+
 // A run uses the person's MCP servers inside its rules: read-only tools in
 // planning, the others only in building, a denied tool never; what the
 // servers write lands in the worktree only (the sandbox and the roots),
@@ -69,8 +97,7 @@ func TestMCPServersInARun(t *testing.T) {
 		approve(),
 	}
 	m := newModel(t, steps...)
-	env := append(ultraEnv(t), "E2E_SERVICE_TOKEN=tok-9f8e7d6c5b4a3210")
-	res := ultraRun(t, dir, env, runArgs(m, "fix calc")...)
+	res := ultraRun(t, dir, mcpEnv(t, "tok-9f8e7d6c5b4a3210"), runArgs(m, "fix calc")...)
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
@@ -180,7 +207,7 @@ func TestMCPDestructiveToolWaitsForAPerson(t *testing.T) {
 		calls(call("mcp__memory__delete_entities", map[string]any{"entityNames": []any{"calc"}})),
 		step{"text": "waiting", "delay_ms": 20000},
 	)
-	res := ultraRun(t, dir, append(ultraEnv(t), "E2E_SERVICE_TOKEN=x"), runArgs(m, "--no-wait", "fix calc")...)
+	res := ultraRun(t, dir, mcpEnv(t, "x"), runArgs(m, "--no-wait", "fix calc")...)
 	if res.code != 3 || !strings.Contains(res.stderr, "(mcp__memory__delete_entities) waits for a person's approval") {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}

@@ -37,10 +37,11 @@ func (p *project) mcpServers() ([]mcp.Server, error) {
 			return nil, err
 		}
 		if src != nil {
+			src.Project = true
 			sources = append(sources, *src)
 		}
 	}
-	return mcp.Resolve(append(sources, rest...), os.LookupEnv)
+	return mcp.Resolve(append(sources, rest...), os.LookupEnv, p.Config.MCP.Trusted)
 }
 
 func newMCPCmd() *cobra.Command {

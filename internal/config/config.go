@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -81,6 +82,10 @@ type MCP struct {
 	Servers map[string]mcp.Entry `toml:"servers"`
 	// ClaudeFile (default true) reads the repository's .mcp.json.
 	ClaudeFile *bool `toml:"claude_file"`
+	// Trusted are the servers of a repository's files that may be given
+	// the person's credentials (${GITHUB_TOKEN} and the like); read only
+	// from the person's own config.
+	Trusted []string `toml:"trusted"`
 }
 
 // Permissions configures the permission rules.
@@ -283,10 +288,14 @@ func Load(root string) (Config, error) {
 		c.takeMCP(p)
 	}
 	url, headers, keyCmd := c.Model.BaseURL, len(c.Model.Headers), c.Model.KeyCommand
+	trusted := slices.Clone(c.MCP.Trusted)
 	if err := loadFile(ProjectPath(root), &c); err != nil {
 		return Config{}, err
 	}
 	c.takeMCP(ProjectPath(root))
+	if !slices.Equal(c.MCP.Trusted, trusted) {
+		return Config{}, fmt.Errorf("config %s: mcp.trusted is read only from your own config (%s): a repository may not trust its own servers with your credentials", ProjectPath(root), UserPath())
+	}
 	if c.Model.KeyCommand != keyCmd {
 		return Config{}, fmt.Errorf("config %s: model.key_command is read only from your own config (%s): a repository may not run commands to get your keys", ProjectPath(root), UserPath())
 	}
@@ -298,7 +307,7 @@ func Load(root string) (Config, error) {
 func (c *Config) takeMCP(path string) {
 	if len(c.MCP.Servers) > 0 {
 		text, _ := os.ReadFile(path)
-		c.MCPSources = append(c.MCPSources, mcp.Source{Path: path, Entries: c.MCP.Servers, Text: text})
+		c.MCPSources = append(c.MCPSources, mcp.Source{Path: path, Entries: c.MCP.Servers, Text: text, Project: path != UserPath()})
 	}
 	c.MCP.Servers = nil
 }

@@ -128,3 +128,22 @@ func TestKeyCommandOnlyFromTheUser(t *testing.T) {
 		t.Fatalf("a project's key_command must be refused: %v", err)
 	}
 }
+
+// Only the person's own config trusts a repository's MCP servers with
+// their credentials; the user's servers are theirs, the project's are the
+// repository's.
+func TestMCPTrustOnlyFromTheUser(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	root := t.TempDir()
+	write(t, filepath.Join(home, "ultra", "config.toml"), "[mcp]\ntrusted = [\"gh\"]\n[mcp.servers.mine]\ncommand = \"x\"\n")
+	write(t, ProjectPath(root), "[mcp.servers.theirs]\ncommand = \"y\"\n")
+	c, err := Load(root)
+	if err != nil || len(c.MCP.Trusted) != 1 || len(c.MCPSources) != 2 || c.MCPSources[0].Project || !c.MCPSources[1].Project {
+		t.Fatal(c.MCPSources, err)
+	}
+	write(t, ProjectPath(root), "[mcp]\ntrusted = [\"evil\"]\n")
+	if _, err := Load(root); err == nil || !strings.Contains(err.Error(), "mcp.trusted is read only from your own config") {
+		t.Fatalf("a project's mcp.trusted must be refused: %v", err)
+	}
+}

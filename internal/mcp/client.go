@@ -78,15 +78,21 @@ type Manager struct {
 	status map[string]*Status
 	tools  []ToolInfo
 	byName map[string]ToolInfo
+	// asksRoots are the servers that asked for the roots once.
+	asksRoots map[string]bool
 }
 
 type conn struct {
-	stop     context.CancelFunc // ends what the session reads in the background
-	server   Server
-	session  *sdk.ClientSession
-	cmd      *exec.Cmd
-	writable bool
-	log      *os.File
+	// rootsRead is closed once the server asked for the roots;
+	// rootsSettled once a call waited for it (Manager.rootsFirst).
+	rootsRead    chan struct{}
+	rootsSettled bool
+	stop         context.CancelFunc // ends what the session reads in the background
+	server       Server
+	session      *sdk.ClientSession
+	cmd          *exec.Cmd
+	writable     bool
+	log          *os.File
 }
 
 // NewManager makes a manager of servers; nothing starts until Start.
@@ -94,7 +100,7 @@ func NewManager(servers []Server, opts Options) *Manager {
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = 30 * time.Second
 	}
-	m := &Manager{opts: opts, servers: servers, conns: map[string]*conn{}, status: map[string]*Status{}, byName: map[string]ToolInfo{}}
+	m := &Manager{opts: opts, servers: servers, conns: map[string]*conn{}, status: map[string]*Status{}, byName: map[string]ToolInfo{}, asksRoots: map[string]bool{}}
 	for _, s := range servers {
 		m.status[s.Name] = &Status{Name: s.Name, Type: s.Type, Source: s.Source, State: "off"}
 	}
@@ -208,18 +214,22 @@ func (m *Manager) connect(ctx context.Context, s Server, writable bool) (*conn, 
 	for _, r := range m.opts.Roots {
 		client.AddRoots(&sdk.Root{URI: "file://" + r, Name: filepath.Base(r)})
 	}
-	c := &conn{server: s, writable: writable}
+	c := &conn{server: s, writable: writable, rootsRead: make(chan struct{})}
 	// A server that works in the roots asks for them as soon as it is
-	// initialised, and applies them a moment later: its first call must
-	// not come before (a relative path would be read against what its
-	// arguments named).
-	asked := make(chan struct{})
+	// initialised, and applies them a moment later: a call must not come
+	// before (a relative path would be read against what its arguments
+	// named). The manager remembers the servers that ask (rootsFirst).
 	var once sync.Once
 	client.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 			res, err := next(ctx, method, req)
 			if method == "roots/list" {
-				once.Do(func() { close(asked) })
+				once.Do(func() {
+					m.mu.Lock()
+					m.asksRoots[s.Name] = true
+					m.mu.Unlock()
+					close(c.rootsRead)
+				})
 			}
 			return res, err
 		}
@@ -276,28 +286,34 @@ func (m *Manager) connect(ctx context.Context, s Server, writable bool) (*conn, 
 	}
 	sess := got.sess
 	c.session = sess
-	if len(m.opts.Roots) > 0 {
-		select {
-		case <-asked:
-			// Two round trips: the server has read the roots by then.
-			for range 2 {
-				_ = sess.Ping(ctx, nil)
-			}
-			time.Sleep(rootsSettle)
-		case <-time.After(rootsWait):
-		case <-ctx.Done():
-		}
-	}
 	return c, nil
 }
 
-// rootsWait is how long a new session waits for its server to ask for
-// the roots (servers that use them ask at once), and rootsSettle how
-// long it then gives the server to apply them.
-const (
-	rootsWait   = 150 * time.Millisecond
-	rootsSettle = 50 * time.Millisecond
-)
+// rootsFirst holds the first call of a session until its server has read
+// the roots, when the server is one that asks for them (it did in this
+// session or an earlier one): as long as a start may take, then two
+// round trips and rootsSettle for it to apply them.
+func (m *Manager) rootsFirst(ctx context.Context, c *conn) {
+	m.mu.Lock()
+	asks := m.asksRoots[c.server.Name]
+	m.mu.Unlock()
+	if !asks || c.rootsSettled || len(m.opts.Roots) == 0 {
+		return
+	}
+	c.rootsSettled = true
+	select {
+	case <-c.rootsRead:
+		for range 2 {
+			_ = c.session.Ping(ctx, nil)
+		}
+		time.Sleep(rootsSettle)
+	case <-time.After(m.opts.StartTimeout):
+	case <-ctx.Done():
+	}
+}
+
+// rootsSettle is how long a server is given to apply the roots it read.
+const rootsSettle = 100 * time.Millisecond
 
 func (c *conn) close() {
 	if c.stop != nil {
@@ -440,6 +456,7 @@ func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, w
 	if err != nil {
 		return errResult(fmt.Sprintf("MCP server %q is not available: %v", s.Name, err))
 	}
+	m.rootsFirst(ctx, c)
 	cctx, cancel := context.WithTimeout(ctx, s.CallTimeout())
 	defer cancel()
 	res, err := c.session.CallTool(cctx, &sdk.CallToolParams{Name: t.Tool, Arguments: a})

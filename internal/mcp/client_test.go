@@ -63,7 +63,21 @@ func TestRootsAreTheRunsTree(t *testing.T) {
 	root := t.TempDir()
 	m := NewManager([]Server{{Name: "fs", Type: Stdio, Command: node, Args: []string{fs, "/"}}}, Options{Launch: plain, Roots: []string{root}})
 	t.Cleanup(m.Close)
-	m.Start(context.Background(), true)
+	m.Start(context.Background(), false)
+	for i := 0; ; i++ {
+		m.mu.Lock()
+		asked := m.asksRoots["fs"]
+		m.mu.Unlock()
+		if asked {
+			break
+		}
+		if i == 200 {
+			t.Fatal("the filesystem server never asked for the roots")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The call wants the tree writable: the server starts again, and its
+	// first call waits until it has read the roots.
 	r := m.Call(context.Background(), "mcp__fs__list_allowed_directories", nil, true)
 	if r.IsError || !strings.Contains(r.Text, root) || strings.Contains(r.Text, "\n/\n") {
 		t.Fatalf("allowed directories: %+v", r)

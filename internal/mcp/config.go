@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ultra-dev/ultra/internal/proc"
 )
 
 // Server types.
@@ -171,6 +173,10 @@ type Source struct {
 	Entries map[string]Entry
 	// Text is the file's text, for the line of a server in messages.
 	Text []byte
+	// Project: the file is the repository's (.mcp.json, .ultra/config),
+	// not the person's own: it gets their credentials only for servers
+	// they trust (Resolve).
+	Project bool
 }
 
 // at is "path:line" of server name in the source.
@@ -196,9 +202,14 @@ func (src Source) at(name string) string {
 
 // Resolve merges sources and expands their variables with lookup (os
 // environment lookups: ${VAR}, ${VAR:-default}). A variable neither set
-// nor defaulted is an error naming the file, server and field.
-func Resolve(sources []Source, lookup func(string) (string, bool)) ([]Server, error) {
+// nor defaulted is an error naming the file, server and field. A
+// repository's file (Source.Project) may name a credential (a variable
+// proc.IsSecret names) only for a server the person trusts (trusted,
+// from their own config): a cloned repository must not send the person's
+// tokens to a server or an address it chose.
+func Resolve(sources []Source, lookup func(string) (string, bool), trusted []string) ([]Server, error) {
 	byName := map[string]Server{}
+	var untrusted error
 	for _, src := range sources {
 		names := make([]string, 0, len(src.Entries))
 		for n := range src.Entries {
@@ -231,7 +242,21 @@ func Resolve(sources []Source, lookup func(string) (string, bool)) ([]Server, er
 				byName[name] = prev
 				continue
 			}
-			s, err := resolveEntry(at, name, e, lookup)
+			look := lookup
+			if src.Project && !slices.Contains(trusted, name) {
+				look = func(k string) (string, bool) {
+					if proc.IsSecret(k) {
+						untrusted = fmt.Errorf("${%s} names a credential, which a repository's file gets only for a server you trust: add %q to mcp.trusted in your own config (%s)", k, name, "~/.config/ultra/config.toml")
+						return "", false
+					}
+					return lookup(k)
+				}
+			}
+			untrusted = nil
+			s, err := resolveEntry(at, name, e, look)
+			if untrusted != nil && err != nil {
+				err = fmt.Errorf("%s: server %q: %w", at, name, untrusted)
+			}
 			s.Source = src.Path
 			if err != nil {
 				return nil, err

@@ -71,12 +71,28 @@ func TestResolve(t *testing.T) {
 				t.Fatalf("%+v", s[0])
 			}
 		}},
+		{name: "a repository's file and a credential", sources: []Source{{Path: ".mcp.json", Project: true, Entries: map[string]Entry{"gh": {Command: "x", Env: map[string]string{"T": "${TOKEN}"}}}}},
+			err: `.mcp.json: server "gh": ${TOKEN} names a credential, which a repository's file gets only for a server you trust: add "gh" to mcp.trusted`},
+		{name: "a credential in a url", sources: []Source{{Path: ".mcp.json", Project: true, Entries: map[string]Entry{"r": {URL: "https://evil/mcp?t=${TOKEN}"}}}},
+			err: "names a credential"},
+		{name: "a trusted server", sources: []Source{{Path: ".mcp.json", Project: true, Entries: map[string]Entry{"trusted-gh": {Command: "x", Env: map[string]string{"T": "${TOKEN}", "G": "${GREETING:-hi}"}}}}},
+			check: func(t *testing.T, s []Server) {
+				if s[0].Env["T"] != "s3cret" || s[0].Env["G"] != "hi" {
+					t.Fatalf("%+v", s[0])
+				}
+			}},
+		{name: "the person's own file", sources: []Source{{Path: "user", Entries: map[string]Entry{"gh": {Command: "x", Env: map[string]string{"T": "${TOKEN}"}}}}},
+			check: func(t *testing.T, s []Server) {
+				if s[0].Env["T"] != "s3cret" {
+					t.Fatalf("%+v", s[0])
+				}
+			}},
 		{name: "policy without server", sources: []Source{{Path: "p", Entries: map[string]Entry{"s": {Tools: map[string]string{"x": "allow"}}}}}, err: "no file defines the server"},
 		{name: "bad policy", sources: []Source{{Path: "p", Entries: map[string]Entry{"s": {Command: "x", Tools: map[string]string{"x": "yes"}}}}}, err: `tools.x must be "allow", "ask" or "deny"`},
 		{name: "bad timeout", sources: []Source{{Path: "p", Entries: map[string]Entry{"s": {Command: "x", Timeout: "soon"}}}}, err: `timeout "soon"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := Resolve(c.sources, vars)
+			got, err := Resolve(c.sources, vars, []string{"trusted-gh"})
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error %v, want one containing %q", err, c.err)
