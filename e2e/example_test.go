@@ -33,4 +33,18 @@ func TestTryScriptedExample(t *testing.T) {
 	if got := git(t, filepath.Join(dir, "calc-demo"), "show", "main:calc/calc.go"); !strings.Contains(got, "return a + b") {
 		t.Errorf("main after landing:\n%s", got)
 	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the example left more than its project where it ran: %v", entries)
+	}
+	// Run again where its project already is, it stops and touches
+	// nothing (it used to go on in the directory it was run from).
+	again := exec.Command("sh", script)
+	again.Dir, again.Env = dir, env
+	out, err = again.CombinedOutput()
+	if code := again.ProcessState.ExitCode(); err == nil || code != 2 || !strings.Contains(string(out), "calc-demo already exists") {
+		t.Fatalf("run again: exit %d\n%s", code, out)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the second run left %v", entries)
+	}
 }

@@ -5,7 +5,12 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 demo=${1:-calc-demo}
-mkdir "$demo" && cd "$demo"
+if [ -e "$demo" ]; then
+  echo "try-scripted.sh: $demo already exists: remove it, or give another directory (sh $0 DIR)" >&2
+  exit 2
+fi
+mkdir "$demo"
+cd "$demo"
 git init -q -b main
 mkdir calc
 printf 'module example.com/calc\n\ngo 1.21\n' > go.mod
@@ -14,11 +19,12 @@ printf 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif g
 git add -A && git -c user.name=demo -c user.email=demo@example.invalid commit -qm "a calculator whose Add subtracts"
 
 # The scripted model, on a free port; stopped when this script ends.
-ultra dev fakemodel --script "$here/fix-calc.json" > ../fakemodel.url 2>/dev/null &
+urlfile=$(mktemp)
+ultra dev fakemodel --script "$here/fix-calc.json" > "$urlfile" 2>/dev/null &
 model=$!
-trap 'kill $model 2>/dev/null' EXIT
+trap 'kill $model 2>/dev/null; rm -f "$urlfile"' EXIT
 for _ in 1 2 3 4 5 6 7 8 9 10; do
-  url=$(head -n 1 ../fakemodel.url 2>/dev/null || true)
+  url=$(head -n 1 "$urlfile" 2>/dev/null || true)
   [ -n "$url" ] && break
   sleep 0.2
 done
