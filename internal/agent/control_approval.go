@@ -97,16 +97,18 @@ func (r *runner) waitFor(ctx context.Context, what, why string, accept func(stor
 // waits too (a goals call runs its criteria on the base tree): shown as
 // the plan, and a person's allowing it accepts the plan it proposes.
 func (r *runner) asksAPerson(c llm.ToolCall) bool {
-	switch {
-	case slices.Contains(r.st.AllowedTools, c.Name):
+	if slices.Contains(r.st.AllowedTools, c.Name) {
 		return false
-	case r.mcpAsks(c.Name), r.ruleDecision(c).Kind == rules.Ask, r.hookSays[c.ID] == "ask":
+	}
+	rule := r.ruleDecision(c).Kind
+	switch {
+	case r.mcpAsks(c.Name), rule == rules.Ask, r.hookSays[c.ID] == "ask":
 		// The person's policy or ask rule, or a destructive tool they
 		// said nothing of: a person confirms it under every run control.
 		return true
 	case r.row.Axes.Control != "manual":
 		return false
-	case r.ruleDecision(c).Kind == rules.Allow, r.hookSays[c.ID] == "allow":
+	case rule == rules.Allow, r.hookSays[c.ID] == "allow":
 		// A person's allow rule is their approval, given ahead.
 		return false
 	case r.st.AllowReadOnly:

@@ -35,6 +35,9 @@ type mcpState struct {
 	m          *mcp.Manager
 	ready      chan struct{}
 	registered bool
+	// specBytes are the tools' specs' sizes as requests carry them,
+	// measured once (mcpOfferedNow asks at every request).
+	specBytes map[string]int
 }
 
 // startMCP starts the configured servers in the background; the first
@@ -309,10 +312,18 @@ func (r *runner) mcpOfferedNow(class string) []string {
 }
 
 func mcpSpecBytes(r *runner, names []string) int {
+	if r.mcp.specBytes == nil {
+		r.mcp.specBytes = map[string]int{}
+	}
 	n := 0
 	for _, name := range names {
-		b, _ := json.Marshal(r.tools[name].Spec())
-		n += len(b)
+		size, ok := r.mcp.specBytes[name]
+		if !ok {
+			b, _ := json.Marshal(r.tools[name].Spec())
+			size = len(b)
+			r.mcp.specBytes[name] = size
+		}
+		n += size
 	}
 	return n
 }

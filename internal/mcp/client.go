@@ -84,7 +84,8 @@ type Manager struct {
 
 type conn struct {
 	// rootsRead is closed once the server asked for the roots;
-	// rootsSettled once a call waited for it (Manager.rootsFirst).
+	// rootsSettled once a call waited for it (Manager.rootsFirst; set
+	// under Manager.mu).
 	rootsRead    chan struct{}
 	rootsSettled bool
 	stop         context.CancelFunc // ends what the session reads in the background
@@ -296,11 +297,14 @@ func (m *Manager) connect(ctx context.Context, s Server, writable bool) (*conn, 
 func (m *Manager) rootsFirst(ctx context.Context, c *conn) {
 	m.mu.Lock()
 	asks := m.asksRoots[c.server.Name]
+	settled := c.rootsSettled
+	if asks {
+		c.rootsSettled = true // under m.mu: calls of one session may come at once
+	}
 	m.mu.Unlock()
-	if !asks || c.rootsSettled || len(m.opts.Roots) == 0 {
+	if !asks || settled || len(m.opts.Roots) == 0 {
 		return
 	}
-	c.rootsSettled = true
 	select {
 	case <-c.rootsRead:
 		for range 2 {
