@@ -224,7 +224,7 @@ func (t mcpTool) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) too
 		var kept []map[string]any
 		for i, b := range res.Images {
 			sum := sha256.Sum256(b.Data)
-			p := filepath.Join(dir, fmt.Sprintf("%s-%d%s", safeName(r.callID), i+1, extFor(b.MIME)))
+			p := filepath.Join(dir, fmt.Sprintf("%s-%d%s", mcp.Clean(firstNonEmpty(r.callID, "call")), i+1, extFor(b.MIME)))
 			if os.MkdirAll(dir, 0o755) == nil && os.WriteFile(p, b.Data, 0o644) == nil {
 				kept = append(kept, map[string]any{"path": p, "mime": b.MIME, "sha256": hex.EncodeToString(sum[:]), "bytes": len(b.Data)})
 			}
@@ -248,15 +248,6 @@ func extFor(mime string) string {
 		return ".wav"
 	}
 	return ".bin"
-}
-
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
-			return r
-		}
-		return '_'
-	}, firstNonEmpty(s, "call"))
 }
 
 // MCPCheck connects servers as a read-only chat in dir would (stdio

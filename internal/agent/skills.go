@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ultra-dev/ultra/internal/hooks"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/skills"
 	"github.com/ultra-dev/ultra/internal/tool"
@@ -88,31 +89,6 @@ func (r *runner) runSkill(_ context.Context, args json.RawMessage) tool.Result {
 	return tool.Result{Output: text, Data: map[string]any{"skill": s.Name, "resource": rel}}
 }
 
-// claudeToUltra maps a skill's allowed-tools entry to ultra's tools.
-func claudeToUltra(entry string) []string {
-	name, _, _ := strings.Cut(strings.TrimSpace(entry), "(")
-	switch name {
-	case "Bash":
-		return []string{"bash"}
-	case "Read":
-		return []string{"read"}
-	case "Edit", "MultiEdit":
-		return []string{"edit"}
-	case "Write":
-		return []string{"write"}
-	case "Glob", "LS":
-		return []string{"glob"}
-	case "Grep":
-		return []string{"grep"}
-	case "TodoWrite":
-		return []string{"todo"}
-	}
-	if strings.HasPrefix(name, "mcp__") {
-		return []string{name}
-	}
-	return nil
-}
-
 // SkillTools is what an invoked skill's allowed-tools leave of ultra's
 // tools: nil when it names none (nothing is narrowed).
 func SkillTools(s skills.Skill) []string {
@@ -121,7 +97,9 @@ func SkillTools(s skills.Skill) []string {
 	}
 	out := []string{}
 	for _, e := range s.AllowedTools {
-		out = append(out, claudeToUltra(e)...)
+		if t := hooks.UltraName(e); t != "" {
+			out = append(out, t)
+		}
 	}
 	return out
 }

@@ -147,27 +147,39 @@ func (c Config) For(event, target string) []Hook {
 	return out
 }
 
+// claudeNames pairs ultra's tools with Claude Code's names for them, the
+// name Claude Code's hooks see first.
+var claudeNames = []struct{ ultra, claude string }{
+	{"bash", "Bash"}, {"read", "Read"}, {"edit", "Edit"}, {"edit", "MultiEdit"},
+	{"write", "Write"}, {"glob", "Glob"}, {"glob", "LS"}, {"grep", "Grep"},
+	{"todo", "TodoWrite"},
+}
+
 // ClaudeName is a tool of ultra's as Claude Code's hooks and matchers
 // name it ("" for ultra's workflow tools, which no hook sees).
 func ClaudeName(tool string) string {
-	switch tool {
-	case "bash":
-		return "Bash"
-	case "read":
-		return "Read"
-	case "edit":
-		return "Edit"
-	case "write":
-		return "Write"
-	case "glob":
-		return "Glob"
-	case "grep":
-		return "Grep"
-	case "todo":
-		return "TodoWrite"
+	for _, n := range claudeNames {
+		if n.ultra == tool {
+			return n.claude
+		}
 	}
 	if strings.HasPrefix(tool, "mcp__") {
 		return tool
+	}
+	return ""
+}
+
+// UltraName is the tool of ultra's a Claude Code tool name stands for
+// ("Edit(docs/**)" is edit; "" for a name ultra has no tool for).
+func UltraName(claude string) string {
+	name, _, _ := strings.Cut(strings.TrimSpace(claude), "(")
+	for _, n := range claudeNames {
+		if n.claude == name {
+			return n.ultra
+		}
+	}
+	if strings.HasPrefix(name, "mcp__") {
+		return name
 	}
 	return ""
 }

@@ -126,3 +126,26 @@ func TestFire(t *testing.T) {
 		})
 	}
 }
+
+func TestToolNamesBothWays(t *testing.T) {
+	for _, c := range []struct{ ultra, claude, back string }{
+		{"bash", "Bash", "bash"},
+		{"edit", "Edit", "edit"},
+		{"glob", "Glob", "glob"},
+		{"todo", "TodoWrite", "todo"},
+		{"mcp__fs__read_file", "mcp__fs__read_file", "mcp__fs__read_file"},
+		{"phase", "", ""},
+	} {
+		if got := ClaudeName(c.ultra); got != c.claude {
+			t.Errorf("ClaudeName(%q) = %q, want %q", c.ultra, got, c.claude)
+		}
+		if got := UltraName(c.claude); got != c.back {
+			t.Errorf("UltraName(%q) = %q, want %q", c.claude, got, c.back)
+		}
+	}
+	for in, want := range map[string]string{"MultiEdit": "edit", "LS": "glob", "Edit(docs/**)": "edit", " Bash(go test:*) ": "bash", "WebSearch": ""} {
+		if got := UltraName(in); got != want {
+			t.Errorf("UltraName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -18,7 +18,7 @@ func IsTool(name string) bool { return strings.HasPrefix(name, Prefix) }
 // and -) turned into _, and at most 64 characters (a long name keeps a
 // hash of the whole).
 func ToolName(server, tool string) string {
-	n := Prefix + clean(server) + "__" + clean(tool)
+	n := Prefix + Clean(server) + "__" + Clean(tool)
 	if len(n) <= 64 {
 		return n
 	}
@@ -26,7 +26,9 @@ func ToolName(server, tool string) string {
 	return n[:55] + "_" + hex.EncodeToString(sum[:4])
 }
 
-func clean(s string) string {
+// Clean is s with every character but letters, digits, _ and - made _:
+// a name fit for a tool's name or a file's.
+func Clean(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
