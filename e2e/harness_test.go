@@ -97,6 +97,12 @@ func repo(t testing.TB, files map[string]string) string {
 	if d, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = d
 	}
+	return repoIn(t, dir, files)
+}
+
+// repoIn is repo made in dir.
+func repoIn(t testing.TB, dir string, files map[string]string) string {
+	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(dir, name)
 		os.MkdirAll(filepath.Dir(p), 0o755)

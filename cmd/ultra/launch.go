@@ -58,6 +58,7 @@ func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, ou
 	for _, pr := range probs {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ultra: a skill is skipped: %s\n", pr.Error())
 	}
+	o.Skills, o.Hide = skillsOfRun(o.Skills)
 	o.Store = st
 	o.OtherStates = func() []string { return otherStates(p.Root) }
 	// The TUI runs its commands with ULTRA_SURFACE=tui: the runs it

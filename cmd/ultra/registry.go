@@ -64,6 +64,21 @@ func rememberRepo(root string) {
 	})
 }
 
+// forgetRepo takes the repository at root out of the registry (a
+// scratch repository that is removed).
+func forgetRepo(root string) {
+	path, err := registryPath()
+	if err != nil {
+		return
+	}
+	if d, err := filepath.EvalSymlinks(root); err == nil {
+		root = d
+	}
+	_ = updateRegistry(path, func(reg *repoRegistry) {
+		reg.Repos = slices.DeleteFunc(reg.Repos, func(r knownRepo) bool { return r.Root == root })
+	})
+}
+
 // knownRepos lists the registered repositories, in the order they were
 // first seen.
 func knownRepos() ([]knownRepo, error) {

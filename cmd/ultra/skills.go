@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -20,6 +22,33 @@ import (
 func (p *project) skills() ([]skills.Skill, []skills.Problem) {
 	home, _ := os.UserHomeDir()
 	return skills.Discover(skills.Dirs(p.Dir, p.Root, home))
+}
+
+// skillsOfRun are the skills a run is given, and the paths its contained
+// commands must not see besides ultra's own: every skill's eval cases
+// (their hidden answers are the graders'), and the paths ULTRA_HIDE lists
+// (separated by colons). A skill ULTRA_SKIP_SKILLS names (separated by
+// commas) is left out: ultra skills eval runs its cases without the
+// skill that way.
+func skillsOfRun(all []skills.Skill) ([]skills.Skill, []string) {
+	var hide []string
+	add := func(p string) {
+		if _, err := os.Lstat(p); err == nil && filepath.IsAbs(p) && !slices.Contains(hide, p) {
+			hide = append(hide, p)
+		}
+	}
+	for _, p := range filepath.SplitList(os.Getenv("ULTRA_HIDE")) {
+		add(p)
+	}
+	skip := strings.Split(os.Getenv("ULTRA_SKIP_SKILLS"), ",")
+	var kept []skills.Skill
+	for _, s := range all {
+		add(filepath.Join(s.Dir, "evals"))
+		if !slices.Contains(skip, s.Name) {
+			kept = append(kept, s)
+		}
+	}
+	return kept, hide
 }
 
 // invokeSkill is a person's --skill NAME on a run: the skill's
@@ -62,7 +91,7 @@ func newSkillsCmd() *cobra.Command {
 every run's prompt; the model loads one with skill{name}; a person runs one
 with ultra run --skill NAME. See docs/ecosystem.md.`,
 	}
-	cmd.AddCommand(newSkillsListCmd(), newSkillsShowCmd(), newSkillsLintCmd())
+	cmd.AddCommand(newSkillsListCmd(), newSkillsShowCmd(), newSkillsLintCmd(), newSkillsEvalCmd())
 	return cmd
 }
 
@@ -139,6 +168,9 @@ func newSkillsShowCmd() *cobra.Command {
 				if res := skills.Resources(s); len(res) > 0 {
 					fmt.Fprintf(out, "\nfiles: %s\n", strings.Join(res, ", "))
 				}
+				if cs, _ := skills.Cases(s); len(cs) > 0 {
+					fmt.Fprintf(out, "eval cases: %s (ultra skills eval %s)\n", strings.TrimPrefix(caseNames(cs), "its cases: "), s.Name)
+				}
 				return nil
 			}
 			return usageErr("no skill %q here (ultra skills list)", args[0])
@@ -157,13 +189,23 @@ func newSkillsLintCmd() *cobra.Command {
 				return err
 			}
 			all, probs := p.skills()
-			for _, pr := range probs {
+			cases := 0
+			var caseProbs []skills.Problem
+			for _, s := range all {
+				cs, ps := skills.Cases(s)
+				cases += len(cs)
+				caseProbs = append(caseProbs, ps...)
+			}
+			for _, pr := range append(probs, caseProbs...) {
 				fmt.Fprintln(cmd.OutOrStdout(), pr.Error())
 			}
-			if len(probs) > 0 {
+			switch {
+			case len(probs) > 0:
 				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d of %d skills do not read", len(probs), len(all)+len(probs))}
+			case len(caseProbs) > 0:
+				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d eval cases do not read", len(caseProbs))}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d skills, all read\n", len(all))
+			fmt.Fprintf(cmd.OutOrStdout(), "%d skills and %d eval cases, all read\n", len(all), cases)
 			return nil
 		},
 	}

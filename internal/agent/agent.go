@@ -122,6 +122,10 @@ type Options struct {
 	Hooks hooks.Config
 	// Skills are the Agent Skills found for the run.
 	Skills []skills.Skill
+	// Hide are more paths no contained command of the run sees: the
+	// skills' eval cases (their hidden answers), and what ULTRA_HIDE
+	// names.
+	Hide []string
 	// Version is ultra's, as MCP servers are told.
 	Version string
 	// Health is doctor's check of what blocks verified work (nil: none):

@@ -83,15 +83,15 @@ func hiddenPaths(stateRoot string) []string {
 }
 
 // hidden are the paths no contained command of the run sees: its own
-// repository's state and the per-user state (hiddenPaths), and the state
-// of the other repositories ultra knows.
+// repository's state and the per-user state (hiddenPaths), the state of
+// the other repositories ultra knows, and Hide.
 func (o Options) hidden() []string {
 	out := hiddenPaths(o.StateRoot)
 	var others []string
 	if o.OtherStates != nil {
 		others = o.OtherStates()
 	}
-	for _, d := range others {
+	for _, d := range append(others, o.Hide...) {
 		if !slices.Contains(out, d) {
 			out = append(out, d)
 		}

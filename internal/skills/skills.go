@@ -47,7 +47,12 @@ type Problem struct {
 	Why  string `json:"why"`
 }
 
-func (p Problem) Error() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Why) }
+func (p Problem) Error() string {
+	if p.Line == 0 {
+		return p.File + ": " + p.Why
+	}
+	return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Why)
+}
 
 var (
 	nameRe     = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
