@@ -176,3 +176,51 @@ func lastN(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
+
+// ultra skills suggest drafts a skill from what two runs repeated (the
+// folder they changed, the check they ran), writes nothing until a
+// person accepts a draft, and the accepted draft reads as a skill.
+func TestSkillsSuggest(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	vet := calls(call("bash", map[string]any{"command": "go vet ./calc/"}))
+	withVet := func() []step {
+		s := fixSteps()
+		return append(s[:3:3], append([]step{vet}, s[3:]...)...)
+	}
+	if none := ultra(t, dir, "skills", "suggest"); none.code != 0 || !strings.Contains(none.stdout, "no draft: of the last 0 runs") {
+		t.Fatalf("suggest before any run: exit %d\n%s%s", none.code, none.stdout, none.stderr)
+	}
+	for range 2 {
+		m := newModel(t, withVet()...)
+		if res := ultra(t, dir, runArgs(m, "fix calc")...); res.code != 0 {
+			t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+		}
+	}
+	s := ultra(t, dir, "skills", "suggest")
+	for _, want := range []string{"calc-changes: Use when changing calc/", "ran `go vet ./calc/` in 2 runs", "changed calc/calc.go in 2 runs", "accept it: ultra skills suggest --accept calc-changes", "nothing was written"} {
+		if !strings.Contains(s.stdout, want) {
+			t.Fatalf("suggest lacks %q: exit %d\n%s%s", want, s.code, s.stdout, s.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".agents")); !os.IsNotExist(err) {
+		t.Fatalf("suggest wrote before anyone accepted: %v", err)
+	}
+	a := ultra(t, dir, "skills", "suggest", "--accept", "calc-changes")
+	skill := filepath.Join(dir, ".agents/skills/calc-changes")
+	if a.code != 0 || !strings.Contains(a.stdout, "wrote "+skill) {
+		t.Fatalf("accept: exit %d\n%s%s", a.code, a.stdout, a.stderr)
+	}
+	if fi, err := os.Stat(filepath.Join(skill, "evals/case-1/grader")); err != nil || fi.Mode()&0o100 == 0 {
+		t.Fatalf("the eval case's grader: %v", err)
+	}
+	if task, _ := os.ReadFile(filepath.Join(skill, "evals/case-1/task.md")); strings.TrimSpace(string(task)) != "fix calc" {
+		t.Fatalf("the eval case's task: %q", task)
+	}
+	if l := ultra(t, dir, "skills", "lint"); l.code != 0 || !strings.Contains(l.stdout, "1 skills and 1 eval cases, all read") {
+		t.Fatalf("lint of the accepted draft: exit %d\n%s", l.code, l.stdout)
+	}
+	if again := ultra(t, dir, "skills", "suggest", "--accept", "calc-changes"); again.code != 2 || !strings.Contains(again.stderr, `no draft "calc-changes"`) {
+		t.Fatalf("accepting a draft a skill now has: exit %d\n%s", again.code, again.stderr)
+	}
+}

@@ -91,7 +91,7 @@ func newSkillsCmd() *cobra.Command {
 every run's prompt; the model loads one with skill{name}; a person runs one
 with ultra run --skill NAME. See docs/ecosystem.md.`,
 	}
-	cmd.AddCommand(newSkillsListCmd(), newSkillsShowCmd(), newSkillsLintCmd(), newSkillsEvalCmd())
+	cmd.AddCommand(newSkillsListCmd(), newSkillsShowCmd(), newSkillsLintCmd(), newSkillsEvalCmd(), newSkillsSuggestCmd())
 	return cmd
 }
 
