@@ -71,9 +71,14 @@ func TestInvokedSkillNarrowsTools(t *testing.T) {
 	steps := fixSteps()
 	steps = append(steps[:3:3], append([]step{calls(call("bash", map[string]any{"command": "go vet ./..."}))}, steps[3:]...)...)
 	m := newModel(t, steps...)
-	res := ultra(t, dir, runArgs(m, "--skill", "go-fix", "fix calc")...)
+	// No task: the skill's name and description are the task (as /go-fix
+	// alone in the TUI).
+	res := ultra(t, dir, runArgs(m, "--skill", "go-fix")...)
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if st := ofType(res.events(t), "run_started"); len(st) != 1 || data(st[0])["task"] != "go-fix: Fix a failing Go test by changing the code, never the test" {
+		t.Fatalf("the run's task: %v", st)
 	}
 	reqs := m.srv.Requests()
 	if !strings.Contains(reqs[0].LastUser+string(reqs[0].Body), "The person invoked the skill go-fix") {

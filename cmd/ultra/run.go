@@ -379,7 +379,7 @@ func newStartCmd(planOnly bool) *cobra.Command {
 				}
 				task, briefText = firstLine(brief.Title, text), text
 			}
-			if task == "" {
+			if task == "" && skill == "" {
 				return usageErr("the task is empty: give it as arguments, or a brief with --brief-file")
 			}
 			if planOnly {

@@ -69,6 +69,9 @@ func invokeSkill(all []skills.Skill, name, profile string, spec *agent.Spec) err
 				return usageErr("skill %s needs at least the %s permission profile; this run's is %s (--permission-profile %s)", name, s.Profile, profile, s.Profile)
 			}
 		}
+		if spec.Task == "" {
+			spec.Task = clipLine(s.Name+": "+s.Description, 100)
+		}
 		spec.Message = fmt.Sprintf("The person invoked the skill %s for this run. Its instructions (%s):\n\n%s\n\nThe task: %s",
 			s.Name, s.File, s.Body, spec.Task)
 		spec.SkillTools = agent.SkillTools(s)

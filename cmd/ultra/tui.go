@@ -108,6 +108,7 @@ func openTUI(cmd *cobra.Command, pf *chatFlags, tf *tuiFlags, attach string) err
 		Files:    repoFiles(p.Root),
 		History:  hist.load(),
 		Remember: hist.add,
+		Skills:   tuiSkills(p),
 	})
 	_, err = tea.NewProgram(m, tea.WithContext(cmd.Context())).Run()
 	if err != nil && !isContextDone(cmd.Context()) {
@@ -117,6 +118,18 @@ func openTUI(cmd *cobra.Command, pf *chatFlags, tf *tuiFlags, attach string) err
 }
 
 func isContextDone(ctx context.Context) bool { return ctx != nil && ctx.Err() != nil }
+
+// tuiSkills are the skills a person may invoke with /NAME.
+func tuiSkills(p *project) []tui.Skill {
+	all, _ := p.skills()
+	var out []tui.Skill
+	for _, s := range all {
+		if s.UserInvocable {
+			out = append(out, tui.Skill{Name: s.Name, Description: s.Description})
+		}
+	}
+	return out
+}
 
 // repoFiles are the repository's tracked files, for @path completion.
 func repoFiles(root string) []string {

@@ -104,7 +104,7 @@ func (m *Model) slash(line string) tea.Cmd {
 				return nil
 			}
 		}
-		m.sess.Add(&Item{Kind: KindInfo, Title: "/help", Body: helpText()})
+		m.sess.Add(&Item{Kind: KindInfo, Title: "/help", Body: helpText() + skillsHelp(m.o.Skills)})
 		return nil
 	case "clear":
 		m.sess.Clear()

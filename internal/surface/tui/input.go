@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/command"
 	"github.com/ultra-dev/ultra/internal/event"
 )
@@ -39,6 +40,9 @@ func (m *Model) submit() tea.Cmd {
 	}
 	if strings.HasPrefix(text, "/") {
 		m.hideAsk = ""
+		if name, rest := m.skillNamed(text); name != "" {
+			return m.skill(name, rest)
+		}
 		return m.slash(text)
 	}
 	return m.message(text)
@@ -115,6 +119,12 @@ func (m *Model) message(text string) tea.Cmd {
 	case run != "" && resumable(m.sess.Status):
 		return m.act("/resume", "resume", run, []string{text}, flags{"run": run}, true)
 	}
+	return m.newRun(a, text)
+}
+
+// newRun starts a run of text with axes a, extra flags added (a
+// skill's --skill NAME); text may be empty only with a skill.
+func (m *Model) newRun(a axes.Axes, text string, extra ...string) tea.Cmd {
 	// Flags first, then the text after "--": a task that starts with a
 	// dash is still the task.
 	var args []string
@@ -132,11 +142,48 @@ func (m *Model) message(text string) tea.Cmd {
 	if m.model != "" && a.Mode != "review" {
 		args = append(args, "--model", m.model)
 	}
-	args = append(append(args, m.o.Extra...), "--output", "jsonl")
-	if a.Mode != "review" {
+	args = append(append(append(args, m.o.Extra...), extra...), "--output", "jsonl")
+	if a.Mode != "review" && text != "" {
 		args = append(args, "--", text)
 	}
-	return m.start(event.OneLine(text, 60), args)
+	return m.start(event.OneLine(firstNonEmpty(text, strings.Join(extra, " ")), 60), args)
+}
+
+// skill starts a run with a skill a person invoked as /NAME [TASK]: a
+// build run (a plan when the next run plans), whatever chat or research
+// mode the next run has.
+func (m *Model) skill(name, text string) tea.Cmd {
+	if m.pending > 0 || m.live() {
+		m.say("a run is going: /" + name + " starts a new run once it ends (/tasks shows it)")
+		return nil
+	}
+	a := m.next
+	if a.Mode != "plan" {
+		a.Mode = "build"
+	}
+	return m.newRun(a, text, "--skill", name)
+}
+
+// skillNamed is the person's skill a /NAME line invokes ("" when the word
+// is a command, or no skill's name), and the text after it.
+func (m *Model) skillNamed(line string) (string, string) {
+	word, rest, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	if _, isCommand := command.Lookup(word); isCommand {
+		return "", ""
+	}
+	for _, s := range m.o.Skills {
+		if s.Name == word {
+			return word, strings.TrimSpace(rest)
+		}
+	}
+	return "", ""
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // complete completes a slash command or an @path mention.
@@ -144,6 +191,13 @@ func (m *Model) complete() {
 	v := m.input.Value()
 	if strings.HasPrefix(v, "/") {
 		c := command.CompleteLine(v)
+		if !strings.Contains(v, " ") {
+			for _, s := range m.o.Skills {
+				if strings.HasPrefix("/"+s.Name, v) {
+					c = append(c, "/"+s.Name)
+				}
+			}
+		}
 		switch len(c) {
 		case 0:
 			m.notice = "no completion"

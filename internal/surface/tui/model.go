@@ -39,7 +39,12 @@ type Options struct {
 	Remember func(string)
 	Now      func() time.Time
 	Poll     time.Duration // how often the store is read (default 100 ms)
+	// Skills are the skills a person may invoke with /NAME [TASK].
+	Skills []Skill
 }
+
+// Skill is a skill a person may invoke from the TUI.
+type Skill struct{ Name, Description string }
 
 type overlay int
 

@@ -25,6 +25,19 @@ func helpText() string {
 	return b.String()
 }
 
+// skillsHelp lists the skills /NAME invokes.
+func skillsHelp(skills []Skill) string {
+	if len(skills) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nskills (/NAME [TASK] starts a run with one; ultra skills list)\n\n")
+	for _, s := range skills {
+		fmt.Fprintf(&b, "  /%-27s %s\n", s.Name, event.OneLine(s.Description, 70))
+	}
+	return b.String()
+}
+
 func (m *Model) overlayLines(rows int) []string {
 	var out []string
 	switch m.ov {

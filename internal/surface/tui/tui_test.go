@@ -684,3 +684,38 @@ func TestModelCheckedWithTheServer(t *testing.T) {
 		t.Fatalf("model %q", m.model)
 	}
 }
+
+// /NAME of a skill starts a build run with --skill NAME (the text after
+// it the task); a command's name stays the command's; Tab completes a
+// skill's name; /help lists the skills.
+func TestSkillSlash(t *testing.T) {
+	f := newFake()
+	f.startID = "20261124-140000-cccccc"
+	m := New(Options{Backend: f, Axes: axes.Axes{Mode: "chat", Control: "autonomous", Permission: "normal", ModelMode: "smart"},
+		Skills: []Skill{{Name: "go-fix", Description: "Fix a failing Go test"}, {Name: "tasks", Description: "a skill named as a command"}}})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	pump(t, m, press(m, "/go-f", "tab"))
+	if m.input.Value() != "/go-fix " {
+		t.Fatalf("tab completed %q", m.input.Value())
+	}
+	m.input.Reset()
+	pump(t, m, press(m, "/go-fix the parser test", "enter"))
+	want := []string{"run", "--mode", "build", "--control", "autonomous", "--permission-profile", "normal", "--model-mode", "smart", "--skill", "go-fix", "--output", "jsonl", "--", "the parser test"}
+	if len(f.starts) != 1 || !slices.Equal(f.starts[0], want) {
+		t.Fatalf("started %v, want %v", f.starts, want)
+	}
+	f.setRow(&store.Run{ID: f.startID, Status: "complete", Axes: axes.Default})
+	pump(t, m, press(m, "/tasks", "enter"))
+	if len(f.starts) != 1 {
+		t.Fatalf("/tasks started a run: %v", f.starts)
+	}
+}
+
+func TestSkillsInHelp(t *testing.T) {
+	if h := skillsHelp([]Skill{{Name: "go-fix", Description: "Fix a failing Go test"}}); !strings.Contains(h, "/go-fix") || !strings.Contains(h, "Fix a failing Go test") {
+		t.Fatalf("help: %q", h)
+	}
+	if skillsHelp(nil) != "" {
+		t.Fatal("help without skills lists some")
+	}
+}
