@@ -325,13 +325,17 @@ func loadFile(path string, c *Config) error {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
+			if pe.LastKey != "" && !strings.Contains(pe.Message, pe.LastKey) {
+				// A value a field's own decoding refused (a duration).
+				return fmt.Errorf("config %s:%d: %s: %s", path, errorLine(data, pe.Position), pe.LastKey, pe.Message)
+			}
 			return fmt.Errorf("config %s:%d: %s", path, errorLine(data, pe.Position), pe.Message)
 		}
 		// A value of the wrong type: "toml: line 2 (last key "a.b"):
 		// incompatible types: TOML value has type string; destination
 		// has type slice".
 		if m := decodeErr().FindStringSubmatch(err.Error()); m != nil {
-			return fmt.Errorf("config %s:%s: %s: %s", path, m[1], m[2], typeWords.Replace(m[3]))
+			return fmt.Errorf("config %s:%s: %s: %s", path, m[1], m[2], strings.ReplaceAll(typeWords.Replace(m[3]), " a integer", " an integer"))
 		}
 		return fmt.Errorf("config %s: %w", path, err)
 	}
