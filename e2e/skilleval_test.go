@@ -191,11 +191,21 @@ func TestSkillsSuggest(t *testing.T) {
 	if none := ultra(t, dir, "skills", "suggest"); none.code != 0 || !strings.Contains(none.stdout, "no draft: of the last 0 runs") {
 		t.Fatalf("suggest before any run: exit %d\n%s%s", none.code, none.stdout, none.stderr)
 	}
+	var latest string
 	for range 2 {
 		m := newModel(t, withVet()...)
-		if res := ultra(t, dir, runArgs(m, "fix calc")...); res.code != 0 {
+		res := ultra(t, dir, runArgs(m, "fix calc")...)
+		if res.code != 0 {
 			t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
 		}
+		latest = runID(t, res.events(t))
+	}
+	// status and diff without a run show the latest run.
+	if st := ultra(t, dir, "status"); st.code != 0 || !strings.Contains(st.stdout, latest) {
+		t.Fatalf("status without a run: exit %d\n%s%s", st.code, st.stdout, st.stderr)
+	}
+	if d := ultra(t, dir, "diff"); d.code != 0 || !strings.Contains(d.stdout, "+\treturn a + b") || !strings.Contains(d.stdout, latest) {
+		t.Fatalf("diff without a run: exit %d\n%s%s", d.code, d.stdout, d.stderr)
 	}
 	s := ultra(t, dir, "skills", "suggest")
 	for _, want := range []string{"calc-changes: Use when changing calc/", "ran `go vet ./calc/` in 2 runs", "changed calc/calc.go in 2 runs", "accept it: ultra skills suggest --accept calc-changes", "nothing was written"} {

@@ -13,7 +13,7 @@ func TestArgsErrorNamesWhatTheCommandTakes(t *testing.T) {
 		want string
 	}{
 		{[]string{"land"}, "ultra land takes RUN_ID (none given); ultra runs lists the runs (see ultra land --help)"},
-		{[]string{"status", "a", "b"}, "ultra status takes RUN_ID (2 given); ultra runs lists the runs"},
+		{[]string{"status", "a", "b"}, "ultra status takes [RUN_ID] (2 given); ultra runs lists the runs"},
 		{[]string{"goals", "criteria"}, "ultra goals criteria takes GOAL (none given) (see ultra goals criteria --help)"},
 	} {
 		root.SetArgs(tc.args)

@@ -77,15 +77,15 @@ func openLandingRun(cmd *cobra.Command, id string, noRun bool) (landing.Options,
 func newDiffCmd() *cobra.Command {
 	var stat, nameOnly, committed, records bool
 	cmd := &cobra.Command{
-		Use:   "diff RUN_ID",
-		Short: "Show what a run changed against its base",
+		Use:   "diff [RUN_ID]",
+		Short: "Show what a run changed against its base (the latest run's without RUN_ID)",
 		Long: "Show what a run changed against the commit its branch was cut from: the worktree as it is now\n" +
 			"(committed and uncommitted changes, new files included), or only the branch's commits with --committed.\n" +
 			"The code only: ultra's records of the run (its brief, goals and ledger under .ultra/runs/) are summed\n" +
 			"up in one line; --records shows them too.",
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o, st, id, err := openRunLanding(cmd, args[0])
+			o, st, id, err := openLandingRun(cmd, shownRun(args), false)
 			if err != nil {
 				return err
 			}

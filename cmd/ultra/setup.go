@@ -117,12 +117,32 @@ func openRun(cmd *cobra.Command, id string) (*project, *store.Store, *store.Run,
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if id == latestID {
+		if id, err = latestRun(cmd, st); err != nil {
+			st.Close()
+			return nil, nil, nil, err
+		}
+	}
 	row, err := getRun(cmd, st, id)
 	if err != nil {
 		st.Close()
 		return nil, nil, nil, err
 	}
 	return p, st, row, nil
+}
+
+// latestID stands for the latest run in openRun: what shownRun gives
+// the commands that only show a run when no run is named. No id a person
+// types is it (getRun refuses an empty one).
+const latestID = "\x00latest"
+
+// shownRun is the run a command that only shows one shows: args[0], or
+// the latest run when there is none.
+func shownRun(args []string) string {
+	if len(args) == 0 {
+		return latestID
+	}
+	return args[0]
 }
 
 // agentOptions are what commands that act on stored runs (cancel, waive,

@@ -16,11 +16,11 @@ func newStatusCmd() *cobra.Command {
 	var asJSON, verbose bool
 	var n int
 	cmd := &cobra.Command{
-		Use:   "status RUN_ID",
-		Short: "Show a run's phase, axes, retries, budgets, plan and last events",
-		Args:  cobra.ExactArgs(1),
+		Use:   "status [RUN_ID]",
+		Short: "Show a run's phase, axes, retries, budgets, plan and last events (the latest run's without RUN_ID)",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, st, row, err := openRun(cmd, args[0])
+			p, st, row, err := openRun(cmd, shownRun(args))
 			if err != nil {
 				return err
 			}
