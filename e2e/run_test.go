@@ -417,7 +417,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--output", "xml", "--base-url", "http://127.0.0.1:1/v1", "x"}, `unknown --output "xml"`},
 		{[]string{"run", "--provider", "acme", "x"}, `unknown provider "acme"`},
 		{[]string{"status", "nope"}, "run not found"},
-		{[]string{"status"}, "ultra status takes RUN_ID (none given)"},
+		{[]string{"status"}, "there are no runs here yet"},
+		{[]string{"land"}, "ultra land takes RUN_ID (none given)"},
 	}
 	for _, c := range cases {
 		res := ultra(t, dir, c.args...)
