@@ -226,6 +226,12 @@ func (o Options) protectTests(ctx context.Context, row *store.Run, st runState, 
 			touch(c.Path, map[string]string{"D": "deleted ", "M": "changed ", "T": "changed "}[c.Status])
 		}
 	}
+	if len(deps) > 0 {
+		d.Status = gate.Fail
+		d.Reasons = append([]string{fmt.Sprintf("the tree adds files under dependency directories (%s): the runners and packages the tests use come from the run's start (workspace.setup), never from the tree under judgement; remove them",
+			strings.Join(firstN(deps, 5), ", "))}, d.Reasons...)
+		return d
+	}
 	// The //go:debug directives of code files set the test binaries'
 	// run-time defaults (package main's): test configuration.
 	var goWas, goIs []string // the changed Go code files, as they were and are
