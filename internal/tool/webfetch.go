@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -120,7 +121,7 @@ func (w WebFetch) target(ctx context.Context, raw string) (*url.URL, netip.Addr,
 		return nil, netip.Addr{}, fmt.Errorf("%s does not resolve: %v", u.Hostname(), err)
 	}
 	for _, a := range addrs {
-		if why := notPublic(a.Unmap()); why != "" && !w.anyAddress {
+		if why := cmp.Or(notPublic(a.Unmap()), ownAddress(a.Unmap())); why != "" && !w.anyAddress {
 			return nil, netip.Addr{}, fmt.Errorf("%s is %s (%s): webfetch reaches only public addresses, never this machine, its network, ultra's or a cloud's services", u.Hostname(), a, why)
 		}
 	}
@@ -145,6 +146,26 @@ func notPublic(a netip.Addr) string {
 	case netip.MustParsePrefix("192.0.0.0/24").Contains(a), netip.MustParsePrefix("198.18.0.0/15").Contains(a),
 		netip.MustParsePrefix("240.0.0.0/4").Contains(a), netip.MustParsePrefix("64:ff9b::/96").Contains(a):
 		return "reserved"
+	case netip.MustParsePrefix("192.0.2.0/24").Contains(a), netip.MustParsePrefix("198.51.100.0/24").Contains(a),
+		netip.MustParsePrefix("203.0.113.0/24").Contains(a), netip.MustParsePrefix("2001:db8::/32").Contains(a):
+		return "reserved for documentation"
+	}
+	return ""
+}
+
+// ownAddress says a is an address of one of this machine's interfaces:
+// a public one reaches this machine's listeners as loopback does.
+func ownAddress(a netip.Addr) string {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return ""
+	}
+	for _, x := range addrs {
+		if n, ok := x.(*net.IPNet); ok {
+			if ip, ok := netip.AddrFromSlice(n.IP); ok && ip.Unmap() == a {
+				return "this machine"
+			}
+		}
 	}
 	return ""
 }

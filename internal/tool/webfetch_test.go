@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -81,5 +82,29 @@ func TestWebFetchRun(t *testing.T) {
 	}
 	if res := (WebFetch{}).Run(context.Background(), env, json.RawMessage(`{"url":"`+srv.URL+`/page"}`)); !res.IsError || !strings.Contains(res.Output, "this machine") {
 		t.Fatalf("a fetch of this machine: %+v", res)
+	}
+}
+
+// This machine's own interface addresses reach its listeners, whatever
+// their class: refused; so are the documentation ranges.
+func TestWebFetchRefusesOwnAddresses(t *testing.T) {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Skipf("no interface addresses to check: %v", err)
+	}
+	for _, x := range addrs {
+		if n, ok := x.(*net.IPNet); ok {
+			if ip, ok := netip.AddrFromSlice(n.IP); ok && ownAddress(ip.Unmap()) != "this machine" {
+				t.Errorf("%s is not refused", ip)
+			}
+		}
+	}
+	for _, a := range []string{"192.0.2.2", "198.51.100.7", "203.0.113.9", "2001:db8::1"} {
+		if notPublic(netip.MustParseAddr(a)) == "" {
+			t.Errorf("%s is not refused", a)
+		}
+	}
+	if ownAddress(netip.MustParseAddr("8.8.8.8")) != "" {
+		t.Error("a public address elsewhere is refused as this machine's")
 	}
 }
