@@ -283,7 +283,13 @@ func (r *runner) hookProject(ctx context.Context) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return "", err
 	}
-	if err := workspace.ExportTree(ctx, r.row.Workdir, r.st.BaseTree, dest); err != nil {
+	// The tree of the person's checkout, whose settings named the hooks:
+	// never the run's base, which may be a branch a model wrote.
+	tree, err := workspace.Git(ctx, r.row.Repo, "rev-parse", "HEAD^{tree}")
+	if err != nil {
+		return "", err
+	}
+	if err := workspace.ExportTree(ctx, r.row.Workdir, tree, dest); err != nil {
 		return "", err
 	}
 	return dest, os.WriteFile(filepath.Join(dest, ".ultra-exported"), nil, 0o644)
