@@ -24,7 +24,6 @@ import (
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/proc"
 	"github.com/ultra-dev/ultra/internal/tool"
-	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // LayerHook names refusals by a person's hook.
@@ -65,8 +64,11 @@ func (r *runner) permissionMode() string {
 	return "acceptEdits"
 }
 
-// runHook runs one hook's command with bash, contained, in the run's tree
-// (CLAUDE_PROJECT_DIR), with input on its standard input.
+// runHook runs one hook's command with bash, contained, in the run's
+// tree, with input on its standard input. CLAUDE_PROJECT_DIR, and every
+// script the command names by a relative path, are the project view's
+// (projectView): a script the model edits or deletes in its worktree is
+// never the one that judges it.
 func (r *runner) runHook(ctx context.Context, h hooks.Hook, input []byte) hooks.Exec {
 	own := filepath.Join(RunDir(r.o.StateRoot, r.row.ID), "hooks")
 	for _, d := range []string{filepath.Join(own, "home"), filepath.Join(own, "tmp")} {
@@ -74,7 +76,7 @@ func (r *runner) runHook(ctx context.Context, h hooks.Hook, input []byte) hooks.
 			return hooks.Exec{Err: err}
 		}
 	}
-	project, err := r.hookProject(ctx)
+	project, err := r.projectView(ctx)
 	if err != nil {
 		return hooks.Exec{Err: fmt.Errorf("checking out the project for its hooks: %w", err)}
 	}
@@ -87,7 +89,9 @@ func (r *runner) runHook(ctx context.Context, h hooks.Hook, input []byte) hooks.
 		return hooks.Exec{Err: err}
 	}
 	env := append(proc.Environ(), "CLAUDE_PROJECT_DIR="+project, "ULTRA_RUN="+r.row.ID)
-	cmd, done, err := sb.Command("bash", []string{"-c", h.Command}, r.row.Workdir, env)
+	// The scripts the command names are the person's copies in the
+	// project view; the command works in the run's tree.
+	cmd, done, err := sb.Command("bash", []string{"-c", hooks.Rebase(h.Command, project)}, r.row.Workdir, env)
 	if err != nil {
 		return hooks.Exec{Err: err}
 	}
@@ -260,39 +264,6 @@ func (r *runner) endReason() string {
 		return string(r.stop.Status)
 	}
 	return "other"
-}
-
-// hookProject is the directory hooks know as CLAUDE_PROJECT_DIR, where
-// project hooks keep their scripts: in a run with a worktree, ultra's
-// read-only checkout of the commit the run started from (made once), so
-// that a script the model edits in its worktree is not the one that
-// judges it; in a read-only mode, the person's checkout the run reads.
-// The hooks still work in the run's tree (their working directory, and
-// the paths of the calls they see).
-func (r *runner) hookProject(ctx context.Context) (string, error) {
-	if !phase.Worktree(r.row.Axes.Mode) || r.st.BaseTree == "" {
-		return r.row.Workdir, nil
-	}
-	r.hookMu.Lock() // the hooks of one event run side by side
-	defer r.hookMu.Unlock()
-	dest := filepath.Join(RunDir(r.o.StateRoot, r.row.ID), "hooks", "project")
-	if _, err := os.Stat(filepath.Join(dest, ".ultra-exported")); err == nil {
-		return dest, nil
-	}
-	os.RemoveAll(dest)
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return "", err
-	}
-	// The tree of the person's checkout, whose settings named the hooks:
-	// never the run's base, which may be a branch a model wrote.
-	tree, err := workspace.Git(ctx, r.row.Repo, "rev-parse", "HEAD^{tree}")
-	if err != nil {
-		return "", err
-	}
-	if err := workspace.ExportTree(ctx, r.row.Workdir, tree, dest); err != nil {
-		return "", err
-	}
-	return dest, os.WriteFile(filepath.Join(dest, ".ultra-exported"), nil, 0o644)
 }
 
 // hookInput is a call's input as Claude Code gives it to hooks: its

@@ -116,7 +116,8 @@ func (r *runner) mcpWritable() bool {
 
 // mcpLaunch makes a stdio server's process: in a sandbox of the run's
 // layout with a home and /tmp of the server's own, the work tree
-// writable only when writable, the network as the profile says; its
+// writable only when writable, the network as the profile says, working
+// in the project view (projectView); its
 // environment is the model's commands' (no credentials) with the
 // server's own env on top, which the person configured for it.
 func (r *runner) mcpLaunch(s mcp.Server, writable bool) (*exec.Cmd, func(), error) {
@@ -126,13 +127,25 @@ func (r *runner) mcpLaunch(s mcp.Server, writable bool) (*exec.Cmd, func(), erro
 			return nil, nil, err
 		}
 	}
-	sb, err := runSandbox(context.Background(), r.o, r.row, r.st.DepDirs, !writable, own)
+	// The server starts in the project view, never in the worktree: a
+	// relative program, npx's local packages and a server's own files
+	// are the person's, not files the model wrote. The worktree is its
+	// root.
+	view, err := r.projectView(context.Background())
+	if err != nil {
+		return nil, nil, fmt.Errorf("checking out the project for MCP server %s: %w", s.Name, err)
+	}
+	var shown []string
+	if view != r.row.Workdir {
+		shown = append(shown, view)
+	}
+	sb, err := runSandbox(context.Background(), r.o, r.row, r.st.DepDirs, !writable, own, shown...)
 	if err != nil {
 		return nil, nil, err
 	}
 	// No sandbox: the run was allowed to start without one (its bash
 	// commands run as they are too).
-	return serverCommand(sb, s, r.row.Workdir)
+	return serverCommand(sb, s, view)
 }
 
 // serverCommand is stdio server s's process in sb, working in dir: the
