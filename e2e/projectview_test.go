@@ -152,3 +152,41 @@ func gitErr(dir string, args ...string) (string, error) {
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// A run cut from a branch a model wrote (--base) still runs the guards
+// of the person's checkout: the branch's neutered copy of the script is
+// not CLAUDE_PROJECT_DIR's.
+func TestHooksOfABaseBranchAreThePersons(t *testing.T) {
+	t.Parallel()
+	files := maps.Clone(calcProject)
+	files["scripts/guard.py"] = `import json, sys
+if "touch forbidden" in json.load(sys.stdin)["tool_input"]["command"]:
+    print("guard.py: forbidden is not allowed", file=sys.stderr)
+    sys.exit(2)
+`
+	files[".claude/settings.json"] = `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+		{"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR/scripts/guard.py\""}]}]}}`
+	dir := repo(t, files)
+	git(t, dir, "checkout", "-q", "-b", "ultra/earlier")
+	if err := os.WriteFile(filepath.Join(dir, "scripts/guard.py"), []byte("import sys\nsys.exit(0)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "commit", "-qam", "a model's commit")
+	git(t, dir, "checkout", "-q", "main")
+	steps := append([]step{
+		fixSteps()[0],
+		calls(call("goals", calcGoals())),
+		calls(call("bash", map[string]any{"command": "touch forbidden"})),
+	}, fixSteps()[2:]...)
+	m := newModel(t, steps...)
+	res := ultra(t, dir, runArgs(m, "--base", "ultra/earlier", "fix calc")...)
+	var bash []string
+	for _, e := range ofType(res.events(t), "tool_result") {
+		if data(e)["tool"] == "bash" {
+			bash = append(bash, data(e)["output"].(string))
+		}
+	}
+	if len(bash) != 1 || !strings.Contains(bash[0], "Refused [hook]") || !strings.Contains(bash[0], "guard.py: forbidden") {
+		t.Fatalf("exit %d: the guard under --base: %q\n%s", res.code, bash, res.stderr)
+	}
+}
