@@ -128,6 +128,35 @@ func (w WebFetch) target(ctx context.Context, raw string) (*url.URL, netip.Addr,
 	return u, addrs[0].Unmap(), nil
 }
 
+// special are the address blocks of IANA's special-purpose registries
+// (IPv4 and IPv6) that are not globally reachable, or that carry
+// another address inside them (a NAT64 or 6to4 prefix reaches the IPv4
+// address it embeds), with what each is.
+var special = []struct {
+	prefix netip.Prefix
+	why    string
+}{
+	{netip.MustParsePrefix("0.0.0.0/8"), "this network"},
+	{netip.MustParsePrefix("100.64.0.0/10"), "shared address space"},
+	{netip.MustParsePrefix("192.0.0.0/24"), "reserved for protocol assignments"},
+	{netip.MustParsePrefix("192.0.2.0/24"), "reserved for documentation"},
+	{netip.MustParsePrefix("192.88.99.0/24"), "reserved (6to4 relays)"},
+	{netip.MustParsePrefix("198.18.0.0/15"), "reserved for benchmarking"},
+	{netip.MustParsePrefix("198.51.100.0/24"), "reserved for documentation"},
+	{netip.MustParsePrefix("203.0.113.0/24"), "reserved for documentation"},
+	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
+	{netip.MustParsePrefix("::/96"), "an IPv4-compatible address"},
+	{netip.MustParsePrefix("64:ff9b::/96"), "NAT64, which reaches the IPv4 address inside it"},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), "local NAT64"},
+	{netip.MustParsePrefix("100::/64"), "discard-only"},
+	{netip.MustParsePrefix("2001::/23"), "reserved for protocol assignments (Teredo among them)"},
+	{netip.MustParsePrefix("2001:db8::/32"), "reserved for documentation"},
+	{netip.MustParsePrefix("2002::/16"), "6to4, which reaches the IPv4 address inside it"},
+	{netip.MustParsePrefix("3fff::/20"), "reserved for documentation"},
+	{netip.MustParsePrefix("5f00::/16"), "segment routing"},
+	{netip.MustParsePrefix("fec0::/10"), "site-local"},
+}
+
 // notPublic says why a is not a public address ("" when it is).
 func notPublic(a netip.Addr) string {
 	switch {
@@ -141,14 +170,11 @@ func notPublic(a netip.Addr) string {
 		return "link-local, where cloud metadata services answer"
 	case a.IsMulticast(), a.IsInterfaceLocalMulticast():
 		return "multicast"
-	case netip.MustParsePrefix("100.64.0.0/10").Contains(a):
-		return "shared address space"
-	case netip.MustParsePrefix("192.0.0.0/24").Contains(a), netip.MustParsePrefix("198.18.0.0/15").Contains(a),
-		netip.MustParsePrefix("240.0.0.0/4").Contains(a), netip.MustParsePrefix("64:ff9b::/96").Contains(a):
-		return "reserved"
-	case netip.MustParsePrefix("192.0.2.0/24").Contains(a), netip.MustParsePrefix("198.51.100.0/24").Contains(a),
-		netip.MustParsePrefix("203.0.113.0/24").Contains(a), netip.MustParsePrefix("2001:db8::/32").Contains(a):
-		return "reserved for documentation"
+	}
+	for _, s := range special {
+		if s.prefix.Contains(a) {
+			return s.why
+		}
 	}
 	return ""
 }

@@ -99,9 +99,16 @@ func TestWebFetchRefusesOwnAddresses(t *testing.T) {
 			}
 		}
 	}
-	for _, a := range []string{"192.0.2.2", "198.51.100.7", "203.0.113.9", "2001:db8::1"} {
-		if notPublic(netip.MustParseAddr(a)) == "" {
+	for _, a := range []string{"192.0.2.2", "198.51.100.7", "203.0.113.9", "2001:db8::1", "0.1.2.3", "192.88.99.1",
+		"255.255.255.255", "::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::1", "100::1", "2001::1", "2002:7f00:1::1",
+		"3fff::1", "5f00::1", "fec0::1", "fd00::1", "ff02::1", "::ffff:127.0.0.1"} {
+		if notPublic(netip.MustParseAddr(a).Unmap()) == "" {
 			t.Errorf("%s is not refused", a)
+		}
+	}
+	for _, a := range []string{"93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "192.31.196.1", "2620:4f:8000::1"} {
+		if why := notPublic(netip.MustParseAddr(a)); why != "" {
+			t.Errorf("%s (public) is refused as %s", a, why)
 		}
 	}
 	if ownAddress(netip.MustParseAddr("8.8.8.8")) != "" {
