@@ -190,3 +190,47 @@ if "touch forbidden" in json.load(sys.stdin)["tool_input"]["command"]:
 		t.Fatalf("exit %d: the guard under --base: %q\n%s", res.code, bash, res.stderr)
 	}
 }
+
+// A server given as `npx -y PACKAGE`, Claude Code's most common form,
+// works under a profile without network: ultra installs the package
+// itself (once, with npm's install scripts off) and runs its program in
+// the sandbox, which could not fetch it.
+func TestNPXServer(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed: an npx server needs it")
+	}
+	if os.Getenv("ULTRA_TEST_NO_REGISTRY") != "" {
+		t.Skip("ULTRA_TEST_NO_REGISTRY: the npm registry is out of reach")
+	}
+	files := maps.Clone(calcProject)
+	files[".mcp.json"] = `{"mcpServers": {"mem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.8.31"],
+		"env": {"MEMORY_FILE_PATH": "/tmp/memory.jsonl"}}}}`
+	dir := repo(t, files)
+	env := ultraEnv(t)
+	list := ultraRun(t, dir, env, "mcp", "list")
+	if list.code != 0 || !strings.Contains(list.stdout, "connected") {
+		t.Fatalf("mcp list: exit %d\n%s\n%s", list.code, list.stdout, list.stderr)
+	}
+	m := newModel(t,
+		calls(call("mcp__mem__read_graph", map[string]any{})),
+		text("The graph is empty."),
+	)
+	res := ultraRun(t, dir, env, chatArgs(m, "--output", "jsonl", "what is in the graph?")...)
+	if res.code != 0 {
+		t.Fatalf("chat: exit %d\n%s", res.code, res.stderr)
+	}
+	var got string
+	for _, e := range ofType(res.events(t), "tool_result") {
+		if data(e)["tool"] == "mcp__mem__read_graph" {
+			got = data(e)["output"].(string)
+		}
+	}
+	if !strings.Contains(got, `"entities"`) {
+		t.Fatalf("read_graph through the npx server: %q", got)
+	}
+	installed, _ := filepath.Glob(filepath.Join(stateHome(t), "ultra", "mcp-packages", "*", ".ultra-installed"))
+	if len(installed) != 1 {
+		t.Fatalf("installed packages: %v (want one, kept for the chat)", installed)
+	}
+}

@@ -38,6 +38,8 @@ type mcpState struct {
 	// specBytes are the tools' specs' sizes as requests carry them,
 	// measured once (mcpOfferedNow asks at every request).
 	specBytes map[string]int
+	// pkgs are the npx servers' packages, installed before they start.
+	pkgs mcpPackages
 }
 
 // startMCP starts the configured servers in the background; the first
@@ -68,6 +70,7 @@ func (r *runner) startMCP(ctx context.Context) {
 	writable := r.mcpWritable()
 	go func() {
 		defer close(r.mcp.ready)
+		r.mcp.pkgs.prepare(ctx, r.o.StateRoot, r.o.MCP)
 		r.mcp.m.Start(ctx, writable)
 	}()
 }
@@ -135,7 +138,10 @@ func (r *runner) mcpLaunch(s mcp.Server, writable bool) (*exec.Cmd, func(), erro
 	if err != nil {
 		return nil, nil, fmt.Errorf("checking out the project for MCP server %s: %w", s.Name, err)
 	}
-	var shown []string
+	s, shown, err := r.mcp.pkgs.server(s)
+	if err != nil {
+		return nil, nil, err
+	}
 	if view != r.row.Workdir {
 		shown = append(shown, view)
 	}
@@ -274,8 +280,13 @@ func MCPCheck(ctx context.Context, o Options, dir string, servers []mcp.Server, 
 	}
 	row := &store.Run{ID: filepath.Base(own), Workdir: dir}
 	row.Axes.Mode, row.Axes.Permission = phase.Chat, "normal"
+	var pkgs mcpPackages
 	launch := func(s mcp.Server, _ bool) (*exec.Cmd, func(), error) {
-		sb, err := runSandbox(ctx, o, row, nil, true, filepath.Join(own, s.Name))
+		s, shown, err := pkgs.server(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		sb, err := runSandbox(ctx, o, row, nil, true, filepath.Join(own, s.Name), shown...)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -286,6 +297,7 @@ func MCPCheck(ctx context.Context, o Options, dir string, servers []mcp.Server, 
 	}
 	m := mcp.NewManager(servers, mcp.Options{Launch: launch, Network: func() bool { return network }, Roots: []string{dir},
 		LogDir: filepath.Join(own, "logs"), Version: o.Version})
+	pkgs.prepare(ctx, o.StateRoot, servers)
 	m.Start(ctx, false)
 	return m, func() { m.Close(); os.RemoveAll(own) }
 }

@@ -162,7 +162,7 @@ func (m *Manager) startOne(ctx context.Context, s Server, writable bool) []ToolI
 	for t, err := range c.session.Tools(ctx, nil) {
 		if err != nil {
 			c.close()
-			st.State, st.Error = "failed", "listing its tools: "+describe(err, m.logPath(s))
+			st.State, st.Error = "failed", "listing its tools: "+describe(err, m.logPath(s), m.opts.StartTimeout)
 			return nil
 		}
 		out = append(out, info(s, t))
@@ -278,12 +278,12 @@ func (m *Manager) connect(ctx context.Context, s Server, writable bool) (*conn, 
 		got = <-ch
 		if got.err == nil {
 			got.sess.Close()
-			got.err = ctx.Err()
 		}
+		got.err = ctx.Err() // the start's bound, not the connection's own end
 	}
 	if got.err != nil {
 		c.close()
-		return nil, errors.New(describe(got.err, m.logPath(s)))
+		return nil, errors.New(describe(got.err, m.logPath(s), m.opts.StartTimeout))
 	}
 	sess := got.sess
 	c.session = sess
@@ -345,10 +345,10 @@ func (c *conn) close() {
 
 // describe turns a connection error into words, with the server's own
 // last words when it wrote any.
-func describe(err error, log string) string {
+func describe(err error, log string, bound time.Duration) string {
 	msg := err.Error()
 	if errors.Is(err, context.DeadlineExceeded) {
-		msg = "it did not answer in time"
+		msg = fmt.Sprintf("it did not answer within %s", bound)
 	}
 	if log != "" {
 		if tail := lastLines(log, 3); tail != "" {
@@ -465,7 +465,7 @@ func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, w
 	defer cancel()
 	res, err := c.session.CallTool(cctx, &sdk.CallToolParams{Name: t.Tool, Arguments: a})
 	if err != nil {
-		why := describe(err, m.logPath(s))
+		why := describe(err, m.logPath(s), s.CallTimeout())
 		switch {
 		case ctx.Err() != nil:
 			return errResult("the call was interrupted")
