@@ -8,7 +8,9 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path/filepath"
+	"strings"
 
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/rules"
@@ -31,6 +33,16 @@ func (r *runner) ruleDecision(c llm.ToolCall) rules.Decision {
 			return rules.Decision{}
 		}
 		call.Command = cmd
+	case "webfetch", "skill":
+		var a struct {
+			URL  string `json:"url"`
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal([]byte(c.Arguments), &a)
+		call.Skill = a.Name
+		if u, err := url.Parse(strings.TrimSpace(a.URL)); err == nil {
+			call.Host = strings.Trim(u.Hostname(), "[]")
+		}
 	case "read", "edit", "write", "glob", "grep":
 		var a struct {
 			FilePath string `json:"file_path"`

@@ -152,7 +152,7 @@ func (c Config) For(event, target string) []Hook {
 var claudeNames = []struct{ ultra, claude string }{
 	{"bash", "Bash"}, {"read", "Read"}, {"edit", "Edit"}, {"edit", "MultiEdit"},
 	{"write", "Write"}, {"glob", "Glob"}, {"glob", "LS"}, {"grep", "Grep"},
-	{"todo", "TodoWrite"},
+	{"todo", "TodoWrite"}, {"webfetch", "WebFetch"}, {"skill", "Skill"}, {"task", "Task"}, {"task", "Agent"},
 }
 
 // ClaudeName is a tool of ultra's as Claude Code's hooks and matchers

@@ -40,9 +40,10 @@ type Rule struct {
 var claudeTools = map[string][]string{
 	"Bash": {"bash"}, "Read": {"read", "glob", "grep"}, "Edit": {"edit", "write"}, "Write": {"write"},
 	"MultiEdit": {"edit"}, "Glob": {"glob"}, "Grep": {"grep"}, "LS": {"glob"},
+	"WebFetch": {"webfetch"}, "Skill": {"skill"}, "Task": {"task"}, "Agent": {"task"}, "TodoWrite": {"todo"},
 	// Tools ultra has no match for: the rule is kept and matches nothing.
-	"WebFetch": nil, "WebSearch": nil, "NotebookEdit": nil, "NotebookRead": nil, "TodoWrite": nil, "Task": nil, "Agent": nil,
-	"ExitPlanMode": nil, "KillShell": nil, "BashOutput": nil, "SlashCommand": nil, "Skill": nil,
+	"WebSearch": nil, "NotebookEdit": nil, "NotebookRead": nil,
+	"ExitPlanMode": nil, "KillShell": nil, "BashOutput": nil, "SlashCommand": nil,
 }
 
 // Parse reads one rule of kind from source; home is the person's home
@@ -78,10 +79,25 @@ func Parse(kind, text, source, home string) (Rule, error) {
 	if !hasArg || tools == nil {
 		return r, nil
 	}
-	if name == "Bash" {
+	switch name {
+	case "Bash":
 		if p, ok := strings.CutSuffix(arg, ":*"); ok {
 			r.arg, r.prefix = strings.TrimSpace(p), true
 		}
+		return r, nil
+	case "WebFetch":
+		d, ok := strings.CutPrefix(strings.TrimSpace(arg), "domain:")
+		d = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(d), "."))
+		if !ok || d == "" || strings.ContainsAny(d, "/:@ ") {
+			return r, fmt.Errorf("%s: permissions.%s: %q: write WebFetch(domain:HOST)", source, kind, text)
+		}
+		r.arg = d
+		return r, nil
+	case "Skill":
+		r.arg = strings.TrimSpace(arg)
+		return r, nil
+	case "Task", "Agent", "TodoWrite":
+		r.tools = nil // a kind of helper ultra does not have: matches nothing
 		return r, nil
 	}
 	pat := arg
@@ -145,6 +161,8 @@ type Call struct {
 	Command string // bash's command
 	Path    string // a file tool's path, absolute
 	Root    string // the run's tree, absolute
+	Host    string // webfetch's host
+	Skill   string // the skill tool's skill
 }
 
 // Decision is what the rules say of a call: Kind "" when none matched.
@@ -166,7 +184,7 @@ func (s Set) Decide(c Call) Decision {
 	for _, kind := range []string{Deny, Ask, Allow} {
 		for i := range s.Rules {
 			r := &s.Rules[i]
-			if r.Kind == kind && r.matchesTool(c.Tool) && r.matchesPath(c) {
+			if r.Kind == kind && r.matchesTool(c.Tool) && r.matchesArg(c) {
 				return Decision{Kind: kind, Rule: r}
 			}
 		}
@@ -181,6 +199,21 @@ func (r *Rule) matchesTool(name string) bool {
 		}
 	}
 	return false
+}
+
+// matchesArg says c is a call the rule's parentheses name: its path, its
+// host (the domain or below it), its skill.
+func (r *Rule) matchesArg(c Call) bool {
+	switch {
+	case r.arg == "":
+		return true
+	case c.Tool == "webfetch":
+		h := strings.ToLower(strings.TrimSuffix(c.Host, "."))
+		return h == r.arg || strings.HasSuffix(h, "."+r.arg)
+	case c.Tool == "skill":
+		return c.Skill == r.arg
+	}
+	return r.matchesPath(c)
 }
 
 func (r *Rule) matchesPath(c Call) bool {

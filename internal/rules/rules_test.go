@@ -18,7 +18,8 @@ func TestDecide(t *testing.T) {
 	s := set(t, `{"permissions": {
 		"allow": ["Bash(go test:*)", "Bash(git diff *)", "Read", "Edit(docs/**)", "mcp__github"],
 		"ask":   ["Bash(git push:*)", "mcp__github__create_issue", "Edit(*.lock)"],
-		"deny":  ["Bash(rm:*)", "Bash(curl:*)", "Read(.env)", "Edit(//etc/**)", "Read(~/.ssh/**)", "mcp__db__drop_table"]
+		"deny":  ["Bash(rm:*)", "Bash(curl:*)", "Read(.env)", "Edit(//etc/**)", "Read(~/.ssh/**)", "mcp__db__drop_table",
+		          "WebFetch(domain:evil.example)", "Skill(deploy)", "Task"]
 	}}`)
 	root := "/w"
 	for _, c := range []struct {
@@ -54,6 +55,12 @@ func TestDecide(t *testing.T) {
 		{"mcp tool ask", Call{Tool: "mcp__github__create_issue"}, Ask},
 		{"mcp tool deny", Call{Tool: "mcp__db__drop_table"}, Deny},
 		{"another server", Call{Tool: "mcp__githubx__list"}, ""},
+		{"webfetch of a denied domain", Call{Tool: "webfetch", Host: "evil.example"}, Deny},
+		{"webfetch below it", Call{Tool: "webfetch", Host: "api.EVIL.example."}, Deny},
+		{"webfetch elsewhere", Call{Tool: "webfetch", Host: "notevil.example"}, ""},
+		{"a denied skill", Call{Tool: "skill", Skill: "deploy"}, Deny},
+		{"another skill", Call{Tool: "skill", Skill: "go-fix"}, ""},
+		{"Task is ultra's task", Call{Tool: "task"}, Deny},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := s.Decide(c.call).Kind; got != c.want {
