@@ -234,3 +234,71 @@ func TestNPXServer(t *testing.T) {
 		t.Fatalf("installed packages: %v (want one, kept for the chat)", installed)
 	}
 }
+
+// A guard the model breaks refuses, and a Python guard's module is the
+// person's: a guard that reads a file of the worktree the model deleted
+// fails (exit 1), which refuses the call (Claude Code would let it
+// through), and a module the model writes in its worktree does not
+// shadow the person's.
+func TestBrokenGuardsFailClosed(t *testing.T) {
+	t.Parallel()
+	files := maps.Clone(calcProject)
+	files["policy/blocked.txt"] = "forbidden-b\n"
+	files[".claude/hooks/guard.py"] = `import json, sys
+words = open("policy/blocked.txt").read().split()
+cmd = json.load(sys.stdin)["tool_input"]["command"]
+if any(w in cmd for w in words):
+    print("guard.py: blocked", file=sys.stderr)
+    sys.exit(2)
+`
+	files["tools/modguard.py"] = `import json, sys
+if "forbidden-m" in json.load(sys.stdin)["tool_input"]["command"]:
+    print("modguard: forbidden-m is not allowed", file=sys.stderr)
+    sys.exit(2)
+`
+	files[".claude/settings.json"] = `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+		{"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR/.claude/hooks/guard.py\""},
+		{"type": "command", "command": "PYTHONPATH=\"$CLAUDE_PROJECT_DIR/tools\" python3 -m modguard"}]}]}}`
+	dir := repo(t, files)
+	steps := append([]step{
+		fixSteps()[0],
+		calls(call("goals", calcGoals())),
+		calls(call("write", map[string]any{"file_path": "modguard.py", "content": "allowed = True\n"})),
+		calls(call("bash", map[string]any{"command": "touch forbidden-m"})),
+		calls(call("bash", map[string]any{"command": "rm policy/blocked.txt"})),
+		calls(call("bash", map[string]any{"command": "touch forbidden-b"})),
+		calls(call("bash", map[string]any{"command": "rm modguard.py"})),
+	}, fixSteps()[2:]...)
+	m := newModel(t, steps...)
+	res := ultra(t, dir, runArgs(m, "fix calc")...)
+	var bash []string
+	for _, e := range ofType(res.events(t), "tool_result") {
+		if data(e)["tool"] == "bash" {
+			bash = append(bash, data(e)["output"].(string))
+		}
+	}
+	if len(bash) != 4 {
+		t.Fatalf("exit %d: bash results %q\n%s", res.code, bash, res.stderr)
+	}
+	if !strings.Contains(bash[0], "Refused [hook]") || !strings.Contains(bash[0], "modguard: forbidden-m") {
+		t.Fatalf("the model's module shadowed the person's guard: %s", bash[0])
+	}
+	if strings.Contains(bash[1], "Refused") {
+		t.Fatalf("rm was refused: %s", bash[1])
+	}
+	if !strings.Contains(bash[2], "Refused [hook]") || !strings.Contains(bash[2], "fails closed") || !strings.Contains(bash[2], "failed (exit 1)") {
+		t.Fatalf("a guard that failed let the call through: %s", bash[2])
+	}
+	if res.code != 0 {
+		for _, e := range ofType(res.events(t), "tool_result") {
+			t.Logf("%s: %.400s", data(e)["tool"], data(e)["output"])
+		}
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	id := runID(t, res.events(t))
+	for _, f := range []string{"forbidden-m", "forbidden-b"} {
+		if _, err := gitErr(dir, "cat-file", "-e", "ultra/"+id+":"+f); err == nil {
+			t.Fatalf("%s was made and committed", f)
+		}
+	}
+}

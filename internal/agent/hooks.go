@@ -88,7 +88,9 @@ func (r *runner) runHook(ctx context.Context, h hooks.Hook, input []byte) hooks.
 	if err != nil {
 		return hooks.Exec{Err: err}
 	}
-	env := append(proc.Environ(), "CLAUDE_PROJECT_DIR="+project, "ULTRA_RUN="+r.row.ID)
+	// PYTHONSAFEPATH: a module the model writes in its worktree (the
+	// working directory) does not shadow a Python hook's own.
+	env := append(proc.Environ(), "CLAUDE_PROJECT_DIR="+project, "ULTRA_RUN="+r.row.ID, "PYTHONSAFEPATH=1")
 	// The scripts the command names are the person's copies in the
 	// project view; the command works in the run's tree.
 	cmd, done, err := sb.Command("bash", []string{"-c", hooks.Rebase(h.Command, project)}, r.row.Workdir, env)
@@ -144,7 +146,7 @@ func (r *runner) preToolUse(ctx context.Context, c *llm.ToolCall) (ref *refusal,
 	if len(res.Failed) > 0 {
 		why := strings.Join(res.Failed, "; ")
 		r.emit(event.Warning, event.WarningData{Message: "a PreToolUse hook could not decide call " + c.ID + ", so it is refused: " + why})
-		return &refusal{layer: LayerHook, reason: "a PreToolUse hook of the person's could not run, so ultra refuses the call (it fails closed): " + why}, false, false
+		return &refusal{layer: LayerHook, reason: "a PreToolUse hook of the person's did not decide (it could not run, failed or timed out), so ultra refuses the call (it fails closed): " + why}, false, false
 	}
 	if res.Block || res.Permission == "deny" {
 		return &refusal{layer: LayerHook, reason: "a PreToolUse hook of the person's refuses this call: " + firstNonEmpty(res.Reason, "no reason given")}, false, false

@@ -287,6 +287,14 @@ func judge(res *Result, event string, h Hook, x Exec) {
 	case x.Exit == 2:
 		res.Block = true
 		res.Reason = join(res.Reason, strings.TrimSpace(x.Stderr))
+		res.Messages = append(res.Messages, fmt.Sprintf("%s blocks: %s", name, clip(firstLine(x.Stderr), 200)))
+		return
+	case x.Exit != 0 && guards(event):
+		// A guard that errs is a guard that did not decide: unlike Claude
+		// Code, ultra does not let the call (or the finish) through. The
+		// model must not be able to break a person's guard into silence
+		// (a planted .python-version, a module it shadows).
+		res.Failed = append(res.Failed, fmt.Sprintf("%s failed (exit %d): %s", name, x.Exit, clip(strings.TrimSpace(x.Stderr), 300)))
 		return
 	case x.Exit != 0:
 		res.Messages = append(res.Messages, fmt.Sprintf("%s failed (exit %d): %s", name, x.Exit, clip(strings.TrimSpace(x.Stderr), 300)))
@@ -313,6 +321,7 @@ func judge(res *Result, event string, h Hook, x Exec) {
 	switch strings.ToLower(o.Decision) {
 	case "block", "deny":
 		res.Block, res.Reason = true, join(res.Reason, o.Reason)
+		res.Messages = append(res.Messages, fmt.Sprintf("%s blocks: %s", name, clip(firstLine(o.Reason), 200)))
 	case "approve", "allow":
 		res.Permission = stronger(res.Permission, "allow")
 	}
@@ -328,6 +337,15 @@ func judge(res *Result, event string, h Hook, x Exec) {
 		res.UpdatedInput = s.UpdatedInput
 	}
 	res.Context = join(res.Context, s.AdditionalContext)
+}
+
+// guards says a hook of event decides whether something goes on (a
+// call, a finish): one that fails refuses it.
+func guards(event string) bool { return event == PreToolUse || event == Stop }
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
 }
 
 // stronger is the decision that wins of two: deny, then ask, then allow.

@@ -81,8 +81,8 @@ func TestFire(t *testing.T) {
 					t.Fatalf("%+v", r)
 				}
 			}},
-		{"other exit codes tell the person", map[string]Exec{"one": {Exit: 1, Stderr: "oops"}}, func(t *testing.T, r Result) {
-			if r.Block || len(r.Messages) != 1 || !strings.Contains(r.Messages[0], "failed (exit 1): oops") {
+		{"another exit code of a guard fails closed", map[string]Exec{"one": {Exit: 1, Stderr: "SyntaxError"}}, func(t *testing.T, r Result) {
+			if r.Block || len(r.Failed) != 1 || !strings.Contains(r.Failed[0], "failed (exit 1): SyntaxError") {
 				t.Fatalf("%+v", r)
 			}
 		}},
@@ -147,5 +147,25 @@ func TestToolNamesBothWays(t *testing.T) {
 		if got := UltraName(in); got != want {
 			t.Errorf("UltraName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A hook that only reports (PostToolUse) and fails tells the person; a
+// hook that blocks is named to them.
+func TestFireReports(t *testing.T) {
+	c := config(t, `{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "one"}]}],
+		"Stop": [{"hooks": [{"type": "command", "command": "two"}]}]}}`)
+	run := func(_ context.Context, h Hook, _ []byte) Exec {
+		if h.Command == "one" {
+			return Exec{Exit: 1, Stderr: "oops"}
+		}
+		return Exec{Exit: 2, Stderr: "write NOTES.md\nfirst"}
+	}
+	if r := c.Fire(context.Background(), run, PostToolUse, "Bash", nil); len(r.Failed) != 0 || len(r.Messages) != 1 || !strings.Contains(r.Messages[0], "failed (exit 1): oops") {
+		t.Fatalf("PostToolUse: %+v", r)
+	}
+	r := c.Fire(context.Background(), run, Stop, "", nil)
+	if !r.Block || len(r.Messages) != 1 || !strings.Contains(r.Messages[0], `Stop hook "two" (settings.json) blocks: write NOTES.md`) {
+		t.Fatalf("Stop: %+v", r)
 	}
 }
