@@ -55,8 +55,12 @@ func TestSkillsEval(t *testing.T) {
 	}
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "the skill")
+	// The person's secret, beside the scratch repositories of the trials.
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("PERSON_SECRET=hunter2-parent-env\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	hidden := filepath.Join(dir, ".agents/skills/go-fix/evals/case-1/hidden/answer.txt")
-	peek := calls(call("bash", map[string]any{"command": "cat " + hidden + "; ls " + filepath.Dir(filepath.Dir(hidden))}),
+	peek := calls(call("bash", map[string]any{"command": "cat " + hidden + "; ls " + filepath.Dir(filepath.Dir(hidden)) + "; cat " + filepath.Join(dir, ".env")}),
 		call("skill", map[string]any{"name": "go-fix"}),
 		call("skill", map[string]any{"name": "go-fix", "resource": "evals/case-1/hidden/answer.txt"}))
 	refuse := step{"status": 400, "error": "no model today"}
@@ -93,6 +97,9 @@ func TestSkillsEval(t *testing.T) {
 	all := strings.Join(outs, "\n")
 	if !strings.Contains(outs[0], "No such file or directory") {
 		t.Fatalf("the bash call's result: %s", outs[0])
+	}
+	if strings.Contains(all, "hunter2-parent-env") {
+		t.Fatalf("a trial's model read the person's checkout:\n%s", outs[0])
 	}
 	if strings.Contains(all, "the reference answer") || !strings.Contains(all, "Read the failing test, fix the code") || !strings.Contains(all, "has no file") {
 		t.Fatalf("what the model received:\n%s", all)

@@ -324,7 +324,11 @@ func (e *evaluation) run(ctx context.Context, c skills.Case, with bool, repo, tr
 	args = append(args, "--", c.Task)
 	cmd := exec.CommandContext(ctx, ultraProgram(), args...)
 	cmd.Dir = repo
-	hide := e.skill.Dir
+	// The skill's folder (its answers), and the person's checkout, which
+	// holds the scratch repository and whose files (an ignored .env) a
+	// trial's model must not read: its own worktree and repository are
+	// shown again inside it.
+	hide := e.skill.Dir + string(filepath.ListSeparator) + e.p.Root
 	if prev := os.Getenv("ULTRA_HIDE"); prev != "" {
 		hide = prev + string(filepath.ListSeparator) + hide
 	}
