@@ -67,9 +67,11 @@ func (w WebFetch) Run(ctx context.Context, env *Env, raw json.RawMessage) Result
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
 	const meta = "\n" + webMeta + "%{http_code}\t%{content_type}\t%{redirect_url}"
-	args := []string{"-sS", "--proto", "=http,https", "--max-filesize", fmt.Sprint(maxWebBytes), "--max-time", fmt.Sprint(int(webTimeout.Seconds())),
+	// -q first: no .curlrc (the sandbox's home is the model's to write)
+	// re-routes the pinned address; no proxy resolves the name again.
+	args := []string{"-q", "-sS", "--noproxy", "*", "--proto", "=http,https", "--max-filesize", fmt.Sprint(maxWebBytes), "--max-time", fmt.Sprint(int(webTimeout.Seconds())),
 		"-A", "ultra-webfetch", "--resolve", u.Hostname() + ":" + port + ":" + addr.String(), "-w", meta, u.String()}
-	opts := proc.Options{Dir: env.Root, Timeout: webTimeout + 5*time.Second, MaxCapture: maxWebBytes + 4096, Env: proc.Environ()}
+	opts := proc.Options{Dir: env.Root, Timeout: webTimeout + 5*time.Second, MaxCapture: maxWebBytes + 4096, Env: curlEnv(proc.Environ())}
 	env.Sandbox.Apply(&opts)
 	res, err := proc.Run(ctx, "curl", args, opts)
 	if err != nil {
@@ -94,6 +96,21 @@ func (w WebFetch) Run(ctx context.Context, env *Env, raw json.RawMessage) Result
 	}
 	out := fmt.Sprintf("HTTP %s %s (%s)\n\n%s", code, u, ctype, clipText(text, maxWebText))
 	return Result{Output: out, IsError: !strings.HasPrefix(code, "2"), Data: map[string]any{"url": u.String(), "status": code}}
+}
+
+// curlEnv is env without what routes curl elsewhere from outside its
+// arguments: proxies (which would resolve the name again) and its home.
+func curlEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch l := strings.ToLower(k); {
+		case strings.HasSuffix(l, "_proxy"), l == "curl_home":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // target checks raw and resolves its host to one public address.

@@ -115,3 +115,10 @@ func TestWebFetchRefusesOwnAddresses(t *testing.T) {
 		t.Error("a public address elsewhere is refused as this machine's")
 	}
 }
+
+func TestCurlEnv(t *testing.T) {
+	got := curlEnv([]string{"PATH=/bin", "http_proxy=http://p", "HTTPS_PROXY=x", "ALL_PROXY=y", "no_proxy=z", "CURL_HOME=/h", "SSL_CERT_FILE=/c", "CURL_CA_BUNDLE=/b", "LANG=C"})
+	if strings.Join(got, " ") != "PATH=/bin SSL_CERT_FILE=/c CURL_CA_BUNDLE=/b LANG=C" {
+		t.Fatalf("curlEnv kept %q", got)
+	}
+}
