@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,26 @@ func TestSimpleCommands(t *testing.T) {
 		{"python3 -c 'print(1)'", "", "python3 is given code"},
 		{"python3 script.py", "python3 script.py", ""},
 		{"if true; then", "", "does not parse"},
+		{"bash <<< 'rm x'", "", "bash reads the code it runs from its input"},
+		{"printf 'rm x' | sh", "", "sh reads the code"},
+		{"sh < script.sh", "", "sh reads the code"},
+		{"python3 - < x.py", "", "python3 reads the code"},
+		{"bash -s", "", "bash reads the code"},
+		{"trap 'rm x' EXIT; true", "", "trap runs its argument later"},
+		{"watch rm x", "", "watch runs its arguments"},
+		{"awk 'BEGIN{system(\"rm x\")}'", "", "awk's program runs commands"},
+		{"awk -f prog.awk data", "", "runs a program file"},
+		{"flock /tmp/l -c 'rm x'", "", "flock -c runs a string"},
+		{"script -qc 'rm x' /dev/null", "", "script -qc runs a string"},
+		{"env -S 'rm x'", "", "env -S runs a string"},
+		{"su -c 'rm x' a", "", "su -c runs a string"},
+		{"deno eval 'Deno.remove(\"x\")'", "", "deno eval runs code"},
+		{"perl -E 'unlink q(x)'", "", "perl is given code"},
+		{"python3 -E script.py", "python3 -E script.py", ""},
+		{"python3 -m pytest -q", "python3 -m pytest -q", ""},
+		{"node --version", "node --version", ""},
+		{"awk '{print $1}' f", "awk {print $1} f", ""},
+		{"node app.js", "node app.js", ""},
 	} {
 		cmds, opaque := SimpleCommands(c.line)
 		var got []string
@@ -36,6 +57,36 @@ func TestSimpleCommands(t *testing.T) {
 		}
 		if opaque != "" || strings.Join(got, "|") != c.want {
 			t.Errorf("%q: %q (opaque %q), want %q", c.line, got, opaque, c.want)
+		}
+	}
+}
+
+func TestUnwrap(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"timeout -s KILL 5 rm x", "rm x"},
+		{"sudo -u a rm x", "rm x"},
+		{"nice -n 5 -- rm x", "rm x"},
+		{"env -C / -u HOME A=1 rm x", "rm x"},
+		{"busybox rm x", "rm x"},
+		{"flock /tmp/lock rm x", "rm x"},
+		{"chrt -f 10 rm x", "rm x"},
+		{"taskset -c 0,1 rm x", "rm x"},
+		{"strace -o /dev/null -f rm x", "rm x"},
+		{"chroot / rm x", "rm x"},
+		{"runuser -u a -- rm x", "rm x"},
+		{"xargs -I {} -P 4 rm {}", "rm {}"},
+		{"stdbuf -oL rm x", "rm x"},
+		{"find . -name a -exec rm {} +", "rm {}"},
+		{"find . -execdir sudo -u b rm {} ;", "rm {}"},
+		{"ionice -c 3 nice rm x", "rm x"},
+	} {
+		words := strings.Fields(c.line)
+		var got []string
+		for _, w := range Unwrap(words) {
+			got = append(got, strings.Join(w, " "))
+		}
+		if !slices.Contains(got, c.want) {
+			t.Errorf("Unwrap(%q) = %q, want it to hold %q", c.line, got, c.want)
 		}
 	}
 }
