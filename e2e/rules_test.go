@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -104,5 +106,13 @@ func TestPermissionRulesBadFile(t *testing.T) {
 	d := ultra(t, dir, "doctor")
 	if !strings.Contains(d.stdout, "setup") || !strings.Contains(d.stdout, "no closing parenthesis") {
 		t.Fatalf("doctor:\n%s", d.stdout)
+	}
+	// A file that is not JSON is named with the line and column.
+	if err := os.WriteFile(filepath.Join(dir, ".claude", "settings.local.json"), []byte("{\n  \"permissions\": {\"deny\": [\"Bash(rm:*)\",]}\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = ultra(t, dir, runArgs(m, "fix calc")...)
+	if res.code != 2 || !strings.Contains(res.stderr, ".claude/settings.local.json:2:41: invalid character ']'") {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 
 	"github.com/ultra-dev/ultra/internal/hooks"
+	"github.com/ultra-dev/ultra/internal/jsonpos"
 	"github.com/ultra-dev/ultra/internal/rules"
 )
 
@@ -41,6 +43,10 @@ func (p *project) settings() (rules.Set, hooks.Config, error) {
 		}
 		if err != nil {
 			return s, h, err
+		}
+		var doc map[string]json.RawMessage
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return s, h, jsonpos.Error(f, data, err)
 		}
 		if err := s.Add(f, data, home); err != nil {
 			return s, h, err

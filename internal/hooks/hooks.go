@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ultra-dev/ultra/internal/jsonpos"
 )
 
 // Events ultra fires.
@@ -80,7 +82,7 @@ func (c *Config) Add(source string, data []byte) error {
 		Hooks map[string][]Group `json:"hooks"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("%s: %v", source, err)
+		return jsonpos.Error(source, data, err)
 	}
 	for event, groups := range doc.Hooks {
 		if !slices.Contains(Events, event) {

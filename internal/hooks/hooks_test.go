@@ -46,7 +46,7 @@ func TestConfigErrors(t *testing.T) {
 		{`{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "command": "x"}]}]}}`, `type "prompt"`},
 		{`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": " "}]}]}}`, "an empty command"},
 		{`{"hooks": {"PreToolUse": [{"matcher": "(", "hooks": [{"type": "command", "command": "x"}]}]}}`, "is not a regular expression"},
-		{`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": "5"}]}]}}`, "cannot unmarshal"},
+		{`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": "5"}]}]}}`, `:1:81: field "hooks.hooks.timeout" is a JSON string where a number is wanted`},
 	} {
 		var c Config
 		if err := c.Add("s.json", []byte(x.text)); err == nil || !strings.Contains(err.Error(), x.err) || !strings.HasPrefix(err.Error(), "s.json") {

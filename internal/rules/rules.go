@@ -13,6 +13,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/ultra-dev/ultra/internal/jsonpos"
 	"github.com/ultra-dev/ultra/internal/policy"
 	"github.com/ultra-dev/ultra/internal/tool"
 )
@@ -138,7 +139,7 @@ type Settings struct {
 func (s *Set) Add(source string, data []byte, home string) error {
 	var st Settings
 	if err := json.Unmarshal(data, &st); err != nil {
-		return fmt.Errorf("%s: %v", source, err)
+		return jsonpos.Error(source, data, err)
 	}
 	for _, k := range []struct {
 		kind string

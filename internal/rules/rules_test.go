@@ -87,7 +87,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"permissions": {"deny": ["Frobnicate"]}}`, `unknown tool "Frobnicate"`},
 		{`{"permissions": {"ask": ["Bash()"]}}`, "empty parentheses"},
 		{`{"permissions": {"ask": ["mcp__s__t(x)"]}}`, "an MCP rule takes no parentheses"},
-		{`{"permissions": {"allow": "Bash"}}`, "cannot unmarshal string"},
+		{`{"permissions": {"allow": "Bash"}}`, `:1:32: field "permissions.allow" is a JSON string`},
 		{`{"permissions": `, "unexpected end of JSON input"},
 	} {
 		var s Set
