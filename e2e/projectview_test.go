@@ -302,3 +302,43 @@ if "forbidden-m" in json.load(sys.stdin)["tool_input"]["command"]:
 		}
 	}
 }
+
+// ultra mcp shows a tool's policy as a run has it, the person's
+// permission rules included, refuses to call a denied tool unless told,
+// and warns of a rule or policy that names a tool there is not.
+func TestMCPToolsPolicyAndStrays(t *testing.T) {
+	t.Parallel()
+	node, memory := mcptest.Script(t, "server-memory")
+	files := maps.Clone(calcProject)
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"mem": map[string]any{
+		"command": node, "args": []string{memory}, "env": map[string]string{"MEMORY_FILE_PATH": "/tmp/memory.jsonl"}}}})
+	files[".mcp.json"] = string(b)
+	files[".claude/settings.json"] = `{"permissions": {"deny": ["mcp__mem__read_graph", "mcp__mem__delete_entites"]}}`
+	files[".ultra/config"] = "[mcp.servers.mem.tools]\nopen_node = \"deny\"\n"
+	dir := repo(t, files)
+	res := ultra(t, dir, "mcp", "tools")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	var line string
+	for _, l := range strings.Split(res.stdout, "\n") {
+		if strings.HasPrefix(l, "mcp__mem__read_graph ") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "deny (mcp__mem__read_graph)") || !strings.Contains(line, "never (denied)") {
+		t.Fatalf("read_graph's line: %q\n%s", line, res.stdout)
+	}
+	for _, want := range []string{`"mcp__mem__delete_entites" names a tool MCP server "mem" does not offer, so it matches nothing (did you mean "delete_entities"?)`,
+		`no tool "open_node", so the policy [mcp.servers.mem.tools] open_node = "deny" of ultra's config applies to nothing (did you mean "open_nodes"?)`} {
+		if !strings.Contains(res.stderr, want) {
+			t.Fatalf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	if r := ultra(t, dir, "mcp", "test", "mem", "read_graph"); r.code != 2 || !strings.Contains(r.stderr, "is denied") {
+		t.Fatalf("mcp test of a denied tool: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := ultra(t, dir, "mcp", "test", "--denied", "mem", "read_graph"); r.code != 0 || !strings.Contains(r.stdout, "entities") {
+		t.Fatalf("mcp test --denied: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

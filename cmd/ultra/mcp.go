@@ -15,6 +15,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/config"
 	"github.com/ultra-dev/ultra/internal/mcp"
 	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/rules"
 )
 
 // mcpServers are the person's MCP servers for runs in the project: the
@@ -58,16 +59,62 @@ Stdio servers run in the run's sandbox. See docs/ecosystem.md.`,
 	return cmd
 }
 
-// mcpSetup loads the project's servers and connects them (only those
+// mcpSession is the project's servers, connected for ultra mcp, and the
+// person's permission rules.
+type mcpSession struct {
+	m       *mcp.Manager
+	done    func()
+	servers []mcp.Server
+	rules   rules.Set
+}
+
+// warn prints the policies and rules that name a server or tool there
+// is not.
+func (x mcpSession) warn(cmd *cobra.Command) {
+	for _, w := range agent.MCPStrays(x.servers, x.rules, x.m.Offered()) {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+	}
+}
+
+// policy is tool t's policy in a run, with the rule or setting that
+// makes it: the servers' policies and the permission rules, deny
+// winning over ask over allow.
+func (x mcpSession) policy(t mcp.ToolInfo) string {
+	d := x.rules.Decide(rules.Call{Tool: t.Name})
+	switch {
+	case t.Policy == mcp.Deny:
+		return "deny"
+	case d.Kind == rules.Deny:
+		return "deny (" + d.Rule.Text + ")"
+	case t.Policy == mcp.Ask:
+		return "ask"
+	case d.Kind == rules.Ask:
+		return "ask (" + d.Rule.Text + ")"
+	case t.Policy == "" && t.Destructive:
+		return "ask (destructive)"
+	}
+	return "allow"
+}
+
+func mcpSetup(cmd *cobra.Command, only string) (mcpSession, error) {
+	m, done, servers, set, err := mcpConnect(cmd, only)
+	return mcpSession{m: m, done: done, servers: servers, rules: set}, err
+}
+
+// mcpConnect loads the project's servers and connects them (only those
 // named, when any are), contained as a read-only chat would.
-func mcpSetup(cmd *cobra.Command, only string) (*mcp.Manager, func(), []mcp.Server, error) {
+func mcpConnect(cmd *cobra.Command, only string) (*mcp.Manager, func(), []mcp.Server, rules.Set, error) {
+	var set rules.Set
 	p, err := findProject(cmd)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, set, err
 	}
 	servers, err := p.mcpServers()
 	if err != nil {
-		return nil, nil, nil, &exitError{code: agent.ExitUsage, err: err}
+		return nil, nil, nil, set, &exitError{code: agent.ExitUsage, err: err}
+	}
+	if set, _, err = p.settings(); err != nil {
+		return nil, nil, nil, set, &exitError{code: agent.ExitUsage, err: err}
 	}
 	if only != "" {
 		var kept []mcp.Server
@@ -77,18 +124,18 @@ func mcpSetup(cmd *cobra.Command, only string) (*mcp.Manager, func(), []mcp.Serv
 			}
 		}
 		if len(kept) == 0 {
-			return nil, nil, nil, usageErr("no MCP server %q is configured (%s)", only, serverNames(servers))
+			return nil, nil, nil, set, usageErr("no MCP server %q is configured (%s)", only, serverNames(servers))
 		}
 		servers = kept
 	}
 	if err := os.MkdirAll(p.StateRoot, 0o755); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, set, err
 	}
 	ensureIgnored(p.StateRoot)
 	o := p.agentOptions(nil)
 	o.Version = rootVersion(cmd)
 	m, done := agent.MCPCheck(cmd.Context(), o, p.Root, servers, true)
-	return m, done, servers, nil
+	return m, done, servers, set, nil
 }
 
 func serverNames(servers []mcp.Server) string {
@@ -111,12 +158,14 @@ func newMCPListCmd() *cobra.Command {
 		Short: "Each server, where it is configured, and whether it answers",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, done, servers, err := mcpSetup(cmd, "")
+			x, err := mcpSetup(cmd, "")
 			if err != nil {
 				return err
 			}
-			defer done()
+			defer x.done()
+			m, servers := x.m, x.servers
 			st := m.Statuses()
+			x.warn(cmd)
 			if asJSON {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(st)
 			}
@@ -158,11 +207,12 @@ func newMCPToolsCmd() *cobra.Command {
 			if len(args) == 1 {
 				only = args[0]
 			}
-			m, done, _, err := mcpSetup(cmd, only)
+			x, err := mcpSetup(cmd, only)
 			if err != nil {
 				return err
 			}
-			defer done()
+			defer x.done()
+			m := x.m
 			tools := m.Tools()
 			if asJSON {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(tools)
@@ -170,9 +220,11 @@ func newMCPToolsCmd() *cobra.Command {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintln(w, "TOOL\tKIND\tPOLICY\tOFFERED IN\tDESCRIPTION")
 			for _, t := range tools {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, toolKind(t), firstNonEmptyStr(t.Policy, policyDefault(t)), offeredIn(t), clipLine(t.Description, 60))
+				pol := x.policy(t)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, toolKind(t), pol, offeredIn(t, pol), clipLine(t.Description, 60))
 			}
 			w.Flush()
+			x.warn(cmd)
 			for _, s := range m.Statuses() {
 				if s.Error != "" {
 					fmt.Fprintf(cmd.ErrOrStderr(), "MCP server %s: %s\n", s.Name, s.Error)
@@ -195,16 +247,10 @@ func toolKind(t mcp.ToolInfo) string {
 	return "writes"
 }
 
-func policyDefault(t mcp.ToolInfo) string {
-	if t.Destructive {
-		return "ask (destructive)"
-	}
-	return "allow"
-}
-
-// offeredIn names the phases of a build run that offer t.
-func offeredIn(t mcp.ToolInfo) string {
-	if t.Policy == mcp.Deny {
+// offeredIn names the phases of a build run that offer t, whose policy
+// is pol.
+func offeredIn(t mcp.ToolInfo, pol string) string {
+	if strings.HasPrefix(pol, "deny") {
 		return "never (denied)"
 	}
 	var in []string
@@ -228,6 +274,7 @@ func clipLine(s string, n int) string {
 }
 
 func newMCPTestCmd() *cobra.Command {
+	var denied bool
 	cmd := &cobra.Command{
 		Use:   "test SERVER [TOOL [JSON]]",
 		Short: "Start one server, list its tools, and call one with JSON arguments",
@@ -236,12 +283,14 @@ its tools, and with TOOL call it with the JSON arguments given (default {}).
 Exits 0 when the server answers (and the call succeeds), 1 otherwise.`,
 		Args: cobra.RangeArgs(1, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, done, _, err := mcpSetup(cmd, args[0])
+			x, err := mcpSetup(cmd, args[0])
 			if err != nil {
 				return err
 			}
-			defer done()
+			defer x.done()
+			m := x.m
 			out := cmd.OutOrStdout()
+			x.warn(cmd)
 			st := m.Statuses()[0]
 			if st.State != "connected" {
 				return &exitError{code: agent.ExitError, err: fmt.Errorf("MCP server %s does not answer: %s", st.Name, st.Error)}
@@ -257,8 +306,12 @@ Exits 0 when the server answers (and the call succeeds), 1 otherwise.`,
 			if !mcp.IsTool(name) {
 				name = mcp.ToolName(args[0], name)
 			}
-			if _, ok := m.Tool(name); !ok {
-				return usageErr("MCP server %s has no tool %q (ultra mcp tools %s lists them)", args[0], args[1], args[0])
+			t, ok := m.Tool(name)
+			if !ok {
+				return usageErr("MCP server %s has no tool %q (%s)", args[0], args[1], mcp.Suggest(args[1], x.m.Offered()[args[0]]))
+			}
+			if pol := x.policy(t); strings.HasPrefix(pol, "deny") && !denied {
+				return usageErr("%s is denied (policy: %s), so no run calls it; pass --denied to call it here anyway", name, pol)
 			}
 			raw := "{}"
 			if len(args) == 3 {
@@ -275,6 +328,7 @@ Exits 0 when the server answers (and the call succeeds), 1 otherwise.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&denied, "denied", false, "call the tool even though your configuration denies it")
 	return cmd
 }
 

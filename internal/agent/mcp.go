@@ -25,6 +25,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/policy"
 	"github.com/ultra-dev/ultra/internal/proc"
+	"github.com/ultra-dev/ultra/internal/rules"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tool"
 )
@@ -92,6 +93,9 @@ func (r *runner) mcpWait() {
 		if st.State != "connected" {
 			r.emit(event.Warning, event.WarningData{Message: fmt.Sprintf("MCP server %s (%s) is not used: %s", st.Name, st.Source, st.Error)})
 		}
+	}
+	for _, w := range MCPStrays(r.o.MCP, r.o.Rules, r.mcp.m.Offered()) {
+		r.emit(event.Warning, event.WarningData{Message: w})
 	}
 	for _, ti := range r.mcp.m.Tools() {
 		r.tools[ti.Name] = mcpTool{r: r, info: ti}
@@ -419,4 +423,15 @@ func (r *runner) mcpServerNames() []string {
 		out = append(out, s.Name)
 	}
 	return out
+}
+
+// MCPStrays are the person's MCP policies and permission rules that name
+// a server or a tool there is not (offered: the tools of the servers
+// that answered): each would apply to nothing.
+func MCPStrays(servers []mcp.Server, set rules.Set, offered map[string][]string) []string {
+	var names []string
+	for _, s := range servers {
+		names = append(names, s.Name)
+	}
+	return append(mcp.StrayPolicies(servers, offered), set.StrayMCP(names, offered, mcp.Suggest)...)
 }

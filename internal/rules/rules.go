@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/jsonpos"
@@ -342,4 +343,27 @@ func wildcard(p, s string) bool {
 // Describe says where a rule comes from, for messages.
 func (r Rule) Describe() string {
 	return fmt.Sprintf("%s %s (%s)", r.Kind, r.Text, r.Source)
+}
+
+// StrayMCP are the rules that name an MCP server none of servers is, or
+// a tool a server that answered (offered: its tools, by server) does
+// not offer: a typo that would leave a deny rule denying nothing.
+// suggest words the closest name.
+func (s Set) StrayMCP(servers []string, offered map[string][]string, suggest func(string, []string) string) []string {
+	var out []string
+	for _, r := range s.Rules {
+		if len(r.tools) != 1 || !strings.HasPrefix(r.tools[0], "mcp__") {
+			continue
+		}
+		server, tool, _ := strings.Cut(strings.TrimPrefix(r.tools[0], "mcp__"), "__")
+		switch tools, answered := offered[server]; {
+		case !slices.Contains(servers, server):
+			out = append(out, fmt.Sprintf("%s: permissions.%s %q names MCP server %q, which is not configured, so it matches nothing (%s)",
+				r.Source, r.Kind, r.Text, server, suggest(server, servers)))
+		case tool != "" && answered && !slices.Contains(tools, tool):
+			out = append(out, fmt.Sprintf("%s: permissions.%s %q names a tool MCP server %q does not offer, so it matches nothing (%s)",
+				r.Source, r.Kind, r.Text, server, suggest(tool, tools)))
+		}
+	}
+	return out
 }

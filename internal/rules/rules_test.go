@@ -104,3 +104,13 @@ func TestParseErrors(t *testing.T) {
 		t.Fatalf("a WebFetch rule matched bash: %+v", d)
 	}
 }
+
+func TestStrayMCP(t *testing.T) {
+	s := set(t, `{"permissions": {"deny": ["mcp__mem__delete_entites", "mcp__memo", "mcp__mem__read_graph", "mcp__down__x", "Bash(rm:*)"]}}`)
+	suggest := func(n string, _ []string) string { return "near " + n }
+	got := s.StrayMCP([]string{"mem", "down"}, map[string][]string{"mem": {"delete_entities", "read_graph"}}, suggest)
+	if len(got) != 2 || !strings.Contains(got[0], `"mcp__mem__delete_entites" names a tool MCP server "mem" does not offer`) ||
+		!strings.Contains(got[1], `MCP server "memo", which is not configured`) {
+		t.Fatalf("%q", got)
+	}
+}
