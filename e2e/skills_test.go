@@ -97,3 +97,33 @@ func TestInvokedSkillNarrowsTools(t *testing.T) {
 		t.Fatalf("--skill nope: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// A skill's scoped entry (Bash(go vet:*)) lets through the commands it
+// names and refuses the others; lint warns of an entry naming no tool.
+func TestInvokedSkillScopesBash(t *testing.T) {
+	t.Parallel()
+	files := maps.Clone(calcProject)
+	files[".claude/skills/vet-fix/SKILL.md"] = "---\nname: vet-fix\ndescription: Fix calc, checking with go vet only\nallowed-tools: Read, Glob, Edit, Bash(go vet:*), Bsh\n---\nRun go vet, then fix.\n"
+	dir := repo(t, files)
+	steps := fixSteps()
+	steps = append(steps[:3:3], append([]step{calls(call("bash", map[string]any{"command": "go vet ./..."}),
+		call("bash", map[string]any{"command": "rm -f calc/calc_test.go"}))}, steps[3:]...)...)
+	m := newModel(t, steps...)
+	res := ultra(t, dir, runArgs(m, "--skill", "vet-fix")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	var outs []string
+	for _, e := range ofType(res.events(t), "tool_result") {
+		if data(e)["tool"] == "bash" {
+			outs = append(outs, data(e)["output"].(string))
+		}
+	}
+	if len(outs) != 2 || strings.Contains(outs[0], "Refused") || !strings.Contains(outs[1], "allows bash only as: Bash(go vet:*)") {
+		t.Fatalf("bash results: %q", outs)
+	}
+	lint := ultra(t, dir, "skills", "lint")
+	if lint.code != 1 || !strings.Contains(lint.stdout, `SKILL.md:4: allowed-tools: "Bsh": unknown tool "Bsh"`) {
+		t.Fatalf("lint: exit %d\n%s\n%s", lint.code, lint.stdout, lint.stderr)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/policy"
+	"github.com/ultra-dev/ultra/internal/rules"
 	"github.com/ultra-dev/ultra/internal/skills"
 )
 
@@ -74,7 +75,7 @@ func invokeSkill(all []skills.Skill, name, profile string, spec *agent.Spec) err
 		}
 		spec.Message = fmt.Sprintf("The person invoked the skill %s for this run. Its instructions (%s):\n\n%s\n\nThe task: %s",
 			s.Name, s.File, s.Body, spec.Task)
-		spec.SkillTools = agent.SkillTools(s)
+		spec.SkillTools, spec.SkillScopes = agent.SkillTools(s), agent.SkillScopes(s)
 		return nil
 	}
 	var names []string
@@ -150,7 +151,7 @@ func newSkillsShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			all, _ := p.skills()
+			all, probs := p.skills()
 			for _, s := range all {
 				if s.Name != args[0] {
 					continue
@@ -159,6 +160,9 @@ func newSkillsShowCmd() *cobra.Command {
 				fmt.Fprintf(out, "%s (%s)\n%s\n", s.Name, s.File, s.Description)
 				if len(s.AllowedTools) > 0 {
 					fmt.Fprintf(out, "allowed-tools: %s\n", strings.Join(s.AllowedTools, ", "))
+				}
+				for _, pr := range toolProblems(s) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", pr.Error())
 				}
 				fmt.Fprintf(out, "user-invocable: %v, model-invocable: %v", s.UserInvocable, s.ModelInvocable)
 				if s.SideEffects != "" {
@@ -176,9 +180,31 @@ func newSkillsShowCmd() *cobra.Command {
 				}
 				return nil
 			}
+			var why []string
+			for _, pr := range probs {
+				if filepath.Base(filepath.Dir(pr.File)) == args[0] {
+					why = append(why, pr.Error())
+				}
+			}
+			if len(why) > 0 {
+				return usageErr("skill %q does not read, so runs leave it out:\n%s", args[0], strings.Join(why, "\n"))
+			}
 			return usageErr("no skill %q here (ultra skills list)", args[0])
 		},
 	}
+}
+
+// toolProblems are the entries of s's allowed-tools that do not read as
+// Claude Code's tool rules (an unknown tool, a typo): each would narrow
+// the tools to less than the author meant.
+func toolProblems(s skills.Skill) []skills.Problem {
+	var out []skills.Problem
+	for _, e := range s.AllowedTools {
+		if err := rules.CheckTool(e); err != nil {
+			out = append(out, skills.Problem{File: s.File, Line: s.ToolsLine, Why: "allowed-tools: " + err.Error()})
+		}
+	}
+	return out
 }
 
 func newSkillsLintCmd() *cobra.Command {
@@ -197,7 +223,7 @@ func newSkillsLintCmd() *cobra.Command {
 			for _, s := range all {
 				cs, ps := skills.Cases(s)
 				cases += len(cs)
-				caseProbs = append(caseProbs, ps...)
+				caseProbs = append(caseProbs, append(toolProblems(s), ps...)...)
 			}
 			for _, pr := range append(probs, caseProbs...) {
 				fmt.Fprintln(cmd.OutOrStdout(), pr.Error())
@@ -206,7 +232,7 @@ func newSkillsLintCmd() *cobra.Command {
 			case len(probs) > 0:
 				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d of %d skills do not read", len(probs), len(all)+len(probs))}
 			case len(caseProbs) > 0:
-				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d eval cases do not read", len(caseProbs))}
+				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d problems in skills that read (allowed-tools, eval cases)", len(caseProbs))}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%d skills and %d eval cases, all read\n", len(all), cases)
 			return nil

@@ -171,6 +171,8 @@ type Spec struct {
 	// SkillTools are what a skill the person invoked (--skill) leaves
 	// of the run's tools (nil: all).
 	SkillTools []string
+	// SkillScopes: see agent.SkillScopes.
+	SkillScopes []string
 	// Message, when set, is the run's first message in place of the
 	// task's (a review's diff); the task stays the run's one-line name.
 	Message string
@@ -276,7 +278,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	st := runState{Phase: phase.NewIn(mode, spec.Budgets), VerifyCommands: o.VerifyCommands, AllowTestChanges: spec.AllowTestChanges, DepDirs: deps,
 		DeclaredCode: o.DeclaredCode, DeclaredSupport: o.DeclaredSupport,
 		Instructions: LoadInstructions(spec.Workdir, cwd), Models: o.Models, Review: spec.Review,
-		SkillIndex: skillIndex(o), SkillTools: spec.SkillTools}
+		SkillIndex: skillIndex(o), SkillTools: spec.SkillTools, SkillScopes: spec.SkillScopes}
 	if phase.Worktree(mode) {
 		st.Goals = &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly || mode == phase.Plan, Continue: o.GoalFailure == "continue", Refactor: spec.Refactor, NoCleanup: o.NoCleanup,
 			Records: goal.RunRecords(id).Dir}

@@ -59,12 +59,20 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf("tool %q is not among the allowed-tools of the skill the person invoked for this run. Allowed now: %s",
 			c.Name, strings.Join(r.offered(), ", "))}
 	}
+	if ref := r.skillScoped(c); ref != nil {
+		return ref
+	}
 	if ref := r.mcpDenied(c.Name); ref != nil {
 		return ref
 	}
 	if mcp.IsTool(c.Name) && r.phaseAllows(c.Name) && r.askedWith != nil && !slices.Contains(r.askedWith, c.Name) {
 		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
 			"tool %q was not offered in the request this answer replies to: load it with mcp_search{query} first; it is offered from your next answer on", c.Name)}
+	}
+	if c.Name == mcpSearchName && r.phaseAllows(c.Name) && r.askedWith != nil && !slices.Contains(r.askedWith, c.Name) {
+		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(
+			"mcp_search is not offered now: the MCP tools this phase allows are few enough to be offered directly (%s); call them by name",
+			strings.Join(r.mcpOffered(r.mcpClass()), ", "))}
 	}
 	if r.phaseAllows(c.Name) && r.askedWith != nil && !slices.Contains(r.askedWith, c.Name) {
 		return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf(

@@ -25,12 +25,22 @@ func (r *runner) ruleDecision(c llm.ToolCall) rules.Decision {
 	if len(r.o.Rules.Rules) == 0 {
 		return rules.Decision{}
 	}
+	call, ok := r.ruleCall(c)
+	if !ok {
+		return rules.Decision{}
+	}
+	return r.o.Rules.Decide(call)
+}
+
+// ruleCall is call c as rules judge it (false: a bash call whose
+// command does not read).
+func (r *runner) ruleCall(c llm.ToolCall) (rules.Call, bool) {
 	call := rules.Call{Tool: c.Name, Root: r.row.Workdir}
 	switch c.Name {
 	case "bash":
 		cmd, ok := tool.ShellCommand(json.RawMessage(c.Arguments))
 		if !ok {
-			return rules.Decision{}
+			return call, false
 		}
 		call.Command = cmd
 	case "webfetch", "skill":
@@ -61,7 +71,7 @@ func (r *runner) ruleDecision(c llm.ToolCall) rules.Decision {
 		}
 		call.Path = filepath.Clean(p)
 	}
-	return r.o.Rules.Decide(call)
+	return call, true
 }
 
 // ruleRefusal is a person's deny rule refusing c, or nil.

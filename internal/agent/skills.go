@@ -16,6 +16,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/hooks"
 	"github.com/ultra-dev/ultra/internal/llm"
+	"github.com/ultra-dev/ultra/internal/rules"
 	"github.com/ultra-dev/ultra/internal/skills"
 	"github.com/ultra-dev/ultra/internal/tool"
 )
@@ -102,6 +103,48 @@ func SkillTools(s skills.Skill) []string {
 		}
 	}
 	return out
+}
+
+// SkillScopes are the entries of an invoked skill's allowed-tools that
+// allow a tool for some calls only ("Bash(git diff:*)", "Edit(docs/**)"),
+// for a tool no entry allows whole: its calls must match one of them.
+func SkillScopes(s skills.Skill) []string {
+	whole := map[string]bool{}
+	for _, e := range s.AllowedTools {
+		if !strings.Contains(e, "(") {
+			whole[hooks.UltraName(e)] = true
+		}
+	}
+	var out []string
+	for _, e := range s.AllowedTools {
+		if strings.Contains(e, "(") && !whole[hooks.UltraName(e)] && rules.CheckTool(e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// skillScoped refuses call c when the invoked skill allows its tool for
+// some calls only (SkillScopes) and c is none of them.
+func (r *runner) skillScoped(c llm.ToolCall) *refusal {
+	if len(r.st.SkillScopes) == 0 {
+		return nil
+	}
+	var set rules.Set
+	for _, e := range r.st.SkillScopes {
+		if rule, err := rules.Parse(rules.Allow, e, "the skill's allowed-tools", "/"); err == nil {
+			set.Rules = append(set.Rules, rule)
+		}
+	}
+	if !set.Covers(c.Name) {
+		return nil
+	}
+	call, ok := r.ruleCall(c)
+	if ok && set.Decide(call).Kind == rules.Allow {
+		return nil
+	}
+	return &refusal{layer: LayerPhaseGuard, reason: fmt.Sprintf("the skill the person invoked allows %s only as: %s (its allowed-tools)",
+		c.Name, strings.Join(r.st.SkillScopes, ", "))}
 }
 
 // narrowed says an invoked skill's allowed-tools leave out tool name.

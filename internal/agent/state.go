@@ -86,6 +86,8 @@ type runState struct {
 	// tools (nil: all).
 	SkillIndex string   `json:"skill_index,omitempty"`
 	SkillTools []string `json:"skill_tools,omitempty"`
+	// SkillScopes are its entries that allow a tool for some calls only.
+	SkillScopes []string `json:"skill_scopes,omitempty"`
 	// StopHookBlocks counts the times a person's Stop hook sent the run
 	// back to work.
 	StopHookBlocks int `json:"stop_hook_blocks,omitempty"`

@@ -9,6 +9,7 @@ package rules
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -366,4 +367,25 @@ func (s Set) StrayMCP(servers []string, offered map[string][]string, suggest fun
 		}
 	}
 	return out
+}
+
+// CheckTool says what is wrong with text as one entry of a skill's
+// allowed-tools, which take the rules' syntax ("Bash(git diff:*)",
+// "Read", "mcp__server__tool"); nil when it reads.
+func CheckTool(text string) error {
+	_, err := Parse(Allow, text, "", "/")
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), ": permissions.allow: "))
+	}
+	return nil
+}
+
+// Covers says a rule of the set is about tool.
+func (s Set) Covers(tool string) bool {
+	for i := range s.Rules {
+		if s.Rules[i].matchesTool(tool) {
+			return true
+		}
+	}
+	return false
 }

@@ -24,6 +24,7 @@ type Skill struct {
 	Name           string            `json:"name"`
 	Description    string            `json:"description"`
 	AllowedTools   []string          `json:"allowed_tools,omitempty"`
+	ToolsLine      int               `json:"-"` // the line of allowed-tools in File
 	License        string            `json:"license,omitempty"`
 	Compatibility  string            `json:"compatibility,omitempty"`
 	Metadata       map[string]string `json:"metadata,omitempty"`
@@ -47,6 +48,17 @@ type Problem struct {
 	Why  string `json:"why"`
 }
 
+// Problems are every problem of one file, in the order of its lines.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Error())
+	}
+	return strings.Join(out, "\n")
+}
+
 func (p Problem) Error() string {
 	if p.Line == 0 {
 		return p.File + ": " + p.Why
@@ -65,7 +77,7 @@ func Parse(file, dir string, text []byte) (Skill, error) {
 	s := Skill{Dir: dir, File: file, UserInvocable: true, ModelInvocable: true}
 	lines := strings.Split(strings.ReplaceAll(string(text), "\r\n", "\n"), "\n")
 	if len(lines) == 0 || strings.TrimSpace(lines[0]) != "---" {
-		return s, Problem{file, 1, "no front matter: the file starts with a line \"---\", then name: and description:, then \"---\""}
+		return s, Problems{{file, 1, "no front matter: the file starts with a line \"---\", then name: and description:, then \"---\""}}
 	}
 	end := -1
 	for i := 1; i < len(lines); i++ {
@@ -75,8 +87,9 @@ func Parse(file, dir string, text []byte) (Skill, error) {
 		}
 	}
 	if end < 0 {
-		return s, Problem{file, 1, "the front matter has no closing \"---\""}
+		return s, Problems{{file, 1, "the front matter has no closing \"---\""}}
 	}
+	var probs Problems
 	seen := map[string]int{}
 	var listKey string
 	for i := 1; i < end; i++ {
@@ -93,24 +106,28 @@ func Parse(file, dir string, text []byte) (Skill, error) {
 			case listKey == "metadata":
 				k, v, ok := strings.Cut(item, ":")
 				if !ok {
-					return s, Problem{file, i + 1, "metadata entries are key: value"}
+					probs = append(probs, Problem{file, i + 1, "metadata entries are key: value"})
+					continue
 				}
 				if s.Metadata == nil {
 					s.Metadata = map[string]string{}
 				}
 				s.Metadata[strings.TrimSpace(k)] = unquote(strings.TrimSpace(v))
 			default:
-				return s, Problem{file, i + 1, fmt.Sprintf("an indented line where ultra expects key: value (%q)", item)}
+				probs = append(probs, Problem{file, i + 1, fmt.Sprintf("an indented line where ultra expects key: value (%q)", item)})
+				continue
 			}
 			continue
 		}
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
-			return s, Problem{file, i + 1, fmt.Sprintf("%q is not key: value", line)}
+			probs = append(probs, Problem{file, i + 1, fmt.Sprintf("%q is not key: value", line)})
+			continue
 		}
 		k, v = strings.TrimSpace(k), unquote(strings.TrimSpace(v))
 		if prev, dup := seen[k]; dup {
-			return s, Problem{file, i + 1, fmt.Sprintf("%s is given twice (first on line %d)", k, prev)}
+			probs = append(probs, Problem{file, i + 1, fmt.Sprintf("%s is given twice (first on line %d)", k, prev)})
+			continue
 		}
 		seen[k] = i + 1
 		listKey = ""
@@ -135,34 +152,44 @@ func Parse(file, dir string, text []byte) (Skill, error) {
 			s.ModelInvocable, err = strconv.ParseBool(v)
 		case "side-effects":
 			if !slices.Contains(sideEffect, v) {
-				return s, Problem{file, i + 1, fmt.Sprintf("side-effects %q: one of %s", v, strings.Join(sideEffect, ", "))}
+				probs = append(probs, Problem{file, i + 1, fmt.Sprintf("side-effects %q: one of %s", v, strings.Join(sideEffect, ", "))})
+				continue
 			}
 			s.SideEffects = v
 		case "permission-profile":
 			switch v {
 			case "restricted", "normal", "trusted", "unrestricted":
 			default:
-				return s, Problem{file, i + 1, fmt.Sprintf("permission-profile %q: restricted, normal, trusted or unrestricted", v)}
+				probs = append(probs, Problem{file, i + 1, fmt.Sprintf("permission-profile %q: restricted, normal, trusted or unrestricted", v)})
+				continue
 			}
 			s.Profile = v
 		default:
-			return s, Problem{file, i + 1, fmt.Sprintf("unknown key %q (name, description, allowed-tools, license, compatibility, metadata, user-invocable, model-invocable, side-effects, permission-profile)", k)}
+			probs = append(probs, Problem{file, i + 1, fmt.Sprintf("unknown key %q (name, description, allowed-tools, license, compatibility, metadata, user-invocable, model-invocable, side-effects, permission-profile)", k)})
+			continue
 		}
 		if err != nil {
-			return s, Problem{file, i + 1, fmt.Sprintf("%s must be true or false, not %q", k, v)}
+			probs = append(probs, Problem{file, i + 1, fmt.Sprintf("%s must be true or false, not %q", k, v)})
 		}
 	}
 	switch {
 	case s.Name == "":
-		return s, Problem{file, 2, "no name"}
+		probs = append(probs, Problem{file, 2, "no name"})
 	case !nameRe.MatchString(s.Name) || len(s.Name) > 64:
-		return s, Problem{file, seen["name"], fmt.Sprintf("name %q: 1 to 64 lowercase letters, digits and hyphens", s.Name)}
+		probs = append(probs, Problem{file, seen["name"], fmt.Sprintf("name %q: 1 to 64 lowercase letters, digits and hyphens", s.Name)})
 	case dir != "" && filepath.Base(dir) != s.Name:
-		return s, Problem{file, seen["name"], fmt.Sprintf("name %q is not its folder's (%s)", s.Name, filepath.Base(dir))}
+		probs = append(probs, Problem{file, seen["name"], fmt.Sprintf("name %q is not its folder's (%s)", s.Name, filepath.Base(dir))})
+	}
+	switch {
 	case strings.TrimSpace(s.Description) == "":
-		return s, Problem{file, 2, "no description: say what the skill does and when to use it"}
+		probs = append(probs, Problem{file, 2, "no description: say what the skill does and when to use it"})
 	case len(s.Description) > 1024:
-		return s, Problem{file, seen["description"], fmt.Sprintf("the description has %d characters (at most 1024)", len(s.Description))}
+		probs = append(probs, Problem{file, seen["description"], fmt.Sprintf("the description has %d characters (at most 1024)", len(s.Description))})
+	}
+	s.ToolsLine = seen["allowed-tools"]
+	if len(probs) > 0 {
+		sort.SliceStable(probs, func(i, j int) bool { return probs[i].Line < probs[j].Line })
+		return s, probs
 	}
 	s.Body = strings.TrimSpace(strings.Join(lines[end+1:], "\n"))
 	return s, nil
@@ -175,16 +202,36 @@ func unquote(v string) string {
 	return v
 }
 
-// splitTools reads allowed-tools given on one line: "Read, Grep" or
-// "Read Grep" or "[Read, Grep]".
+// splitTools reads allowed-tools given on one line: "Read, Grep", "Read
+// Grep", "[Read, Grep]", "Bash(git diff:*), Read" (a space inside
+// parentheses is the rule's own).
 func splitTools(v string) []string {
-	v = strings.Trim(v, "[]")
+	v = strings.TrimSpace(v)
+	if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
+		v = v[1 : len(v)-1]
+	}
 	var out []string
-	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
-		if f = unquote(strings.TrimSpace(f)); f != "" {
+	var cur strings.Builder
+	depth := 0
+	flush := func() {
+		if f := unquote(strings.TrimSpace(cur.String())); f != "" {
 			out = append(out, f)
 		}
+		cur.Reset()
 	}
+	for _, r := range v {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && (r == ',' || r == ' ' || r == '\t'):
+			flush()
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	flush()
 	return out
 }
 
@@ -236,9 +283,9 @@ func Discover(dirs []string) ([]Skill, []Problem) {
 				continue
 			}
 			s, err := Parse(file, folder, text)
-			var p Problem
-			if errors.As(err, &p) {
-				probs = append(probs, p)
+			var ps Problems
+			if errors.As(err, &ps) {
+				probs = append(probs, ps...)
 				continue
 			}
 			if seen[s.Name] {

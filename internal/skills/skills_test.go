@@ -1,8 +1,10 @@
 package skills
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,5 +94,36 @@ func TestResourcesLeaveOutLinks(t *testing.T) {
 	os.Symlink("/etc/passwd", filepath.Join(dir, "passwd"))
 	if got := Resources(Skill{Dir: dir}); strings.Join(got, ",") != "scripts/a.sh" {
 		t.Fatalf("%v", got)
+	}
+}
+
+func TestSplitTools(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want []string
+	}{
+		{"Read, Grep", []string{"Read", "Grep"}},
+		{"Read Grep", []string{"Read", "Grep"}},
+		{"[Read, 'Grep']", []string{"Read", "Grep"}},
+		{"Bash(git diff:*), Bash(go test ./...) Read", []string{"Bash(git diff:*)", "Bash(go test ./...)", "Read"}},
+	} {
+		if got := splitTools(c.v); !slices.Equal(got, c.want) {
+			t.Errorf("splitTools(%q) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+// Every problem of a file is reported, each with its line.
+func TestParseReportsEveryProblem(t *testing.T) {
+	text := "---\nname: Bad_Name\ndescription: x\nside-effects: lots\nfoo: bar\nuser-invocable: maybe\n---\nbody\n"
+	_, err := Parse("s/SKILL.md", "", []byte(text))
+	var ps Problems
+	if !errors.As(err, &ps) || len(ps) != 4 {
+		t.Fatalf("%v", err)
+	}
+	for i, line := range []int{2, 4, 5, 6} {
+		if ps[i].Line != line {
+			t.Errorf("problem %d on line %d, want %d: %v", i, ps[i].Line, line, ps[i])
+		}
 	}
 }
