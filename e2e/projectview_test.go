@@ -342,3 +342,48 @@ func TestMCPToolsPolicyAndStrays(t *testing.T) {
 		t.Fatalf("mcp test --denied: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// Servers come from where people keep them: Claude Code's ~/.claude.json
+// (user and local scope, and the .mcp.json servers turned off there) and
+// opencode's opencode.jsonc, besides .mcp.json.
+func TestMCPServersFromClaudeAndOpenCode(t *testing.T) {
+	t.Parallel()
+	node, memory := mcptest.Script(t, "server-memory")
+	server := func() map[string]any {
+		return map[string]any{"command": node, "args": []string{memory}, "env": map[string]string{"MEMORY_FILE_PATH": "/tmp/memory.jsonl"}}
+	}
+	files := maps.Clone(calcProject)
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fromjson": server(), "noisy": server()}})
+	files[".mcp.json"] = string(b)
+	files["opencode.jsonc"] = `{
+  // opencode's own
+  "mcp": {
+    "fromopencode": {"type": "local", "command": ["` + node + `", "` + memory + `"], "environment": {"MEMORY_FILE_PATH": "/tmp/m.jsonl"},},
+    "off": {"type": "local", "command": ["nothing"], "enabled": false},
+  },
+}`
+	dir := repo(t, files)
+	home := t.TempDir()
+	cj, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fromuser": server()},
+		"projects": map[string]any{dir: map[string]any{"mcpServers": map[string]any{"fromlocal": server()}, "disabledMcpjsonServers": []string{"noisy"}}}})
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), cj, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := ultraRun(t, dir, append(ultraEnv(t), "HOME="+home), "mcp", "list", "--json")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	var st []struct{ Name, State, Source string }
+	if err := json.Unmarshal([]byte(res.stdout), &st); err != nil {
+		t.Fatalf("%v: %s", err, res.stdout)
+	}
+	got := map[string]string{}
+	for _, s := range st {
+		got[s.Name] = s.State + " " + filepath.Base(s.Source)
+	}
+	want := map[string]string{"fromjson": "connected .mcp.json", "fromopencode": "connected opencode.jsonc",
+		"fromuser": "connected .claude.json", "fromlocal": "connected .claude.json"}
+	if !maps.Equal(got, want) {
+		t.Fatalf("servers %v, want %v", got, want)
+	}
+}

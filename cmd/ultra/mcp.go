@@ -18,10 +18,14 @@ import (
 	"github.com/ultra-dev/ultra/internal/rules"
 )
 
-// mcpServers are the person's MCP servers for runs in the project: the
-// user's config, the repository's .mcp.json (Claude Code's file, read
-// from the person's checkout, never from a run's worktree) and the
-// project's .ultra/config, later files winning a name.
+// mcpServers are the person's MCP servers for runs in the project, from
+// every place people keep them, later ones winning a name: ultra's user
+// config; Claude Code's user-scoped servers (~/.claude.json) and
+// opencode's global config; the repository's .mcp.json (less the servers
+// the person turned off: disabledMcpjsonServers) and opencode.json(c),
+// read from the person's checkout, never from a run's worktree; Claude
+// Code's local-scoped servers for this project; the project's
+// .ultra/config.
 func (p *project) mcpServers() ([]mcp.Server, error) {
 	var user, rest []mcp.Source
 	for _, s := range p.Config.MCPSources {
@@ -32,6 +36,32 @@ func (p *project) mcpServers() ([]mcp.Server, error) {
 		}
 	}
 	sources := user
+	var local []mcp.Source
+	var disabled []string
+	home, _ := os.UserHomeDir()
+	if p.Config.MCP.ReadsClaudeFile() && home != "" {
+		path := filepath.Join(home, ".claude.json")
+		if data, err := os.ReadFile(path); err == nil {
+			cj, err := mcp.ParseClaudeJSON(path, data, p.Root)
+			if err != nil {
+				return nil, err
+			}
+			if len(cj.User) > 0 {
+				sources = append(sources, mcp.Source{Path: path, Entries: cj.User, Text: data})
+			}
+			if len(cj.Local) > 0 {
+				local = append(local, mcp.Source{Path: path, Entries: cj.Local, Text: data})
+			}
+			disabled = cj.Disabled
+		}
+	}
+	if p.Config.MCP.ReadsOpenCodeFile() {
+		src, err := readOpenCode(configDirs("opencode"), false)
+		if err != nil {
+			return nil, err
+		}
+		sources = append(sources, src...)
+	}
 	if p.Config.MCP.ReadsClaudeFile() {
 		src, err := mcp.ReadClaude(filepath.Join(p.Root, ".mcp.json"))
 		if err != nil {
@@ -39,10 +69,76 @@ func (p *project) mcpServers() ([]mcp.Server, error) {
 		}
 		if src != nil {
 			src.Project = true
+			for _, n := range append(disabled, p.disabledMCPJSON()...) {
+				delete(src.Entries, n)
+			}
 			sources = append(sources, *src)
 		}
 	}
+	if p.Config.MCP.ReadsOpenCodeFile() {
+		src, err := readOpenCode([]string{p.Root}, true)
+		if err != nil {
+			return nil, err
+		}
+		sources = append(sources, src...)
+	}
+	sources = append(sources, local...)
 	return mcp.Resolve(append(sources, rest...), os.LookupEnv, p.Config.MCP.Trusted)
+}
+
+// configDirs is $XDG_CONFIG_HOME/name (default ~/.config/name).
+func configDirs(name string) []string {
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
+		return []string{filepath.Join(d, name)}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return []string{filepath.Join(home, ".config", name)}
+	}
+	return nil
+}
+
+// readOpenCode reads the MCP servers of the opencode.json or
+// opencode.jsonc in each of dirs (the first of the two there is); project:
+// the files are a repository's.
+func readOpenCode(dirs []string, project bool) ([]mcp.Source, error) {
+	var out []mcp.Source
+	for _, d := range dirs {
+		for _, name := range []string{"opencode.json", "opencode.jsonc"} {
+			path := filepath.Join(d, name)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				continue
+			}
+			entries, err := mcp.ParseOpenCode(path, data)
+			if err != nil {
+				return nil, err
+			}
+			if len(entries) > 0 {
+				out = append(out, mcp.Source{Path: path, Entries: entries, Text: mcp.StripJSONC(data), Project: project})
+			}
+			break
+		}
+	}
+	return out, nil
+}
+
+// disabledMCPJSON are the .mcp.json servers the settings files turn off
+// (Claude Code's disabledMcpjsonServers).
+func (p *project) disabledMCPJSON() []string {
+	var out []string
+	for _, f := range p.settingsFiles() {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var doc struct {
+			Disabled []string `json:"disabledMcpjsonServers"`
+		}
+		if json.Unmarshal(data, &doc) == nil {
+			out = append(out, doc.Disabled...)
+		}
+	}
+	return out
 }
 
 func newMCPCmd() *cobra.Command {

@@ -80,8 +80,12 @@ type MCP struct {
 	// ultra's timeout and per-tool policy; an entry with only a policy
 	// sets it for the server of that name another file defines.
 	Servers map[string]mcp.Entry `toml:"servers"`
-	// ClaudeFile (default true) reads the repository's .mcp.json.
+	// ClaudeFile (default true) reads the repository's .mcp.json and
+	// the servers of ~/.claude.json.
 	ClaudeFile *bool `toml:"claude_file"`
+	// OpenCodeFile (default true) reads the servers ("mcp") of the
+	// repository's opencode.json(c) and opencode's global config.
+	OpenCodeFile *bool `toml:"opencode_file"`
 	// Trusted are the servers of a repository's files that may be given
 	// the person's credentials (${GITHUB_TOKEN} and the like); read only
 	// from the person's own config.
@@ -101,6 +105,9 @@ func (p Permissions) ReadsClaudeSettings() bool { return p.ClaudeSettings == nil
 
 // ReadsClaudeFile says the repository's .mcp.json is read.
 func (m MCP) ReadsClaudeFile() bool { return m.ClaudeFile == nil || *m.ClaudeFile }
+
+// ReadsOpenCodeFile says opencode's configuration files are read.
+func (m MCP) ReadsOpenCodeFile() bool { return m.OpenCodeFile == nil || *m.OpenCodeFile }
 
 // Price is a model's price in US dollars per million tokens.
 type Price struct {
