@@ -110,17 +110,7 @@ func ParseClaude(path string, data []byte) (map[string]Entry, error) {
 	if doc.Servers == nil {
 		return nil, fmt.Errorf("%s:1: no \"mcpServers\" object (Claude Code's format: {\"mcpServers\": {\"NAME\": {\"command\": …}}})", path)
 	}
-	out := map[string]Entry{}
-	for name, raw := range doc.Servers {
-		var e Entry
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&e); err != nil {
-			return nil, fmt.Errorf("%s:%d: server %q: %s", path, lineOfKey(data, name), name, jsonErrText(err))
-		}
-		out[name] = e
-	}
-	return out, nil
+	return entries(path, data, doc.Servers)
 }
 
 // jsonErrLine is the line of a JSON error's offset (1 when it has none).
