@@ -153,6 +153,30 @@ func TestStreamJSONBudgetIsError(t *testing.T) {
 	}
 }
 
+// A run that cannot start (the model server is out of reach, a settings
+// file does not read) still ends its stream with one result object, an
+// error, with the exit code ultra gives.
+func TestStreamJSONFailureBeforeTheRun(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	for _, args := range [][]string{
+		{"run", "-p", "--output-format", "stream-json", "--provider", "openai", "--base-url", "http://127.0.0.1:1/v1", "--model", "x", "fix calc"},
+		{"chat", "-p", "--output-format", "json", "--max-turns", "-1", "what?"},
+	} {
+		res := ultra(t, dir, args...)
+		lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+		var r map[string]any
+		if len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &r) != nil {
+			t.Fatalf("%v: exit %d, stdout %q", args, res.code, res.stdout)
+		}
+		u, _ := r["ultra"].(map[string]any)
+		if res.code == 0 || r["type"] != "result" || r["is_error"] != true || r["subtype"] != "error_during_execution" ||
+			u["exit_code"] != float64(res.code) || !strings.Contains(res.stderr, r["result"].(string)) {
+			t.Fatalf("%v: exit %d, %s\n%s", args, res.code, res.stdout, res.stderr)
+		}
+	}
+}
+
 // Multi-turn input: two user messages, two answers in one session, and
 // a non-JSON line is refused by its number. Python's json module reads
 // the stream too.

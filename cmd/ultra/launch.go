@@ -21,6 +21,14 @@ import (
 // set; the surfaces on out and extra sinks; the store; doctor's health
 // check for repairs.
 func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, out io.Writer, row *store.Run, check bool, extra ...event.Sink) (agent.Options, error) {
+	if err := f.checkFormat(); err != nil {
+		return agent.Options{}, err
+	}
+	// Print mode's renderer first: a failure from here on is its result.
+	r, log := f.printRenderer(cmd, p, out)
+	if r != nil {
+		extra, out = append(extra, r), log
+	}
 	if err := f.validate(); err != nil {
 		return agent.Options{}, err
 	}
@@ -31,9 +39,6 @@ func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, ou
 	pc, err := f.resolveProvider(p, fb[0], fb[1], fb[2])
 	if err != nil {
 		return agent.Options{}, err
-	}
-	if r, log := f.printRenderer(cmd, p, out); r != nil {
-		extra, out = append(extra, r), log
 	}
 	sinks, err := f.sinks(out)
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/gocache"
 	"github.com/ultra-dev/ultra/internal/sandbox"
+	"github.com/ultra-dev/ultra/internal/surface/streamjson"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; left
@@ -159,22 +160,43 @@ func run(args []string) int {
 		// failed to print (a verdict, say) may have been a failure.
 		return exitBrokenPipe
 	}
+	code := agent.ExitError
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "ultra:", event.Printable(ee.err.Error()))
+		code = ee.code
+		if ee.err == nil || ee.err.Error() == "" {
+			return code
 		}
-		return ee.code
-	}
-	usage := isUsage(err)
-	if c, _, ferr := root.Find(args); ferr == nil {
-		err = argsError(c, err)
+		err = ee.err
+	} else {
+		if isUsage(err) {
+			code = agent.ExitUsage
+		}
+		if c, _, ferr := root.Find(args); ferr == nil {
+			err = argsError(c, err)
+		}
 	}
 	fmt.Fprintln(os.Stderr, "ultra:", event.Printable(err.Error()))
-	if usage {
-		return agent.ExitUsage
+	failPrinting(root, args, err, code)
+	return code
+}
+
+// failPrinting ends print mode's output with an error result when the
+// command failed before its run wrote one: a reader of claude -p's JSON
+// gets its result object whatever happened.
+func failPrinting(root *cobra.Command, args []string, err error, code int) {
+	if printing == nil {
+		c, _, ferr := root.Find(args)
+		if ferr != nil {
+			return
+		}
+		f := c.Flags().Lookup("output-format")
+		if f == nil || (f.Value.String() != string(streamjson.JSON) && f.Value.String() != string(streamjson.Stream)) {
+			return
+		}
+		printing = streamjson.New(os.Stdout, streamjson.Options{Format: streamjson.Format(f.Value.String())})
 	}
-	return agent.ExitError
+	printing.Fail(err.Error(), code)
 }
 
 // cobraArgs are cobra's words for a wrong number of arguments.

@@ -48,8 +48,16 @@ func (f *runFlags) printRenderer(cmd *cobra.Command, p *project, out io.Writer) 
 	if f.verbose {
 		log = cmd.ErrOrStderr()
 	}
-	return streamjson.New(cmd.OutOrStdout(), streamjson.Options{Format: format, Cwd: p.Dir}), log
+	if printing == nil {
+		printing = streamjson.New(cmd.OutOrStdout(), streamjson.Options{Format: format, Cwd: p.Dir})
+	}
+	return printing, log
 }
+
+// printing is this process's print-mode renderer, once a run or chat
+// made one: when the command fails before the run's events wrote a
+// result, run writes one (Renderer.Fail).
+var printing *streamjson.Renderer
 
 // streamInput checks --input-format: true for stream-json, which takes
 // the questions from stdin only and answers in stream-json.

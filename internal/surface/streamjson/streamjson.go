@@ -64,6 +64,7 @@ type Renderer struct {
 	goalOrder              []string
 	commit                 *event.CommitData
 	review                 string
+	done                   bool // the result is written
 }
 
 // New returns a renderer writing to w.
@@ -83,7 +84,39 @@ func (r *Renderer) Emit(e event.Event) {
 	}
 }
 
+// Done says the renderer wrote the result.
+func (r *Renderer) Done() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done
+}
+
+// Fail writes the result of a run that ended before its events could
+// (a flag, the configuration, the model server out of reach): an
+// error_during_execution carrying msg, so that a reader of print mode
+// gets its result object whatever happened. Nothing when the result was
+// written.
+func (r *Renderer) Fail(msg string, exitCode int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
+	}
+	res := Result{Type: "result", Subtype: "error_during_execution", IsError: true, Result: msg, Errors: []string{msg},
+		SessionID: r.run, Ultra: Facts{RunID: r.run, Status: "failed", Reason: msg, ExitCode: exitCode}}
+	if !r.start.IsZero() {
+		res.DurationMS = time.Since(r.start).Milliseconds()
+	}
+	if r.opt.Format == Text {
+		return // the error is on standard error, as claude -p's is
+	}
+	r.write(res)
+}
+
 func (r *Renderer) write(m any) {
+	if _, ok := m.(Result); ok {
+		r.done = true
+	}
 	if r.opt.Format == Text {
 		if res, ok := m.(Result); ok {
 			_, _ = io.WriteString(r.w, event.Printable(strings.TrimRight(res.Result, "\n"))+"\n")
