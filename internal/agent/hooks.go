@@ -55,13 +55,10 @@ func (r *runner) fireHooks(ctx context.Context, ev, target string, fields map[st
 
 // permissionMode is the run's control in Claude Code's words.
 func (r *runner) permissionMode() string {
-	switch {
-	case r.st.Phase.Phase == phase.Planning || r.row.Axes.Mode == phase.Plan:
+	if r.st.Phase.Phase == phase.Planning {
 		return "plan"
-	case r.row.Axes.Control == "manual":
-		return "default"
 	}
-	return "acceptEdits"
+	return r.row.Axes.ClaudePermissionMode()
 }
 
 // runHook runs one hook's command with bash, contained, in the run's

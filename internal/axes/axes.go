@@ -183,3 +183,19 @@ func (a Axes) Steer(want map[string]string) (Axes, error) {
 	}
 	return next, nil
 }
+
+// ClaudePermissionMode is Claude Code's word for a run's axes, as its
+// print mode's init message and its hooks' permission_mode say it: plan
+// for a run that only plans, default under manual control (every call
+// waits for a person), acceptEdits otherwise (changes go through without
+// asking; ultra's phase tables, profile and sandbox still decide, and
+// nothing is ever bypassed).
+func (a Axes) ClaudePermissionMode() string {
+	switch {
+	case a.Mode == "plan":
+		return "plan"
+	case a.Control == "manual":
+		return "default"
+	}
+	return "acceptEdits"
+}

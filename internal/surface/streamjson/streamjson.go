@@ -245,14 +245,12 @@ func (r *Renderer) init(tools []string) []any {
 		Ultra: &InitFacts{RunID: r.run, Axes: r.axes}}}
 }
 
-// permissionMode is Claude Code's name for ultra's mode: plan for a run
-// that only plans, else default (ultra's phase tables, profile and
-// sandbox decide, never a bypass).
+// permissionMode is Claude Code's word for the run's axes.
 func permissionMode(a *axes.Axes) string {
-	if a != nil && a.Mode == "plan" {
-		return "plan"
+	if a == nil {
+		return "default"
 	}
-	return "default"
+	return a.ClaudePermissionMode()
 }
 
 func (r *Renderer) msgID() string {

@@ -97,7 +97,7 @@ func TestRender(t *testing.T) {
 			}
 			if c.format == Stream {
 				init := ms[0]
-				if init["subtype"] != "init" || init["cwd"] != "/w" || init["model"] != "m" || init["permissionMode"] != "default" {
+				if init["subtype"] != "init" || init["cwd"] != "/w" || init["model"] != "m" || init["permissionMode"] != "acceptEdits" {
 					t.Fatalf("init %v", init)
 				}
 			}
