@@ -341,6 +341,13 @@ func TestMCPToolsPolicyAndStrays(t *testing.T) {
 	if r := ultra(t, dir, "mcp", "test", "--denied", "mem", "read_graph"); r.code != 0 || !strings.Contains(r.stdout, "entities") {
 		t.Fatalf("mcp test --denied: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	// doctor sums the setup up.
+	d := ultra(t, dir, "doctor")
+	for _, want := range []string{"setup      mcp      1: mem (.mcp.json)", "setup      rules    deny 2, ask 0, allow 0 (.claude/settings.json)", "setup      hooks    none"} {
+		if !strings.Contains(d.stdout, want) {
+			t.Fatalf("doctor lacks %q:\n%s", want, d.stdout)
+		}
+	}
 }
 
 // Servers come from where people keep them: Claude Code's ~/.claude.json

@@ -44,6 +44,9 @@ func newDoctorCmd() *cobra.Command {
 				printFindings(w, r)
 				fmt.Fprintln(w)
 				printEnvironment(w, r.Environment)
+				if p, err := findProject(cmd); err == nil {
+					printSetup(w, p)
+				}
 			}
 			return doctorExit(r)
 		},
