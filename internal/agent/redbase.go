@@ -6,6 +6,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
+	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/verify/report"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
@@ -38,6 +39,12 @@ func (r *runner) noteRedBase() {
 	what := fmt.Sprintf("%d test(s) already fail on the base tree", b.Failed+b.Errors)
 	if len(failing) > 0 {
 		what += " (" + workspace.ListSome(failing, 5) + ")"
+	}
+	if r.st.Checkpoint != "" || r.st.Phase.Phase == phase.Cleaning || r.st.Phase.Phase == phase.Complete {
+		// The baseline came in after the gate passed (it runs beside
+		// the model's work): those tests pass now, nothing to warn of
+		// (the baseline event counts them).
+		return
 	}
 	r.emit(event.Warning, event.WarningData{Message: what + ": the gate passes only when every test passes, these too; the run fixes them, or a person accepts the verdict with ultra gate waive " + r.row.ID})
 	r.notes = append(r.notes, "Note from ultra: "+what+". The gate lets a tree through only when every test passes, these included: plan to make them pass too (or say why they cannot, and a person decides).")
