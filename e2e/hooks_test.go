@@ -80,6 +80,23 @@ func TestClaudeCodeHooks(t *testing.T) {
 			}
 		}
 	}
+	// Every event's hooks leave a hooks event: the blocker's refusal, the
+	// formatter, the Stop hook's block.
+	var blocked, formatted, stopped bool
+	for _, e := range ofType(evs, "hooks") {
+		d := data(e)
+		switch {
+		case d["event"] == "PreToolUse" && d["target"] == "Bash" && d["decision"] == "block":
+			blocked = true
+		case d["event"] == "PostToolUse" && d["target"] == "Edit":
+			formatted = true
+		case d["event"] == "Stop" && d["decision"] == "block":
+			stopped = true
+		}
+	}
+	if !blocked || !formatted || !stopped {
+		t.Fatalf("hooks events: %v", ofType(evs, "hooks"))
+	}
 	id := runID(t, evs)
 	if got := git(t, dir, "show", "ultra/"+id+":calc/calc_test.go"); got != calcProject["calc/calc_test.go"] {
 		t.Fatal("the test file changed")

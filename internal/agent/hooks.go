@@ -46,7 +46,16 @@ func (r *runner) fireHooks(ctx context.Context, ev, target string, fields map[st
 	for k, v := range fields {
 		in[k] = v
 	}
+	start := time.Now()
 	res := r.o.Hooks.Fire(ctx, r.runHook, ev, target, in)
+	if res.Ran > 0 {
+		d := res.Permission
+		if res.Block {
+			d = "block"
+		}
+		r.emit(event.Hooks, event.HooksData{Event: ev, Target: target, Ran: res.Ran, Decision: d, Failed: len(res.Failed),
+			Millis: time.Since(start).Milliseconds()})
+	}
 	for _, m := range append(res.Messages, res.Failed...) {
 		r.emit(event.Warning, event.WarningData{Message: m})
 	}

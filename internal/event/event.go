@@ -56,6 +56,9 @@ const (
 	// MCP: the run's MCP servers answered (or did not), before its first
 	// request: each one's state and its number of tools.
 	MCP Type = "mcp"
+	// Hooks: a person's hooks ran at an event of the run: how many, and
+	// what they decided.
+	Hooks Type = "hooks"
 )
 
 // Event is one thing that happened. Data is the typed payload of Type.
@@ -139,6 +142,17 @@ type (
 		Files  []string `json:"files,omitempty"`  // the files the pass may edit (started) or changed
 		Commit string   `json:"commit,omitempty"` // the cleanup's commit, or the commit put back
 		Reason string   `json:"reason,omitempty"` // what failed (reverted)
+	}
+	// HooksData is one event's hooks as they ran: Decision is block,
+	// deny, ask, allow or "" (nothing decided); Failed counts those that
+	// did not decide (could not run, failed, timed out).
+	HooksData struct {
+		Event    string `json:"event"`
+		Target   string `json:"target,omitempty"` // the tool, for the tool events
+		Ran      int    `json:"ran"`
+		Decision string `json:"decision,omitempty"`
+		Failed   int    `json:"failed,omitempty"`
+		Millis   int64  `json:"ms"`
 	}
 	// MCPData is the run's MCP servers as they started.
 	MCPData struct {
