@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/workspace"
@@ -73,25 +74,42 @@ func (r *runner) personsFiles() []string {
 // a project view, in bytes.
 const overlayBudget = 64 << 20
 
-// overlay copies path rel of root (a file, or a directory's files) over
-// dest's, following symbolic links the person made, while budget lasts.
-// A path the checkout does not hold is no error.
+// overlay copies path rel of the checkout at root (a file, or a
+// directory's files) over dest's, while budget lasts. It follows no
+// symbolic link out of the checkout: a link whose target lies outside it
+// (the person's home, ultra's config, a secret the sandbox hides) is not
+// copied, for the view is what the repository's own hooks and servers
+// read. In dest it writes through no link either (the view's checkout of
+// the commit holds the repository's links): a link on the way is
+// replaced by a directory, a file by a new one. A path the checkout does
+// not hold is no error.
 func overlay(root, dest, rel string, budget *int64) error {
-	src := filepath.Join(root, rel)
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return err
+	}
+	return overlayIn(realRoot, dest, rel, budget)
+}
+
+func overlayIn(root, dest, rel string, budget *int64) error {
+	if rel == ".git" || strings.HasPrefix(rel, ".git/") || rel == ".ultra" || strings.HasPrefix(rel, ".ultra/") {
+		return nil
+	}
+	src, err := filepath.EvalSymlinks(filepath.Join(root, rel))
+	if err != nil || !within(root, src) || within(filepath.Join(root, ".git"), src) || within(filepath.Join(root, ".ultra"), src) {
+		return nil // absent, or a link out of the checkout (or into its git directory or ultra's state)
+	}
 	fi, err := os.Stat(src)
 	if err != nil {
 		return nil
 	}
 	if fi.IsDir() {
-		if rel == ".git" || strings.HasPrefix(rel, ".git/") || rel == ".ultra" {
-			return nil
-		}
 		ents, err := os.ReadDir(src)
 		if err != nil {
 			return err
 		}
 		for _, e := range ents {
-			if err := overlay(root, dest, filepath.Join(rel, e.Name()), budget); err != nil {
+			if err := overlayIn(root, dest, filepath.Join(rel, e.Name()), budget); err != nil {
 				return err
 			}
 		}
@@ -101,19 +119,16 @@ func overlay(root, dest, rel string, budget *int64) error {
 		return nil
 	}
 	*budget -= fi.Size()
-	to := filepath.Join(dest, rel)
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+	to, err := plainPath(dest, rel)
+	if err != nil {
 		return err
-	}
-	if l, err := os.Lstat(to); err == nil && !l.Mode().IsRegular() {
-		os.RemoveAll(to)
 	}
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fi.Mode().Perm()|0o400)
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, fi.Mode().Perm()|0o400)
 	if err != nil {
 		return err
 	}
@@ -122,4 +137,44 @@ func overlay(root, dest, rel string, budget *int64) error {
 		return err
 	}
 	return out.Close()
+}
+
+// plainPath makes rel's directories in dest real directories (a link
+// there is removed first) and removes what rel itself is: the path a new
+// file can be made at without writing through a link.
+func plainPath(dest, rel string) (string, error) {
+	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
+	cur := dest
+	for _, part := range parts[:len(parts)-1] {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		switch {
+		case err == nil && fi.IsDir():
+			continue
+		case err == nil:
+			if err := os.Remove(cur); err != nil {
+				return "", err
+			}
+		}
+		if err := os.Mkdir(cur, 0o755); err != nil {
+			return "", err
+		}
+	}
+	to := filepath.Join(cur, parts[len(parts)-1])
+	if fi, err := os.Lstat(to); err == nil {
+		if fi.IsDir() {
+			err = os.RemoveAll(to)
+		} else {
+			err = os.Remove(to)
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return to, nil
+}
+
+// within says path p is dir or lies below it.
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }

@@ -90,6 +90,14 @@ func packageName(spec string) string {
 	if name == "" || strings.HasSuffix(name, "/") {
 		return ""
 	}
+	// What follows the name is a version, a range or a tag, never a
+	// path or a URL npm would read as a folder or a repository.
+	if v := strings.TrimPrefix(spec, name); v != "" {
+		v = strings.TrimPrefix(v, "@")
+		if strings.ContainsAny(v, "/\\:") || strings.HasPrefix(v, ".") {
+			return ""
+		}
+	}
 	return name
 }
 
