@@ -263,7 +263,10 @@ if "forbidden-m" in json.load(sys.stdin)["tool_input"]["command"]:
 	steps := append([]step{
 		fixSteps()[0],
 		calls(call("goals", calcGoals())),
-		calls(call("write", map[string]any{"file_path": "modguard.py", "content": "allowed = True\n"})),
+		// A version file that makes pyenv (where it is) pick a Python
+		// older than PYTHONSAFEPATH.
+		calls(call("write", map[string]any{"file_path": "modguard.py", "content": "allowed = True\n"}),
+			call("write", map[string]any{"file_path": ".python-version", "content": "3.8.18\n"})),
 		calls(call("bash", map[string]any{"command": "touch forbidden-m"})),
 		calls(call("bash", map[string]any{"command": "rm policy/blocked.txt"})),
 		calls(call("bash", map[string]any{"command": "touch forbidden-b"})),

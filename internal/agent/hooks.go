@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -94,9 +95,15 @@ func (r *runner) runHook(ctx context.Context, h hooks.Hook, input []byte) hooks.
 	if err != nil {
 		return hooks.Exec{Err: err}
 	}
-	// PYTHONSAFEPATH: a module the model writes in its worktree (the
-	// working directory) does not shadow a Python hook's own.
-	env := append(proc.Environ(), "CLAUDE_PROJECT_DIR="+project, "ULTRA_RUN="+r.row.ID, "PYTHONSAFEPATH=1")
+	env := append(proc.Environ(), "CLAUDE_PROJECT_DIR="+project, "ULTRA_RUN="+r.row.ID)
+	// The interpreters the person's checkout chooses, whatever a version
+	// file the model writes in its worktree (the working directory) says.
+	env = append(env, r.toolchains()...)
+	if hooks.PythonInline(h.Command) {
+		// A module the model writes in its worktree does not shadow the
+		// one a hook runs with -m (or imports in -c).
+		env = append(env, "PYTHONSAFEPATH=1")
+	}
 	// The scripts the command names are the person's copies in the
 	// project view; the command works in the run's tree.
 	cmd, done, err := sb.Command("bash", []string{"-c", hooks.Rebase(h.Command, project)}, r.row.Workdir, env)
@@ -290,4 +297,30 @@ func (r *runner) hookInput(c llm.ToolCall) any {
 		}
 	}
 	return m
+}
+
+// toolchains are the variables that pin the interpreters version managers
+// choose by the working directory's files (.python-version, .ruby-version,
+// .node-version, go.mod's toolchain) to those the person's checkout
+// chooses: a hook works in the run's tree, where the model writes.
+func (r *runner) toolchains() []string {
+	r.toolchainOnce.Do(func() {
+		r.toolchainEnv = []string{"GOTOOLCHAIN=local"}
+		for _, m := range []struct{ prog, env string }{{"pyenv", "PYENV_VERSION"}, {"rbenv", "RBENV_VERSION"}, {"nodenv", "NODENV_VERSION"}} {
+			if os.Getenv(m.env) != "" {
+				continue // the person pinned it already (proc.Environ passes it on)
+			}
+			p, err := exec.LookPath(m.prog)
+			if err != nil {
+				continue
+			}
+			cmd := exec.Command(p, "version-name")
+			cmd.Dir = r.row.Repo
+			out, err := cmd.Output()
+			if v := strings.TrimSpace(string(out)); err == nil && v != "" && !strings.ContainsAny(v, "\n=") {
+				r.toolchainEnv = append(r.toolchainEnv, m.env+"="+v)
+			}
+		}
+	})
+	return r.toolchainEnv
 }

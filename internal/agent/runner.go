@@ -81,6 +81,9 @@ type runner struct {
 	// hookSays is what PreToolUse hooks decided of calls: ask or allow.
 	hookSays map[string]string
 	hookMu   sync.Mutex // making the hooks' project checkout
+	// toolchainEnv pins the hooks' interpreters (toolchains), found once.
+	toolchainOnce sync.Once
+	toolchainEnv  []string
 	// baseRuns are the checks this process ran on the run's base code
 	// (measureBase), by channel and check: a refused proposal's criteria
 	// proposed again are not run again.

@@ -2,8 +2,11 @@ package hooks
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/ultra-dev/ultra/internal/policy"
 )
 
 // A script is a file of the project that a hook's command runs or reads
@@ -39,8 +42,39 @@ func inline(interpreter, option string) bool {
 	return option == "-e" || option == "--eval" || option == "-p" || option == "--print"
 }
 
-// prefixes are words a simple command may start with before its program.
-var prefixes = map[string]bool{"exec": true, "command": true, "nohup": true, "time": true, "env": true, "builtin": true}
+// keywords are the shell's words a command may follow in its place
+// (if python3 check.py; then …).
+var keywords = map[string]bool{"if": true, "then": true, "elif": true, "else": true, "do": true, "while": true, "until": true,
+	"!": true, "{": true, "exec": true, "time": true}
+
+// takesValue says option of interpreter (its name) takes the next word
+// as its value (python3 -X utf8, node -r dotenv/config, bash -o pipefail).
+func takesValue(interpreter, option string) bool {
+	var opts []string
+	switch strings.TrimRight(interpreter, "0123456789.") {
+	case "python":
+		opts = []string{"-W", "-X"}
+	case "node", "nodejs":
+		opts = []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "--env-file", "--conditions", "-C", "--input-type"}
+	case "sh", "bash", "zsh", "dash", "ksh":
+		opts = []string{"-o", "+o", "-O", "+O"}
+	case "ruby":
+		opts = []string{"-I", "-r", "-E"}
+	case "perl":
+		opts = []string{"-I", "-M", "-m"}
+	case "php":
+		opts = []string{"-c", "-d"}
+	case "uv":
+		opts = []string{"--with", "--with-requirements", "--with-editable", "--python", "-p", "--from", "--project", "--directory", "--index", "--extra", "--group"}
+	case "bun":
+		opts = []string{"--preload", "-r", "--cwd", "--config", "-c"}
+	case "deno":
+		opts = []string{"--config", "--import-map", "--env-file"}
+	case "tsx", "ts-node":
+		opts = []string{"--tsconfig", "-r", "--require", "-P", "--project", "--import"}
+	}
+	return slices.Contains(opts, option)
+}
 
 // Scripts are the project files command runs or reads by relative path
 // (see script), in the order they appear. Words with expansions ($VAR,
@@ -98,14 +132,31 @@ func scripts(command string) []script {
 			}
 			continue
 		}
-		// A simple command: assignments and prefixes, then its program.
+		// A simple command: assignments and keywords, then its program,
+		// or what the wrappers it starts with run (timeout 20 python3
+		// x.py, sudo -u a sh x.sh: policy.Unwrap reads them).
 		j := i
-		for j < len(ws) && (isAssignment(ws[j].text) || prefixes[ws[j].text] || (j > i && prefixes[ws[j-1].text] && strings.HasPrefix(ws[j].text, "-"))) {
+		for j < len(ws) && (isAssignment(ws[j].text) || keywords[ws[j].text]) {
 			j++
 		}
 		if j >= len(ws) || (j > i && ws[j].first) {
 			continue
 		}
+		end := j + 1
+		for end < len(ws) && !ws[end].first {
+			end++
+		}
+		texts := make([]string, end-j)
+		for k := range texts {
+			texts[k] = ws[j+k].text
+		}
+		skip := 0
+		for _, c := range policy.Unwrap(texts) {
+			if n := len(texts) - len(c); len(c) > 0 && n > skip && &c[0] == &texts[n] {
+				skip = n // the innermost command that ends the words
+			}
+		}
+		j += skip
 		prog := ws[j]
 		if strings.Contains(prog.text, "/") {
 			add(prog)
@@ -121,7 +172,11 @@ func scripts(command string) []script {
 			if inline(path.Base(prog.text), t) {
 				break
 			}
-			if strings.HasPrefix(t, "-") {
+			if takesValue(path.Base(prog.text), t) {
+				k++ // the option's value is no script
+				continue
+			}
+			if strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") {
 				continue
 			}
 			add(ws[k])
@@ -250,4 +305,26 @@ func (c Config) Scripts() []string {
 		}
 	}
 	return out
+}
+
+// PythonInline says command runs Python on a module or on code given in
+// it (python3 -m guard, python3 -c '…'): Python then looks for modules in
+// its working directory first, which for a hook is the run's tree. (A
+// script's own folder, which Python searches for a script, is the
+// project view's.)
+func PythonInline(command string) bool {
+	ws := words(command)
+	for i, w := range ws {
+		if strings.TrimRight(path.Base(w.text), "0123456789.") != "python" {
+			continue
+		}
+		for k := i + 1; k < len(ws) && !ws[k].first; k++ {
+			if t := ws[k].text; t == "-m" || t == "-c" || strings.HasPrefix(t, "-c") || strings.HasPrefix(t, "-m") {
+				return true
+			} else if !strings.HasPrefix(t, "-") {
+				break
+			}
+		}
+	}
+	return false
 }

@@ -37,6 +37,18 @@ func TestScripts(t *testing.T) {
 		{"~/bin/guard.sh", nil},
 		{"sh hooks/*.sh", nil},
 		{"# a comment naming x/y.sh\nsh a.sh", []string{"a.sh"}},
+		{"timeout 20 python3 scripts/guard_a.py", []string{"scripts/guard_a.py"}},
+		{"nice -n 5 sh g.sh", []string{"g.sh"}},
+		{"sudo -u a env -u X python3 g.py", []string{"g.py"}},
+		{"if python3 g.py; then echo ok; fi", []string{"g.py"}},
+		{"{ sh g.sh; } || ! python3 h.py", []string{"g.sh", "h.py"}},
+		{"python3 -X utf8 scripts/guard_b.py", []string{"scripts/guard_b.py"}},
+		{"python3 -W ignore g.py", []string{"g.py"}},
+		{"node -r dotenv/config hooks/g.js", []string{"hooks/g.js"}},
+		{"bash -o pipefail hooks/g.sh", []string{"hooks/g.sh"}},
+		{"uv run --with requests hooks/g.py", []string{"hooks/g.py"}},
+		{"perl -I lib hooks/g.pl", []string{"hooks/g.pl"}},
+		{"cat | xargs -I {} sh g.sh {}", []string{"g.sh"}},
 	} {
 		if got := Scripts(c.command); !slices.Equal(got, c.want) {
 			t.Errorf("Scripts(%q) = %q, want %q", c.command, got, c.want)
@@ -53,6 +65,24 @@ func TestRebase(t *testing.T) {
 	} {
 		if got := Rebase(c.command, "/p"); got != c.want {
 			t.Errorf("Rebase(%q) = %q, want %q", c.command, got, c.want)
+		}
+	}
+}
+
+func TestPythonInline(t *testing.T) {
+	for _, c := range []struct {
+		command string
+		want    bool
+	}{
+		{"python3 -m guard", true},
+		{"PYTHONPATH=x python3 -I -c 'import g'", true},
+		{"python3 .claude/hooks/g.py -m x", false},
+		{"python3 g.py", false},
+		{"echo python3 -m x", true}, // a word ultra cannot tell from a command: the safe side
+		{"node -e 1", false},
+	} {
+		if got := PythonInline(c.command); got != c.want {
+			t.Errorf("PythonInline(%q) = %v, want %v", c.command, got, c.want)
 		}
 	}
 }
