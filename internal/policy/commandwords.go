@@ -3,8 +3,10 @@ package policy
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -32,6 +34,13 @@ func SimpleCommands(command string) (cmds [][]string, opaque string) {
 			opaque = "it runs a process substitution <(…)"
 		case *syntax.FuncDecl:
 			opaque = "it declares a function"
+		case *syntax.ArithmCmd, *syntax.LetClause:
+			opaque = "arithmetic evaluates what variables hold, which can run commands"
+		case *syntax.BinaryTest:
+			switch n.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				opaque = "[[ … -eq … ]] evaluates what variables hold, which can run commands"
+			}
 		case *syntax.CallExpr:
 			if len(n.Args) == 0 {
 				return true // assignments alone
@@ -79,22 +88,26 @@ var wrappers = map[string]wrapper{
 	"doas":    {short: "uC"},
 	"env":     {short: "uCS", long: []string{"--unset", "--chdir", "--split-string"}, strings: []string{"-S", "--split-string"}},
 	"command": {}, "builtin": {}, "nohup": {}, "setsid": {}, "busybox": {}, "pkexec": {short: "", long: []string{"--user"}},
-	"nice":    {short: "n", long: []string{"--adjustment"}},
-	"time":    {short: "fo", long: []string{"--format", "--output"}},
-	"timeout": {short: "sk", long: []string{"--signal", "--kill-after"}, operands: 1},
-	"xargs":   {short: "IELPadns", long: []string{"--arg-file", "--delimiter", "--eof", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--replace", "--process-slot-var"}},
-	"stdbuf":  {short: "ioe", long: []string{"--input", "--output", "--error"}},
-	"ionice":  {short: "cnp", long: []string{"--class", "--classdata", "--pid"}},
-	"chrt":    {operands: 1},
-	"taskset": {operands: 1},
-	"flock":   {short: "wEc", long: []string{"--timeout", "--conflict-exit-code", "--command"}, operands: 1, strings: []string{"-c", "--command"}},
-	"unshare": {short: "S GR", long: []string{"--setuid", "--setgid", "--root", "--wd"}},
+	"nice":      {short: "n", long: []string{"--adjustment"}},
+	"time":      {short: "fo", long: []string{"--format", "--output"}},
+	"timeout":   {short: "sk", long: []string{"--signal", "--kill-after"}, operands: 1},
+	"xargs":     {short: "IELPadns", long: []string{"--arg-file", "--delimiter", "--eof", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--replace", "--process-slot-var"}},
+	"stdbuf":    {short: "ioe", long: []string{"--input", "--output", "--error"}},
+	"ionice":    {short: "cnp", long: []string{"--class", "--classdata", "--pid"}},
+	"chrt":      {operands: 1},
+	"taskset":   {operands: 1},
+	"flock":     {short: "wEc", long: []string{"--timeout", "--conflict-exit-code", "--command"}, operands: 1, strings: []string{"-c", "--command"}},
+	"unshare":   {short: "SGRw", long: []string{"--setuid", "--setgid", "--root", "--wd"}},
+	"prlimit":   {long: []string{"--pid"}},
+	"setarch":   {operands: 1},
+	"setpriv":   {},
+	"ssh-agent": {short: "aEPt"},
+	"catchsegv": {}, "stdbuf2": {},
 	"strace":  {short: "abeEIoOpPsSuUX", long: []string{"--output", "--trace"}},
 	"ltrace":  {short: "aAeEnopsuDlx", long: []string{"--output"}},
 	"chroot":  {long: []string{"--userspec", "--groups"}, operands: 1},
 	"runuser": {short: "ugsc", long: []string{"--user", "--group", "--shell", "--command"}, strings: []string{"-c", "--command"}},
 	"su":      {short: "cgsG", long: []string{"--command", "--group", "--shell", "--supp-group"}, strings: []string{"-c", "--command"}},
-	"script":  {short: "cEIOTBm", long: []string{"--command", "--echo", "--log-in", "--log-out", "--log-timing", "--logging-format"}, strings: []string{"-c", "--command"}},
 }
 
 // runsAString are commands that run their arguments, joined, as a shell
@@ -103,6 +116,9 @@ var runsAString = map[string]string{
 	"watch": "watch runs its arguments with sh -c", "sg": "sg runs its command with sh -c", "parallel": "parallel runs its arguments as shell lines",
 	"trap": "trap runs its argument later", "eval": "eval runs what its arguments say", "source": "source runs a file's lines",
 	".": ". runs a file's lines", "exec": "exec runs what its arguments say",
+	"script": "script runs a shell, or its -c string", "hash": "hash -p makes a name run another program",
+	"alias": "alias makes a name run another command", "mapfile": "mapfile -C runs a callback", "readarray": "readarray -C runs a callback",
+	"enable": "enable loads builtins", "coproc": "coproc runs a command ultra reads apart",
 }
 
 // Unwrap is words and, for each wrapper it starts with, the command the
@@ -211,7 +227,7 @@ func findExecs(words []string) [][]string {
 // shells and interpreters run code given in their words (-c, -e), or
 // read it from their input when they are given no file.
 var (
-	codeShells       = []string{"sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "pwsh"}
+	codeShells       = []string{"sh", "bash", "rbash", "zsh", "dash", "ash", "ksh", "mksh", "yash", "fish", "csh", "tcsh", "pwsh"}
 	codeInterpreters = []string{"python", "perl", "ruby", "node", "nodejs", "php", "deno", "bun", "lua", "Rscript", "osascript", "tclsh", "irb", "awk", "gawk", "mawk", "nawk"}
 )
 
@@ -223,6 +239,9 @@ var (
 func hidesCode(words []string) string {
 	base := path.Base(words[0])
 	if why, ok := runsAString[base]; ok {
+		return why
+	}
+	if why := runsOnTheSide(base, words[1:]); why != "" {
 		return why
 	}
 	name := strings.TrimRight(base, "0123456789.")
@@ -254,9 +273,12 @@ func hidesCode(words []string) string {
 		case awk && (a == "-F" || a == "-v"):
 			args = args[min(2, len(args)):]
 			continue
-		case name == "python" && (a == "-W" || a == "-X"), name == "node" && (a == "-r" || a == "--require"):
+		case name == "python" && (a == "-W" || a == "-X"):
 			args = args[min(2, len(args)):]
 			continue
+		case name == "perl" && (strings.HasPrefix(a, "-M") || strings.HasPrefix(a, "-m")),
+			(name == "node" || name == "nodejs") && (a == "-r" || a == "--require" || strings.HasPrefix(a, "--import") || strings.Contains(a, "loader")):
+			return base + " loads code its options name (" + a + ")"
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			args = args[1:]
 			continue
@@ -264,7 +286,7 @@ func hidesCode(words []string) string {
 		break
 	}
 operands:
-	if len(args) == 0 {
+	if len(args) == 0 || args[0] == "/dev/stdin" || strings.HasPrefix(args[0], "/dev/fd/") || strings.HasPrefix(args[0], "/proc/self/fd/") {
 		return base + " reads the code it runs from its input"
 	}
 	if (name == "deno" || name == "bun") && (args[0] == "eval" || args[0] == "repl") {
@@ -292,4 +314,36 @@ func codeLetters(name string) string {
 		return ""
 	}
 	return "c" // the shells, python
+}
+
+// sedExec matches a sed script that runs commands: the e command (after
+// an address, or none), or the e flag of s///. Compiled when first
+// needed: every process ultra starts runs this package's initialisation.
+var sedExec = sync.OnceValue(func() *regexp.Regexp {
+	addr := `([0-9]+|\$|/[^/]*/)`
+	return regexp.MustCompile(`(^|[;{}\n])\s*(` + addr + `(,` + addr + `)?)?!?\s*e(\s|;|$)` +
+		`|s(/[^/]*/[^/]*/|\|[^|]*\|[^|]*\||#[^#]*#[^#]*#|,[^,]*,[^,]*,)[gpiImM0-9w]*e`)
+})
+
+// runsOnTheSide says why a program that is not an interpreter runs other
+// commands its words name: sed's e command, tar's checkpoint actions and
+// filters.
+func runsOnTheSide(base string, args []string) string {
+	switch base {
+	case "sed", "gsed":
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") && sedExec().MatchString(a) {
+				return "sed's e command runs what it names"
+			}
+		}
+	case "tar", "gtar", "bsdtar":
+		for _, a := range args {
+			for _, o := range []string{"--checkpoint-action", "--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "-F", "-I"} {
+				if a == o || strings.HasPrefix(a, o+"=") {
+					return "tar " + o + " runs a command"
+				}
+			}
+		}
+	}
+	return ""
 }

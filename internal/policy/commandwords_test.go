@@ -33,7 +33,7 @@ func TestSimpleCommands(t *testing.T) {
 		{"awk 'BEGIN{system(\"rm x\")}'", "", "awk's program runs commands"},
 		{"awk -f prog.awk data", "", "runs a program file"},
 		{"flock /tmp/l -c 'rm x'", "", "flock -c runs a string"},
-		{"script -qc 'rm x' /dev/null", "", "script -qc runs a string"},
+		{"script -qc 'rm x' /dev/null", "", "script runs a shell"},
 		{"env -S 'rm x'", "", "env -S runs a string"},
 		{"su -c 'rm x' a", "", "su -c runs a string"},
 		{"deno eval 'Deno.remove(\"x\")'", "", "deno eval runs code"},
@@ -43,6 +43,20 @@ func TestSimpleCommands(t *testing.T) {
 		{"node --version", "node --version", ""},
 		{"awk '{print $1}' f", "awk {print $1} f", ""},
 		{"node app.js", "node app.js", ""},
+		{"x='a[$(rm f)]'; (( x ))", "", "arithmetic evaluates"},
+		{"let x", "", "arithmetic evaluates"},
+		{"[[ x -eq 0 ]]", "", "-eq … ]] evaluates"},
+		{"hash -p /bin/rm x; x f", "", "hash -p makes a name run"},
+		{"mapfile -C 'rm f #' -c 1 a <<< y", "", "mapfile -C runs"},
+		{"echo rm f | bash /dev/stdin", "", "bash reads the code"},
+		{"rbash -c 'rm f'", "", "rbash is given code"},
+		{"perl '-Mstrict;`rm f`' /dev/null", "", "perl loads code its options name"},
+		{"node --import=data:x /dev/null", "", "node loads code"},
+		{"sed -n '1e rm f' file", "", "sed's e command"},
+		{"sed 's/x/rm f/e' file", "", "sed's e command"},
+		{"sed -e 's/a/b/g' file", "sed -e s/a/b/g file", ""},
+		{"tar cf x.tar --checkpoint=1 --checkpoint-action=exec='rm f' .", "", "tar --checkpoint-action runs"},
+		{"echo 'rm f' | script -q /dev/null", "", "script runs a shell"},
 	} {
 		cmds, opaque := SimpleCommands(c.line)
 		var got []string
@@ -79,6 +93,9 @@ func TestUnwrap(t *testing.T) {
 		{"find . -name a -exec rm {} +", "rm {}"},
 		{"find . -execdir sudo -u b rm {} ;", "rm {}"},
 		{"ionice -c 3 nice rm x", "rm x"},
+		{"prlimit --nofile=100 rm f", "rm f"},
+		{"setarch x86_64 rm f", "rm f"},
+		{"unshare -w /tmp rm f", "rm f"},
 	} {
 		words := strings.Fields(c.line)
 		var got []string
