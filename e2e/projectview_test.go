@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -316,7 +317,7 @@ func TestMCPToolsPolicyAndStrays(t *testing.T) {
 	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"mem": map[string]any{
 		"command": node, "args": []string{memory}, "env": map[string]string{"MEMORY_FILE_PATH": "/tmp/memory.jsonl"}}}})
 	files[".mcp.json"] = string(b)
-	files[".claude/settings.json"] = `{"permissions": {"deny": ["mcp__mem__read_graph", "mcp__mem__delete_entites"]}}`
+	files[".claude/settings.json"] = `{"permissions": {"deny": ["mcp__mem__read_graph", "mcp__mem__delete_entites"], "allow": ["mcp__mem__delete_relations"]}}`
 	files[".ultra/config"] = "[mcp.servers.mem.tools]\nopen_node = \"deny\"\n"
 	dir := repo(t, files)
 	res := ultra(t, dir, "mcp", "tools")
@@ -332,6 +333,12 @@ func TestMCPToolsPolicyAndStrays(t *testing.T) {
 	if !strings.Contains(line, "deny (mcp__mem__read_graph)") || !strings.Contains(line, "never (denied)") {
 		t.Fatalf("read_graph's line: %q\n%s", line, res.stdout)
 	}
+	// A destructive tool waits for a person unless an allow rule allows it.
+	for tool, want := range map[string]string{"delete_relations": "allow (mcp__mem__delete_relations)", "delete_entities": "ask (destructive)"} {
+		if !regexp.MustCompile(`(?m)^mcp__mem__` + tool + `\s+destructive\s+` + regexp.QuoteMeta(want)).MatchString(res.stdout) {
+			t.Fatalf("%s is not %q:\n%s", tool, want, res.stdout)
+		}
+	}
 	for _, want := range []string{`"mcp__mem__delete_entites" names a tool MCP server "mem" does not offer, so it matches nothing (did you mean "delete_entities"?)`,
 		`no tool "open_node", so the policy [mcp.servers.mem.tools] open_node = "deny" of ultra's config applies to nothing (did you mean "open_nodes"?)`} {
 		if !strings.Contains(res.stderr, want) {
@@ -346,7 +353,7 @@ func TestMCPToolsPolicyAndStrays(t *testing.T) {
 	}
 	// doctor sums the setup up.
 	d := ultra(t, dir, "doctor")
-	for _, want := range []string{"setup      mcp      1: mem (.mcp.json)", "setup      rules    deny 2, ask 0, allow 0 (.claude/settings.json)", "setup      hooks    none"} {
+	for _, want := range []string{"setup      mcp      1: mem (.mcp.json)", "setup      rules    deny 2, ask 0, allow 1 (.claude/settings.json)", "setup      hooks    none"} {
 		if !strings.Contains(d.stdout, want) {
 			t.Fatalf("doctor lacks %q:\n%s", want, d.stdout)
 		}

@@ -58,6 +58,9 @@ func printSetup(w io.Writer, p *project) {
 			line = fmt.Sprintf("%s (%s)", strings.Join(events, ", "), keys(from))
 		}
 		fmt.Fprintf(w, "setup      hooks    %s\n", line)
+		for _, n := range hs.Notes {
+			fmt.Fprintf(w, "           left out: %s\n", n)
+		}
 		kinds := map[string]int{}
 		from = map[string]bool{}
 		for _, r := range set.Rules {

@@ -160,14 +160,15 @@ Stdio servers run in the run's sandbox. See docs/ecosystem.md.`,
 type mcpSession struct {
 	m       *mcp.Manager
 	done    func()
-	servers []mcp.Server
+	servers []mcp.Server // those started
+	names   []string     // every configured server's
 	rules   rules.Set
 }
 
 // warn prints the policies and rules that name a server or tool there
 // is not.
 func (x mcpSession) warn(cmd *cobra.Command) {
-	for _, w := range agent.MCPStrays(x.servers, x.rules, x.m.Offered()) {
+	for _, w := range agent.MCPStrays(x.servers, x.rules, x.m.Offered(), x.names...) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
 	}
 }
@@ -186,6 +187,8 @@ func (x mcpSession) policy(t mcp.ToolInfo) string {
 		return "ask"
 	case d.Kind == rules.Ask:
 		return "ask (" + d.Rule.Text + ")"
+	case t.Policy == "" && t.Destructive && d.Kind == rules.Allow:
+		return "allow (" + d.Rule.Text + ")"
 	case t.Policy == "" && t.Destructive:
 		return "ask (destructive)"
 	}
@@ -193,24 +196,31 @@ func (x mcpSession) policy(t mcp.ToolInfo) string {
 }
 
 func mcpSetup(cmd *cobra.Command, only string) (mcpSession, error) {
-	m, done, servers, set, err := mcpConnect(cmd, only)
-	return mcpSession{m: m, done: done, servers: servers, rules: set}, err
+	m, done, servers, set, names, err := mcpConnect(cmd, only)
+	return mcpSession{m: m, done: done, servers: servers, names: names, rules: set}, err
 }
 
 // mcpConnect loads the project's servers and connects them (only those
 // named, when any are), contained as a read-only chat would.
-func mcpConnect(cmd *cobra.Command, only string) (*mcp.Manager, func(), []mcp.Server, rules.Set, error) {
+func mcpConnect(cmd *cobra.Command, only string) (*mcp.Manager, func(), []mcp.Server, rules.Set, []string, error) {
 	var set rules.Set
 	p, err := findProject(cmd)
 	if err != nil {
-		return nil, nil, nil, set, err
+		return nil, nil, nil, set, nil, err
 	}
 	servers, err := p.mcpServers()
 	if err != nil {
-		return nil, nil, nil, set, &exitError{code: agent.ExitUsage, err: err}
+		return nil, nil, nil, set, nil, &exitError{code: agent.ExitUsage, err: err}
+	}
+	var names []string
+	for _, s := range servers {
+		names = append(names, s.Name)
 	}
 	if set, _, err = p.settings(); err != nil {
-		return nil, nil, nil, set, &exitError{code: agent.ExitUsage, err: err}
+		// The rules only add a column and warnings here: say why they are
+		// missing, and go on (runs refuse to start until it is fixed).
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v (the permission rules are left out here; runs refuse to start until it is fixed)\n", err)
+		set = rules.Set{}
 	}
 	if only != "" {
 		var kept []mcp.Server
@@ -220,18 +230,18 @@ func mcpConnect(cmd *cobra.Command, only string) (*mcp.Manager, func(), []mcp.Se
 			}
 		}
 		if len(kept) == 0 {
-			return nil, nil, nil, set, usageErr("no MCP server %q is configured (%s)", only, serverNames(servers))
+			return nil, nil, nil, set, nil, usageErr("no MCP server %q is configured (%s)", only, serverNames(servers))
 		}
 		servers = kept
 	}
 	if err := os.MkdirAll(p.StateRoot, 0o755); err != nil {
-		return nil, nil, nil, set, err
+		return nil, nil, nil, set, nil, err
 	}
 	ensureIgnored(p.StateRoot)
 	o := p.agentOptions(nil)
 	o.Version = rootVersion(cmd)
 	m, done := agent.MCPCheck(cmd.Context(), o, p.Root, servers, true)
-	return m, done, servers, set, nil
+	return m, done, servers, set, names, nil
 }
 
 func serverNames(servers []mcp.Server) string {
@@ -276,12 +286,17 @@ func newMCPListCmd() *cobra.Command {
 			for _, s := range st {
 				state := s.State
 				if s.Error != "" {
-					state += ": " + s.Error
+					state += " (below)"
 					failed++
 				}
 				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", s.Name, s.Type, state, s.Tools, s.Source)
 			}
 			w.Flush()
+			for _, s := range st {
+				if s.Error != "" {
+					fmt.Fprintf(out, "\n%s: %s\n", s.Name, s.Error)
+				}
+			}
 			if failed > 0 {
 				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d of %d MCP servers do not answer", failed, len(st))}
 			}
@@ -321,10 +336,15 @@ func newMCPToolsCmd() *cobra.Command {
 			}
 			w.Flush()
 			x.warn(cmd)
+			failed := 0
 			for _, s := range m.Statuses() {
 				if s.Error != "" {
 					fmt.Fprintf(cmd.ErrOrStderr(), "MCP server %s: %s\n", s.Name, s.Error)
+					failed++
 				}
+			}
+			if failed > 0 {
+				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d of %d MCP servers do not answer", failed, len(m.Statuses()))}
 			}
 			return nil
 		},

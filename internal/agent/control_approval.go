@@ -97,24 +97,35 @@ func (r *runner) waitFor(ctx context.Context, what, why string, accept func(stor
 // waits too (a goals call runs its criteria on the base tree): shown as
 // the plan, and a person's allowing it accepts the plan it proposes.
 func (r *runner) asksAPerson(c llm.ToolCall) bool {
+	return r.whyAsks(c) != ""
+}
+
+// whyAsks is why call c waits for a person ("" when it does not; see
+// asksAPerson).
+func (r *runner) whyAsks(c llm.ToolCall) string {
 	if slices.Contains(r.st.AllowedTools, c.Name) {
-		return false
+		return ""
 	}
-	rule := r.ruleDecision(c).Kind
+	d := r.ruleDecision(c)
+	allowed := d.Kind == rules.Allow || r.hookSays[c.ID] == "allow"
 	switch {
-	case r.mcpAsks(c.Name), rule == rules.Ask, r.hookSays[c.ID] == "ask":
-		// The person's policy or ask rule, or a destructive tool they
-		// said nothing of: a person confirms it under every run control.
-		return true
-	case r.row.Axes.Control != "manual":
-		return false
-	case rule == rules.Allow, r.hookSays[c.ID] == "allow":
+	case r.mcpPolicyAsks(c.Name):
+		return "your configuration's policy for " + c.Name + " is \"ask\""
+	case d.Kind == rules.Ask:
+		return "your permission rule " + d.Rule.Text + " (" + d.Rule.Source + ") asks"
+	case r.hookSays[c.ID] == "ask":
+		return "a PreToolUse hook of yours asks"
+	case r.mcpDestructive(c.Name) && !allowed:
+		// A destructive tool the person said nothing of: a person
+		// confirms it under every run control.
+		return "its MCP server marks " + c.Name + " destructive, and nothing of yours allows it (an allow rule, or tools." + mcpToolOf(c.Name) + " = \"allow\", spares the wait)"
+	case r.row.Axes.Control != "manual", allowed:
 		// A person's allow rule is their approval, given ahead.
-		return false
-	case r.st.AllowReadOnly:
-		return !r.readOnly(c)
+		return ""
+	case r.st.AllowReadOnly && r.readOnly(c):
+		return ""
 	}
-	return true
+	return "run control is manual"
 }
 
 // readOnly says call c's tool only reads (Tool.ReadOnly: read, glob, grep;
@@ -173,8 +184,9 @@ func (r *runner) approved(ctx context.Context, c llm.ToolCall) (res tool.Result,
 	call := c
 	if r.o.NoWait {
 		r.st.AwaitingCall = &call
-		r.finish(StatusNeedsApproval, fmt.Sprintf("call %s (%s) waits for a person's approval: %s", c.ID, c.Name, how))
-		return tool.Result{IsError: true, Output: "not run yet: run control is manual and this call waits for a person's approval"}, false
+		why := r.whyAsks(c)
+		r.finish(StatusNeedsApproval, fmt.Sprintf("call %s (%s) waits for a person's approval (%s): %s", c.ID, c.Name, why, how))
+		return tool.Result{IsError: true, Output: "not run yet: this call waits for a person's approval (" + why + ")"}, false
 	}
 	var decision *store.Request
 	r.st.AwaitingCall = &call // saved by waitFor: every surface reads the waiting call from it

@@ -220,6 +220,9 @@ func (r *runner) stopHooks(ctx context.Context) string {
 // sessionHooks runs SessionStart (source startup or resume): what the
 // hooks print is context the model reads first.
 func (r *runner) sessionStart(ctx context.Context, source string) {
+	for _, n := range r.o.Hooks.Notes {
+		r.emit(event.Warning, event.WarningData{Message: n})
+	}
 	h := r.fireHooks(ctx, hooks.SessionStart, source, map[string]any{"source": source})
 	if h.Context != "" {
 		r.notes = append(r.notes, "The person's SessionStart hooks say:\n"+h.Context)

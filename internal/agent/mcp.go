@@ -208,15 +208,26 @@ func (r *runner) mcpDenied(name string) *refusal {
 	return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("your configuration denies %s (tools.%s = \"deny\" of MCP server %s)", name, t.info.Tool, t.info.Server)}
 }
 
-// mcpAsks says MCP tool name waits for a person's approval under every
-// run control: the person's policy says ask, or the server marks it
-// destructive and the person said nothing.
-func (r *runner) mcpAsks(name string) bool {
+// mcpPolicyAsks says the person's policy for MCP tool name is ask.
+func (r *runner) mcpPolicyAsks(name string) bool {
 	t, ok := r.tools[name].(mcpTool)
-	if !ok {
-		return false
+	return ok && t.info.Policy == mcp.Ask
+}
+
+// mcpDestructive says MCP tool name is marked destructive by its server
+// and the person's policy says nothing of it: it waits for a person under
+// every run control, unless an allow rule allows it.
+func (r *runner) mcpDestructive(name string) bool {
+	t, ok := r.tools[name].(mcpTool)
+	return ok && t.info.Policy == "" && t.info.Destructive
+}
+
+// mcpToolOf is the server's own name of MCP tool name.
+func mcpToolOf(name string) string {
+	if i := strings.LastIndex(name, "__"); i >= 0 {
+		return name[i+2:]
 	}
-	return t.info.Policy == mcp.Ask || (t.info.Policy == "" && t.info.Destructive)
+	return name
 }
 
 // mcpTool is one server's tool as the model sees it. It is never
@@ -427,11 +438,13 @@ func (r *runner) mcpServerNames() []string {
 
 // MCPStrays are the person's MCP policies and permission rules that name
 // a server or a tool there is not (offered: the tools of the servers
-// that answered): each would apply to nothing.
-func MCPStrays(servers []mcp.Server, set rules.Set, offered map[string][]string) []string {
-	var names []string
-	for _, s := range servers {
-		names = append(names, s.Name)
+// that answered; configured: every server's name, when servers are only
+// some of them): each would apply to nothing.
+func MCPStrays(servers []mcp.Server, set rules.Set, offered map[string][]string, configured ...string) []string {
+	if len(configured) == 0 {
+		for _, s := range servers {
+			configured = append(configured, s.Name)
+		}
 	}
-	return append(mcp.StrayPolicies(servers, offered), set.StrayMCP(names, offered, mcp.Suggest)...)
+	return append(mcp.StrayPolicies(servers, offered), set.StrayMCP(configured, offered, mcp.Suggest)...)
 }

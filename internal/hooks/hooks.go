@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -68,6 +69,29 @@ type Group struct {
 // Config is every file's hooks by event.
 type Config struct {
 	Events map[string][]Group
+	// Notes are what of the files ultra leaves out, and why (a hook of a
+	// type or an event it does not have, a matcher naming no tool): said
+	// to the person at every run, and by doctor.
+	Notes []string
+}
+
+// toolEvents are the events whose matchers name tools.
+var toolEvents = map[string]bool{PreToolUse: true, PostToolUse: true, PostToolUseFailure: true}
+
+// claudeOnly are Claude Code's tools ultra has none of: a matcher naming
+// one is right, and matches nothing here.
+var claudeOnly = map[string]bool{"WebSearch": true, "NotebookEdit": true, "NotebookRead": true, "ExitPlanMode": true,
+	"KillShell": true, "BashOutput": true, "SlashCommand": true}
+
+// claudeList is Claude Code's tool names ultra maps.
+func claudeList() []string {
+	var out []string
+	for _, n := range claudeNames {
+		if !slices.Contains(out, n.claude) {
+			out = append(out, n.claude)
+		}
+	}
+	return out
 }
 
 // Empty says no hook is configured.
@@ -84,9 +108,16 @@ func (c *Config) Add(source string, data []byte) error {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return jsonpos.Error(source, data, err)
 	}
-	for event, groups := range doc.Hooks {
+	events := make([]string, 0, len(doc.Hooks))
+	for event := range doc.Hooks {
+		events = append(events, event)
+	}
+	sort.Strings(events)
+	for _, event := range events {
+		groups := doc.Hooks[event]
 		if !slices.Contains(Events, event) {
-			return fmt.Errorf("%s: hooks.%s: unknown event (%s)", source, event, strings.Join(Events, ", "))
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: hooks.%s: an event ultra does not have (%s): its hooks never run", source, event, strings.Join(Events, ", ")))
+			continue
 		}
 		for i, g := range groups {
 			where := fmt.Sprintf("%s: hooks.%s[%d]", source, event, i)
@@ -104,10 +135,19 @@ func (c *Config) Add(source string, data []byte) error {
 			if len(g.Hooks) == 0 {
 				return fmt.Errorf("%s: no hooks (give \"hooks\": [{\"type\": \"command\", \"command\": …}])", where)
 			}
+			if toolEvents[event] {
+				for _, n := range g.names {
+					if UltraName(n) == "" && !claudeOnly[n] {
+						c.Notes = append(c.Notes, fmt.Sprintf("%s.matcher: %q names no tool (Claude Code's names: %s, mcp__…): these hooks never run", where, n, strings.Join(claudeList(), ", ")))
+					}
+				}
+			}
+			var kept []Hook
 			for j := range g.Hooks {
 				h := &g.Hooks[j]
 				if h.Type != "command" {
-					return fmt.Errorf("%s.hooks[%d]: type %q: ultra runs hooks of type \"command\"", where, j, h.Type)
+					c.Notes = append(c.Notes, fmt.Sprintf("%s.hooks[%d]: a hook of type %q, which ultra does not run (it runs type \"command\"): it is left out", where, j, h.Type))
+					continue
 				}
 				if strings.TrimSpace(h.Command) == "" {
 					return fmt.Errorf("%s.hooks[%d]: an empty command", where, j)
@@ -116,6 +156,10 @@ func (c *Config) Add(source string, data []byte) error {
 					return fmt.Errorf("%s.hooks[%d]: a negative timeout", where, j)
 				}
 				h.Source = source
+				kept = append(kept, *h)
+			}
+			if g.Hooks = kept; len(kept) == 0 {
+				continue
 			}
 			if c.Events == nil {
 				c.Events = map[string][]Group{}
