@@ -161,7 +161,7 @@ func newSkillsShowCmd() *cobra.Command {
 				if len(s.AllowedTools) > 0 {
 					fmt.Fprintf(out, "allowed-tools: %s\n", strings.Join(s.AllowedTools, ", "))
 				}
-				for _, pr := range toolProblems(s) {
+				for _, pr := range append(s.Warnings, toolProblems(s)...) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", pr.Error())
 				}
 				fmt.Fprintf(out, "user-invocable: %v, model-invocable: %v", s.UserInvocable, s.ModelInvocable)
@@ -223,14 +223,18 @@ func newSkillsLintCmd() *cobra.Command {
 			for _, s := range all {
 				cs, ps := skills.Cases(s)
 				cases += len(cs)
-				caseProbs = append(caseProbs, append(toolProblems(s), ps...)...)
+				caseProbs = append(caseProbs, append(append(s.Warnings, toolProblems(s)...), ps...)...)
 			}
 			for _, pr := range append(probs, caseProbs...) {
 				fmt.Fprintln(cmd.OutOrStdout(), pr.Error())
 			}
 			switch {
 			case len(probs) > 0:
-				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d of %d skills do not read", len(probs), len(all)+len(probs))}
+				files := map[string]bool{}
+				for _, pr := range probs {
+					files[pr.File] = true
+				}
+				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d of %d skills do not read", len(files), len(all)+len(files))}
 			case len(caseProbs) > 0:
 				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d problems in skills that read (allowed-tools, eval cases)", len(caseProbs))}
 			}

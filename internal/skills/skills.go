@@ -21,10 +21,12 @@ import (
 
 // Skill is one skill.
 type Skill struct {
-	Name           string            `json:"name"`
-	Description    string            `json:"description"`
-	AllowedTools   []string          `json:"allowed_tools,omitempty"`
-	ToolsLine      int               `json:"-"` // the line of allowed-tools in File
+	Name         string   `json:"name"`
+	Description  string   `json:"description"`
+	AllowedTools []string `json:"allowed_tools,omitempty"`
+	ToolsLine    int      `json:"-"` // the line of allowed-tools in File
+	// Warnings are what of the file ultra leaves alone (an unknown key).
+	Warnings       []Problem         `json:"-"`
 	License        string            `json:"license,omitempty"`
 	Compatibility  string            `json:"compatibility,omitempty"`
 	Metadata       map[string]string `json:"metadata,omitempty"`
@@ -156,6 +158,17 @@ func Parse(file, dir string, text []byte) (Skill, error) {
 				continue
 			}
 			s.SideEffects = v
+		case "disable-model-invocation":
+			// Claude Code's word for model-invocable: false.
+			var off bool
+			off, err = strconv.ParseBool(v)
+			s.ModelInvocable = s.ModelInvocable && !off
+		case "argument-hint", "model", "version", "when_to_use", "mode":
+			// Claude Code's keys that change nothing here: kept.
+			if s.Metadata == nil {
+				s.Metadata = map[string]string{}
+			}
+			s.Metadata[k] = v
 		case "permission-profile":
 			switch v {
 			case "restricted", "normal", "trusted", "unrestricted":
@@ -165,7 +178,8 @@ func Parse(file, dir string, text []byte) (Skill, error) {
 			}
 			s.Profile = v
 		default:
-			probs = append(probs, Problem{file, i + 1, fmt.Sprintf("unknown key %q (name, description, allowed-tools, license, compatibility, metadata, user-invocable, model-invocable, side-effects, permission-profile)", k)})
+			// Not fatal: a skill written for another agent still loads.
+			s.Warnings = append(s.Warnings, Problem{file, i + 1, fmt.Sprintf("unknown key %q, left alone (name, description, allowed-tools, license, compatibility, metadata, user-invocable, model-invocable, side-effects, permission-profile; Claude Code's disable-model-invocation, argument-hint, model)", k)})
 			continue
 		}
 		if err != nil {
