@@ -214,6 +214,18 @@ func TestSkillsSuggest(t *testing.T) {
 	if d := ultra(t, dir, "diff"); d.code != 0 || !strings.Contains(d.stdout, "+\treturn a + b") || !strings.Contains(d.stdout, latest) {
 		t.Fatalf("diff without a run: exit %d\n%s%s", d.code, d.stdout, d.stderr)
 	}
+	// After a chat, diff and goals still show the latest run with a
+	// branch (a chat has none), status the chat.
+	chat := newModel(t, text("Add adds."))
+	if c := ultra(t, dir, chatArgs(chat, "what does Add do?")...); c.code != 0 {
+		t.Fatalf("chat: exit %d\n%s", c.code, c.stderr)
+	}
+	if d := ultra(t, dir, "diff"); d.code != 0 || !strings.Contains(d.stdout, latest) {
+		t.Fatalf("diff after a chat: exit %d\n%s%s", d.code, d.stdout, d.stderr)
+	}
+	if g := ultra(t, dir, "goals"); g.code != 0 || !strings.Contains(g.stdout, "Add adds") {
+		t.Fatalf("goals after a chat: exit %d\n%s%s", g.code, g.stdout, g.stderr)
+	}
 	s := ultra(t, dir, "skills", "suggest")
 	for _, want := range []string{"calc-changes: Use when changing calc/", "ran `go vet ./calc/` in 2 runs", "changed calc/calc.go in 2 runs", "accept it: ultra skills suggest --accept calc-changes", "nothing was written"} {
 		if !strings.Contains(s.stdout, want) {

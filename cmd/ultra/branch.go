@@ -85,7 +85,7 @@ func newDiffCmd() *cobra.Command {
 			"up in one line; --records shows them too.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o, st, id, err := openLandingRun(cmd, shownRun(args), false)
+			o, st, id, err := openLandingRun(cmd, shownBranchedRun(args), false)
 			if err != nil {
 				return err
 			}

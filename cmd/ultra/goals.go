@@ -17,6 +17,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/goal/ledger"
+	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
@@ -46,14 +47,30 @@ func newGoalsCmd() *cobra.Command {
 
 // latestRun is the id of the project's newest run.
 func latestRun(cmd *cobra.Command, st *store.Store) (string, error) {
-	runs, err := st.ListRuns(cmd.Context(), 1)
+	return latestRunOf(cmd, st, false)
+}
+
+// latestRunOf is the latest run, or with branched the latest one with a
+// branch and worktree of its own (a build, plan or repair run, never a
+// chat, research or review), which goals and diffs are of.
+func latestRunOf(cmd *cobra.Command, st *store.Store, branched bool) (string, error) {
+	n := 1
+	if branched {
+		n = 200
+	}
+	runs, err := st.ListRuns(cmd.Context(), n)
 	if err != nil {
 		return "", err
 	}
-	if len(runs) == 0 {
-		return "", usageErr("there are no runs here yet (ultra run --brief-file BRIEF.md starts one)")
+	for _, r := range runs {
+		if !branched || phase.Worktree(r.Axes.Mode) {
+			return r.ID, nil
+		}
 	}
-	return runs[0].ID, nil
+	if len(runs) > 0 {
+		return "", usageErr("no run here has a branch of its own yet (chats, research and reviews work in the checkout): ultra run TASK starts one")
+	}
+	return "", usageErr("there are no runs here yet (ultra run --brief-file BRIEF.md starts one)")
 }
 
 // goalsRun finds the run named by args (or the latest) and the worktree
@@ -65,7 +82,7 @@ func goalsRun(cmd *cobra.Command, id string) (*project, *store.Run, error) {
 	}
 	defer st.Close()
 	if id == "" {
-		if id, err = latestRun(cmd, st); err != nil {
+		if id, err = latestRunOf(cmd, st, true); err != nil {
 			return nil, nil, err
 		}
 	}

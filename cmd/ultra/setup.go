@@ -117,8 +117,8 @@ func openRun(cmd *cobra.Command, id string) (*project, *store.Store, *store.Run,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if id == latestID {
-		if id, err = latestRun(cmd, st); err != nil {
+	if id == latestID || id == latestBranchedID {
+		if id, err = latestRunOf(cmd, st, id == latestBranchedID); err != nil {
 			st.Close()
 			return nil, nil, nil, err
 		}
@@ -135,6 +135,18 @@ func openRun(cmd *cobra.Command, id string) (*project, *store.Store, *store.Run,
 // the commands that only show a run when no run is named. No id a person
 // types is it (getRun refuses an empty one).
 const latestID = "\x00latest"
+
+// latestBranchedID stands for the latest run with a branch of its own
+// (shownBranchedRun): a chat's is not what diff shows.
+const latestBranchedID = "\x00latest-branched"
+
+// shownBranchedRun is shownRun for the commands about a run's branch.
+func shownBranchedRun(args []string) string {
+	if len(args) == 0 {
+		return latestBranchedID
+	}
+	return args[0]
+}
 
 // shownRun is the run a command that only shows one shows: args[0], or
 // the latest run when there is none.
