@@ -112,7 +112,7 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 					p, v.Reason, later)}
 			}
 		}
-		if h := policy.Destructive(cmd, r.row.Workdir); h != nil {
+		if h := policy.DestructiveIn(cmd, r.row.Workdir, r.scratchDirs()); h != nil {
 			return &refusal{layer: LayerSafety, reason: fmt.Sprintf(
 				"%s. This needs a person's confirmation and nobody is watching this run, so it is stopped for one. Safe alternative: %s", h.What, h.Alternative)}
 		}
@@ -170,4 +170,14 @@ func exampleArgs(name string) string {
 		return `{"verdict":"approve","architecture":{"status":"CLEAR"},"summary":"..."}`
 	}
 	return `{}`
+}
+
+// scratchDirs are the directories of the model's commands' own: a
+// sandbox's private /tmp (none without a sandbox, where /tmp is the
+// machine's).
+func (r *runner) scratchDirs() []string {
+	if r.st.Sandbox == "" || strings.HasPrefix(r.st.Sandbox, "none") {
+		return nil
+	}
+	return []string{"/tmp"}
 }

@@ -27,10 +27,38 @@ type Hazard struct {
 // this function, is what keeps a command from reaching outside the
 // worktree. It is pure.
 func Destructive(command, workdir string) *Hazard {
-	return destructive(command, path.Clean("/"+workdir), 0)
+	return DestructiveIn(command, workdir, nil)
 }
 
-func destructive(src, workdir string, depth int) *Hazard {
+// DestructiveIn is Destructive where the directories scratch are the
+// command's own (a sandbox's private /tmp): removing what lies below one
+// harms nobody.
+func DestructiveIn(command, workdir string, scratch []string) *Hazard {
+	return destructive(command, place{path.Clean("/" + workdir), scratch}, 0)
+}
+
+// place is where a command works: the worktree, and its own scratch
+// directories.
+type place struct {
+	workdir string
+	scratch []string
+}
+
+// mine says p lies in the worktree or below a scratch directory (not one
+// itself).
+func (pl place) mine(p string) bool {
+	if within(pl.workdir, p) {
+		return true
+	}
+	for _, d := range pl.scratch {
+		if p != d && within(d, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func destructive(src string, pl place, depth int) *Hazard {
 	if depth > 4 {
 		return nil
 	}
@@ -53,7 +81,7 @@ func destructive(src, workdir string, depth int) *Hazard {
 				}
 			}
 		case *syntax.CallExpr:
-			h = callHazard(c, n, workdir, depth)
+			h = callHazard(c, n, pl, depth)
 		}
 		return h == nil
 	})
@@ -104,7 +132,7 @@ func runsInput(c *classifier, s *syntax.Stmt) bool {
 
 var dropSQL = regexp.MustCompile(`(?i)\b(drop\s+(database|schema|table|user|role)\b|truncate\s+table\b|dropDatabase\s*\(|flushall\b|flushdb\b)`)
 
-func callHazard(c *classifier, ce *syntax.CallExpr, workdir string, depth int) *Hazard {
+func callHazard(c *classifier, ce *syntax.CallExpr, pl place, depth int) *Hazard {
 	if len(ce.Args) == 0 {
 		return nil
 	}
@@ -120,7 +148,7 @@ func callHazard(c *classifier, ce *syntax.CallExpr, workdir string, depth int) *
 		// a destructive word anywhere after it still counts).
 		for i, a := range rest {
 			if !strings.HasPrefix(a.lit, "-") && !strings.Contains(a.lit, "=") && a.static {
-				if h := argvHazard(rest[i:], workdir, depth); h != nil {
+				if h := argvHazard(rest[i:], pl, depth); h != nil {
 					return h
 				}
 				break
@@ -128,15 +156,16 @@ func callHazard(c *classifier, ce *syntax.CallExpr, workdir string, depth int) *
 		}
 		return nil
 	}
-	return argvHazard(args, workdir, depth)
+	return argvHazard(args, pl, depth)
 }
 
-func argvHazard(args []arg, workdir string, depth int) *Hazard {
+func argvHazard(args []arg, pl place, depth int) *Hazard {
+	workdir := pl.workdir
 	name := path.Base(args[0].lit)
 	rest := args[1:]
 	switch name {
 	case "rm", "rmdir", "shred", "unlink":
-		return removeHazard(name, rest, workdir)
+		return removeHazard(name, rest, pl)
 	case "git":
 		return gitHazard(rest)
 	case "kill", "pkill", "killall", "skill", "slay":
@@ -159,7 +188,7 @@ func argvHazard(args []arg, workdir string, depth int) *Hazard {
 	case "sh", "bash", "zsh", "dash", "ksh":
 		for i, a := range rest {
 			if a.lit == "-c" && i+1 < len(rest) && rest[i+1].static {
-				return destructive(rest[i+1].lit, workdir, depth+1)
+				return destructive(rest[i+1].lit, pl, depth+1)
 			}
 		}
 	case "eval":
@@ -167,7 +196,7 @@ func argvHazard(args []arg, workdir string, depth int) *Hazard {
 		for _, a := range rest {
 			parts = append(parts, a.lit)
 		}
-		return destructive(strings.Join(parts, " "), workdir, depth+1)
+		return destructive(strings.Join(parts, " "), pl, depth+1)
 	case "chmod", "chown", "chgrp":
 		recursive := false
 		for _, a := range rest {
@@ -191,7 +220,8 @@ func argvHazard(args []arg, workdir string, depth int) *Hazard {
 
 // removeHazard: recursive removal of the worktree root or of anything
 // outside it; any removal of a path outside it.
-func removeHazard(name string, rest []arg, workdir string) *Hazard {
+func removeHazard(name string, rest []arg, pl place) *Hazard {
+	workdir := pl.workdir
 	recursive := name == "shred" || name == "rmdir"
 	var targets []arg
 	opts := true
@@ -219,7 +249,7 @@ func removeHazard(name string, rest []arg, workdir string) *Hazard {
 		switch {
 		case p == workdir:
 			return &Hazard{What: fmt.Sprintf("%s deletes the worktree root (%s)", name, a.text), Alternative: "delete only the files or directories the task needs removed, by name"}
-		case !within(workdir, p):
+		case !pl.mine(p):
 			return &Hazard{What: fmt.Sprintf("%s deletes %s, outside the worktree", name, a.text), Alternative: "work only inside the worktree; files outside it belong to someone else"}
 		}
 	}

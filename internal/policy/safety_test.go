@@ -102,3 +102,24 @@ func FuzzDestructive(f *testing.F) {
 		_ = Destructive(cmd, "/w")
 	})
 }
+
+// A sandbox's private /tmp is the command's own: removing below it is
+// no hazard there, and still one where /tmp is the machine's.
+func TestDestructiveInScratch(t *testing.T) {
+	for _, c := range []struct {
+		cmd     string
+		scratch []string
+		hazard  bool
+	}{
+		{"rm -rf /tmp/foo", []string{"/tmp"}, false},
+		{"rm -f /tmp/a.txt /tmp/b", []string{"/tmp"}, false},
+		{"rm -rf /tmp", []string{"/tmp"}, true},
+		{"rm -rf /tmp/../etc", []string{"/tmp"}, true},
+		{"rm -rf /tmp/foo", nil, true},
+		{"rm -rf ~/x", []string{"/tmp"}, true},
+	} {
+		if h := DestructiveIn(c.cmd, "/w", c.scratch); (h != nil) != c.hazard {
+			t.Errorf("DestructiveIn(%q, %v) = %v, want hazard %v", c.cmd, c.scratch, h, c.hazard)
+		}
+	}
+}
