@@ -253,3 +253,24 @@ func TestSkillsSuggest(t *testing.T) {
 		t.Fatalf("accepting a draft a skill now has: exit %d\n%s", again.code, again.stderr)
 	}
 }
+
+// A case without work/ starts from the repository's HEAD, and a trial
+// whose run cannot start says why and is no verdict on the skill.
+func TestSkillsEvalTrialThatCannotStart(t *testing.T) {
+	t.Parallel()
+	dir := repoOutsideTmp(t, map[string]string{
+		"README.md":                              "home\n",
+		".agents/skills/s1/SKILL.md":             "---\nname: s1\ndescription: A skill to try\n---\nDo it.\n",
+		".agents/skills/s1/evals/case-1/task.md": "do it\n",
+	})
+	if err := os.WriteFile(filepath.Join(dir, ".agents/skills/s1/evals/case-1/grader.sh"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "grader")
+	res := ultra(t, dir, "skills", "eval", "s1", "--no-baseline", "--provider", "openai", "--base-url", "http://127.0.0.1:1/v1", "--model", "x")
+	if res.code != 1 || !strings.Contains(res.stdout, "case-1  error") ||
+		!strings.Contains(res.stderr, "case-1 could not be tried with skill s1: the run did not start (exit 1): cannot reach the model server") {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+}

@@ -116,6 +116,11 @@ when one does not.`,
 				_ = os.Remove(e.root) // only when nothing was kept in it
 			}
 			for _, t := range trials {
+				if t.WithSkill && t.Error != "" {
+					return &exitError{code: agent.ExitError, err: fmt.Errorf("%s could not be tried with skill %s: %s", t.Case, s.Name, t.Error)}
+				}
+			}
+			for _, t := range trials {
 				if t.WithSkill && !t.Pass {
 					return &exitError{code: agent.ExitError, err: fmt.Errorf("skill %s fails %s", s.Name, t.Case)}
 				}
@@ -221,11 +226,16 @@ func (e *evaluation) trial(ctx context.Context, c skills.Case, with bool) skills
 		return fail(fmt.Errorf("making its repository: %w", err))
 	}
 	trace := filepath.Join(dir, "trace.jsonl")
-	t.ExitCode = e.run(ctx, c, with, repo, trace, filepath.Join(dir, "log.txt"))
+	logFile := filepath.Join(dir, "log.txt")
+	t.ExitCode = e.run(ctx, c, with, repo, trace, logFile)
 	row := trialRun(ctx, repo)
 	work := repo
 	if row != nil {
 		t.Run, t.Status, work = row.ID, row.Status, row.Workdir
+	} else {
+		// No run started (the model server is out of reach, a flag is
+		// wrong): the trial says nothing of the skill.
+		return fail(fmt.Errorf("the run did not start (exit %d): %s", t.ExitCode, lastLogLine(logFile)))
 	}
 	result := filepath.Join(dir, "result.json")
 	b, _ := json.MarshalIndent(map[string]any{"case": c.Name, "with_skill": with, "run": t.Run, "status": t.Status, "exit_code": t.ExitCode}, "", "  ")
@@ -268,7 +278,7 @@ func (e *evaluation) trial(ctx context.Context, c skills.Case, with bool) skills
 // .agents/skills when the trial has it (without its evals), and a
 // configuration that keeps the run's worktrees in the trial's folder.
 func (e *evaluation) scratch(ctx context.Context, c skills.Case, with bool, dir, repo string) error {
-	if err := os.MkdirAll(repo, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(repo), 0o755); err != nil {
 		return err
 	}
 	if c.Work != "" {
@@ -276,7 +286,7 @@ func (e *evaluation) scratch(ctx context.Context, c skills.Case, with bool, dir,
 			return err
 		}
 	} else if err := workspace.ExportTree(ctx, e.p.Root, "HEAD^{tree}", repo); err != nil {
-		return err
+		return err // (it makes repo, which must not exist)
 	}
 	git := func(args ...string) error {
 		out, err := workspace.Command(ctx, repo, args...).CombinedOutput()
@@ -462,4 +472,20 @@ func copyTree(src, dst string, skip func(rel string) bool) error {
 		}
 		return nil
 	})
+}
+
+// lastLogLine is the last line of a trial's log that says something:
+// why its run ended.
+func lastLogLine(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log)"
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return strings.TrimPrefix(l, "ultra: ")
+		}
+	}
+	return "(the log is empty)"
 }
