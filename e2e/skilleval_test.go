@@ -153,7 +153,7 @@ func TestSkillsEval(t *testing.T) {
 	if j.code != 0 || json.Unmarshal([]byte(j.stdout), &out) != nil || len(out.Trials) != 1 || out.Trials[0]["pass"] != true {
 		t.Fatalf("--json: exit %d\n%s\n%s", j.code, j.stdout, j.stderr)
 	}
-	if l := ultra(t, dir, "skills", "lint"); l.code != 0 || !strings.Contains(l.stdout, "1 skills and 2 eval cases, all read") {
+	if l := ultra(t, dir, "skills", "lint"); l.code != 0 || !strings.Contains(l.stdout, "1 skill and 2 eval cases, all read") {
 		t.Fatalf("skills lint: exit %d\n%s", l.code, l.stdout)
 	}
 	os.MkdirAll(filepath.Join(dir, ".agents/skills/go-fix/evals/case-3"), 0o755)
@@ -246,7 +246,7 @@ func TestSkillsSuggest(t *testing.T) {
 	if task, _ := os.ReadFile(filepath.Join(skill, "evals/case-1/task.md")); strings.TrimSpace(string(task)) != "fix calc" {
 		t.Fatalf("the eval case's task: %q", task)
 	}
-	if l := ultra(t, dir, "skills", "lint"); l.code != 0 || !strings.Contains(l.stdout, "1 skills and 1 eval cases, all read") {
+	if l := ultra(t, dir, "skills", "lint"); l.code != 0 || !strings.Contains(l.stdout, "1 skill and 1 eval case, all read") {
 		t.Fatalf("lint of the accepted draft: exit %d\n%s", l.code, l.stdout)
 	}
 	if again := ultra(t, dir, "skills", "suggest", "--accept", "calc-changes"); again.code != 2 || !strings.Contains(again.stderr, `no draft "calc-changes"`) {

@@ -102,7 +102,7 @@ when one does not.`,
 			if asJSON {
 				err = json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"skill": s.Name, "trials": trials})
 			} else {
-				fmt.Fprintf(cmd.OutOrStdout(), "skill %s: %d eval cases\n%s", s.Name, len(run), skills.Table(trials, !noBaseline))
+				fmt.Fprintf(cmd.OutOrStdout(), "skill %s: %s\n%s", s.Name, countOf(len(run), "eval case"), skills.Table(trials, !noBaseline))
 				for _, t := range trials {
 					if t.Kept != "" {
 						fmt.Fprintf(cmd.OutOrStdout(), "kept: %s %s: %s\n", t.Case, withWord(t.WithSkill), t.Kept)

@@ -238,8 +238,16 @@ func newSkillsLintCmd() *cobra.Command {
 			case len(caseProbs) > 0:
 				return &exitError{code: agent.ExitError, err: fmt.Errorf("%d problems in skills that read (allowed-tools, eval cases)", len(caseProbs))}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d skills and %d eval cases, all read\n", len(all), cases)
+			fmt.Fprintf(cmd.OutOrStdout(), "%s and %s, all read\n", countOf(len(all), "skill"), countOf(cases, "eval case"))
 			return nil
 		},
 	}
+}
+
+// countOf is n things, in the singular for one: "1 skill", "2 skills".
+func countOf(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

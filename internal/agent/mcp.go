@@ -191,7 +191,8 @@ func (r *runner) mcpOffered(class string) []string {
 	var out []string
 	for _, name := range r.order {
 		t, ok := r.tools[name].(mcpTool)
-		if !ok || t.info.Policy == mcp.Deny || (class == phase.MCPRead && !t.info.ReadOnly) || r.narrowed(name) {
+		if !ok || t.info.Policy == mcp.Deny || r.o.Rules.Decide(rules.Call{Tool: name}).Kind == rules.Deny ||
+			(class == phase.MCPRead && !t.info.ReadOnly) || r.narrowed(name) {
 			continue
 		}
 		out = append(out, name)
@@ -199,10 +200,18 @@ func (r *runner) mcpOffered(class string) []string {
 	return out
 }
 
-// mcpDenied says the person's configuration denies MCP tool name.
+// mcpDenied says the person's configuration (a server's policy, or a
+// permission rule) denies MCP tool name: it is never offered, and a call
+// is refused by what denies it, loaded or not.
 func (r *runner) mcpDenied(name string) *refusal {
 	t, ok := r.tools[name].(mcpTool)
-	if !ok || t.info.Policy != mcp.Deny {
+	if !ok {
+		return nil
+	}
+	if d := r.o.Rules.Decide(rules.Call{Tool: name}); d.Kind == rules.Deny {
+		return &refusal{layer: LayerRules, reason: fmt.Sprintf("your permission rule %s refuses this call (%s is never offered)", d.Rule.Describe(), name)}
+	}
+	if t.info.Policy != mcp.Deny {
 		return nil
 	}
 	return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("your configuration denies %s (tools.%s = \"deny\" of MCP server %s)", name, t.info.Tool, t.info.Server)}

@@ -397,7 +397,7 @@ func (r *runner) runReview(ctx context.Context, args json.RawMessage) tool.Resul
 		// a run, and a block costs a review round like a reviewer's.
 		if why := r.stopHooks(ctx); why != "" {
 			clean = false
-			must = append(must, "a Stop hook of the person's insists: "+why)
+			must = append(must, "the reviewer approved, but a Stop hook of the person's insists: "+why)
 		}
 	}
 	r.goals.file.Review = &goal.Review{Rounds: round, Verdict: verdict, Blockers: blockers,
