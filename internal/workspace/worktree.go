@@ -219,6 +219,13 @@ func ListSome(files []string, n int) string {
 // UntrackedNote is what every surface says of the checkout's untracked
 // files a run does not see ("" when there are none).
 func UntrackedNote(untracked []string) string {
+	var kept []string
+	for _, f := range untracked {
+		if !readFromCheckout(f) {
+			kept = append(kept, f)
+		}
+	}
+	untracked = kept
 	if len(untracked) == 0 {
 		return ""
 	}
@@ -327,4 +334,20 @@ func Git(ctx context.Context, dir string, args ...string) (string, error) {
 // GitAs is Git with ultra's identity for any commit it makes.
 func GitAs(ctx context.Context, dir string, id Identity, args ...string) (string, error) {
 	return gitOut(ctx, dir, id.env(), args...)
+}
+
+// readFromCheckout says ultra reads file from the person's checkout for
+// every run (their skills, hooks, settings, MCP servers), never from a
+// run's tree: a run uses it committed or not.
+func readFromCheckout(file string) bool {
+	for _, p := range []string{".claude/", ".agents/", ".ultra/"} {
+		if strings.HasPrefix(file, p) {
+			return true
+		}
+	}
+	switch file {
+	case ".claude", ".agents", ".ultra", ".mcp.json", "opencode.json", "opencode.jsonc":
+		return true
+	}
+	return false
 }

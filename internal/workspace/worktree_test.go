@@ -253,3 +253,14 @@ func TestWorktreeCommitAndHook(t *testing.T) {
 		t.Errorf("branch not deleted: %v", err)
 	}
 }
+
+// What ultra reads from the checkout for every run is in the run,
+// committed or not: it is never said to be left out.
+func TestUntrackedNoteLeavesOutTheSetup(t *testing.T) {
+	if n := UntrackedNote([]string{".claude/skills/x/SKILL.md", ".mcp.json", "opencode.jsonc", ".agents/skills/y/SKILL.md"}); n != "" {
+		t.Fatalf("%q", n)
+	}
+	if n := UntrackedNote([]string{".claude/settings.local.json", "notes.txt"}); !strings.Contains(n, "1 untracked file(s) of your checkout (notes.txt)") {
+		t.Fatalf("%q", n)
+	}
+}
