@@ -44,14 +44,16 @@ type place struct {
 	scratch []string
 }
 
-// mine says p lies in the worktree or below a scratch directory (not one
-// itself).
+// mine says p lies in the worktree, or below a scratch directory (not
+// one itself) without holding the worktree: a worktree that lies there on
+// the host is mounted into the sandbox's /tmp too, and removing a folder
+// above it removes the work.
 func (pl place) mine(p string) bool {
 	if within(pl.workdir, p) {
 		return true
 	}
 	for _, d := range pl.scratch {
-		if p != d && within(d, p) {
+		if p != d && within(d, p) && !within(p, pl.workdir) {
 			return true
 		}
 	}

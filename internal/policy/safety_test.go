@@ -117,8 +117,17 @@ func TestDestructiveInScratch(t *testing.T) {
 		{"rm -rf /tmp/../etc", []string{"/tmp"}, true},
 		{"rm -rf /tmp/foo", nil, true},
 		{"rm -rf ~/x", []string{"/tmp"}, true},
+		// A worktree under /tmp (its state there): a folder above it is
+		// not scratch.
+		{"rm -rf ..", []string{"/tmp"}, true},
+		{"rm -rf /tmp/s", []string{"/tmp"}, true},
+		{"rm -rf /tmp/s/other", []string{"/tmp"}, false},
 	} {
-		if h := DestructiveIn(c.cmd, "/w", c.scratch); (h != nil) != c.hazard {
+		workdir := "/w"
+		if strings.Contains(c.cmd, "..") || strings.Contains(c.cmd, "/tmp/s") {
+			workdir = "/tmp/s/wt"
+		}
+		if h := DestructiveIn(c.cmd, workdir, c.scratch); (h != nil) != c.hazard {
 			t.Errorf("DestructiveIn(%q, %v) = %v, want hazard %v", c.cmd, c.scratch, h, c.hazard)
 		}
 	}
