@@ -317,7 +317,7 @@ func TestMCPToolsPolicyAndStrays(t *testing.T) {
 	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"mem": map[string]any{
 		"command": node, "args": []string{memory}, "env": map[string]string{"MEMORY_FILE_PATH": "/tmp/memory.jsonl"}}}})
 	files[".mcp.json"] = string(b)
-	files[".claude/settings.json"] = `{"permissions": {"deny": ["mcp__mem__read_graph", "mcp__mem__delete_entites"], "allow": ["mcp__mem__delete_relations"]}}`
+	files[".claude/settings.json"] = `{"permissions": {"deny": ["mcp__mem__read_graph", "mcp__mem__delete_entites"], "allow": ["mcp__mem__delete_relations"], "alow": ["Bash"]}}`
 	files[".ultra/config"] = "[mcp.servers.mem.tools]\nopen_node = \"deny\"\n"
 	dir := repo(t, files)
 	res := ultra(t, dir, "mcp", "tools")
@@ -353,7 +353,8 @@ func TestMCPToolsPolicyAndStrays(t *testing.T) {
 	}
 	// doctor sums the setup up.
 	d := ultra(t, dir, "doctor")
-	for _, want := range []string{"setup      mcp      1: mem (.mcp.json)", "setup      rules    deny 2, ask 0, allow 1 (.claude/settings.json)", "setup      hooks    none"} {
+	for _, want := range []string{"setup      mcp      1: mem (.mcp.json)", "setup      rules    deny 2, ask 0, allow 1 (.claude/settings.json)", "setup      hooks    none",
+		"left out: " + filepath.Join(dir, ".claude/settings.json") + ": permissions.alow is no key ultra or Claude Code reads"} {
 		if !strings.Contains(d.stdout, want) {
 			t.Fatalf("doctor lacks %q:\n%s", want, d.stdout)
 		}

@@ -72,6 +72,9 @@ func printSetup(w io.Writer, p *project) {
 			line = fmt.Sprintf("deny %d, ask %d, allow %d (%s)", kinds["deny"], kinds["ask"], kinds["allow"], keys(from))
 		}
 		fmt.Fprintf(w, "setup      rules    %s\n", line)
+		for _, n := range set.Notes {
+			fmt.Fprintf(w, "           left out: %s\n", n)
+		}
 	}
 	all, probs := p.skills()
 	line := fmt.Sprintf("%d", len(all))

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -220,7 +221,7 @@ func (r *runner) stopHooks(ctx context.Context) string {
 // sessionHooks runs SessionStart (source startup or resume): what the
 // hooks print is context the model reads first.
 func (r *runner) sessionStart(ctx context.Context, source string) {
-	for _, n := range r.o.Hooks.Notes {
+	for _, n := range append(slices.Clone(r.o.Hooks.Notes), r.o.Rules.Notes...) {
 		r.emit(event.Warning, event.WarningData{Message: n})
 	}
 	h := r.fireHooks(ctx, hooks.SessionStart, source, map[string]any{"source": source})

@@ -126,7 +126,13 @@ func Parse(kind, text, source, home string) (Rule, error) {
 // Set is every rule that holds, from every file.
 type Set struct {
 	Rules []Rule `json:"rules"`
+	// Notes are keys of the files' permissions ultra does not know (a
+	// typo such as "alow" would leave its rules out): said at every run.
+	Notes []string `json:"-"`
 }
+
+// permissionKeys are the keys of Claude Code's permissions object.
+var permissionKeys = []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
 
 // Settings is the part of a settings.json the rules come from.
 type Settings struct {
@@ -142,6 +148,21 @@ func (s *Set) Add(source string, data []byte, home string) error {
 	var st Settings
 	if err := json.Unmarshal(data, &st); err != nil {
 		return jsonpos.Error(source, data, err)
+	}
+	var raw struct {
+		Permissions map[string]json.RawMessage `json:"permissions"`
+	}
+	if json.Unmarshal(data, &raw) == nil {
+		var unknown []string
+		for k := range raw.Permissions {
+			if !slices.Contains(permissionKeys, k) {
+				unknown = append(unknown, k)
+			}
+		}
+		slices.Sort(unknown)
+		for _, k := range unknown {
+			s.Notes = append(s.Notes, fmt.Sprintf("%s: permissions.%s is no key ultra or Claude Code reads (allow, ask, deny): its rules are left out", source, k))
+		}
 	}
 	for _, k := range []struct {
 		kind string

@@ -114,3 +114,12 @@ func TestStrayMCP(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// A key of permissions nobody reads is a note: a typo would leave its
+// rules out without a word.
+func TestUnknownPermissionKeys(t *testing.T) {
+	s := set(t, `{"permissions": {"alow": ["Bash(go test:*)"], "deny": ["Bash(rm:*)"], "defaultMode": "acceptEdits"}}`)
+	if len(s.Notes) != 1 || !strings.Contains(s.Notes[0], `permissions.alow is no key`) || len(s.Rules) != 1 {
+		t.Fatalf("notes %q, rules %d", s.Notes, len(s.Rules))
+	}
+}
