@@ -318,8 +318,12 @@ func (r *runner) toolchains() []string {
 			if err != nil {
 				continue
 			}
-			cmd := exec.Command(p, "version-name")
+			// Bounded: a version manager that hangs must not hold every
+			// hook of the run.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			cmd := exec.CommandContext(ctx, p, "version-name")
 			cmd.Dir = r.row.Repo
+			defer cancel()
 			out, err := cmd.Output()
 			if v := strings.TrimSpace(string(out)); err == nil && v != "" && !strings.ContainsAny(v, "\n=") {
 				r.toolchainEnv = append(r.toolchainEnv, m.env+"="+v)
