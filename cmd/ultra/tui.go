@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/surface/procs"
 	"github.com/ultra-dev/ultra/internal/surface/tui"
 	"github.com/ultra-dev/ultra/internal/tool"
 	"github.com/ultra-dev/ultra/internal/workspace"
@@ -98,7 +99,7 @@ func openTUI(cmd *cobra.Command, pf *chatFlags, tf *tuiFlags, attach string) err
 	rememberRepo(p.Root)
 	hist := history{path: p.historyPath()}
 	m := tui.New(tui.Options{
-		Backend:  &tui.Processes{Store: st, Program: prog, Dir: p.Dir, Logs: logs, Env: env},
+		Backend:  &procs.Processes{Store: st, Program: prog, Dir: p.Dir, Logs: logs, Env: env},
 		Project:  filepath.Base(p.Root),
 		Axes:     a,
 		Attach:   attach,
