@@ -249,7 +249,7 @@ func TestEveryCLICommandHasASlashFormOrAReason(t *testing.T) {
 func TestEveryCommandIsOnTheTUI(t *testing.T) {
 	for i := range command.Table {
 		c := &command.Table[i]
-		for _, s := range []command.Surface{command.TUI, command.Web} {
+		for _, s := range []command.Surface{command.TUI, command.Web, command.ACP} {
 			if !c.On(s) && c.Absent[s] == "" {
 				t.Errorf("/%s is not on the %s and does not say why (Absent)", c.Name, s)
 			}

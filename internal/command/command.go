@@ -1,10 +1,11 @@
 // Package command holds the one table of ultra's commands that every
-// surface offers: the CLI's cobra commands, the TUI's slash commands and
-// (later) the web page. For each command it has the usage, the flags and
-// their allowed values, and how a slash command becomes the argv of the
-// `ultra` binary, so that the CLI stays the single implementation of what
-// a command does. It also parses a typed line, completes a partial one and
-// writes the /help text. It is pure: no files, processes or network.
+// surface offers: the CLI's cobra commands, the TUI's slash commands, the
+// HTTP API and web page, and an editor's slash commands over ACP. For each
+// command it has the usage, the flags and their allowed values, and how a
+// slash command becomes the argv of the `ultra` binary, so that the CLI
+// stays the single implementation of what a command does. It also parses
+// a typed line, completes a partial one and writes the /help text. It is
+// pure: no files, processes or network.
 package command
 
 import (
@@ -20,10 +21,12 @@ const (
 	CLI Surface = "cli"
 	TUI Surface = "tui"
 	Web Surface = "web"
+	// ACP is an editor speaking the Agent Client Protocol (ultra acp).
+	ACP Surface = "acp"
 )
 
 // AllSurfaces lists every surface.
-var AllSurfaces = []Surface{CLI, TUI, Web}
+var AllSurfaces = []Surface{CLI, TUI, Web, ACP}
 
 // Flag is one flag a command takes.
 type Flag struct {

@@ -61,7 +61,7 @@ func axisCommand(flag Flag, name, summary string) Command {
 	fl = append(fl, flagScope, flagReason, flagRun)
 	return Command{
 		Name: name, Args: flag.Placeholder(), Summary: summary,
-		Flags: fl, CLI: []string{"steer"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Axes: true,
+		Flags: fl, CLI: []string{"steer"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, Axes: true,
 		ArgValues: flag.Values, args: argAxis, argFlag: flag.Name, argNoun: flag.noun,
 		check: oneControl,
 	}
@@ -76,7 +76,7 @@ var Table = []Command{
 	{
 		Name: "steer", Args: "[RUN]", Summary: "Change several axes of a run at once, at a scope",
 		Flags: []Flag{flagMode, flagControl, flagAutonomous, flagAssisted, flagManual, flagPermission, flagModelMode, flagScope, flagReason},
-		CLI:   []string{"steer"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Axes: true,
+		CLI:   []string{"steer"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, Axes: true,
 		args: argRun, argNoun: "run",
 		check: func(inv Invocation) error {
 			if err := oneControl(inv); err != nil {
@@ -93,25 +93,25 @@ var Table = []Command{
 	{
 		Name: "autonomous", Args: "[RUN]", Summary: "Let a run go on by itself (run control autonomous)",
 		Flags: []Flag{flagScope, flagReason},
-		CLI:   []string{"autonomous"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Drives: true, Axes: true,
+		CLI:   []string{"autonomous"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, Drives: true, Axes: true,
 		args: argRun, argNoun: "run", sets: map[string]string{axes.Control: "autonomous"},
 	},
 	{
 		Name: "next", Args: "[RUN]", Summary: "Let a paused or assisted run go on for one unit",
 		Flags: []Flag{flagReason},
-		CLI:   []string{"next"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Drives: true, Events: true,
+		CLI:   []string{"next"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, Drives: true, Events: true,
 		args: argRun, argNoun: "run",
 	},
 	{
 		Name: "pause", Args: "[RUN]", Summary: "Pause a live run at its next safe point (/next or /resume goes on)",
 		Flags: []Flag{flagReason},
-		CLI:   []string{"pause"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
+		CLI:   []string{"pause"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true,
 		args: argRun, argNoun: "run",
 	},
 	{
 		Name: "stop", Args: "[RUN]", Summary: "Stop a run at its next safe point until a person resumes it",
 		Flags: []Flag{flagReason},
-		CLI:   []string{"stop"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
+		CLI:   []string{"stop"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true,
 		args: argRun, argNoun: "run",
 	},
 	{
@@ -123,7 +123,7 @@ var Table = []Command{
 			{Name: "autonomous", Usage: "accept the plan and let it run autonomously"},
 			{Name: "permission-profile", Value: true, Usage: "with an accepted plan: the permission profile it runs with", Values: axes.Values[axes.Permission], noun: "permission profile", arg: "PROFILE"},
 		},
-		CLI: []string{"approve"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Drives: true, Events: true,
+		CLI: []string{"approve"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, Drives: true, Events: true,
 		args: argRun, argNoun: "run",
 		check: func(inv Invocation) error {
 			_, call := inv.Flags["call"]
@@ -146,39 +146,39 @@ var Table = []Command{
 			{Name: "call", Value: true, Usage: "the tool call to refuse (default: the one the run waits on)", arg: "ID"},
 			flagRun,
 		},
-		CLI: []string{"approve"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Drives: true, Events: true,
+		CLI: []string{"approve"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, Drives: true, Events: true,
 		args: argText, argFlag: "deny", argNoun: "reason the model reads",
 	},
 	{
 		Name: "cancel", Args: "[RUN]", Summary: "Stop a run for good",
 		Flags: []Flag{flagReason},
-		CLI:   []string{"cancel"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
+		CLI:   []string{"cancel"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true,
 		args: argRun, argNoun: "run",
 	},
 	{
 		Name: "attach", Args: "RUN", Summary: "Watch a run and give it commands",
-		CLI: []string{"attach"}, Surfaces: []Surface{CLI, TUI, Web},
+		CLI: []string{"attach"}, Surfaces: []Surface{CLI, TUI, Web, ACP},
 		args: argPlain, argNoun: "run to attach to",
 	},
 	{
 		Name: "resume", Args: "[RUN] [GUIDANCE…]", Summary: "Continue an escalated, interrupted or stopped run; guidance goes to the model",
 		Flags: []Flag{{Name: "run", Value: true, Usage: "the run (then every argument is guidance)", arg: "ID", to: "-"}},
-		CLI:   []string{"resume"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Drives: true, Events: true,
+		CLI:   []string{"resume"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, Drives: true, Events: true,
 		args: argRunText, argNoun: "run",
 	},
 	{
 		Name: "tasks", Summary: "Every run and session in flight, what it waits for and the next command",
 		Flags: []Flag{{Name: "all", Usage: "list finished runs too"}},
-		CLI:   []string{"tasks"}, Surfaces: []Surface{CLI, TUI, Web},
+		CLI:   []string{"tasks"}, Surfaces: []Surface{CLI, TUI, Web, ACP},
 	},
 	{
 		Name: "status", Args: "[RUN]", Summary: "A run's phase, axes, retries, budgets, plan and last events",
-		CLI: []string{"status"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
+		CLI: []string{"status"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true,
 		args: argRun, argNoun: "run",
 	},
 	{
 		Name: "goals", Args: "[RUN]", Summary: "A run's goals and criteria with their status and last evidence (default: the latest run)",
-		CLI: []string{"goals"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, RunOptional: true,
+		CLI: []string{"goals"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, RunOptional: true,
 		args: argRun, argNoun: "run",
 	},
 	{
@@ -187,7 +187,7 @@ var Table = []Command{
 			{Name: "base", Value: true, Usage: "review from this commit (branch, tag or hash); alone: against the working tree", arg: "REF"},
 			{Name: "head", Value: true, Usage: "review up to this commit (with --base)", arg: "REF"},
 		},
-		CLI: []string{"review"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, RunOptional: true,
+		CLI: []string{"review"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, RunOptional: true,
 		args: argRun, argNoun: "run",
 		check: func(inv Invocation) error {
 			_, base := inv.Flags["base"]
@@ -209,7 +209,7 @@ var Table = []Command{
 			{Name: "committed", Usage: "only the run's commits, not its worktree's uncommitted changes"},
 			{Name: "records", Usage: "show ultra's records of the run (brief, goals, ledger) too, not only the code"},
 		},
-		CLI: []string{"diff"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
+		CLI: []string{"diff"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true,
 		args: argRun, argNoun: "run",
 	},
 	{
@@ -217,7 +217,7 @@ var Table = []Command{
 		Flags: []Flag{
 			{Name: "allow-outside-links", Usage: "land symbolic links that leave the repository or point at a path it does not hold"},
 		},
-		CLI: []string{"land"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
+		CLI: []string{"land"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true,
 		args: argRun, argNoun: "run",
 	},
 	{
@@ -226,13 +226,13 @@ var Table = []Command{
 			{Name: "to-last-green", Usage: "keep the run, reset it to its last green commit"},
 			{Name: "dry-run", Usage: "say what would be dropped, and drop nothing"},
 		},
-		CLI: []string{"undo"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true,
+		CLI: []string{"undo"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true,
 		args: argRun, argNoun: "run",
 	},
 	{
 		Name: "doctor", Args: "[fix|heal]", Summary: "The health of ultra's state here; fix applies the safe fixes, heal also starts a repair run",
 		Flags: []Flag{{Name: "dry-run", Usage: "with fix: say what would be fixed, and change nothing"}},
-		CLI:   []string{"doctor"}, Surfaces: []Surface{CLI, TUI, Web},
+		CLI:   []string{"doctor"}, Surfaces: []Surface{CLI, TUI, Web, ACP},
 		ArgValues: []string{"fix", "heal"}, args: argAction, argNoun: "doctor action",
 		check: func(inv Invocation) error {
 			if _, dry := inv.Flags["dry-run"]; dry && (len(inv.Args) == 0 || inv.Args[0] != "fix") {
@@ -248,21 +248,22 @@ var Table = []Command{
 			flagScope,
 			flagReason,
 		},
-		CLI: []string{"repair"}, Surfaces: []Surface{CLI, TUI, Web}, Run: true, Drives: true, Events: true, RunOptional: true,
+		CLI: []string{"repair"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, Drives: true, Events: true, RunOptional: true,
 		args: argRun, argNoun: "run",
 	},
 	{
 		Name: "model", Args: "[NAME]", Summary: "List the models the server serves; with NAME, use it for the next run",
-		CLI: []string{"models"}, Surfaces: []Surface{CLI, TUI, Web},
+		CLI: []string{"models"}, Surfaces: []Surface{CLI, TUI, Web, ACP},
 		args: argLocal, argNoun: "model",
 	},
 	{
 		Name: "clear", Summary: "Clear the conversation on screen",
 		Local: "clears the conversation on screen", Surfaces: []Surface{TUI, Web},
+		Absent: map[Surface]string{ACP: "the editor owns the conversation on its screen"},
 	},
 	{
 		Name: "help", Args: "[COMMAND]", Summary: "The commands, or one command's flags",
-		Local: "shows the slash commands on screen (on the command line: ultra --help)", Surfaces: []Surface{TUI, Web},
+		Local: "shows the slash commands on screen (on the command line: ultra --help)", Surfaces: []Surface{TUI, Web, ACP},
 		args: argLocal, argNoun: "command",
 	},
 }

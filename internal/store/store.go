@@ -186,6 +186,10 @@ type Transition struct {
 
 // StoredEvent is an event as kept in the store.
 type StoredEvent struct {
+	// Row is the event's place among every run's events, in the order
+	// they were stored (EventsSince): how a surface follows them all.
+	Row   int64
+	Run   string
 	Seq   int64
 	Time  time.Time
 	Type  string
@@ -392,6 +396,37 @@ func (s *Store) EventsAfter(ctx context.Context, run string, seq int64, limit in
 		args = append(args, limit)
 	}
 	return s.scanEvents(ctx, q, args...)
+}
+
+// LastRow is the place of the latest event of any run (0: none yet).
+func (s *Store) LastRow(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(rowid),0) FROM events`).Scan(&n)
+	return n, err
+}
+
+// EventsSince returns every run's events stored after place row, in the
+// order they were stored, at most limit of them, with Row and Run set.
+// SQLite has one writer at a time, so a place once seen has no earlier
+// place still to come.
+func (s *Store) EventsSince(ctx context.Context, row int64, limit int) ([]StoredEvent, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT rowid, run_id, seq, at, type, phase, data FROM events WHERE rowid>? ORDER BY rowid LIMIT ?`, row, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []StoredEvent
+	for rows.Next() {
+		var e StoredEvent
+		var at, data string
+		if err := rows.Scan(&e.Row, &e.Run, &e.Seq, &at, &e.Type, &e.Phase, &data); err != nil {
+			return nil, err
+		}
+		e.Time = parseTS(at)
+		e.Data = json.RawMessage(data)
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }
 
 // Events returns the run's events in order; with last > 0, only the last ones.
