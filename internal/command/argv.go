@@ -48,6 +48,13 @@ func (inv Invocation) runOf() (string, []string) {
 	return "", inv.Args
 }
 
+// Run is the run the invocation names itself ("" for none: the
+// surface's own run).
+func (inv Invocation) Run() string {
+	id, _ := inv.runOf()
+	return id
+}
+
 // runShape is what a run id looks like (20261124-091217-b8302f), or a
 // prefix of one.
 var runShape = regexp.MustCompile(`^\d{8}(-\d{0,6}(-[0-9a-f]{0,6})?)?$`)

@@ -176,22 +176,33 @@ func Parse(line string) (Invocation, error) {
 			i++
 			value = rest[i].text
 		}
-		if strings.TrimSpace(value) == "" {
-			return Invocation{}, needsValue(where, f)
+		v, err := checkValue(where, f, value)
+		if err != nil {
+			return Invocation{}, err
 		}
-		if f.Values != nil {
-			v, err := pick(where, f.noun, value, f.Values)
-			if err != nil {
-				return Invocation{}, err
-			}
-			value = v
-		}
-		inv.Flags[fname] = value
+		inv.Flags[fname] = v
 	}
+	return inv.checked()
+}
+
+// checkValue checks the value of a flag that takes one.
+func checkValue(where string, f *Flag, value string) (string, error) {
+	if strings.TrimSpace(value) == "" {
+		return "", needsValue(where, f)
+	}
+	if f.Values != nil {
+		return pick(where, f.noun, value, f.Values)
+	}
+	return value, nil
+}
+
+// checked runs the checks of the arguments and of the command on a
+// whole invocation.
+func (inv Invocation) checked() (Invocation, error) {
 	if err := inv.checkArgs(); err != nil {
 		return Invocation{}, err
 	}
-	if c.check != nil {
+	if c := inv.Cmd; c.check != nil {
 		if err := c.check(inv); err != nil {
 			return Invocation{}, err
 		}

@@ -22,6 +22,7 @@ var CLIOnly = map[string]string{
 	"dev":      "tools for developing ultra itself (the scripted model server, one tool outside a run)",
 	"mcp":      "MCP servers are configured in files; listing and testing them is kept to the command line",
 	"skills":   "skills are folders of files; listing and checking them is kept to the command line (a run's prompt lists them)",
+	"serve":    "starts the HTTP API and web page themselves: another surface, not a command of one",
 }
 
 // Flags shared by several commands.

@@ -60,28 +60,47 @@ func (p *Processes) Runtime(ctx context.Context, id string) (store.Runtime, erro
 }
 
 // spawn starts ultra with args in its own session (a terminal's hangup
-// or the TUI's end does not reach it), stdin empty, output to a file.
-func (p *Processes) spawn(args []string) (*exec.Cmd, string, error) {
+// or the surface's end does not reach it), stdin empty, output to a file
+// (and its errors to a second one when split).
+func (p *Processes) spawn(args []string, split bool) (*exec.Cmd, string, string, error) {
 	if err := os.MkdirAll(p.Logs, 0o700); err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	_ = os.Chmod(p.Logs, 0o700)
-	out := filepath.Join(p.Logs, fmt.Sprintf("%s-%d-%d.log", time.Now().UTC().Format("20060102-150405"), os.Getpid(), p.n.Add(1)))
-	// A new file, never through a link.
-	f, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	base := filepath.Join(p.Logs, fmt.Sprintf("%s-%d-%d", time.Now().UTC().Format("20060102-150405"), os.Getpid(), p.n.Add(1)))
+	// New files, never through a link.
+	open := func(path string) (*os.File, error) {
+		return os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	}
+	out, errPath := base+".log", ""
+	f, err := open(out)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	defer f.Close()
 	cmd := exec.Command(p.Program, args...)
 	cmd.Dir = p.Dir
 	cmd.Stdout, cmd.Stderr = f, f
+	if split {
+		errPath = base + ".err.log"
+		ef, err := open(errPath)
+		if err != nil {
+			os.Remove(out)
+			return nil, "", "", err
+		}
+		defer ef.Close()
+		cmd.Stderr = ef
+	}
 	cmd.Env = p.Env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return nil, "", err
+		os.Remove(out)
+		if errPath != "" {
+			os.Remove(errPath)
+		}
+		return nil, "", "", err
 	}
-	return cmd, out, nil
+	return cmd, out, errPath, nil
 }
 
 // finish waits for cmd and reads what it wrote to out.
@@ -100,16 +119,40 @@ func finish(cmd *exec.Cmd, out string) (string, int) {
 }
 
 func (p *Processes) Exec(ctx context.Context, args []string) (string, int) {
-	cmd, out, err := p.spawn(args)
+	cmd, out, _, err := p.spawn(args, false)
 	if err != nil {
 		return err.Error(), 1
 	}
 	return finish(cmd, out)
 }
 
+// Read runs `ultra ARGS` to its end, as Exec does (in its own process,
+// which finishes its work even when the caller goes away), and returns
+// its standard output and its errors apart: a --json command's output
+// stays JSON whatever it warns of.
+func (p *Processes) Read(ctx context.Context, args []string) (string, string, int) {
+	cmd, out, errPath, err := p.spawn(args, true)
+	if err != nil {
+		return "", err.Error(), 1
+	}
+	text, code := finish(cmd, out)
+	b, _ := os.ReadFile(errPath)
+	_ = os.Remove(errPath)
+	return text, string(b), code
+}
+
+// EventsSince reads every run's events after place row (the web surface's
+// stream of everything).
+func (p *Processes) EventsSince(ctx context.Context, row int64, limit int) ([]store.StoredEvent, error) {
+	return p.Store.EventsSince(ctx, row, limit)
+}
+
+// LastRow is the place of the latest event of any run.
+func (p *Processes) LastRow(ctx context.Context) (int64, error) { return p.Store.LastRow(ctx) }
+
 // Start reads the command's JSON lines until one names the run.
 func (p *Processes) Start(ctx context.Context, args []string) (string, func() (string, int), error) {
-	cmd, out, err := p.spawn(args)
+	cmd, out, _, err := p.spawn(args, false)
 	if err != nil {
 		return "", nil, err
 	}

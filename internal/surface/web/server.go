@@ -1,0 +1,134 @@
+// Package web is ultra's HTTP surface: a JSON API over the same commands
+// every other surface runs (the command table, carried out by the ultra
+// program itself), the events of the store as Server-Sent Events with
+// resumption, an OpenAPI document made from the same routes, and the web
+// page. It keeps no state of its own: what it shows it reads from the
+// store, what it does it does by running ultra's commands. Every API
+// request carries the installation's bearer token.
+package web
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/store"
+)
+
+// Events is what the server reads of the store.
+type Events interface {
+	Row(ctx context.Context, id string) (*store.Run, error)
+	EventsAfter(ctx context.Context, id string, seq int64, limit int) ([]store.StoredEvent, error)
+	EventsSince(ctx context.Context, row int64, limit int) ([]store.StoredEvent, error)
+	LastRow(ctx context.Context) (int64, error)
+}
+
+// Commands runs ultra's own commands (procs.Processes).
+type Commands interface {
+	// Read runs `ultra ARGS` to its end: what it printed on stdout and
+	// on stderr, and its exit code.
+	Read(ctx context.Context, args []string) (stdout, stderr string, code int)
+	// Start runs a command that starts or drives a run and returns once
+	// the run is known, with a wait for the command's end.
+	Start(ctx context.Context, args []string) (run string, wait func() (string, int), err error)
+}
+
+// Options configure a Server.
+type Options struct {
+	Events   Events
+	Commands Commands
+	// Token is the bearer token every API request must carry.
+	Token string
+	// RunFlags and ChatFlags are the flags of ultra run and ultra chat
+	// a request may pass, each with whether it takes a value.
+	RunFlags, ChatFlags map[string]bool
+	// Heartbeat is how often an idle event stream sends a comment line
+	// (default 15s); Poll how often the store is looked at for new
+	// events while someone streams them (default 10ms); WriteTimeout how
+	// long a client may take to accept a write before it is dropped
+	// (default 30s).
+	Heartbeat, Poll, WriteTimeout time.Duration
+	// Project names the repository on the page; Version is ultra's.
+	Project, Version string
+}
+
+// Server is the HTTP surface of one repository.
+type Server struct {
+	o      Options
+	hub    *hub
+	routes []route
+	mux    *http.ServeMux
+}
+
+// New makes the server of o.
+func New(o Options) *Server {
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 15 * time.Second
+	}
+	if o.Poll <= 0 {
+		o.Poll = 10 * time.Millisecond
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 30 * time.Second
+	}
+	s := &Server{o: o, hub: newHub(o.Events, o.Poll), mux: http.NewServeMux()}
+	s.routes = s.api()
+	for _, rt := range s.routes {
+		s.mux.Handle(rt.method+" "+rt.path, s.authorized(rt.handle))
+	}
+	s.mux.HandleFunc("GET /openapi.json", s.openapi)
+	s.page(s.mux)
+	return s
+}
+
+// Handler is the server's http.Handler.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		// The page's address carries the token until the page moves it
+		// out of the address bar: no referrer leaves with it.
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+		s.mux.ServeHTTP(w, r)
+	})
+}
+
+// authorized lets a request through only with the bearer token. The
+// token travels in a header, never a cookie: a page of another site
+// cannot make a browser send it.
+func (s *Server) authorized(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || s.o.Token == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.o.Token)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="ultra"`)
+			s.fail(w, http.StatusUnauthorized, "this API needs the token ultra serve printed, as the header Authorization: Bearer TOKEN")
+			return
+		}
+		next(w, r)
+	})
+}
+
+// apiError is every error's body.
+type apiError struct {
+	Error string `json:"error"`
+	// Exit is the exit code of the ultra command that failed, when one did.
+	Exit int `json:"exit,omitempty"`
+}
+
+func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, apiError{Error: msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
