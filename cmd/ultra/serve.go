@@ -116,7 +116,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	s := web.New(web.Options{
 		Events: be, Commands: be, Token: token,
 		RunFlags: flagKinds(newRunCmd()), ChatFlags: flagKinds(newChatCmd()),
-		Project: filepath.Base(p.Root), Version: version,
+		Project: filepath.Base(p.Root), Version: version, EvidenceRoot: filepath.Join(p.StateRoot, "evidence"),
 		Heartbeat: envDuration("ULTRA_SERVE_HEARTBEAT"),
 	})
 	ln, err := net.Listen("tcp", f.addr)

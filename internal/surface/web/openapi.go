@@ -79,7 +79,7 @@ func schemaOf(t reflect.Type) map[string]any {
 	return map[string]any{}
 }
 
-var pathParam = regexp.MustCompile(`\{([a-z]+)\}`)
+var pathParam = regexp.MustCompile(`\{([a-z]+)(\.\.\.)?\}`)
 
 // Document is the OpenAPI 3.1 document of the routes.
 func (s *Server) Document() map[string]any {
@@ -99,8 +99,12 @@ func (s *Server) Document() map[string]any {
 		op := map[string]any{"operationId": rt.id, "summary": rt.summary}
 		var params []any
 		for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
+			doc := "the run's id, or a unique prefix of it"
+			if m[1] == "path" {
+				doc = "the evidence file's path under the run's evidence: GOAL/CRITERION/LABEL/NAME"
+			}
 			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true,
-				"description": "the run's id, or a unique prefix of it", "schema": map[string]any{"type": "string"}})
+				"description": doc, "schema": map[string]any{"type": "string"}})
 		}
 		for _, q := range rt.query {
 			params = append(params, map[string]any{"name": q.name, "in": "query", "description": q.doc, "schema": map[string]any{"type": q.typ}})
@@ -125,6 +129,9 @@ func (s *Server) Document() map[string]any {
 		case "events":
 			content = map[string]any{"text/event-stream": map[string]any{"schema": map[string]any{"type": "string",
 				"description": "Server-Sent Events: id is the resumption point, data an Event as JSON; comment lines are heartbeats"}}}
+		case "file":
+			content = map[string]any{"image/png": map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}},
+				"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}
 		case "text":
 			content = map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}
 		default:
@@ -148,10 +155,10 @@ func (s *Server) Document() map[string]any {
 		if rt.command != "" {
 			op["x-ultra-command"] = "/" + rt.command
 		}
-		item, _ := paths[rt.path].(map[string]any)
+		item, _ := paths[docPath(rt.path)].(map[string]any)
 		if item == nil {
 			item = map[string]any{}
-			paths[rt.path] = item
+			paths[docPath(rt.path)] = item
 		}
 		item[strings.ToLower(rt.method)] = op
 	}
@@ -165,6 +172,9 @@ func (s *Server) Document() map[string]any {
 		"components": map[string]any{"schemas": schemas, "securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}}},
 	}
 }
+
+// docPath is a route's path as OpenAPI writes it: {path...} is {path}.
+func docPath(p string) string { return strings.ReplaceAll(p, "...}", "}") }
 
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.Document())

@@ -51,6 +51,9 @@ type Options struct {
 	// long a client may take to accept a write before it is dropped
 	// (default 30s).
 	Heartbeat, Poll, WriteTimeout time.Duration
+	// EvidenceRoot holds the runs' evidence, a folder per run
+	// (.ultra/state/evidence).
+	EvidenceRoot string
 	// Project names the repository on the page; Version is ultra's.
 	Project, Version string
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -487,7 +488,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	s := New(Options{Events: storeEvents{st}, Commands: &fakeCommands{}, Token: token})
 	ids := map[string]bool{}
 	for _, rt := range s.routes {
-		op := doc.Paths[rt.path][strings.ToLower(rt.method)]
+		op := doc.Paths[docPath(rt.path)][strings.ToLower(rt.method)]
 		if op == nil {
 			t.Errorf("%s %s is not in the document", rt.method, rt.path)
 			continue
@@ -506,5 +507,48 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	if !strings.Contains(body, `"x-ultra-command":"/approve"`) {
 		t.Errorf("the approve operation does not name its command")
+	}
+}
+
+// Evidence files are served from the run's evidence folder only: images
+// as images, everything else as sandboxed plain text (a page a check
+// captured never runs as the API's origin), never through a link.
+func TestEvidence(t *testing.T) {
+	st := newStore(t)
+	root := t.TempDir()
+	dir := filepath.Join(root, runA, "G001", "G001-C1", "final")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png := "\x89PNG\r\n\x1a\n0000"
+	os.WriteFile(filepath.Join(dir, "screenshot.png"), []byte(png), 0o644)
+	os.WriteFile(filepath.Join(dir, "page.html"), []byte("<script>alert(1)</script>"), 0o644)
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("the key"), 0o644)
+	os.Symlink(secret, filepath.Join(dir, "link.txt"))
+	os.Symlink(filepath.Dir(secret), filepath.Join(root, runA, "G002"))
+	ts := newServer(t, st, &fakeCommands{}, Options{EvidenceRoot: root})
+	get := func(p string) (int, http.Header, string) {
+		req, _ := http.NewRequest("GET", ts.URL+"/api/runs/"+runA+"/evidence/"+p, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	if code, h, b := get("G001/G001-C1/final/screenshot.png"); code != 200 || h.Get("Content-Type") != "image/png" || b != png {
+		t.Errorf("the screenshot: %d %s %q", code, h.Get("Content-Type"), b)
+	}
+	if code, h, _ := get("G001/G001-C1/final/page.html"); code != 200 || !strings.HasPrefix(h.Get("Content-Type"), "text/plain") ||
+		!strings.Contains(h.Get("Content-Security-Policy"), "sandbox") {
+		t.Errorf("a captured page: %d %v", code, h)
+	}
+	for _, p := range []string{"G001/G001-C1/final/link.txt", "G002/secret", "G001/../../" + runA + "/G001/G001-C1/final/page.html", "G001/G001-C1/final/nope.png", "G001/G001-C1"} {
+		if code, _, b := get(p); code == 200 || strings.Contains(b, "the key") {
+			t.Errorf("%s: %d %q", p, code, b)
+		}
 	}
 }
