@@ -90,7 +90,7 @@ func (s *Server) api() []route {
 			query:   []param{{"after", "integer", "send the events after this seq (Last-Event-ID wins)"}}, resp: "events", handle: s.runEvents},
 		{method: "GET", path: "/api/runs/{id}/evidence/{path...}", id: "getEvidence",
 			summary: "One evidence file of a run's criteria (a screenshot, a transcript, a receipt): the end of its path in ultra goals --json, GOAL/CRITERION/LABEL/NAME; images as images, everything else as plain text",
-			resp: "file", handle: s.evidence},
+			resp:    "file", handle: s.evidence},
 		{method: "GET", path: "/api/events", id: "allEvents",
 			summary: "Every run's events as Server-Sent Events, in the order stored; id is the event's place, and Last-Event-ID (or ?after=) resumes after it",
 			query:   []param{{"after", "integer", "send the events after this place (Last-Event-ID wins)"}}, resp: "events", handle: s.allEvents},
