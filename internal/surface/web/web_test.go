@@ -70,7 +70,7 @@ func (s storeEvents) Row(ctx context.Context, id string) (*store.Run, error) {
 
 const runA = "20261129-010101-abcdef"
 
-func newStore(t *testing.T) *store.Store {
+func newStore(t testing.TB) *store.Store {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "ultra.db"))
 	if err != nil {
