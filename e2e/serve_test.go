@@ -2,9 +2,18 @@ package e2e
 
 import (
 	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -202,6 +211,9 @@ func TestServeStartsARunToItsEnd(t *testing.T) {
 	if code, g := s.call(t, "GET", "/api/runs/"+id+"/goals", ""); code != 200 || !strings.Contains(fmt.Sprint(g), "calc") {
 		t.Errorf("goals: %d %v", code, g)
 	}
+	if code, g := s.call(t, "GET", "/api/runs/"+id+"/gate", ""); code != 200 || !strings.Contains(fmt.Sprint(g), "PASS") {
+		t.Errorf("gate: %d %v", code, g)
+	}
 	if code, d := s.call(t, "GET", "/api/runs/"+id+"/diff", ""); code != 200 || !strings.Contains(d["text"].(string), "+\treturn a + b") {
 		t.Errorf("diff: %d %v", code, d)
 	}
@@ -344,4 +356,68 @@ func TestServeIsClosedToTheModel(t *testing.T) {
 	if code != 200 || strings.Count(list, `"id"`) != 2 {
 		t.Errorf("the runs after the model's tries: %s", list)
 	}
+}
+
+// ultra serve listens on loopback only, unless the person says otherwise
+// with --listen, and then with TLS or an explicit --insecure.
+func TestServeListens(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--addr", "0.0.0.0:0"}, "reachable from other machines"},
+		{[]string{"--addr", "0.0.0.0:0", "--listen"}, "needs TLS"},
+		{[]string{"--addr", "localhost"}, "give HOST:PORT"},
+	} {
+		if r := ultra(t, dir, append([]string{"serve"}, c.args...)...); r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("serve %v: exit %d %s", c.args, r.code, r.stderr)
+		}
+	}
+	// With a certificate it serves HTTPS, and prints so.
+	cert, key := selfSigned(t)
+	cmd := execCmd(dir, ultraEnv(t), ultraBin, "serve", "--listen", "--addr", "0.0.0.0:0", "--tls-cert", cert, "--tls-key", key)
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "https://") {
+		t.Fatalf("serve over TLS printed %q (%v)", line, err)
+	}
+	u, tok, _ := strings.Cut(strings.TrimSpace(line), "/?token=")
+	u = strings.Replace(u, "0.0.0.0", "127.0.0.1", 1)
+	u = strings.Replace(u, "[::]", "127.0.0.1", 1)
+	cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	req, _ := http.NewRequest("GET", u+"/api/tasks", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := cl.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET over TLS: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key.
+func selfSigned(t *testing.T) (string, string) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ultra test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := x509.MarshalECPrivateKey(k)
+	dir := t.TempDir()
+	cert, key := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	return cert, key
 }

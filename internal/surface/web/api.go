@@ -80,6 +80,13 @@ func (s *Server) api() []route {
 					s.readJSON(w, r, []string{"goals", id, "--json"})
 				}
 			}},
+		{method: "GET", path: "/api/runs/{id}/gate", id: "getGate",
+			summary: "A run's baseline and every gate decision, signed by ultra (ultra gate show --json)", resp: "Gate",
+			handle: func(w http.ResponseWriter, r *http.Request) {
+				if id, ok := s.runParam(w, r); ok {
+					s.readJSON(w, r, []string{"gate", "show", id, "--json"})
+				}
+			}},
 		{method: "GET", path: "/api/runs/{id}/diff", id: "getDiff", command: "diff",
 			summary: "What a run changed against the commit its branch was cut from (ultra diff)",
 			query: []param{{"stat", "boolean", "summarise per file"}, {"name-status", "boolean", "list the changed files"},

@@ -30,6 +30,7 @@ var printed = map[string]string{
 	"RunList": "ultra runs --json",
 	"Status":  "ultra status RUN --json",
 	"Goals":   "ultra goals RUN --json",
+	"Gate":    "ultra gate show RUN --json",
 	"Tasks":   "ultra tasks --json",
 	"Doctor":  "ultra doctor --json",
 }
