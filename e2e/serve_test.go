@@ -421,3 +421,34 @@ func selfSigned(t *testing.T) (string, string) {
 	os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
 	return cert, key
 }
+
+// A chat asked through the API answers on the stream, and a second
+// question goes on in the same session with its history.
+func TestServeChat(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	s := serveIn(t, dir, ultraEnv(t))
+	s.follow(t, "/api/events", "")
+	m := newModel(t, text("Add subtracts."), text("calc/calc_test.go."))
+	code, v := s.call(t, "POST", "/api/chats", `{"question": "what does Add do?", "flags": {`+modelFlags(m)+`}}`)
+	if code != 201 {
+		t.Fatalf("chat: %d %v", code, v)
+	}
+	session := v["run"].(string)
+	s.waitEvent(t, "the answer", time.Minute, func(e map[string]any) bool {
+		return e["run"] == session && e["type"] == "answer" && strings.Contains(fmt.Sprint(data(e)), "Add subtracts.")
+	})
+	code, v = s.call(t, "POST", "/api/chats", `{"session": "`+session+`", "question": "and its tests?", "flags": {`+modelFlags(m)+`}}`)
+	if code != 201 || v["run"] != session {
+		t.Fatalf("the second question: %d %v", code, v)
+	}
+	s.waitEvent(t, "the second answer", time.Minute, func(e map[string]any) bool {
+		return e["run"] == session && e["type"] == "answer" && strings.Contains(fmt.Sprint(data(e)), "calc_test.go")
+	})
+	if reqs := m.srv.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "Add subtracts.") {
+		t.Fatalf("the second question did not carry the session's history")
+	}
+	if code, c := s.call(t, "GET", "/api/chats", ""); code != 200 || !strings.Contains(fmt.Sprint(c), session) {
+		t.Errorf("chats: %d %v", code, c)
+	}
+}
