@@ -70,7 +70,10 @@ const RunView = (() => {
       this.steer = this.buildSteer();
       this.tabs = el("div.tabs", { role: "tablist", "aria-label": "run views" },
         TABS.map((t) => el("button.tab", { type: "button", role: "tab", id: "tab-" + t, "aria-controls": "panel-" + t, "data-tab": t, onclick: () => this.showTab(t, true), onkeydown: (e) => this.tabKey(e, t) }, t[0].toUpperCase() + t.slice(1))));
-      this.log = el("div.transcript", { id: "transcript", "aria-live": "off" });
+      this.log = el("div.transcript.quiet", { id: "transcript", "aria-live": "off" });
+      const quiet = el("input", { type: "checkbox", id: "show-turns" });
+      quiet.addEventListener("change", () => this.log.classList.toggle("quiet", !quiet.checked));
+      const shown = el("label.check", { for: "show-turns" }, quiet, " show model turns and ledger entries");
       this.goalsBox = el("div.goals");
       this.diffBox = el("div.diffbox");
       this.detailBox = el("div.details");
@@ -79,7 +82,7 @@ const RunView = (() => {
         el("button.act-diffstat", { type: "button", onclick: () => this.loadDiff("?stat") }, "Per file"),
         el("button", { type: "button", onclick: () => this.loadDiff("?committed") }, "Committed only"));
       this.panels = {
-        transcript: el("section.panel", { id: "panel-transcript", role: "tabpanel", "aria-labelledby": "tab-transcript" }, this.log),
+        transcript: el("section.panel", { id: "panel-transcript", role: "tabpanel", "aria-labelledby": "tab-transcript" }, shown, this.log),
         goals: el("section.panel", { id: "panel-goals", role: "tabpanel", "aria-labelledby": "tab-goals" }, this.goalsBox),
         diff: el("section.panel", { id: "panel-diff", role: "tabpanel", "aria-labelledby": "tab-diff" }, diffBtns, this.diffBox),
         details: el("section.panel", { id: "panel-details", role: "tabpanel", "aria-labelledby": "tab-details" }, this.detailBox),

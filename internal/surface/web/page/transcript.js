@@ -98,7 +98,10 @@ const Transcript = (() => {
       const u = d.usage || {};
       const n = el("div.ev.line.ev-model.dim", meta(ev), "← turn ", d.turn, ": ", U.tokens(u.input_tokens), " in · ",
         U.tokens(u.output_tokens), " out · ", d.duration || "", d.tool_calls ? " · " + d.tool_calls + " call(s)" : "");
-      if (d.error) n.append(el("span.err", " " + (d.error.message || JSON.stringify(d.error))));
+      if (d.error) {
+        n.classList.remove("ev-model"); // a failed request is never folded away
+        n.append(el("span.err", " " + (d.error.message || JSON.stringify(d.error))));
+      }
       return n;
     }
 
