@@ -190,6 +190,18 @@ func TestWebPageStartsARun(t *testing.T) {
 	dir := repo(t, calcProject)
 	s := serveIn(t, dir, ultraEnv(t))
 	m := newModel(t, fixSteps()...)
+	// Without the token the page says where it comes from and takes one
+	// pasted; a wrong one is refused.
+	bare, cancel := chromedp.NewContext(b)
+	defer cancel()
+	must(t, chromedp.Do(bare))
+	q := &tab{t: t, ctx: bare, s: s}
+	q.do(chromedp.Navigate(s.url + "/"))
+	q.wait("the token asked for", `document.querySelector(".ask-token") && document.activeElement.id === "token"`)
+	q.do(chromedp.SendKeys(chromedp.ID("token"), strings.Repeat("0", 64)+kb.Enter))
+	q.wait("the wrong token refused", `document.querySelector(".ask-token")?.textContent.includes("refused")`)
+	q.do(chromedp.SendKeys(chromedp.ID("token"), s.token+kb.Enter))
+	q.wait("the runs", `document.querySelector("#runs")?.dataset.loaded === "1" && document.getElementById("conn").dataset.state === "live"`)
 	p := openTab(t, b, s, "")
 	addr, kept := eval[string](p, `location.href`), eval[string](p, `sessionStorage.getItem("ultra.token")`)
 	if strings.Contains(addr, s.token) || kept != s.token {
@@ -485,6 +497,9 @@ func TestWebPageScreenshots(t *testing.T) {
 	p.wait("the screenshot evidence", `[...document.querySelectorAll("#panel-goals img.shot")].some(i => i.complete && i.naturalWidth > 100)`)
 	eval[bool](p, `document.querySelector("[data-criterion$='-C3']").scrollIntoView({block: "center"}), true`)
 	p.shot(out, "run-goals")
+	// A text evidence file opens on demand.
+	p.click(`[data-criterion$="-C3"] .evidence-text:last-of-type > summary`)
+	p.wait("the receipt's text", `[...document.querySelectorAll("[data-criterion$='-C3'] .evidence-text[open] pre")].some(e => e.textContent.includes("leftovers"))`)
 	p.do(chromedp.Navigate(s.url + "/#/run/" + waiting))
 	p.wait("the call waiting", `document.querySelector(".wait-box:not([hidden]) button.act-allow")`)
 	p.shot(out, "run-approval")
