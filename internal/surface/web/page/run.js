@@ -60,7 +60,7 @@ const RunView = (() => {
           el("button.act-stop", { type: "button", onclick: act("stop") }, "Stop"),
           el("button.act-autonomous", { type: "button", onclick: act("autonomous") }, "Go autonomous"),
           U.confirmable(el("button.danger.act-cancel", { type: "button" }, "Cancel"), "Cancel the run?", act("cancel", () => ({ flags: { reason: "cancelled on the web page" } })))),
-        el("div.ctl-group",
+        el("div.ctl-group.resume",
           guidance,
           el("button.act-resume", { type: "button", onclick: act("resume", () => ({ args: guidance.value.trim() ? [guidance.value.trim()] : [] })) }, "Resume")),
         el("div.ctl-group",
