@@ -75,7 +75,7 @@
   }
 
   API.on("conn", showConn);
-  API.on("auth", () => askToken("The server refused the token this page holds (ultra serve makes a new one when it starts over)."));
+  API.on("auth", () => askToken("The server refused the token this page holds: use the one ultra serve printed."));
   addEventListener("hashchange", route);
 
   // A few keys, away from fields: n starts a run, r lists the runs, and
