@@ -189,7 +189,10 @@ func TestWebPageStartsARun(t *testing.T) {
 	b := browserFor(t)
 	dir := repo(t, calcProject)
 	s := serveIn(t, dir, ultraEnv(t))
-	m := newModel(t, fixSteps()...)
+	steps := fixSteps()
+	// The Anthropic wire, whose answers carry readable thinking.
+	steps[0]["text"], steps[0]["thinking"] = "Reading calc.go first.", "Add looks wrong, so I read it before changing anything."
+	m := newModel(t, steps...)
 	// Without the token the page says where it comes from and takes one
 	// pasted; a wrong one is refused.
 	bare, cancel := chromedp.NewContext(b)
@@ -210,7 +213,7 @@ func TestWebPageStartsARun(t *testing.T) {
 	p.click(`a[href="#/new"].button`)
 	p.wait("the start form", `document.activeElement && document.activeElement.id === "new-task"`)
 	p.do(chromedp.SendKeys(chromedp.ID("new-task"), "fix calc"),
-		chromedp.SetValue(chromedp.ID("new-provider"), "openai"),
+		chromedp.SetValue(chromedp.ID("new-provider"), "anthropic"),
 		chromedp.SetValue(chromedp.ID("new-base-url"), m.url),
 		chromedp.SetValue(chromedp.ID("new-model"), "scripted"),
 		// The button works from the keyboard.
@@ -219,9 +222,16 @@ func TestWebPageStartsARun(t *testing.T) {
 	id := p.runFromHash()
 	p.wait("the run complete", `document.querySelector('#transcript [data-type=run_finished] .chip')?.textContent === "complete"
 		&& document.querySelector("article.run").dataset.status === "complete"`)
-	if code, st := s.call(t, "GET", "/api/runs/"+id, ""); code != 200 || st["phase"] != "complete" || st["model"] != "scripted" {
+	if code, st := s.call(t, "GET", "/api/runs/"+id, ""); code != 200 || st["phase"] != "complete" || st["provider"] != "anthropic" || st["model"] != "scripted" {
 		t.Fatalf("the run the page started: %d %v", code, st)
 	}
+	// The model's text is shown, its thinking folded; the edit as a diff.
+	p.wait("the text with its thinking folded", `(() => {
+		const say = document.querySelector("#transcript [data-type=assistant_text]");
+		const th = say && say.querySelector("details.thinking");
+		return say.textContent.includes("Reading calc.go first.") && th && !th.open && th.textContent.includes("Add looks wrong")
+	})()`)
+	p.wait("the edit's diff", `[...document.querySelectorAll("#transcript [data-type=tool_result] .dl-add")].some(e => e.textContent.includes("return a + b"))`)
 	p.click(`#tab-diff`)
 	p.wait("the diff", `[...document.querySelectorAll("#panel-diff .dl-add")].some(e => e.textContent.includes("return a + b"))`)
 	p.click(`button.act-land`)
