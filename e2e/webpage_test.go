@@ -243,9 +243,9 @@ func TestWebPageStartsARun(t *testing.T) {
 	}
 }
 
-// A call a manual run waits on is allowed on the page: the call runs (the
-// stream says allowed, then the read's result), the page shows it, and
-// the run is cancelled from the page.
+// A call a manual run waits on is allowed on the page, from the keyboard:
+// the call runs (the stream says allowed, then the read's result), the
+// page shows it, and the run is cancelled from the page.
 func TestWebPageApproval(t *testing.T) {
 	t.Parallel()
 	b := browserFor(t)
@@ -266,7 +266,24 @@ func TestWebPageApproval(t *testing.T) {
 			t.Fatalf("answered before the page did: %v", e)
 		}
 	}
-	p.click(`.wait-box button.act-allow`)
+	// From the keyboard alone: Tab reaches Allow before the run's other
+	// controls, shows where the focus is, and Enter presses it.
+	var order []string
+	for len(order) < 60 {
+		p.do(chromedp.KeyEvent(kb.Tab))
+		at := eval[string](p, `(e => e.tagName + "." + e.className)(document.activeElement)`)
+		order = append(order, at)
+		if strings.Contains(at, "act-allow") && !strings.Contains(at, "act-allow-") {
+			break
+		}
+	}
+	if at := order[len(order)-1]; !strings.Contains(at, "act-allow") || slices.ContainsFunc(order, func(s string) bool { return strings.Contains(s, "act-next") }) {
+		t.Fatalf("Tab went through %v", order)
+	}
+	if o := eval[string](p, `getComputedStyle(document.activeElement).outlineStyle`); o == "none" {
+		t.Fatalf("the focused button shows no outline")
+	}
+	p.do(chromedp.KeyEvent(kb.Enter))
 	s.waitEvent(t, "the approval", 20*time.Second, func(e map[string]any) bool {
 		return e["run"] == id && e["type"] == "approval" && data(e)["state"] == "allowed" && data(e)["tool"] == "read"
 	})
