@@ -110,12 +110,18 @@ func after(r *http.Request) (int64, error) {
 	if v == "" {
 		return 0, nil
 	}
+	if v == "latest" && where == "the after parameter" {
+		return latest, nil
+	}
 	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%s is %q: give the id of the last event received (a whole number, 0 or more)", where, v)
+		return 0, fmt.Errorf("%s is %q: give the id of the last event received (a whole number, 0 or more), or latest", where, v)
 	}
 	return n, nil
 }
+
+// latest is ?after=latest: only the events stored from now on.
+const latest = -1
 
 // fetch reads the events after place from, and says each one's id.
 type fetch func(ctx context.Context, from int64) ([]event.Event, []int64, error)
@@ -124,11 +130,18 @@ type fetch func(ctx context.Context, from int64) ([]event.Event, []int64, error)
 // then each new one as it is stored, with a comment line as heartbeat.
 // A client that cannot take a write within the server's write timeout is
 // dropped (it reconnects with Last-Event-ID and loses nothing).
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, get fetch) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, get fetch, end func(context.Context) (int64, error)) {
 	from, err := after(r)
 	if err != nil {
 		s.fail(w, http.StatusBadRequest, err.Error())
 		return
+	}
+	announce := from == latest
+	if announce {
+		if from, err = end(r.Context()); err != nil {
+			s.fail(w, http.StatusInternalServerError, err.Error())
+			return
+		}
 	}
 	leave := s.hub.join()
 	defer leave()
@@ -145,8 +158,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, get fetch) {
 		}
 		return rc.Flush() == nil
 	}
-	// The retry line tells a browser's EventSource how soon to reconnect.
-	if !send([]byte("retry: 1000\n\n")) {
+	// The retry line tells a browser's EventSource how soon to reconnect;
+	// with ?after=latest an event without data says where the stream
+	// starts, the id to resume after should it drop before any event.
+	hello := "retry: 1000\n\n"
+	if announce {
+		hello = fmt.Sprintf("retry: 1000\nid: %d\n\n", from)
+	}
+	if !send([]byte(hello)) {
 		return
 	}
 	beat := time.NewTicker(s.o.Heartbeat)
@@ -204,7 +223,7 @@ func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) {
 			evs[i], ids[i] = streamEvent(e.Run, e), e.Row
 		}
 		return evs, ids, nil
-	})
+	}, s.o.Events.LastRow)
 }
 
 // runEvents is one run's stream, numbered by the events' seq (as in
@@ -225,5 +244,5 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 			evs[i], ids[i] = streamEvent(id, e), e.Seq
 		}
 		return evs, ids, nil
-	})
+	}, func(ctx context.Context) (int64, error) { return s.o.Events.LastSeq(ctx, id) })
 }

@@ -24,6 +24,7 @@ type Events interface {
 	EventsAfter(ctx context.Context, id string, seq int64, limit int) ([]store.StoredEvent, error)
 	EventsSince(ctx context.Context, row int64, limit int) ([]store.StoredEvent, error)
 	LastRow(ctx context.Context) (int64, error)
+	LastSeq(ctx context.Context, id string) (int64, error)
 }
 
 // Commands runs ultra's own commands (procs.Processes).

@@ -552,3 +552,30 @@ func TestEvidence(t *testing.T) {
 		}
 	}
 }
+
+// ?after=latest starts a stream at the end: an event without data says
+// where, and only events stored after it come.
+func TestStreamFromLatest(t *testing.T) {
+	st := newStore(t)
+	ts := newServer(t, st, &fakeCommands{}, Options{})
+	appendEvent(t, st, runA, 1)
+	appendEvent(t, st, runA, 2)
+	lastSeq, lastRow := int64(2), "2"
+	for i, path := range []string{"/api/events?after=latest", "/api/runs/" + runA + "/events?after=latest"} {
+		s := openStream(t, ts.URL+path, "")
+		g := s.next(t)
+		want := lastRow
+		if i == 1 {
+			want = fmt.Sprint(lastSeq)
+		}
+		if g.run != "" || g.id != want {
+			t.Fatalf("%s: the first block is %+v, want an id %s without an event", path, g, want)
+		}
+		lastSeq++
+		appendEvent(t, st, runA, lastSeq)
+		if e := s.next(t); e.seq != lastSeq {
+			t.Fatalf("%s: after the start came %+v", path, e)
+		}
+		lastRow = fmt.Sprint(lastSeq)
+	}
+}

@@ -89,6 +89,7 @@ const API = (() => {
       this.path = path;
       this.onEvent = onEvent;
       this.onState = opts.onState || (() => {});
+      this.onPosition = opts.onPosition || (() => {});
       this.last = Number(opts.last || 0);
       this.connects = 0;
       this.drops = 0;
@@ -183,6 +184,11 @@ const API = (() => {
           if (line.endsWith("\r")) line = line.slice(0, -1);
           if (line === "") {
             if (data.length) this.dispatch(id, data.join("\n"));
+            else if (id !== "" && Number(id) > this.last) {
+              // ?after=latest: where the stream starts.
+              this.last = Number(id);
+              this.onPosition(this.last);
+            }
             id = "";
             data = [];
           } else if (line.startsWith(":")) {

@@ -67,10 +67,13 @@
       return;
     }
     if (all) all.stop();
-    all = new API.Stream("/api/events", (ev, id) => {
+    // A tab that has taken no event yet starts at the end: the reads
+    // show what is there, the stream what changes.
+    const last = sessionStorage.getItem(LAST) || 0;
+    all = new API.Stream(last ? "/api/events" : "/api/events?after=latest", (ev, id) => {
       sessionStorage.setItem(LAST, String(id));
       Overview.onEvent(ev);
-    }, { last: sessionStorage.getItem(LAST) || 0, onState: showConn });
+    }, { last, onState: showConn, onPosition: (id) => sessionStorage.setItem(LAST, String(id)) });
     route();
   }
 
