@@ -452,3 +452,47 @@ func TestServeChat(t *testing.T) {
 		t.Errorf("chats: %d %v", code, c)
 	}
 }
+
+// A repository that commits ultra's state folder, or its web logs
+// folder, as a link cannot make ultra write, prune or chmod where the
+// link points.
+func TestServeStateThroughALink(t *testing.T) {
+	t.Parallel()
+	victim := t.TempDir()
+	old := filepath.Join(victim, "app.log")
+	os.WriteFile(old, []byte("keep me"), 0o644)
+	past := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(old, past, past)
+	os.Chmod(victim, 0o755)
+
+	dir := repo(t, calcProject)
+	must(t, os.MkdirAll(filepath.Join(dir, ".ultra"), 0o755))
+	must(t, os.Symlink(victim, filepath.Join(dir, ".ultra", "state")))
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "state as a link")
+	if r := ultra(t, dir, "serve", "--addr", "127.0.0.1:0"); r.code != 2 || !strings.Contains(r.stderr, ".ultra/state is a symbolic link") {
+		t.Errorf("serve with .ultra/state a link: exit %d %s", r.code, r.stderr)
+	}
+	if r := ultra(t, dir, "tasks"); r.code != 2 || !strings.Contains(r.stderr, "symbolic link") {
+		t.Errorf("tasks with .ultra/state a link: exit %d %s", r.code, r.stderr)
+	}
+
+	dir2 := repo(t, calcProject)
+	must(t, os.MkdirAll(filepath.Join(dir2, ".ultra", "state"), 0o755))
+	must(t, os.Symlink(victim, filepath.Join(dir2, ".ultra", "state", "web")))
+	git(t, dir2, "add", "-f", "-A")
+	git(t, dir2, "commit", "-q", "-m", "web logs as a link")
+	s := serveIn(t, dir2, ultraEnv(t))
+	if code, v := s.call(t, "GET", "/api/tasks", ""); code == 200 {
+		t.Errorf("a command ran with its logs through a link: %v", v)
+	}
+	if b, err := os.ReadFile(old); err != nil || string(b) != "keep me" {
+		t.Errorf("the file the link points at: %q %v", b, err)
+	}
+	if fi, _ := os.Stat(victim); fi.Mode().Perm() != 0o755 {
+		t.Errorf("the folder the link points at is now %v", fi.Mode())
+	}
+	if entries, _ := os.ReadDir(victim); len(entries) != 1 {
+		t.Errorf("ultra wrote where the link points: %v", entries)
+	}
+}

@@ -69,6 +69,9 @@ func (e *configError) Unwrap() error { return e.exitError }
 
 // openStore opens the project's store, keeping .ultra/state out of git.
 func (p *project) openStore() (*store.Store, error) {
+	if err := realDirs(p.Root, p.StateRoot); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(p.StateRoot, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", p.StateRoot, err)
 	}
@@ -218,4 +221,35 @@ func (p *project) gitSettings() agent.Git {
 		g.Hook = workspace.ShellQuote(exe) + " hook pre-commit"
 	}
 	return g
+}
+
+// realDirs refuses a folder below root on the way to dir that is a
+// symbolic link (a repository can commit .ultra or .ultra/state as one):
+// ultra's state, its logs and what it prunes or chmods stay in real
+// folders of the repository, never wherever a link points.
+func realDirs(root, dir string) error {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("%s is not inside %s", dir, root)
+	}
+	at := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		at = filepath.Join(at, part)
+		fi, err := os.Lstat(at)
+		if os.IsNotExist(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			to, _ := os.Readlink(at)
+			return &exitError{code: agent.ExitUsage, err: fmt.Errorf("%s is a symbolic link (to %s): ultra keeps its state only in a real folder of the repository; remove the link (git rm %s) and run ultra again",
+				at, to, filepath.ToSlash(strings.TrimPrefix(at, root+string(filepath.Separator))))}
+		}
+		if !fi.IsDir() {
+			return &exitError{code: agent.ExitUsage, err: fmt.Errorf("%s is not a folder: ultra keeps its state there", at)}
+		}
+	}
+	return nil
 }

@@ -212,6 +212,9 @@ func (h history) add(s string) {
 // and removes each when the command ends; one that outlived its TUI
 // leaves its file) once they are older than age.
 func pruneLogs(dir string, age time.Duration) {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return // none yet, or not a real folder (a link is never followed)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

@@ -66,6 +66,11 @@ func (p *Processes) spawn(args []string, split bool) (*exec.Cmd, string, string,
 	if err := os.MkdirAll(p.Logs, 0o700); err != nil {
 		return nil, "", "", err
 	}
+	// A link in its place (a repository can commit one) is refused: the
+	// chmod and the files would land wherever it points.
+	if fi, err := os.Lstat(p.Logs); err != nil || !fi.IsDir() {
+		return nil, "", "", fmt.Errorf("%s is not a folder of ultra's state (a link?): remove it", p.Logs)
+	}
 	_ = os.Chmod(p.Logs, 0o700)
 	base := filepath.Join(p.Logs, fmt.Sprintf("%s-%d-%d", time.Now().UTC().Format("20060102-150405"), os.Getpid(), p.n.Add(1)))
 	// New files, never through a link.
