@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -27,6 +28,7 @@ import (
 // server is a running `ultra serve` and what its event stream brought.
 type server struct {
 	url, token string
+	code       string // the one-time code of the address it printed
 
 	mu   sync.Mutex
 	evs  []map[string]any
@@ -53,11 +55,22 @@ func serveIn(t *testing.T, dir string, env []string) *server {
 	if err != nil {
 		t.Fatalf("ultra serve printed no line: %v\n%s", err, stderr.String())
 	}
-	u, tok, ok := strings.Cut(strings.TrimSpace(line), "/?token=")
-	if !ok || !strings.HasPrefix(u, "http://127.0.0.1:") || len(tok) != 64 {
+	u, code, ok := strings.Cut(strings.TrimSpace(line), "/?code=")
+	if !ok || !strings.HasPrefix(u, "http://127.0.0.1:") || len(code) != 32 {
 		t.Fatalf("ultra serve's line: %q", line)
 	}
-	return &server{url: u, token: tok}
+	// The installation's token is in ultra's per-user state.
+	state := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
+			state = v
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(state, "ultra", "serve.token"))
+	if err != nil || len(strings.TrimSpace(string(b))) != 64 {
+		t.Fatalf("the token file: %q %v", b, err)
+	}
+	return &server{url: u, token: strings.TrimSpace(string(b)), code: code}
 }
 
 // call makes an API request with the token and decodes its JSON answer.
@@ -298,16 +311,29 @@ func TestServeApprovals(t *testing.T) {
 func TestServeIsClosedToTheModel(t *testing.T) {
 	t.Parallel()
 	dir := repo(t, calcProject)
-	env := ultraEnv(t)
+	env, home := withBrowserHome(t, ultraEnv(t))
 	s := serveIn(t, dir, env)
 	s.follow(t, "/api/events", "")
+	// The person opened the page: the browser keeps its address (with the
+	// code, now spent) in its history, and the page's session token in its
+	// session storage, both on disk in the home folder.
+	code, v := s.raw(t, "POST", "/api/session", `{"code": "`+s.code+`"}`, "")
+	var sess struct{ Token string }
+	if json.Unmarshal([]byte(v), &sess); code != 201 {
+		t.Fatalf("trading the code: %d %s", code, v)
+	}
+	profile := filepath.Join(home, ".config", "chromium", "Default")
+	must(t, os.MkdirAll(filepath.Join(profile, "Session Storage"), 0o700))
+	must(t, os.WriteFile(filepath.Join(profile, "History"), []byte("SQLite format 3\x00 "+s.url+"/?code="+s.code+" ultra"), 0o600))
+	must(t, os.WriteFile(filepath.Join(profile, "Session Storage", "000003.log"), []byte("ultra.token"+sess.Token), 0o600))
 	// The victim: a manual run waiting for a person to allow its read.
 	vm := newModel(t, calls(call("read", map[string]any{"file_path": "calc/calc.go"})), step{"text": "waiting", "delay_ms": 30000})
-	code, v := s.call(t, "POST", "/api/runs", `{"task": "look", "flags": {"control": "manual", `+modelFlags(vm)+`}}`)
+	code, vr := s.call(t, "POST", "/api/runs", `{"task": "look", "flags": {"control": "manual", `+modelFlags(vm)+`}}`)
 	if code != 201 {
-		t.Fatalf("start: %d %v", code, v)
+		t.Fatalf("start: %d %v", code, vr)
 	}
-	victim := v["run"].(string)
+	victim := vr["run"].(string)
+	t.Cleanup(func() { s.call(t, "POST", "/api/runs/"+victim+"/cancel", "") })
 	s.waitEvent(t, "the victim's read waiting", time.Minute, func(e map[string]any) bool {
 		return e["run"] == victim && e["type"] == "approval" && data(e)["state"] == "waiting"
 	})
@@ -324,9 +350,11 @@ func TestServeIsClosedToTheModel(t *testing.T) {
 		bash(fmt.Sprintf(`curl -s -m 5 -X POST -d '{"task":"x"}' -H 'Authorization: Bearer %s' -w ' HTTP=%%{http_code}' %s/runs`, strings.Repeat("0", 64), api)),
 		bash(fmt.Sprintf(`cat %s "$XDG_STATE_HOME/ultra/serve.token" ~/.local/state/ultra/serve.token; ls -la %s; echo END`, tokenFile, filepath.Dir(tokenFile))),
 		bash(`grep -aho 'token=[0-9a-f]*' /proc/*/cmdline /proc/*/environ 2>/dev/null | head; grep -rho '[0-9a-f]\{64\}' /proc/*/environ 2>/dev/null | head; echo END`),
+		bash(fmt.Sprintf(`grep -raoE 'code=[0-9a-f]{32}|ultra.token[0-9a-f]{64}' ~/.config/chromium %s/.config/chromium; ls %s/.config; echo END`, home, home)),
+		bash(fmt.Sprintf(`curl -s -m 5 -X POST -d '{"code":"%s"}' -w ' HTTP=%%{http_code}' %s/session`, s.code, api)),
 		step{"text": "that is all"},
 	)
-	res := ultraRun(t, dir, env, runArgs(hm, "--permission-profile", "trusted", "--max-turns", "7", "fix calc")...)
+	res := ultraRun(t, dir, env, runArgs(hm, "--permission-profile", "trusted", "--max-turns", "9", "fix calc")...)
 	var got strings.Builder
 	for _, r := range hm.srv.Requests() {
 		got.Write(r.Body)
@@ -335,11 +363,14 @@ func TestServeIsClosedToTheModel(t *testing.T) {
 	if testing.Verbose() {
 		t.Logf("the model received:\n%s", body[strings.LastIndex(body, `"messages"`):])
 	}
-	if strings.Contains(body, s.token) {
-		t.Fatalf("the model received the API token")
+	if strings.Contains(body, s.token) || strings.Contains(body, sess.Token) {
+		t.Fatalf("the model received the API token, or the page's")
 	}
-	if n := strings.Count(body, "HTTP=401"); n < 3 {
-		t.Fatalf("the model's requests to the API were not all refused with 401 (%d of 3; the API must be reachable from the sandbox for this test to mean anything):\nexit %d %s\n%s", n, res.code, res.stderr, body)
+	if regexp.MustCompile(`ultra\.token[0-9a-f]{64}|SQLite format`).MatchString(body) {
+		t.Fatalf("the model saw the browser's profile")
+	}
+	if n := strings.Count(body, "HTTP=401"); n < 4 {
+		t.Fatalf("the model's requests to the API were not all refused with 401 (%d of 4; the API must be reachable from the sandbox for this test to mean anything):\nexit %d %s\n%s", n, res.code, res.stderr, body)
 	}
 	// The victim still waits; nothing was allowed, and no run was started.
 	time.Sleep(500 * time.Millisecond)
@@ -375,6 +406,18 @@ func TestServeListens(t *testing.T) {
 			t.Errorf("serve %v: exit %d %s", c.args, r.code, r.stderr)
 		}
 	}
+	// A program listening on IPv6's loopback at the port (where a client
+	// resolving localhost may go first) stops it: nobody may stand in for it.
+	if sq, err := net.Listen("tcp", "[::1]:0"); err == nil {
+		_, port, _ := net.SplitHostPort(sq.Addr().String())
+		r := ultra(t, dir, "serve", "--addr", "127.0.0.1:"+port)
+		sq.Close()
+		if r.code == 0 || !strings.Contains(r.stderr, "is taken by another program") {
+			t.Errorf("serve beside a squatter on [::1]:%s: exit %d %s", port, r.code, r.stderr)
+		}
+	} else {
+		t.Logf("no IPv6 loopback here (%v): the squatter case is not tried", err)
+	}
 	// With a certificate it serves HTTPS, and prints so.
 	cert, key := selfSigned(t)
 	cmd := execCmd(dir, ultraEnv(t), ultraBin, "serve", "--listen", "--addr", "0.0.0.0:0", "--tls-cert", cert, "--tls-key", key)
@@ -387,7 +430,9 @@ func TestServeListens(t *testing.T) {
 	if err != nil || !strings.HasPrefix(line, "https://") {
 		t.Fatalf("serve over TLS printed %q (%v)", line, err)
 	}
-	u, tok, _ := strings.Cut(strings.TrimSpace(line), "/?token=")
+	u, _, _ := strings.Cut(strings.TrimSpace(line), "/?code=")
+	tb, _ := os.ReadFile(filepath.Join(stateHome(t), "ultra", "serve.token"))
+	tok := strings.TrimSpace(string(tb))
 	u = strings.Replace(u, "0.0.0.0", "127.0.0.1", 1)
 	u = strings.Replace(u, "[::]", "127.0.0.1", 1)
 	cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
@@ -495,4 +540,66 @@ func TestServeStateThroughALink(t *testing.T) {
 	if entries, _ := os.ReadDir(victim); len(entries) != 1 {
 		t.Errorf("ultra wrote where the link points: %v", entries)
 	}
+}
+
+// The address ultra serve prints carries a one-time code, never the
+// token: the code buys one session token, once; a session token works
+// like the installation's, and dies with the server.
+func TestServeOneTimeCode(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	s := serveIn(t, dir, ultraEnv(t))
+	body := `{"code": "` + s.code + `"}`
+	code, v := s.raw(t, "POST", "/api/session", body, "")
+	var sess struct{ Token string }
+	json.Unmarshal([]byte(v), &sess)
+	if code != 201 || len(sess.Token) != 64 || sess.Token == s.token {
+		t.Fatalf("trading the code: %d %s", code, v)
+	}
+	if code, v := s.raw(t, "POST", "/api/session", body, ""); code != 401 || !strings.Contains(v, "spent") {
+		t.Errorf("the code again: %d %s", code, v)
+	}
+	if code, _ := s.raw(t, "GET", "/api/tasks", "", sess.Token); code != 200 {
+		t.Errorf("the session token: %d", code)
+	}
+	// Another browser gets a code of its own from a page that has a token.
+	code, v = s.raw(t, "POST", "/api/codes", "", sess.Token)
+	var c struct{ Code, Path string }
+	json.Unmarshal([]byte(v), &c)
+	if code != 201 || c.Path != "/?code="+c.Code {
+		t.Fatalf("a new code: %d %s", code, v)
+	}
+	if code, _ := s.raw(t, "POST", "/api/codes", "", ""); code != 401 {
+		t.Errorf("a new code without a token: %d", code)
+	}
+	// A server started again knows none of the old session tokens.
+	s2 := serveIn(t, dir, ultraEnv(t))
+	if code, _ := s2.raw(t, "GET", "/api/tasks", "", sess.Token); code != 401 {
+		t.Errorf("an old session's token on a new server: %d", code)
+	}
+}
+
+// withBrowserHome is env with a home folder of its own outside /tmp (the
+// sandbox gives commands a /tmp of their own, which would hide a home
+// there whatever the rules), Go's caches kept where they are.
+func withBrowserHome(t *testing.T, env []string) ([]string, string) {
+	t.Helper()
+	home, err := os.MkdirTemp("/var/tmp", "ultra-home-")
+	if err != nil {
+		t.Skipf("no folder for a home outside /tmp: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "HOME=") {
+			out = append(out, kv)
+		}
+	}
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		b, err := exec.Command("go", "env", v).Output()
+		if err == nil && strings.TrimSpace(string(b)) != "" {
+			out = append(out, v+"="+strings.TrimSpace(string(b)))
+		}
+	}
+	return append(out, "HOME="+home), home
 }

@@ -70,7 +70,10 @@ func openTab(t *testing.T, b context.Context, s *server, hash string) *tab {
 		t.Fatalf("opening a tab: %v", err)
 	}
 	p := &tab{t: t, ctx: ctx, s: s}
-	p.do(chromedp.Navigate(s.url + "/?token=" + s.token + hash))
+	// Each tab opens with a one-time code of its own, as "Open in another
+	// browser" gives one.
+	_, c := s.call(t, "POST", "/api/codes", "")
+	p.do(chromedp.Navigate(s.url + c["path"].(string) + hash))
 	p.wait("the page started", `!document.getElementById("boot") && document.getElementById("conn").dataset.state === "live"`)
 	return p
 }
@@ -207,9 +210,23 @@ func TestWebPageStartsARun(t *testing.T) {
 	q.wait("the runs", `document.querySelector("#runs")?.dataset.loaded === "1" && document.getElementById("conn").dataset.state === "live"`)
 	p := openTab(t, b, s, "")
 	addr, kept := eval[string](p, `location.href`), eval[string](p, `sessionStorage.getItem("ultra.token")`)
-	if strings.Contains(addr, s.token) || kept != s.token {
-		t.Fatalf("the token: address %q, kept %q", addr, kept)
+	if strings.Contains(addr, "code=") || len(kept) != 64 || kept == s.token {
+		t.Fatalf("the code and the token: address %q, kept %q", addr, kept)
 	}
+	// The address ultra serve printed opens one page; its code is spent
+	// after, and a page opened with it again asks for a token.
+	first, cancel1 := chromedp.NewContext(b)
+	defer cancel1()
+	must(t, chromedp.Do(first))
+	f := &tab{t: t, ctx: first, s: s}
+	f.do(chromedp.Navigate(s.url + "/?code=" + s.code))
+	f.wait("the printed address opens the page", `document.querySelector("#runs")?.dataset.loaded === "1"`)
+	again, cancel2 := chromedp.NewContext(b)
+	defer cancel2()
+	must(t, chromedp.Do(again))
+	g := &tab{t: t, ctx: again, s: s}
+	g.do(chromedp.Navigate(s.url + "/?code=" + s.code))
+	g.wait("a spent code refused", `document.querySelector(".ask-token")?.textContent.includes("spent")`)
 	p.click(`a[href="#/new"].button`)
 	p.wait("the start form", `document.activeElement && document.activeElement.id === "new-task"`)
 	p.do(chromedp.SendKeys(chromedp.ID("new-task"), "fix calc"),

@@ -9,11 +9,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/net/netutil"
 
 	"github.com/ultra-dev/ultra/internal/config"
 	"github.com/ultra-dev/ultra/internal/surface/procs"
@@ -36,7 +39,8 @@ func newServeCmd() *cobra.Command {
 		Short: "Serve the HTTP API and the web page of this repository's runs (127.0.0.1 only, unless --listen)",
 		Long: "ultra serve offers this repository's runs over HTTP: a JSON API with the same commands as the command line\n" +
 			"(OpenAPI at /openapi.json), every event as Server-Sent Events that resume where a dropped connection left off,\n" +
-			"and a web page to watch, approve and steer runs. It prints one line: the page's address with the token.\n\n" +
+			"and a web page to watch, approve and steer runs. It prints one line: the page's address with a one-time code\n" +
+			"(the page trades it for a session token; a browser's history keeps only a spent code).\n\n" +
 			"Every API request needs the installation's token as the header Authorization: Bearer TOKEN. The token lives in\n" +
 			"ultra's per-user state (which no sandbox shows), so a model's commands cannot use the API even when they can reach it.",
 		Example: `  ultra serve
@@ -105,7 +109,8 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	token, err := web.Token(filepath.Join(dir, "serve.token"))
+	tokenFile := filepath.Join(dir, "serve.token")
+	token, err := web.Token(tokenFile)
 	if err != nil {
 		return err
 	}
@@ -114,34 +119,46 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	pruneLogs(logs, 24*time.Hour)
 	be := &procs.Processes{Store: st, Program: prog, Dir: p.Dir, Logs: logs, Env: append(os.Environ(), "ULTRA_SURFACE=web")}
 	s := web.New(web.Options{
-		Events: be, Commands: be, Token: token,
+		Events: be, Commands: be, Token: token, TokenFile: tokenFile,
 		RunFlags: flagKinds(newRunCmd()), ChatFlags: flagKinds(newChatCmd()),
 		Project: filepath.Base(p.Root), Version: version, EvidenceRoot: filepath.Join(p.StateRoot, "evidence"),
 		Heartbeat: envDuration("ULTRA_SERVE_HEARTBEAT"),
 	})
-	ln, err := net.Listen("tcp", f.addr)
+	lns, err := listen(f.addr)
 	if err != nil {
-		return fmt.Errorf("ultra serve: %w", err)
+		return err
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	base, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+	// On loopback, only the loopback names of the port are served.
+	if hosts := loopbackHosts(lns); hosts != nil {
+		s.SetHosts(hosts)
+	}
+	// A client that sends nothing, or holds an idle connection, is let
+	// go; and there are only so many connections at once, whoever opens
+	// them (the streams included).
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
 		BaseContext: func(net.Listener) context.Context { return base }}
 	scheme := "http"
 	if f.cert != "" {
 		scheme = "https"
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s://%s/?token=%s\n", scheme, ln.Addr(), token)
-	done := make(chan error, 1)
-	go func() {
-		if f.cert != "" {
-			done <- srv.ServeTLS(ln, f.cert, f.key)
-		} else {
-			done <- srv.Serve(ln)
-		}
-	}()
+	// The address carries a one-time code, not the token: a browser keeps
+	// every address it opens, and the code is spent once the page has it.
+	fmt.Fprintf(cmd.OutOrStdout(), "%s://%s/?code=%s\n", scheme, lns[0].Addr(), s.NewCode())
+	done := make(chan error, len(lns))
+	for _, ln := range lns {
+		ln := netutil.LimitListener(ln, maxConns)
+		go func() {
+			if f.cert != "" {
+				done <- srv.ServeTLS(ln, f.cert, f.key)
+			} else {
+				done <- srv.Serve(ln)
+			}
+		}()
+	}
 	select {
 	case err := <-done:
 		return fmt.Errorf("ultra serve: %w", err)
@@ -156,6 +173,59 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		return err
 	}
 	return nil
+}
+
+// loopbackHosts are the Host headers of a loopback server's port (nil
+// for a server others reach).
+func loopbackHosts(lns []net.Listener) []string {
+	var out []string
+	for _, ln := range lns {
+		a, ok := ln.Addr().(*net.TCPAddr)
+		if !ok || !a.IP.IsLoopback() {
+			return nil
+		}
+		p := strconv.Itoa(a.Port)
+		out = append(out, ln.Addr().String(), "localhost:"+p)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// maxConns is how many connections ultra serve holds at once.
+const maxConns = 256
+
+// listen opens the address; for a loopback address of IPv4 it takes the
+// same port on IPv6's loopback too (and the other way round), where a
+// client that resolves "localhost" may go first: nothing else, a model's
+// program included, may listen there in the server's place.
+func listen(addr string) ([]net.Listener, error) {
+	host, port, _ := net.SplitHostPort(addr)
+	twin := map[string]string{"127.0.0.1": "::1", "::1": "127.0.0.1", "localhost": ""}
+	other, paired := twin[host]
+	for attempt := 0; ; attempt++ {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("ultra serve: %w (another ultra serve? give another port with --addr)", err)
+		}
+		if !paired || other == "" {
+			return []net.Listener{ln}, nil
+		}
+		_, got, _ := net.SplitHostPort(ln.Addr().String())
+		ln2, err := net.Listen("tcp", net.JoinHostPort(other, got))
+		if err == nil {
+			return []net.Listener{ln, ln2}, nil
+		}
+		var se *os.SyscallError
+		if errors.As(err, &se) && (errors.Is(se.Err, syscall.EADDRNOTAVAIL) || errors.Is(se.Err, syscall.EAFNOSUPPORT)) {
+			return []net.Listener{ln}, nil // no IPv6 (or IPv4) loopback here
+		}
+		ln.Close()
+		if port == "0" && attempt < 5 {
+			continue // any free port: try another
+		}
+		return nil, fmt.Errorf("ultra serve: %s is free but %s is taken by another program, where a browser may go instead: stop it, or give another port with --addr",
+			ln.Addr(), net.JoinHostPort(other, got))
+	}
 }
 
 // envDuration reads a duration from the environment (0 when unset or

@@ -23,6 +23,11 @@ var homeSecrets = []string{
 	".config/fish", ".env", ".envrc", ".s3cfg", ".boto", ".config/rclone", ".oci", ".config/doctl", ".config/hcloud",
 	".config/heroku", ".netlify", ".vercel", ".config/configstore", ".composer/auth.json", ".config/composer/auth.json",
 	".gem/credentials", ".nuget/NuGet/NuGet.Config", ".ivy2/.credentials", ".sbt/credentials", ".gradle/init.d",
+	// Browsers' profiles: their history, cookies and session storage
+	// hold what a person opened (ultra serve's page, logged-in sites).
+	".mozilla", ".config/chromium", ".config/google-chrome", ".config/google-chrome-beta", ".config/google-chrome-unstable",
+	".config/BraveSoftware", ".config/microsoft-edge", ".config/vivaldi", ".config/opera", ".cache/chromium",
+	".cache/google-chrome", ".cache/mozilla", "snap/chromium", "snap/firefox", ".var/app", ".local/share/recently-used.xbel",
 }
 
 // systemSecrets are the host's per-user runtime directories (agent and

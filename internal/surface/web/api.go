@@ -26,6 +26,7 @@ type route struct {
 	resp         string // the success response's schema; "events" for a stream, "text" for plain text
 	status       int    // the success status (default 200)
 	command      string // the command of the table it carries out, if any
+	open         bool   // needs no token (the trade of a one-time code)
 	handle       http.HandlerFunc
 }
 
@@ -55,6 +56,12 @@ var reads = map[string]string{
 // api is the route table.
 func (s *Server) api() []route {
 	rs := []route{
+		{method: "POST", path: "/api/session", id: "session", open: true,
+			summary: "Trade the one-time code of the address ultra serve printed for a session token (the page does this); the code is spent",
+			body: "SessionCode", resp: "Session", status: http.StatusCreated, handle: s.session},
+		{method: "POST", path: "/api/codes", id: "newCode",
+			summary: "A one-time code that opens the page in another browser (the address is path, from the server's root)",
+			resp: "Code", status: http.StatusCreated, handle: s.newCode},
 		{method: "GET", path: "/api/runs", id: "listRuns", summary: "The runs, newest first (ultra runs --json)",
 			query: []param{{"limit", "integer", "at most this many (default 50)"}}, resp: "RunList",
 			handle: func(w http.ResponseWriter, r *http.Request) {

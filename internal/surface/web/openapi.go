@@ -22,6 +22,9 @@ var bodies = map[string]any{
 	"CommandResult": CommandResult{},
 	"Error":         apiError{},
 	"Event":         event.Event{},
+	"SessionCode":   SessionCode{},
+	"Session":       Session{},
+	"Code":          Code{},
 }
 
 // printed are the responses that are what an ultra command prints with
@@ -98,6 +101,9 @@ func (s *Server) Document() map[string]any {
 	paths := map[string]any{}
 	for _, rt := range s.routes {
 		op := map[string]any{"operationId": rt.id, "summary": rt.summary}
+		if rt.open {
+			op["security"] = []any{}
+		}
 		var params []any
 		for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
 			doc := "the run's id, or a unique prefix of it"

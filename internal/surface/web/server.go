@@ -12,6 +12,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,8 +42,10 @@ type Commands interface {
 type Options struct {
 	Events   Events
 	Commands Commands
-	// Token is the bearer token every API request must carry.
-	Token string
+	// Token is the installation's bearer token, which every API request
+	// must carry (or a session token the page got for a one-time code);
+	// TokenFile is where it is kept, for messages.
+	Token, TokenFile string
 	// RunFlags and ChatFlags are the flags of ultra run and ultra chat
 	// a request may pass, each with whether it takes a value.
 	RunFlags, ChatFlags map[string]bool
@@ -52,6 +55,10 @@ type Options struct {
 	// long a client may take to accept a write before it is dropped
 	// (default 30s).
 	Heartbeat, Poll, WriteTimeout time.Duration
+	// Hosts, when set, are the only Host headers served (the loopback
+	// names of the address): a page of another site that rebinds its own
+	// name to 127.0.0.1 gets nothing.
+	Hosts []string
 	// EvidenceRoot holds the runs' evidence, a folder per run
 	// (.ultra/state/evidence).
 	EvidenceRoot string
@@ -65,6 +72,7 @@ type Server struct {
 	hub    *hub
 	routes []route
 	mux    *http.ServeMux
+	sess   sessions
 }
 
 // New makes the server of o.
@@ -78,9 +86,14 @@ func New(o Options) *Server {
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 30 * time.Second
 	}
-	s := &Server{o: o, hub: newHub(o.Events, o.Poll), mux: http.NewServeMux()}
+	s := &Server{o: o, hub: newHub(o.Events, o.Poll), mux: http.NewServeMux(),
+		sess: sessions{codes: map[string]bool{}, tokens: map[string]bool{}}}
 	s.routes = s.api()
 	for _, rt := range s.routes {
+		if rt.open {
+			s.mux.HandleFunc(rt.method+" "+rt.path, rt.handle)
+			continue
+		}
 		s.mux.Handle(rt.method+" "+rt.path, s.authorized(rt.handle))
 	}
 	s.mux.HandleFunc("GET /openapi.json", s.openapi)
@@ -97,6 +110,11 @@ func (s *Server) Handler() http.Handler {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
+		if len(s.o.Hosts) > 0 && !slices.Contains(s.o.Hosts, strings.ToLower(r.Host)) {
+			h.Set("Connection", "close")
+			s.fail(w, http.StatusMisdirectedRequest, "this server answers to "+strings.Join(s.o.Hosts, ", ")+", not to "+r.Host)
+			return
+		}
 		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 		s.mux.ServeHTTP(w, r)
 	})
@@ -108,9 +126,15 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) authorized(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || s.o.Token == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.o.Token)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="ultra"`)
-			s.fail(w, http.StatusUnauthorized, "this API needs the token ultra serve printed, as the header Authorization: Bearer TOKEN")
+		got = strings.TrimSpace(got)
+		installation := s.o.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.o.Token)) == 1
+		if !ok || got == "" || !installation && !s.sess.valid(got) {
+			h := w.Header()
+			h.Set("WWW-Authenticate", `Bearer realm="ultra"`)
+			// A client without the token gets nothing more on this
+			// connection: it cannot hold it open for free.
+			h.Set("Connection", "close")
+			s.fail(w, http.StatusUnauthorized, "this API needs a token as the header Authorization: Bearer TOKEN: the installation's, in "+s.o.TokenFile+", or the page's from its one-time code")
 			return
 		}
 		next(w, r)
@@ -136,3 +160,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 }
+
+// SetHosts sets the Host headers served (Options.Hosts), once the
+// addresses are known.
+func (s *Server) SetHosts(hosts []string) { s.o.Hosts = hosts }

@@ -130,6 +130,9 @@ func TestEveryOperationNeedsTheToken(t *testing.T) {
 	ts := newServer(t, st, fc, Options{})
 	s := New(Options{Events: storeEvents{st}, Commands: fc, Token: token})
 	for _, rt := range s.routes {
+		if rt.open {
+			continue // the trade of a one-time code: TestOneTimeCode
+		}
 		path := strings.ReplaceAll(rt.path, "{id}", runA)
 		for _, hdr := range []string{"", "Bearer wrong", "Bearer " + token[:len(token)-1], "Basic " + token, token} {
 			req, _ := http.NewRequest(rt.method, ts.URL+path, strings.NewReader("{}"))
@@ -577,5 +580,69 @@ func TestStreamFromLatest(t *testing.T) {
 			t.Fatalf("%s: after the start came %+v", path, e)
 		}
 		lastRow = fmt.Sprint(lastSeq)
+	}
+}
+
+// A one-time code buys one session token, once; a wrong code buys
+// nothing; a session token opens the API, and is no code.
+func TestOneTimeCode(t *testing.T) {
+	st := newStore(t)
+	fc := &fakeCommands{out: map[string]string{"tasks": `{"tasks":[]}`}}
+	s := New(Options{Events: storeEvents{st}, Commands: fc, Token: token, TokenFile: "/x/serve.token"})
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	c := s.NewCode()
+	trade := func(code string) (int, string) {
+		resp, err := http.Post(ts.URL+"/api/session", "application/json", strings.NewReader(`{"code":"`+code+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, b := trade(c[:31] + "x"); code != 401 || !strings.Contains(b, "/x/serve.token") {
+		t.Errorf("a wrong code: %d %s", code, b)
+	}
+	code, b := trade(c)
+	var sess Session
+	json.Unmarshal([]byte(b), &sess)
+	if code != 201 || len(sess.Token) != 64 {
+		t.Fatalf("the code: %d %s", code, b)
+	}
+	if code, _ := trade(c); code != 401 {
+		t.Errorf("the code twice: %d", code)
+	}
+	if code, _ := trade(sess.Token); code != 401 {
+		t.Errorf("a session token as a code: %d", code)
+	}
+	req, _ := http.NewRequest("GET", ts.URL+"/api/tasks", nil)
+	req.Header.Set("Authorization", "Bearer "+sess.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the session token: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+// On loopback, a request naming another host (a rebound name of another
+// site) is refused before anything else.
+func TestHosts(t *testing.T) {
+	st := newStore(t)
+	fc := &fakeCommands{}
+	s := New(Options{Events: storeEvents{st}, Commands: fc, Token: token, Hosts: []string{"127.0.0.1:7433", "localhost:7433"}})
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	for host, want := range map[string]int{"127.0.0.1:7433": 200, "LOCALHOST:7433": 200, "evil.example:7433": 421, "127.0.0.1:80": 421} {
+		req, _ := http.NewRequest("GET", ts.URL+"/openapi.json", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
+		}
 	}
 }

@@ -1,26 +1,39 @@
 // api.js: the token, API requests and the event streams.
 //
-// The token comes once in the address (?token=…), is kept in this tab's
-// sessionStorage, leaves the address bar, and travels as a header on
-// every request. An EventSource cannot send headers, so the streams are
-// read with fetch() and parsed here; a dropped stream reconnects with
-// Last-Event-ID, the id of the last event received, so no event is lost
-// and none is shown twice.
+// The address ultra serve prints carries a one-time code (?code=…), not
+// the token: a browser keeps every address it opens. The page takes the
+// code out of the address bar, trades it for a session token
+// (POST /api/session), keeps that in this tab's sessionStorage, and sends
+// it as a header on every request. An EventSource cannot send headers, so
+// the streams are read with fetch() and parsed here; a dropped stream
+// reconnects with Last-Event-ID, the id of the last event received, so no
+// event is lost and none is shown twice.
 "use strict";
 
 const API = (() => {
   const TOKEN = "ultra.token";
   const listeners = { auth: [], conn: [] };
 
-  function takeToken() {
+  // takeCode trades the address's one-time code, if any, for a session
+  // token; it resolves to "" or to why the code was refused.
+  async function takeCode() {
     const u = new URL(location.href);
-    const t = u.searchParams.get("token");
-    if (t) {
-      sessionStorage.setItem(TOKEN, t.trim());
-      u.searchParams.delete("token");
-      history.replaceState(history.state, "", u.pathname + u.search + u.hash);
+    const code = u.searchParams.get("code");
+    if (!code) return "";
+    u.searchParams.delete("code");
+    history.replaceState(history.state, "", u.pathname + u.search + u.hash);
+    try {
+      const r = await fetch("/api/session", {
+        method: "POST", headers: { "Content-Type": "application/json" }, cache: "no-store",
+        body: JSON.stringify({ code: code.trim() }),
+      });
+      const b = await r.json().catch(() => ({}));
+      if (!r.ok || !b.token) return b.error || "the server refused the code (" + r.status + ")";
+      setToken(b.token);
+      return "";
+    } catch (e) {
+      return "the server does not answer (" + e.message + ")";
     }
-    return sessionStorage.getItem(TOKEN) || "";
   }
 
   function token() {
@@ -236,5 +249,5 @@ const API = (() => {
     return streams.size ? s : "idle";
   }
 
-  return { takeToken, token, setToken, request, blob, Stream, ApiError, on, connState, streams };
+  return { takeCode, token, setToken, request, blob, Stream, ApiError, on, connState, streams };
 })();

@@ -56,7 +56,8 @@
     U.clear(main).append(el("section.card.ask-token",
       el("h1", "ultra needs its token"),
       el("p", why),
-      el("p", "Open the address ", el("code", "ultra serve"), " printed (it ends in ", el("code", "?token=…"), "), or paste the token here."),
+      el("p", "Open the address ", el("code", "ultra serve"), " printed (it ends in ", el("code", "?code=…"), "; each code opens one page once), or paste the token of this installation here (",
+        el("code", "cat ~/.local/state/ultra/serve.token"), ")."),
       form));
     input.focus();
   }
@@ -77,8 +78,18 @@
     route();
   }
 
+  // Another browser needs a code of its own: each one opens one page once.
+  document.getElementById("share")?.addEventListener("click", async () => {
+    try {
+      const c = await API.request("POST", "/api/codes");
+      U.notice("Open this address in the other browser (it works once):\n" + location.origin + c.path, "keep");
+    } catch (e) {
+      U.notice(e.message, "error");
+    }
+  });
+
   API.on("conn", showConn);
-  API.on("auth", () => askToken("The server refused the token this page holds: use the one ultra serve printed."));
+  API.on("auth", () => askToken("The server refused the token this page holds (a page's token ends with its ultra serve)."));
   addEventListener("hashchange", route);
 
   // A few keys, away from fields: n starts a run, r lists the runs, and
@@ -98,7 +109,9 @@
     streams: () => [...API.streams].map((s) => ({ path: s.path, last: s.last, connects: s.connects, drops: s.drops, state: s.state })),
   };
 
-  API.takeToken();
-  document.getElementById("boot")?.remove();
-  start();
+  API.takeCode().then((refused) => {
+    document.getElementById("boot")?.remove();
+    if (refused && !API.token()) askToken(refused);
+    else start();
+  });
 })();

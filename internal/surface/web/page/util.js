@@ -121,7 +121,7 @@ const U = (() => {
       el("pre.notice-text", text),
       el("button.link", { type: "button", "aria-label": "dismiss", onclick: () => n.remove() }, "×"));
     box.append(n);
-    if (kind !== "error") setTimeout(() => n.remove(), 8000);
+    if (kind !== "error" && kind !== "keep") setTimeout(() => n.remove(), 8000);
     while (box.children.length > 5) box.firstChild.remove();
     return n;
   }
