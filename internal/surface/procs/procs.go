@@ -156,7 +156,9 @@ func (p *Processes) EventsSince(ctx context.Context, row int64, limit int) ([]st
 func (p *Processes) LastRow(ctx context.Context) (int64, error) { return p.Store.LastRow(ctx) }
 
 // LastSeq is the number of the run's latest event.
-func (p *Processes) LastSeq(ctx context.Context, id string) (int64, error) { return p.Store.LastSeq(ctx, id) }
+func (p *Processes) LastSeq(ctx context.Context, id string) (int64, error) {
+	return p.Store.LastSeq(ctx, id)
+}
 
 // Start reads the command's JSON lines until one names the run.
 func (p *Processes) Start(ctx context.Context, args []string) (string, func() (string, int), error) {

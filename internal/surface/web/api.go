@@ -58,10 +58,10 @@ func (s *Server) api() []route {
 	rs := []route{
 		{method: "POST", path: "/api/session", id: "session", open: true,
 			summary: "Trade the one-time code of the address ultra serve printed for a session token (the page does this); the code is spent",
-			body: "SessionCode", resp: "Session", status: http.StatusCreated, handle: s.session},
+			body:    "SessionCode", resp: "Session", status: http.StatusCreated, handle: s.session},
 		{method: "POST", path: "/api/codes", id: "newCode",
 			summary: "A one-time code that opens the page in another browser (the address is path, from the server's root)",
-			resp: "Code", status: http.StatusCreated, handle: s.newCode},
+			resp:    "Code", status: http.StatusCreated, handle: s.newCode},
 		{method: "GET", path: "/api/runs", id: "listRuns", summary: "The runs, newest first (ultra runs --json)",
 			query: []param{{"limit", "integer", "at most this many (default 50)"}}, resp: "RunList",
 			handle: func(w http.ResponseWriter, r *http.Request) {
