@@ -22,6 +22,7 @@ var CLIOnly = map[string]string{
 	"dev":      "tools for developing ultra itself (the scripted model server, one tool outside a run)",
 	"mcp":      "MCP servers are configured in files; listing and testing them is kept to the command line",
 	"skills":   "skills are folders of files; listing and checking them is kept to the command line (a run's prompt lists them)",
+	"acp":      "the Agent Client Protocol agent an editor starts (ultra acp); its slash commands are this table's",
 }
 
 // Flags shared by several commands.
