@@ -180,7 +180,7 @@ func (s *session) drive(ctx context.Context, run string, argv []string) sdk.Stop
 func (s *session) slash(ctx context.Context, line string) sdk.StopReason {
 	run := s.currentRun()
 	argv, inv, err := Argv(line, run)
-	if inv.Cmd == nil || (err != nil && !inv.IsLocal()) {
+	if inv.Cmd == nil || !inv.Cmd.On(command.ACP) {
 		s.say(ctx, err.Error())
 		return sdk.StopReasonEndTurn
 	}
