@@ -44,23 +44,10 @@ func (s *session) follow(ctx context.Context, run string, wait func() (string, i
 	tick := time.NewTicker(s.a.o.Poll)
 	defer tick.Stop()
 	for {
-		evs, err := s.proj.Backend.EventsAfter(bg, run, f.Seq, 500)
-		if err != nil {
-			s.say(ctx, "reading the run's events: "+err.Error())
-			return sdk.StopReasonEndTurn
-		}
-		for _, e := range evs {
-			for _, u := range f.Updates(e) {
-				s.a.send(bg, s.rec.ID, u)
-			}
-		}
-		if f.PlanChanged {
-			f.PlanChanged = false
-			s.sendPlan(bg, f)
-		}
-		if len(evs) == 500 {
-			continue
-		}
+		// The run's state first, then its events: every event written
+		// before that state is among them, so a run seen waiting or
+		// ended has its plan, its waiting call, its end folded.
+		done := isClosed(exited) && (carrying == nil || isClosed(carrying))
 		row, err := s.proj.Backend.Row(bg, run)
 		if err != nil {
 			s.say(ctx, "reading the run: "+err.Error())
@@ -70,9 +57,27 @@ func (s *session) follow(ctx context.Context, run string, wait func() (string, i
 		if status == "running" || status == "needs_approval" {
 			sawWork = true
 		}
-		done := isClosed(exited) && (carrying == nil || isClosed(carrying))
 		if status == "needs_approval" && !isClosed(exited) {
 			done = false
+		}
+		for {
+			evs, err := s.proj.Backend.EventsAfter(bg, run, f.Seq, 500)
+			if err != nil {
+				s.say(ctx, "reading the run's events: "+err.Error())
+				return sdk.StopReasonEndTurn
+			}
+			for _, e := range evs {
+				for _, u := range f.Updates(e) {
+					s.a.send(bg, s.rec.ID, u)
+				}
+			}
+			if len(evs) < 500 {
+				break
+			}
+		}
+		if f.PlanChanged {
+			f.PlanChanged = false
+			s.sendPlan(bg, f)
 		}
 		if cancelAt.IsZero() && (status == "running" || status == "needs_approval") {
 			var ask func() (sdk.StopReason, bool, chan struct{})
@@ -104,9 +109,12 @@ func (s *session) follow(ctx context.Context, run string, wait func() (string, i
 			return sdk.StopReasonEndTurn
 		case status == "running" || !(done || sawWork):
 			// It works, or the command has not taken it yet.
-		case status == "needs_approval" && !done:
-			// A live run waits on what was asked, and goes on with the
-			// answer.
+		case !done && (f.Finished == nil || f.Finished.Status != status || status == "needs_approval"):
+			// The command, or an answer's, still drives the run: a status
+			// its events have not said is one between two processes (the
+			// row of a process that ended before the next claims the run
+			// shows interrupted), and a live run that waits on what was
+			// asked goes on with the answer.
 		default:
 			if isClosed(exited) && wait != nil && code != 0 && code != 3 && code != 4 && f.Finished == nil {
 				s.say(ctx, fmt.Sprintf("\n\nthe command exited %d:\n\n```\n%s\n```\n", code, firstLines(out, 40)))
