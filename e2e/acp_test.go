@@ -174,7 +174,7 @@ func TestACPPlanBuildComplete(t *testing.T) {
 		t.Fatalf("stop reason %s\n%s", r, c.text())
 	}
 	if len(c.asked) != 1 || !strings.Contains(*c.asked[0].ToolCall.Title, "plan") {
-		t.Fatalf("permission requests: %+v", c.asked)
+		t.Fatalf("permission requests: %+v\n%s\n%v", c.asked, c.text(), c.kinds())
 	}
 	var edit *sdk.SessionUpdateToolCall
 	var plan *sdk.SessionUpdatePlan
@@ -210,5 +210,74 @@ func TestACPPlanBuildComplete(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(dir, "calc", "calc.go")); err != nil || !strings.Contains(string(got), "return a + b") {
 		t.Fatalf("after /land the checkout has:\n%s\n%s", got, c.text())
+	}
+}
+
+// The npm registry's ACP client (@agentclientprotocol/sdk) drives ultra
+// acp: a plan accepted to run autonomously and built to completion, a
+// call denied and a prompt cancelled, then the first session loaded.
+func TestACPNodeClient(t *testing.T) {
+	t.Parallel()
+	mods := os.Getenv("ULTRA_TEST_NODE_MODULES")
+	node, err := exec.LookPath("node")
+	switch {
+	case err != nil:
+		t.Skip("node is not installed: the ACP client of the npm registry cannot run")
+	case mods == "":
+		t.Skip("ULTRA_TEST_NODE_MODULES is not set (.ci/run sets it)")
+	}
+	if _, err := os.Stat(filepath.Join(mods, "@agentclientprotocol", "sdk", "package.json")); err != nil {
+		t.Skipf("@agentclientprotocol/sdk is not installed in %s (.ci/run installs it)", mods)
+	}
+	dir := repo(t, calcProject)
+	m := newModel(t, text("replaced by each scenario's script"))
+	scripts, _ := json.Marshal(map[string]any{
+		"build": map[string]any{"steps": fixSteps()},
+		"deny": map[string]any{"steps": []step{
+			calls(call("bash", map[string]any{"command": "ls calc"})),
+			{"delay_ms": 3000, "text": "then I will not"},
+			{"delay_ms": 20000, "text": "waiting"},
+		}},
+	})
+	script, _ := filepath.Abs("testdata/acp_client.mjs")
+	cmd := exec.Command(node, script)
+	cmd.Dir = dir
+	cmd.Env = append(ultraEnv(t), "ULTRA_TEST_NODE_MODULES="+mods, "ULTRA_BIN="+ultraBin, "REPO="+dir,
+		"MODEL_ROOT="+strings.TrimSuffix(m.url, "/v1"), "SCRIPTS="+string(scripts))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	var out struct {
+		ProtocolVersion int
+		LoadSession     bool
+		Modes           []string
+		Build           struct {
+			Stop                       string
+			Complete, Land, Plan, Edit bool
+			Asked                      int
+		}
+		Deny struct {
+			Failed bool
+			Stop   string
+			Asked  []string
+		}
+		Load struct{ User, Complete, Edit bool }
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if out.ProtocolVersion != 1 || !out.LoadSession || strings.Join(out.Modes, " ") != "chat plan build review repair research" {
+		t.Errorf("initialize and session/new: %+v", out)
+	}
+	if b := out.Build; b.Stop != "end_turn" || !b.Complete || !b.Land || !b.Plan || !b.Edit || b.Asked != 1 {
+		t.Errorf("the build: %+v\n%s\n%s", b, stdout.String(), stderr.String())
+	}
+	if d := out.Deny; d.Stop != "cancelled" || !d.Failed || len(d.Asked) != 1 || d.Asked[0] != "allow_once,allow_always,reject_once,reject_always" {
+		t.Errorf("the denial and cancel: %+v\n%s\n%s", d, stdout.String(), stderr.String())
+	}
+	if l := out.Load; !l.User || !l.Complete || !l.Edit {
+		t.Errorf("session/load: %+v", l)
 	}
 }
