@@ -49,7 +49,11 @@ func runOptions(cmd *cobra.Command, f *runFlags, p *project, st *store.Store, ou
 			return agent.Options{}, err
 		}
 	}
-	servers, err := p.mcpServers()
+	more, err := readMCPConfigs(f.mcpConfig)
+	if err != nil {
+		return agent.Options{}, &exitError{code: agent.ExitUsage, err: err}
+	}
+	servers, err := p.mcpServers(more...)
 	if err != nil {
 		return agent.Options{}, &exitError{code: agent.ExitUsage, err: err}
 	}

@@ -25,8 +25,9 @@ import (
 // the person turned off: disabledMcpjsonServers) and opencode.json(c),
 // read from the person's checkout, never from a run's worktree; Claude
 // Code's local-scoped servers for this project; the project's
-// .ultra/config.
-func (p *project) mcpServers() ([]mcp.Server, error) {
+// .ultra/config. more are the files of --mcp-config, read where
+// .mcp.json is and under its rules.
+func (p *project) mcpServers(more ...mcp.Source) ([]mcp.Server, error) {
 	var user, rest []mcp.Source
 	for _, s := range p.Config.MCPSources {
 		if s.Path == config.UserPath() {
@@ -75,6 +76,7 @@ func (p *project) mcpServers() ([]mcp.Server, error) {
 			sources = append(sources, *src)
 		}
 	}
+	sources = append(sources, more...)
 	if p.Config.MCP.ReadsOpenCodeFile() {
 		src, err := readOpenCode([]string{p.Root}, true)
 		if err != nil {
@@ -84,6 +86,26 @@ func (p *project) mcpServers() ([]mcp.Server, error) {
 	}
 	sources = append(sources, local...)
 	return mcp.Resolve(append(sources, rest...), os.LookupEnv, p.Config.MCP.Trusted)
+}
+
+// readMCPConfigs reads the files of --mcp-config: each must be there and
+// hold {"mcpServers": {...}}. They are taken as a repository's .mcp.json
+// is (Project): their servers get the person's credentials only when
+// the person trusts them by name, and run in the run's sandbox.
+func readMCPConfigs(paths []string) ([]mcp.Source, error) {
+	var out []mcp.Source
+	for _, path := range paths {
+		src, err := mcp.ReadClaude(path)
+		if err != nil {
+			return nil, fmt.Errorf("--mcp-config %s: %w", path, err)
+		}
+		if src == nil {
+			return nil, fmt.Errorf("--mcp-config %s: no such file", path)
+		}
+		src.Project = true
+		out = append(out, *src)
+	}
+	return out, nil
 }
 
 // configDirs is $XDG_CONFIG_HOME/name (default ~/.config/name).

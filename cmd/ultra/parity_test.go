@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/command"
+	"github.com/ultra-dev/ultra/internal/surface/acp"
 )
 
 // parityRun is the run a surface shows while the parity lines run.
@@ -273,5 +274,55 @@ func TestCommandsDocListsEveryCommand(t *testing.T) {
 		if !strings.Contains(doc, "`ultra "+name+"`") {
 			t.Errorf("docs/commands.md does not list `ultra %s` among the commands without a slash form", name)
 		}
+	}
+}
+
+// An editor's slash commands over ACP run the same argv as the table's
+// CLI form, and that argv is a command line ultra takes.
+func TestACPSlashCommandsMatchTheCLI(t *testing.T) {
+	offered := 0
+	for _, line := range parityLines {
+		inv, err := command.Parse(line)
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		got, _, aerr := acp.Argv(line, parityRun)
+		if !inv.Cmd.On(command.ACP) {
+			if aerr == nil {
+				t.Errorf("%s: not on the ACP surface, yet ACP runs %q", line, got)
+			}
+			continue
+		}
+		want, err := inv.CLIArgs(parityRun)
+		if inv.IsLocal() {
+			if aerr == nil {
+				t.Errorf("%s: local, yet ACP runs %q", line, got)
+			}
+			continue
+		}
+		if err != nil || aerr != nil {
+			t.Errorf("%s: CLI %v, ACP %v", line, err, aerr)
+			continue
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: ACP runs %q, the CLI form is %q", line, got, want)
+		}
+		checkArgv(t, line, inv.Cmd, inv, got)
+		offered++
+	}
+	var names []string
+	for _, c := range acp.Commands() {
+		names = append(names, c.Name)
+		if cmd, ok := command.Lookup(c.Name); !ok || !cmd.On(command.ACP) {
+			t.Errorf("ACP offers /%s, which the table does not offer there", c.Name)
+		}
+	}
+	for i := range command.Table {
+		if c := &command.Table[i]; c.On(command.ACP) && !slices.Contains(names, c.Name) {
+			t.Errorf("/%s is on the ACP surface but not in available_commands_update", c.Name)
+		}
+	}
+	if offered < 30 {
+		t.Fatalf("only %d parity lines ran through ACP", offered)
 	}
 }

@@ -39,6 +39,7 @@ type runFlags struct {
 	oneUnit                          bool                   // ultra next: go on for one unit, then pause
 	outputFormat                     string                 // --output-format: claude -p's text, json or stream-json
 	print                            bool                   // ultra run -p: print the result alone
+	mcpConfig                        []string               // --mcp-config: more servers, in .mcp.json's shape and under its rules
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -62,6 +63,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.verifyCmds, "verify-command", nil, "test command to verify with, instead of detection (repeatable; all must pass) [config verify.command]")
 	fl.DurationVar(&f.verifyTO, "verify-timeout", 0, "timeout of each test command, more than 0 (default 10m) [config verify.timeout]")
 	fl.BoolVar(&f.noWait, "no-wait", false, "when the run needs a person (a manual approval, an assisted pause), end with that status instead of waiting")
+	fl.StringArrayVar(&f.mcpConfig, "mcp-config", nil, "a JSON file of more MCP servers, {\"mcpServers\": {...}} as in .mcp.json, under the same rules as the repository's .mcp.json (repeatable; an editor's servers over ultra acp come this way)")
 	fl.BoolVar(&f.noGateCache, "no-gate-cache", false, "run the tests at every verification, even of a tree the repository's gate cache already has [config verify.cache = false]")
 }
 

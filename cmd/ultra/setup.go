@@ -31,6 +31,11 @@ type project struct {
 // and loads its configuration.
 func findProject(cmd *cobra.Command) (*project, error) {
 	dir, _ := cmd.Flags().GetString("dir")
+	return findProjectIn(dir)
+}
+
+// findProjectIn is findProject of dir ("": the current directory).
+func findProjectIn(dir string) (*project, error) {
 	if dir == "" {
 		var err error
 		if dir, err = os.Getwd(); err != nil {

@@ -23,6 +23,7 @@ var CLIOnly = map[string]string{
 	"mcp":      "MCP servers are configured in files; listing and testing them is kept to the command line",
 	"skills":   "skills are folders of files; listing and checking them is kept to the command line (a run's prompt lists them)",
 	"serve":    "starts the HTTP API and web page themselves: another surface, not a command of one",
+	"acp":      "the Agent Client Protocol agent an editor starts (ultra acp); its slash commands are this table's",
 }
 
 // Flags shared by several commands.
