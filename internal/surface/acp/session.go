@@ -76,6 +76,13 @@ func writePrivate(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
+	// The folders are ultra's (a repository can commit a link in their
+	// place): never write where one points.
+	for d := filepath.Dir(path); d != filepath.Dir(filepath.Dir(filepath.Dir(path))); d = filepath.Dir(d) {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s is not a folder of ultra's state (a link?): remove it", d)
+		}
+	}
 	tmp := fmt.Sprintf("%s.%d.tmp", path, time.Now().UnixNano())
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
