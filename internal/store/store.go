@@ -410,23 +410,7 @@ func (s *Store) LastRow(ctx context.Context) (int64, error) {
 // SQLite has one writer at a time, so a place once seen has no earlier
 // place still to come.
 func (s *Store) EventsSince(ctx context.Context, row int64, limit int) ([]StoredEvent, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT rowid, run_id, seq, at, type, phase, data FROM events WHERE rowid>? ORDER BY rowid LIMIT ?`, row, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []StoredEvent
-	for rows.Next() {
-		var e StoredEvent
-		var at, data string
-		if err := rows.Scan(&e.Row, &e.Run, &e.Seq, &at, &e.Type, &e.Phase, &data); err != nil {
-			return nil, err
-		}
-		e.Time = parseTS(at)
-		e.Data = json.RawMessage(data)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return s.scanEvents(ctx, `SELECT rowid, run_id, seq, at, type, phase, data FROM events WHERE rowid>? ORDER BY rowid LIMIT ?`, row, limit)
 }
 
 // Events returns the run's events in order; with last > 0, only the last ones.
@@ -446,11 +430,17 @@ func (s *Store) scanEvents(ctx context.Context, q string, args ...any) ([]Stored
 		return nil, err
 	}
 	defer rows.Close()
+	// EventsSince's rows have the place and the run first.
+	cols, _ := rows.Columns()
 	var out []StoredEvent
 	for rows.Next() {
 		var e StoredEvent
 		var at, data string
-		if err := rows.Scan(&e.Seq, &at, &e.Type, &e.Phase, &data); err != nil {
+		dest := []any{&e.Seq, &at, &e.Type, &e.Phase, &data}
+		if len(cols) == 7 {
+			dest = append([]any{&e.Row, &e.Run}, dest...)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		e.Time = parseTS(at)
