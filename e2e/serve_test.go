@@ -401,6 +401,7 @@ func TestServeListens(t *testing.T) {
 		{[]string{"--addr", "0.0.0.0:0"}, "reachable from other machines"},
 		{[]string{"--addr", "0.0.0.0:0", "--listen"}, "needs TLS"},
 		{[]string{"--addr", "localhost"}, "give HOST:PORT"},
+		{[]string{"--addr", "127.0.0.1:0", "--tls-cert", "/nonexistent.pem", "--tls-key", "/nope.pem"}, "--tls-cert /nonexistent.pem"},
 	} {
 		if r := ultra(t, dir, append([]string{"serve"}, c.args...)...); r.code != 2 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("serve %v: exit %d %s", c.args, r.code, r.stderr)
@@ -430,11 +431,15 @@ func TestServeListens(t *testing.T) {
 	if err != nil || !strings.HasPrefix(line, "https://") {
 		t.Fatalf("serve over TLS printed %q (%v)", line, err)
 	}
+	// A server on every interface is named by the machine's name.
+	host, _ := os.Hostname()
 	u, _, _ := strings.Cut(strings.TrimSpace(line), "/?code=")
+	if !strings.HasPrefix(u, "https://"+host+":") {
+		t.Errorf("serve on 0.0.0.0 printed %q, want the machine's name %s", line, host)
+	}
 	tb, _ := os.ReadFile(filepath.Join(stateHome(t), "ultra", "serve.token"))
 	tok := strings.TrimSpace(string(tb))
-	u = strings.Replace(u, "0.0.0.0", "127.0.0.1", 1)
-	u = strings.Replace(u, "[::]", "127.0.0.1", 1)
+	u = "https://127.0.0.1:" + u[strings.LastIndex(u, ":")+1:]
 	cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	req, _ := http.NewRequest("GET", u+"/api/tasks", nil)
 	req.Header.Set("Authorization", "Bearer "+tok)

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -121,9 +124,16 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	s := web.New(web.Options{
 		Events: be, Commands: be, Token: token, TokenFile: tokenFile,
 		RunFlags: flagKinds(newRunCmd()), ChatFlags: flagKinds(newChatCmd()),
-		Project: filepath.Base(p.Root), Version: version, EvidenceRoot: filepath.Join(p.StateRoot, "evidence"),
+		Project: filepath.Base(p.Root), Root: p.Root, Version: version, EvidenceRoot: filepath.Join(p.StateRoot, "evidence"),
 		Heartbeat: envDuration("ULTRA_SERVE_HEARTBEAT"),
 	})
+	if f.cert != "" {
+		// A certificate that does not load is found before anything is
+		// printed or served.
+		if _, err := tls.LoadX509KeyPair(f.cert, f.key); err != nil {
+			return usageErr("--tls-cert %s, --tls-key %s: %v", f.cert, f.key, err)
+		}
+	}
 	lns, err := listen(f.addr)
 	if err != nil {
 		return err
@@ -147,7 +157,9 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	}
 	// The address carries a one-time code, not the token: a browser keeps
 	// every address it opens, and the code is spent once the page has it.
-	fmt.Fprintf(cmd.OutOrStdout(), "%s://%s/?code=%s\n", scheme, lns[0].Addr(), s.NewCode())
+	fmt.Fprintf(cmd.OutOrStdout(), "%s://%s/?code=%s\n", scheme, shown(lns[0].Addr()), s.NewCode())
+	// Go's log of a client's failed TLS handshake is not the person's news.
+	srv.ErrorLog = log.New(io.Discard, "", 0)
 	done := make(chan error, len(lns))
 	for _, ln := range lns {
 		ln := netutil.LimitListener(ln, maxConns)
@@ -161,7 +173,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	}
 	select {
 	case err := <-done:
-		return fmt.Errorf("ultra serve: %w", err)
+		return err
 	case <-ctx.Done():
 	}
 	// The streams end with the base context; the runs go on in their own
@@ -191,6 +203,20 @@ func loopbackHosts(lns []net.Listener) []string {
 	return slices.Compact(out)
 }
 
+// shown is the address to print: a server on every interface is named by
+// the machine's name (what another machine would use), not 0.0.0.0 or [::].
+func shown(a net.Addr) string {
+	t, ok := a.(*net.TCPAddr)
+	if !ok || !t.IP.IsUnspecified() {
+		return a.String()
+	}
+	name, err := os.Hostname()
+	if err != nil || name == "" {
+		name = "localhost"
+	}
+	return net.JoinHostPort(name, strconv.Itoa(t.Port))
+}
+
 // maxConns is how many connections ultra serve holds at once.
 const maxConns = 256
 
@@ -204,8 +230,11 @@ func listen(addr string) ([]net.Listener, error) {
 	other, paired := twin[host]
 	for attempt := 0; ; attempt++ {
 		ln, err := net.Listen("tcp", addr)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("%s is taken (another ultra serve?): give another port with --addr, or --addr %s:0 for any free one", addr, host)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("ultra serve: %w (another ultra serve? give another port with --addr)", err)
+			return nil, err
 		}
 		if !paired || other == "" {
 			return []net.Listener{ln}, nil
@@ -223,7 +252,7 @@ func listen(addr string) ([]net.Listener, error) {
 		if port == "0" && attempt < 5 {
 			continue // any free port: try another
 		}
-		return nil, fmt.Errorf("ultra serve: %s is free but %s is taken by another program, where a browser may go instead: stop it, or give another port with --addr",
+		return nil, fmt.Errorf("%s is free but %s is taken by another program, where a browser may go instead: stop it, or give another port with --addr",
 			ln.Addr(), net.JoinHostPort(other, got))
 	}
 }

@@ -1,11 +1,16 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/command"
 )
+
+// maxArg is the longest text passed as one argument of a command: the
+// kernel takes no argument over 128 KiB.
+const maxArg = 100 << 10
 
 // StartRun is the body of POST /api/runs.
 type StartRun struct {
@@ -33,6 +38,10 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if len(b.Task) > maxArg {
+		s.fail(w, http.StatusBadRequest, fmt.Sprintf(`field "task" is %d bytes: a task is at most %d; put a longer text in a brief (flags: {"brief-file": "BRIEF.md"}, a file of the repository)`, len(b.Task), maxArg))
+		return
+	}
 	argv := append([]string{"run", "--output", "jsonl"}, flags...)
 	if strings.TrimSpace(b.Task) != "" {
 		argv = append(argv, "--", b.Task)
@@ -56,6 +65,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	if strings.TrimSpace(b.Question) == "" {
 		s.fail(w, http.StatusBadRequest, `field "question" is empty: give the question to ask`)
+		return
+	}
+	if len(b.Question) > maxArg {
+		s.fail(w, http.StatusBadRequest, fmt.Sprintf(`field "question" is %d bytes: a question is at most %d`, len(b.Question), maxArg))
 		return
 	}
 	flags, err := cliFlags(b.Flags, s.o.ChatFlags, "chat")
@@ -108,6 +121,9 @@ type CommandResult struct {
 	Argv    []string `json:"argv"`    // the ultra command it ran
 	Exit    int      `json:"exit"`
 	Output  string   `json:"output,omitempty"`
+	// Error is what went wrong when the command failed or refused (exit
+	// not 0): its output, as every error's body has it.
+	Error string `json:"error,omitempty"`
 	// Run and Driving: the command goes on with the run in its own
 	// process (its events are the run's stream).
 	Run     string `json:"run,omitempty"`
@@ -171,6 +187,9 @@ func (s *Server) invoke(c *command.Command, onRun bool) http.HandlerFunc {
 		} else {
 			out, errOut, code := s.o.Commands.Read(r.Context(), argv)
 			res.Output, res.Exit = strings.TrimRight(out+errOut, "\n"), code
+		}
+		if res.Exit != 0 {
+			res.Error = strings.TrimPrefix(strings.TrimSpace(res.Output), "ultra: ")
 		}
 		writeJSON(w, statusOf(res.Exit, res.Output), res)
 	}

@@ -30,6 +30,13 @@ type route struct {
 	handle       http.HandlerFunc
 }
 
+// Info is the answer of GET /api/info.
+type Info struct {
+	Project string `json:"project"` // the repository's folder name
+	Root    string `json:"root"`    // its path
+	Version string `json:"version"`
+}
+
 // param is a query parameter.
 type param struct {
 	name, typ, doc string
@@ -62,6 +69,10 @@ func (s *Server) api() []route {
 		{method: "POST", path: "/api/codes", id: "newCode",
 			summary: "A one-time code that opens the page in another browser (the address is path, from the server's root)",
 			resp:    "Code", status: http.StatusCreated, handle: s.newCode},
+		{method: "GET", path: "/api/info", id: "info", summary: "Which repository this server serves, and ultra's version", resp: "Info",
+			handle: func(w http.ResponseWriter, r *http.Request) {
+				writeJSON(w, http.StatusOK, Info{Project: s.o.Project, Root: s.o.Root, Version: s.o.Version})
+			}},
 		{method: "GET", path: "/api/runs", id: "listRuns", summary: "The runs, newest first (ultra runs --json)",
 			query: []param{{"limit", "integer", "at most this many (default 50)"}}, resp: "RunList",
 			handle: func(w http.ResponseWriter, r *http.Request) {
@@ -288,10 +299,32 @@ func (s *Server) chats(w http.ResponseWriter, r *http.Request) {
 	s.taskRows(w, r, true, func(row map[string]any) bool { return row["mode"] == "chat" })
 }
 
+// maxBody is the largest request body read.
+const maxBody = 1 << 20
+
+// article is "a string", "an array", "an object".
+func article(kind string) string {
+	switch kind {
+	case "struct", "map":
+		kind = "object"
+	case "slice":
+		kind = "array"
+	case "int", "int64", "float64":
+		kind = "number"
+	}
+	if strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
 // decode reads a JSON body strictly: an unknown field or a second value
 // is an error that names it.
 func decode(r *http.Request, v any) error {
-	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	if r.ContentLength > maxBody {
+		return fmt.Errorf("the body is %d bytes: at most %d (1 MiB)", r.ContentLength, maxBody)
+	}
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxBody+1))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -303,7 +336,13 @@ func decode(r *http.Request, v any) error {
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return fmt.Errorf("field %q of the body is a %s, where a %s is needed", te.Field, te.Value, te.Type)
+			if te.Field == "" {
+				return fmt.Errorf("the body is %s, where a JSON object is needed", article(te.Value))
+			}
+			return fmt.Errorf("field %q of the body is %s, where %s is needed", te.Field, article(te.Value), article(te.Type.Kind().String()))
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) && r.ContentLength < 0 {
+			return fmt.Errorf("the body ends too soon, or is over %d bytes (1 MiB)", maxBody)
 		}
 		if msg, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 			return fmt.Errorf("the body has an unknown field %s", msg)
@@ -360,7 +399,9 @@ func cliFlags(in map[string]any, known map[string]bool, cmd string) ([]string, e
 		name := strings.TrimPrefix(k, "--")
 		takes, ok := known[name]
 		switch {
-		case name == "output" || name == "output-format" || name == "input-format" || name == "print" || name == "quiet" || name == "verbose" || name == "dir":
+		case name == "dir":
+			return nil, fmt.Errorf("flag %q: ultra serve works in its own repository; start it in another one for that one's runs", k)
+		case name == "output" || name == "output-format" || name == "input-format" || name == "print" || name == "quiet" || name == "verbose":
 			return nil, fmt.Errorf("flag %q: the API chooses how ultra %s prints (its events are the stream)", k, cmd)
 		case !ok:
 			return nil, fmt.Errorf("flag %q: ultra %s has no flag --%s (see ultra %s --help)", k, cmd, name, cmd)

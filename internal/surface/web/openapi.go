@@ -25,6 +25,7 @@ var bodies = map[string]any{
 	"SessionCode":   SessionCode{},
 	"Session":       Session{},
 	"Code":          Code{},
+	"Info":          Info{},
 }
 
 // printed are the responses that are what an ultra command prints with
@@ -155,8 +156,8 @@ func (s *Server) Document() map[string]any {
 		if strings.Contains(rt.path, "{id}") {
 			responses["404"] = errResp("no such run")
 		}
-		if rt.method == "POST" {
-			responses["409"] = errResp("the command refused, in the run's present state (exit is its exit code)")
+		if rt.command != "" || rt.method == "POST" || rt.resp == "RunList" || rt.resp == "Tasks" || rt.resp == "Gate" || rt.resp == "Doctor" {
+			responses["409"] = errResp("the ultra command refused (exit 3) or failed (exit 1, such as a model server that does not answer): error says why, exit is its exit code")
 		}
 		op["responses"] = responses
 		if rt.command != "" {

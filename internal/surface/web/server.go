@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -62,8 +63,9 @@ type Options struct {
 	// EvidenceRoot holds the runs' evidence, a folder per run
 	// (.ultra/state/evidence).
 	EvidenceRoot string
-	// Project names the repository on the page; Version is ultra's.
-	Project, Version string
+	// Project names the repository on the page, Root is its path;
+	// Version is ultra's.
+	Project, Root, Version string
 }
 
 // Server is the HTTP surface of one repository.
@@ -90,11 +92,19 @@ func New(o Options) *Server {
 		sess: sessions{codes: map[string]bool{}, tokens: map[string]bool{}}}
 	s.routes = s.api()
 	for _, rt := range s.routes {
+		h := s.known(rt)
 		if rt.open {
-			s.mux.HandleFunc(rt.method+" "+rt.path, rt.handle)
+			s.mux.Handle(rt.method+" "+rt.path, h)
 			continue
 		}
-		s.mux.Handle(rt.method+" "+rt.path, s.authorized(rt.handle))
+		s.mux.Handle(rt.method+" "+rt.path, s.authorized(h.ServeHTTP))
+	}
+	// Any other path under /api is no operation: say so, in JSON.
+	none := func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, http.StatusNotFound, "no operation "+r.Method+" "+r.URL.Path+": GET /openapi.json lists them (a command on a run is POST /api/runs/RUN/NAME, with NAME a slash command's)")
+	}
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		s.mux.HandleFunc(m+" /api/", none)
 	}
 	s.mux.HandleFunc("GET /openapi.json", s.openapi)
 	s.page(s.mux)
@@ -164,3 +174,27 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // SetHosts sets the Host headers served (Options.Hosts), once the
 // addresses are known.
 func (s *Server) SetHosts(hosts []string) { s.o.Hosts = hosts }
+
+// known refuses a query parameter the operation does not take: a typo
+// (?sttat) is named, not ignored.
+func (s *Server) known(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for name := range r.URL.Query() {
+			ok := false
+			var names []string
+			for _, q := range rt.query {
+				ok = ok || q.name == name
+				names = append(names, q.name)
+			}
+			if !ok {
+				takes := "no parameters"
+				if len(names) > 0 {
+					takes = "these: " + strings.Join(names, ", ")
+				}
+				s.fail(w, http.StatusBadRequest, fmt.Sprintf("unknown parameter %q: %s %s takes %s", name, rt.method, rt.path, takes))
+				return
+			}
+		}
+		rt.handle(w, r)
+	})
+}

@@ -23,6 +23,9 @@ func Token(path string) (string, error) {
 	if errors.Is(err, os.ErrNotExist) {
 		return makeToken(path)
 	}
+	if errors.Is(err, syscall.ELOOP) {
+		return "", fmt.Errorf("the API token %s is a symbolic link: ultra reads it only from a file of its own; remove the link and ultra serve makes a new token", path)
+	}
 	if err != nil {
 		return "", fmt.Errorf("the API token %s: %w", path, err)
 	}

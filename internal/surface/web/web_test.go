@@ -234,7 +234,7 @@ func TestBadInput(t *testing.T) {
 		{"POST", "/api/runs", `{"task": "x", "flags": {"include-uncommitted": "maybe"}}`, 400, `is a switch`},
 		{"POST", "/api/runs", `{"task": "x", "flags": {"mode": ["plan"]}}`, 400, `flag "mode" is a list`},
 		{"POST", "/api/runs", `{"task": "x", "tsak": "y"}`, 400, `unknown field "tsak"`},
-		{"POST", "/api/runs", `{"task": 3}`, 400, `field "task" of the body is a number`},
+		{"POST", "/api/runs", `{"task": 3}`, 400, `field "task" of the body is a number, where a string is needed`},
 		{"POST", "/api/runs", `{"task": "x"`, 400, `the body`},
 		{"POST", "/api/runs", ``, 400, `no JSON body`},
 		{"POST", "/api/runs", `{"task":"a"}{"task":"b"}`, 400, `more than one JSON value`},
@@ -248,13 +248,21 @@ func TestBadInput(t *testing.T) {
 		{"POST", "/api/runs/--rm/pause", `{}`, 400, `is not a run id`},
 		{"GET", "/api/runs/" + runA + "/events?after=x", ``, 400, `the after parameter is "x"`},
 		{"GET", "/api/events?after=-4", ``, 400, `the after parameter is "-4"`},
+		{"GET", "/api/runs/" + runA + "/diff?sttat", ``, 400, `unknown parameter "sttat": GET /api/runs/{id}/diff takes these: stat, name-status`},
+		{"GET", "/api/tasks?lmit=1", ``, 400, `unknown parameter "lmit"`},
+		{"POST", "/api/runs/" + runA + "/aprove", `{}`, 404, `no operation POST /api/runs/` + runA + `/aprove`},
+		{"GET", "/api/nope", ``, 404, `GET /openapi.json lists them`},
+		{"POST", "/api/runs", `[]`, 400, `the body is an array, where a JSON object is needed`},
+		{"POST", "/api/runs", `{"task": "` + strings.Repeat("x", 120<<10) + `"}`, 400, `field "task" is 122880 bytes: a task is at most 102400`},
+		{"POST", "/api/runs", `{"task": "` + strings.Repeat("x", 2<<20) + `"}`, 400, `the body is 2097164 bytes: at most 1048576`},
+		{"POST", "/api/runs", `{"task": "x", "flags": {"dir": "/tmp"}}`, 400, `ultra serve works in its own repository`},
 	}
 	for _, c := range cases {
 		code, body := do(t, ts, c.method, c.path, c.body, true)
 		var e apiError
 		_ = json.Unmarshal([]byte(body), &e)
 		if code != c.code || !strings.Contains(e.Error, c.want) {
-			t.Errorf("%s %s %s: %d %s, want %d and %q", c.method, c.path, c.body, code, body, c.code, c.want)
+			t.Errorf("%s %s %.200s: %d %.300s, want %d and %q", c.method, c.path, c.body, code, body, c.code, c.want)
 		}
 	}
 	if len(fc.argv) != 0 {
