@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -115,4 +116,50 @@ func TestPermissionRulesBadFile(t *testing.T) {
 	if res.code != 2 || !strings.Contains(res.stderr, ".claude/settings.local.json:2:41: invalid character ']'") {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
+}
+
+// Allowing a tool for the rest of a manual run spares manual control's
+// wait only: a later call of that tool that a person's ask rule covers
+// still waits (a harmless first call buys no blanket allowance).
+func TestForRunKeepsAskRules(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for k, v := range calcProject {
+		files[k] = v
+	}
+	files[".claude/settings.json"] = `{"permissions": {"ask": ["Bash(cat:*)"]}}`
+	files["secret.txt"] = "s3cret\n"
+	dir := repo(t, files)
+	m := newModel(t,
+		calls(call("bash", map[string]any{"command": "ls"})),
+		calls(call("bash", map[string]any{"command": "wc -l calc/calc.go"})),
+		calls(call("bash", map[string]any{"command": "cat secret.txt"})),
+		step{"text": "waiting", "delay_ms": 20000},
+	)
+	l := startLive(t, dir, runArgs(m, "--control", "manual", "look")...)
+	w := l.waitEvent(t, "the ls waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting"
+	})
+	id := w["run"].(string)
+	if a := ultra(t, dir, "approve", id, "--for-run"); a.code != 0 {
+		t.Fatalf("approve --for-run: exit %d %s %s", a.code, a.stdout, a.stderr)
+	}
+	l.waitEvent(t, "the cat waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting" && strings.Contains(fmt.Sprint(data(e)), "cat secret.txt")
+	})
+
+	if body := string(m.srv.Requests()[len(m.srv.Requests())-1].Body); strings.Contains(body, "s3cret") {
+		t.Fatalf("the model read the secret without a person's answer")
+	}
+	var waited int
+	for _, e := range l.events() {
+		if e["type"] == "approval" && data(e)["state"] == "waiting" {
+			waited++
+		}
+	}
+	if waited != 2 {
+		t.Errorf("%d calls waited, want the ls and the cat (the wc ran on the allowance)", waited)
+	}
+	ultra(t, dir, "cancel", id)
+	l.wait(t)
 }

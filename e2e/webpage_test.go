@@ -461,6 +461,10 @@ func TestWebPageTwoTabs(t *testing.T) {
 		p.wait("the model mode deep", `document.querySelector(".facts .badge [aria-label='model mode deep']")
 			&& document.querySelector('#transcript [data-type=axis_changed]')`)
 	}
+	// A denial says why: without a reason the page asks for one.
+	c.click(`.wait-box button.act-deny`)
+	c.wait("a reason asked for", `[...document.querySelectorAll(".notice")].some(n => n.textContent.includes("the model reads it"))`)
+	c.do(chromedp.SetValue(chromedp.CSS(`.wait-box input[type=text]`), "not now"))
 	c.click(`.wait-box button.act-deny`)
 	s.waitEvent(t, "the denial", 20*time.Second, func(e map[string]any) bool {
 		return e["run"] == id && e["type"] == "approval" && data(e)["state"] == "denied"

@@ -103,9 +103,6 @@ func (r *runner) asksAPerson(c llm.ToolCall) bool {
 // whyAsks is why call c waits for a person ("" when it does not; see
 // asksAPerson).
 func (r *runner) whyAsks(c llm.ToolCall) string {
-	if slices.Contains(r.st.AllowedTools, c.Name) {
-		return ""
-	}
 	d := r.ruleDecision(c)
 	allowed := d.Kind == rules.Allow || r.hookSays[c.ID] == "allow"
 	switch {
@@ -123,6 +120,11 @@ func (r *runner) whyAsks(c llm.ToolCall) string {
 		// A person's allow rule is their approval, given ahead.
 		return ""
 	case r.st.AllowReadOnly && r.readOnly(c):
+		return ""
+	case slices.Contains(r.st.AllowedTools, c.Name):
+		// A tool a person allowed for the run spares manual control's
+		// wait, never what their rules, policies, hooks or a destructive
+		// tool ask: one harmless call's answer is no blanket allowance.
 		return ""
 	}
 	return "run control is manual"

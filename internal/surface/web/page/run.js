@@ -54,7 +54,7 @@ const RunView = (() => {
       const guidance = el("input", { type: "text", id: "resume-guidance", placeholder: "guidance for the model (optional)", "aria-label": "resume guidance" });
       const act = (cmd, body) => () => this.act(cmd, body ? body() : {});
       this.controls = el("div.controls", { role: "group", "aria-label": "run controls" },
-        el("div.ctl-group",
+        el("div.ctl-group.live",
           el("button.act-next", { type: "button", onclick: act("next") }, "Next"),
           el("button.act-pause", { type: "button", onclick: act("pause") }, "Pause"),
           el("button.act-stop", { type: "button", onclick: act("stop") }, "Stop"),
@@ -63,7 +63,7 @@ const RunView = (() => {
         el("div.ctl-group.resume",
           guidance,
           el("button.act-resume", { type: "button", onclick: act("resume", () => ({ args: guidance.value.trim() ? [guidance.value.trim()] : [] })) }, "Resume")),
-        el("div.ctl-group",
+        el("div.ctl-group.branch",
           el("button.act-review", { type: "button", onclick: act("review") }, "Review"),
           U.confirmable(el("button.primary.act-land", { type: "button" }, "Land"), "Land it on its base?", act("land")),
           U.confirmable(el("button.danger.act-undo", { type: "button" }, "Undo"), "Drop branch and worktree?", act("undo"))));
@@ -174,7 +174,11 @@ const RunView = (() => {
       try {
         this.status = await API.request("GET", "/api/runs/" + encodeURIComponent(this.id));
       } catch (e) {
-        if (e.status === 404) U.notice(e.message, "error");
+        if (e.status === 404) {
+          U.notice(e.message, "error");
+          this.controls.hidden = true;
+          this.steer.hidden = true;
+        }
         return;
       }
       this.renderStatus();
@@ -194,8 +198,12 @@ const RunView = (() => {
         el("span.dim", " " + [s.provider, s.model].filter(Boolean).join(" · ")),
         el("span.dim", " · " + (u.turns || 0) + " turns · " + U.tokens(u.input_tokens) + " in · " + U.tokens(u.output_tokens) + " out"),
         s.workspace && s.workspace.branch ? el("span.dim", " · " + s.workspace.branch) : "");
+      const ws = s.workspace || {};
+      const fate = ws.landed ? "landed" : ws.undone ? "undone" : ws.removed ? "removed" : "";
+      if (fate) this.facts.append(" ", chip(fate, "branch"));
       this.why.textContent = cls.why || s.reason || "";
       this.why.hidden = !this.why.textContent;
+      this.showControls(s, cls, fate);
       const v = s.last_verify;
       U.clear(this.gate);
       if (v) this.gate.append("Last gate", v.gate ? " " + v.gate : "", ": ", chip(v.status, "gate"), " " + (v.reason || ""));
@@ -203,6 +211,20 @@ const RunView = (() => {
       this.renderPlan();
       this.renderWaiting();
       if (this.tab === "details") this.renderDetails();
+    }
+
+    // showControls offers what the run's state allows: a finished run has
+    // nothing to pause or cancel, a complete or cancelled one nothing to
+    // resume, and a chat (or a landed or undone run) no branch to land.
+    showControls(s, cls, fate) {
+      const done = cls.active === false;
+      const mode = (s.axes && s.axes.mode) || "";
+      const noBranch = !s.workspace || !s.workspace.branch || mode === "chat" || mode === "research";
+      this.controls.querySelector(".live").hidden = done;
+      this.controls.querySelector(".resume").hidden = s.status === "complete" || s.status === "cancelled";
+      this.controls.querySelector(".branch").hidden = noBranch || fate === "undone" || fate === "removed";
+      for (const b of this.controls.querySelectorAll(".act-land")) b.hidden = fate === "landed";
+      this.controls.hidden = [...this.controls.children].every((g) => g.hidden);
     }
 
     // renderPlan shows the plan a run waits on, with its acceptance.
@@ -253,7 +275,15 @@ const RunView = (() => {
             el("button.act-allow-run", { type: "button", onclick: () => this.act("approve", { flags: { ...call, "for-run": true } }) }, "Allow " + d.tool + " for the run"),
             d.read_only ? el("button.act-allow-ro", { type: "button", onclick: () => this.act("approve", { flags: { ...call, "read-only": true } }) }, "Allow read-only calls") : "",
             el("label.field.inline", { for: rid }, el("span", "reason"), reason),
-            el("button.danger.act-deny", { type: "button", onclick: () => this.act("deny", { args: [reason.value.trim() || "denied on the web page"], flags: call }) }, "Deny"))));
+            el("button.danger.act-deny", { type: "button", onclick: () => {
+              // The model reads the reason: a denial says why.
+              if (!reason.value.trim()) {
+                reason.focus();
+                U.notice("Say why in the reason field: the model reads it.", "error");
+                return;
+              }
+              this.act("deny", { args: [reason.value.trim()], flags: call });
+            } }, "Deny"))));
       }
     }
 
