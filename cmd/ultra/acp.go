@@ -87,6 +87,11 @@ func openACPProject(cwd, prog string, env []string) (*acp.Project, error) {
 	}
 	rememberRepo(p.Root)
 	logs := filepath.Join(p.StateRoot, "acp", "logs")
+	// Never through a link the repository commits in ultra's state.
+	if err := realDirs(p.Root, logs); err != nil {
+		st.Close()
+		return nil, err
+	}
 	pruneLogs(logs, 24*time.Hour)
 	return &acp.Project{
 		Backend: &procs.Processes{Store: st, Program: prog, Dir: p.Dir, Logs: logs, Env: env},

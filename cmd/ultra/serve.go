@@ -119,6 +119,10 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	}
 	rememberRepo(p.Root)
 	logs := filepath.Join(p.StateRoot, "web")
+	// Never through a link the repository commits in ultra's state.
+	if err := realDirs(p.Root, logs); err != nil {
+		return err
+	}
 	pruneLogs(logs, 24*time.Hour)
 	be := &procs.Processes{Store: st, Program: prog, Dir: p.Dir, Logs: logs, Env: append(os.Environ(), "ULTRA_SURFACE=web")}
 	s := web.New(web.Options{

@@ -93,6 +93,10 @@ func openTUI(cmd *cobra.Command, pf *chatFlags, tf *tuiFlags, attach string) err
 		startExtra = append(startExtra, "--include-uncommitted")
 	}
 	logs := filepath.Join(p.StateRoot, "tui")
+	// Never through a link the repository commits in ultra's state.
+	if err := realDirs(p.Root, logs); err != nil {
+		return err
+	}
 	pruneLogs(logs, 24*time.Hour)
 	// Runs elsewhere hide the state of the repositories the registry
 	// knows (the commands' output files here among it).

@@ -213,7 +213,7 @@ func (a *Agent) session(id sdk.SessionId) (*session, error) {
 	defer a.mu.Unlock()
 	s, ok := a.sessions[string(id)]
 	if !ok {
-		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %q (session/new or session/load first)", id)})
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %q (session/new or session/load first)", clip(string(id)))})
 	}
 	return s, nil
 }

@@ -34,8 +34,16 @@ func PromptText(blocks []sdk.ContentBlock) (string, error) {
 			return "", fmt.Errorf("ultra takes no audio in a prompt")
 		}
 	}
-	return strings.TrimSpace(b.String()), nil
+	text := strings.TrimSpace(b.String())
+	if len(text) > maxPrompt {
+		return "", fmt.Errorf("the prompt is %d bytes with its embedded context: ultra takes at most %d in one prompt (an argument of its command); attach fewer or smaller files, or name them and let the model read them", len(text), maxPrompt)
+	}
+	return text, nil
 }
+
+// maxPrompt is the longest prompt passed to ultra's command as one
+// argument: the kernel takes none over 128 KiB.
+const maxPrompt = 100 << 10
 
 // Argv is the command line of a slash command typed in the editor, for
 // the session's run (""), as the command table makes it: the same argv

@@ -56,11 +56,11 @@ func recordPath(state, id string) string { return filepath.Join(state, "acp", "s
 func loadRecord(state, id string) (record, error) {
 	var r record
 	if !sessionID.MatchString(id) {
-		return r, fmt.Errorf("no session %q: a session id is acp-<16 hex digits>, or a run's id", id)
+		return r, fmt.Errorf("no session %q: a session id is acp-<16 hex digits>, or a run's id", clip(id))
 	}
 	b, err := os.ReadFile(recordPath(state, id))
 	if err != nil {
-		return r, fmt.Errorf("no session %q here: %v", id, err)
+		return r, fmt.Errorf("no session %q here: %v", clip(id), err)
 	}
 	if err := json.Unmarshal(b, &r); err != nil || r.ID != id {
 		return r, fmt.Errorf("session %q: its record is damaged (%v)", id, err)
@@ -323,4 +323,13 @@ func (s *session) drain(ctx context.Context, f *Fold) error {
 			return nil
 		}
 	}
+}
+
+// clip is an id the editor sent, as an error repeats it: at most 80
+// characters.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
 }

@@ -3,8 +3,10 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -87,11 +89,39 @@ func inside(workdir, path string) string {
 		p = filepath.Join(workdir, p)
 	}
 	p = filepath.Clean(p)
-	rel, err := filepath.Rel(workdir, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if strings.ContainsFunc(p, unicode.IsControl) || !within(workdir, p) {
 		return ""
 	}
+	// A link in the tree (the repository's, or one the model made) can
+	// lead out of it: the editor would open what it points at. Only a path
+	// that stays inside once its links are followed is sent.
+	if real, err := realPrefix(p); err != nil || !within(workdir, real) {
+		if rw, err := filepath.EvalSymlinks(workdir); err != nil || real == "" || !within(rw, real) {
+			return ""
+		}
+	}
 	return p
+}
+
+// within says p is dir or lies under it (lexically).
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// realPrefix is p with the links of its longest existing prefix followed
+// (a file not written yet keeps its own name under its real folder).
+func realPrefix(p string) (string, error) {
+	rest := ""
+	for at := p; ; at = filepath.Dir(at) {
+		if r, err := filepath.EvalSymlinks(at); err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		if filepath.Dir(at) == at {
+			return "", os.ErrNotExist
+		}
+		rest = filepath.Join(filepath.Base(at), rest)
+	}
 }
 
 // locations are the files a call acts on, with a line where the call
@@ -136,6 +166,24 @@ func rawInput(raw json.RawMessage) any {
 	var v any
 	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
 		return nil
+	}
+	return printableValue(v)
+}
+
+// printableValue is v with every string in it made printable: no escape
+// sequence of the model's reaches the editor's terminal or clipboard.
+func printableValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return event.Printable(x)
+	case []any:
+		for i := range x {
+			x[i] = printableValue(x[i])
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = printableValue(e)
+		}
 	}
 	return v
 }

@@ -53,6 +53,9 @@ func (f *Fold) Updates(e store.StoredEvent) []sdk.SessionUpdate {
 		return nil
 	}
 	f.Seq = e.Seq
+	if e.Run == "" {
+		e.Run = f.Run
+	}
 	if f.calls == nil {
 		f.calls = map[string]string{}
 	}
@@ -124,7 +127,7 @@ func (f *Fold) Updates(e store.StoredEvent) []sdk.SessionUpdate {
 		var d event.AssistantTextData
 		if json.Unmarshal(e.Data, &d) == nil {
 			if strings.TrimSpace(d.Thinking) != "" {
-				out = append(out, sdk.UpdateAgentThoughtText(event.Printable(d.Thinking)))
+				out = append(out, sdk.UpdateAgentThoughtText(event.Printable(d.Thinking)+"\n"))
 			}
 			say(d.Text)
 		}
@@ -185,7 +188,7 @@ func (f *Fold) Updates(e store.StoredEvent) []sdk.SessionUpdate {
 			if d.IsError {
 				status = sdk.ToolCallStatusFailed
 			}
-			opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateStatus(status), sdk.WithUpdateRawOutput(map[string]any{"output": d.Output, "is_error": d.IsError})}
+			opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateStatus(status), sdk.WithUpdateRawOutput(map[string]any{"output": event.Printable(d.Output), "is_error": d.IsError})}
 			if _, isDiff := map[string]bool{"edit": true, "write": true}[d.Tool]; !isDiff || d.IsError {
 				if c := textContent(event.Printable(d.Output)); c != nil {
 					opts = append(opts, sdk.WithUpdateContent(c))

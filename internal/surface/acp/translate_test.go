@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func TestFoldUpdates(t *testing.T) {
 	}{
 		{"assistant text and thinking", ev(2, event.AssistantText, event.AssistantTextData{Text: "hello", Thinking: "hmm"}),
 			[]string{"agent_thought_chunk", "agent_message_chunk"}, func(t *testing.T, us []sdk.SessionUpdate, f *Fold) {
-				if us[1].AgentMessageChunk.Content.Text.Text != "hello" || us[0].AgentThoughtChunk.Content.Text.Text != "hmm" {
+				if us[1].AgentMessageChunk.Content.Text.Text != "hello" || us[0].AgentThoughtChunk.Content.Text.Text != "hmm\n" {
 					t.Fatalf("%+v", us)
 				}
 			}},
@@ -216,5 +217,34 @@ func TestPlanEntries(t *testing.T) {
 	}
 	if _, err := PlanEntries([]byte("not json")); err == nil {
 		t.Fatal("malformed goals gave no error")
+	}
+}
+
+// What a tool call sends raw (its input, its output) is printable too: no
+// escape sequence of the model's reaches the editor.
+func TestRawIsPrintable(t *testing.T) {
+	f := &Fold{Run: "20261129-010101-abcdef", Workdir: "/w"}
+	esc := "x\x1b]52;c;aGVsbG8=\x07\x1b[2Jy"
+	var us []sdk.SessionUpdate
+	us = append(us, f.Updates(ev(1, event.ToolCall, event.ToolCallData{CallID: "c1", Tool: "bash", Args: json.RawMessage(`{"command":"printf '\u001b[2J'"}`)}))...)
+	us = append(us, f.Updates(ev(2, event.ToolResult, event.ToolResultData{CallID: "c1", Tool: "bash", Output: esc}))...)
+	n := 0
+	for _, u := range us {
+		var raw any
+		switch {
+		case u.ToolCall != nil:
+			raw = u.ToolCall.RawInput
+		case u.ToolCallUpdate != nil:
+			raw = u.ToolCallUpdate.RawOutput
+		}
+		if raw != nil {
+			n++
+			if strings.ContainsRune(fmt.Sprint(raw), 0x1b) {
+				t.Errorf("sent raw %q", raw)
+			}
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d raw fields sent, want the input and the output: %+v", n, us)
 	}
 }
