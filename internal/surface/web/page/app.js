@@ -68,6 +68,14 @@
       return;
     }
     if (all) all.stop();
+    // The repository this server serves, beside the brand: a tab on
+    // another repository's server says so.
+    API.request("GET", "/api/info").then((i) => {
+      const b = document.querySelector(".brand");
+      if (!b || !i.project) return;
+      b.textContent = "ultra · " + i.project;
+      b.title = i.root + " (ultra " + i.version + ")";
+    }).catch(() => {});
     // A tab that has taken no event yet starts at the end: the reads
     // show what is there, the stream what changes.
     const last = sessionStorage.getItem(LAST) || 0;
