@@ -163,3 +163,44 @@ func TestForRunKeepsAskRules(t *testing.T) {
 	ultra(t, dir, "cancel", id)
 	l.wait(t)
 }
+
+// Refusing a call with --for-run refuses its tool for the rest of the
+// run, by the guard: after the run control turns autonomous (no call
+// waits any more), the tool's calls are still refused, and do nothing.
+func TestDenyForRun(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, calcProject)
+	m := newModel(t,
+		calls(call("bash", map[string]any{"command": "wc -l calc/calc.go"})),
+		step{"text": "thinking", "delay_ms": 3000},
+		calls(call("bash", map[string]any{"command": "ls calc"})),
+		step{"text": "done"},
+	)
+	l := startLive(t, dir, runArgs(m, "--control", "manual", "--max-turns", "4", "look")...)
+	w := l.waitEvent(t, "the bash call waiting", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "waiting"
+	})
+	id := w["run"].(string)
+	if a := ultra(t, dir, "approve", id, "--deny", "no shell in this run", "--for-run"); a.code != 0 {
+		t.Fatalf("deny --for-run: exit %d %s %s", a.code, a.stdout, a.stderr)
+	}
+	l.waitEvent(t, "the denial for the run", func(e map[string]any) bool {
+		return e["type"] == "approval" && data(e)["state"] == "denied_for_run"
+	})
+	if s := ultra(t, dir, "steer", id, "--control", "autonomous", "--scope", "now"); s.code != 0 {
+		t.Fatalf("steer: exit %d %s %s", s.code, s.stdout, s.stderr)
+	}
+	l.waitEvent(t, "the later bash call refused", func(e map[string]any) bool {
+		return e["type"] == "refusal" && data(e)["layer"] == "person"
+	})
+	l.wait(t)
+	for _, e := range l.events() {
+		if e["type"] == "tool_result" && data(e)["tool"] == "bash" && data(e)["is_error"] != true {
+			t.Errorf("a bash call ran after the tool was refused for the run: %v", data(e))
+		}
+	}
+	reqs := m.srv.Requests()
+	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, "a person refused tool") || !strings.Contains(body, "no shell in this run") {
+		t.Errorf("the model did not read why the tool is refused")
+	}
+}

@@ -47,6 +47,7 @@ var parityLines = []string{
 	"/approve --autonomous --permission-profile trusted",
 	"/deny not the lockfile --call call_3 --run 20261122",
 	"/deny -- -rf is never fine",
+	"/deny no network calls --for-run",
 	"/cancel --reason obsolete",
 	"/attach 20261122",
 	"/resume",

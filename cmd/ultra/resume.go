@@ -43,7 +43,7 @@ func newApproveCmd() *cobra.Command {
 			"autonomous, and --permission-profile sets the profile), each change recorded.\n\n" +
 			"In manual run control every tool call waits for a person: ultra approve RUN [--call ID] allows it\n" +
 			"(--for-run: its tool for the rest of the run; --read-only: every read-only call, read, glob and grep,\n" +
-			"for the rest of the run), ultra approve RUN --call ID --deny \"reason\" refuses it\n" +
+			"for the rest of the run), ultra approve RUN --call ID --deny \"reason\" refuses it (--for-run: and its tool for the rest of the run)\n" +
 			"and the model reads the reason. A live run takes the decision within a second; a run that stopped\n" +
 			"to wait (--no-wait) is continued here.",
 		Example: `  ultra approve RUN                          # accept the plan
@@ -92,9 +92,9 @@ func newApproveCmd() *cobra.Command {
 			case readOnly:
 				scope = agent.ApproveReadOnly
 			}
-			if scope != "" && !allow {
+			if scope == agent.ApproveReadOnly && !allow {
 				st.Close()
-				return usageErr("--deny refuses one call: it goes with neither --for-run nor --read-only")
+				return usageErr("--deny goes with --for-run (its tool refused for the rest of the run), not with --read-only")
 			}
 			a, err := agent.Decide(cmd.Context(), p.agentOptions(st), row.ID, callID, allow, scope, firstNonEmptyStr(deny, guidance), askWait)
 			st.Close()
@@ -116,7 +116,7 @@ func newApproveCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&callID, "call", "", "the tool call to allow or deny (default: the one the run waits on)")
 	fl.StringVar(&deny, "deny", "", "refuse the call, with a reason the model reads")
-	fl.BoolVar(&forRun, "for-run", false, "allow the call's tool for the rest of the run")
+	fl.BoolVar(&forRun, "for-run", false, "allow the call's tool for the rest of the run (with --deny: refuse it for the rest of the run, whatever the run control)")
 	fl.BoolVar(&readOnly, "read-only", false, "allow every read-only call (read, glob, grep) for the rest of the run, the waiting one when it reads (a call that writes goes on waiting)")
 	fl.BoolVar(&autonomous, "autonomous", false, "accept the plan and let it run autonomously")
 	fl.StringVar(&profile, "permission-profile", "", "with an accepted plan: the permission profile it runs with")

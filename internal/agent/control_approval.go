@@ -234,7 +234,17 @@ func (r *runner) approved(ctx context.Context, c llm.ToolCall) (res tool.Result,
 func (r *runner) decide(c llm.ToolCall, q store.Request) (tool.Result, bool) {
 	if q.Kind == store.ReqDeny {
 		reason := firstNonEmpty(q.Reason, "no reason given")
-		r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, State: "denied", Reason: reason, Axes: r.row.Axes})
+		state := "denied"
+		if q.Scope == ApproveForRun {
+			// The tool is refused for the rest of the run, by the guard,
+			// whatever the run control becomes.
+			state = "denied_for_run"
+			if r.st.DeniedTools == nil {
+				r.st.DeniedTools = map[string]string{}
+			}
+			r.st.DeniedTools[c.Name] = reason
+		}
+		r.emit(event.Approval, event.ApprovalData{CallID: c.ID, Tool: c.Name, State: state, Reason: reason, Axes: r.row.Axes})
 		return tool.Result{IsError: true, Output: "Denied by a person: " + reason}, false
 	}
 	state := "allowed"

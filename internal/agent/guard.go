@@ -25,6 +25,7 @@ const (
 	LayerVerifyPhase  = "verify-phase"       // verify outside verifying
 	LayerGit          = "git-guard"          // git commands that would break the run's git invariants
 	LayerSafety       = "safety"             // destructive actions a person must confirm, in every profile
+	LayerPerson       = "person"             // a tool a person refused for the rest of the run
 	layerMalformed    = "malformed"          // not a refusal: the call itself was broken
 	stateFilesPrefix  = ".ultra/"
 	maxRefusalDetails = 300
@@ -50,6 +51,9 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 	if _, ok := r.tools[c.Name]; !ok {
 		return &refusal{layer: layerMalformed, reason: fmt.Sprintf("unknown tool %q. Tools available in phase %s: %s",
 			c.Name, p, strings.Join(r.offered(), ", "))}
+	}
+	if why, ok := r.st.DeniedTools[c.Name]; ok {
+		return &refusal{layer: LayerPerson, reason: fmt.Sprintf("a person refused tool %q for the rest of this run: %s", c.Name, why)}
 	}
 	if ok, why := policy.ToolPermitted(r.row.Axes.Permission, c.Name); !ok {
 		return &refusal{layer: LayerPolicy, reason: fmt.Sprintf("the %s permission profile does not permit tool %q: %s",

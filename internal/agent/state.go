@@ -109,6 +109,10 @@ type runState struct {
 	// AllowedTools are the tools a person allowed for the rest of the run
 	// (manual control: ultra approve --for-run).
 	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// DeniedTools are the tools a person refused for the rest of the run
+	// (ultra approve --deny REASON --for-run): refused by the guard under
+	// every run control, with the reason the person gave.
+	DeniedTools map[string]string `json:"denied_tools,omitempty"`
 	// AllowReadOnly: a person allowed every read-only call for the rest
 	// of the run (manual control: ultra approve --read-only).
 	AllowReadOnly bool `json:"allow_read_only,omitempty"`

@@ -146,6 +146,7 @@ var Table = []Command{
 		Name: "deny", Args: "REASON…", Summary: "Refuse the tool call a manual run waits on; the model reads the reason",
 		Flags: []Flag{
 			{Name: "call", Value: true, Usage: "the tool call to refuse (default: the one the run waits on)", arg: "ID"},
+			{Name: "for-run", Usage: "refuse the call's tool for the rest of the run, whatever the run control"},
 			flagRun,
 		},
 		CLI: []string{"approve"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, Drives: true, Events: true,

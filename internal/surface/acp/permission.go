@@ -102,7 +102,11 @@ func CallAnswer(run string, w event.ApprovalData, option string) (Answer, error)
 	case RejectOnce:
 		return one("deny", []string{deniedReason}, call, "")
 	case RejectAlways:
-		a, err := one("deny", []string{deniedReason + " (" + w.Tool + " is refused for the rest of this session)"}, call, w.Tool+" is denied for the rest of this session")
+		// The run refuses the tool from now on, whatever its run control
+		// becomes (ultra approve --deny --for-run); the session also
+		// refuses it in the runs it starts later.
+		flags := map[string]string{"call": w.CallID, "for-run": "true"}
+		a, err := one("deny", []string{deniedReason + " (" + w.Tool + " is refused for the rest of this session)"}, flags, w.Tool+" is denied for the rest of this session")
 		a.DenyTool = w.Tool
 		return a, err
 	}

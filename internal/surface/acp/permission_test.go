@@ -30,7 +30,7 @@ func TestAnswers(t *testing.T) {
 		{"allow always", func() (Answer, error) { return CallAnswer(run, bash, AllowAlways) }, [][]string{{"approve", run, "--call", "call_3", "--for-run"}}, "", false},
 		{"reject once", func() (Answer, error) { return CallAnswer(run, bash, RejectOnce) }, [][]string{{"approve", run, "--call", "call_3", "--deny", deniedReason}}, "", false},
 		{"reject always", func() (Answer, error) { return CallAnswer(run, bash, RejectAlways) },
-			[][]string{{"approve", run, "--call", "call_3", "--deny", deniedReason + " (bash is refused for the rest of this session)"}}, "bash", false},
+			[][]string{{"approve", run, "--call", "call_3", "--for-run", "--deny", deniedReason + " (bash is refused for the rest of this session)"}}, "bash", false},
 		{"goals call accepted", func() (Answer, error) { return CallAnswer(run, goals, AllowOnce) }, [][]string{{"approve", run, "--call", "call_2"}}, "", false},
 		{"goals call accepted to run autonomously", func() (Answer, error) { return CallAnswer(run, goals, AllowAlways) },
 			[][]string{{"approve", run, "--call", "call_2"}, {"autonomous", run, "--reason", "plan accepted from the editor to run autonomously"}}, "", false},

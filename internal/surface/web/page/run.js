@@ -275,15 +275,16 @@ const RunView = (() => {
             el("button.act-allow-run", { type: "button", onclick: () => this.act("approve", { flags: { ...call, "for-run": true } }) }, "Allow " + d.tool + " for the run"),
             d.read_only ? el("button.act-allow-ro", { type: "button", onclick: () => this.act("approve", { flags: { ...call, "read-only": true } }) }, "Allow read-only calls") : "",
             el("label.field.inline", { for: rid }, el("span", "reason"), reason),
-            el("button.danger.act-deny", { type: "button", onclick: () => {
-              // The model reads the reason: a denial says why.
-              if (!reason.value.trim()) {
-                reason.focus();
-                U.notice("Say why in the reason field: the model reads it.", "error");
-                return;
-              }
-              this.act("deny", { args: [reason.value.trim()], flags: call });
-            } }, "Deny"))));
+            ...[["Deny", false], ["Deny " + d.tool + " for the run", true]].map(([label, forRun]) =>
+              el("button.danger" + (forRun ? ".act-deny-run" : ".act-deny"), { type: "button", onclick: () => {
+                // The model reads the reason: a denial says why.
+                if (!reason.value.trim()) {
+                  reason.focus();
+                  U.notice("Say why in the reason field: the model reads it.", "error");
+                  return;
+                }
+                this.act("deny", { args: [reason.value.trim()], flags: forRun ? { ...call, "for-run": true } : call });
+              } }, label)))));
       }
     }
 
