@@ -217,7 +217,8 @@ func Decide(ctx context.Context, o Options, id, callID string, allow bool, scope
 	default:
 		return nil, fmt.Errorf("unknown scope %q of an approval: want %s or %s", scope, ApproveForRun, ApproveReadOnly)
 	}
-	if allow {
+	if allow || scope == ApproveForRun {
+		// A denial for the run refuses the tool from then on.
 		q.Scope = scope
 	}
 	st, err := decodeState(row)
