@@ -277,6 +277,8 @@ func TestWebPageApproval(t *testing.T) {
 	id := v["run"].(string)
 	p := openTab(t, b, s, "#/run/"+id)
 	p.wait("the call waiting", `document.querySelector(".wait-box:not([hidden]) [data-call] button.act-allow")`)
+	// Its line in the transcript says it waits, not that it runs.
+	p.wait("the call's line waiting", `[...document.querySelectorAll("#transcript details.call .call-state")].some(s => s.textContent.includes("waits for you"))`)
 	evs, _ := s.events()
 	for _, e := range evs {
 		if e["type"] == "approval" && data(e)["state"] != "waiting" {

@@ -52,6 +52,7 @@ var parityLines = []string{
 	"/attach 20261122",
 	"/resume",
 	"/resume 20261122 try the other parser",
+	"/resume --max-turns 10 --max-retries 3 --max-cost 2.5 --max-wall 30m --max-input-tokens 100000 --max-output-tokens 5000 keep going",
 	"/resume --run 20261122 -- -v was the wrong flag",
 	"/tasks --all",
 	"/status",

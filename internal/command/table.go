@@ -165,8 +165,16 @@ var Table = []Command{
 	},
 	{
 		Name: "resume", Args: "[RUN] [GUIDANCE…]", Summary: "Continue an escalated, interrupted or stopped run; guidance goes to the model",
-		Flags: []Flag{{Name: "run", Value: true, Usage: "the run (then every argument is guidance)", arg: "ID", to: "-"}},
-		CLI:   []string{"resume"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, Drives: true, Events: true,
+		Flags: []Flag{
+			{Name: "run", Value: true, Usage: "the run (then every argument is guidance)", arg: "ID", to: "-"},
+			{Name: "max-turns", Value: true, Usage: "grant this many more model requests", arg: "N"},
+			{Name: "max-retries", Value: true, Usage: "the retry limit from now on", arg: "N"},
+			{Name: "max-cost", Value: true, Usage: "grant this many more US dollars", arg: "USD"},
+			{Name: "max-wall", Value: true, Usage: "grant this much more wall time (30m, 2h)", arg: "DURATION"},
+			{Name: "max-input-tokens", Value: true, Usage: "grant this many more input tokens", arg: "N"},
+			{Name: "max-output-tokens", Value: true, Usage: "grant this many more output tokens", arg: "N"},
+		},
+		CLI: []string{"resume"}, Surfaces: []Surface{CLI, TUI, Web, ACP}, Run: true, Drives: true, Events: true,
 		args: argRunText, argNoun: "run",
 	},
 	{

@@ -194,6 +194,8 @@ func TestCommandParity(t *testing.T) {
 		{"/api/runs/" + runA + "/land", `{}`, "/land"},
 		{"/api/runs/" + runA + "/undo", `{"flags":{"to-last-green":true}}`, "/undo --to-last-green"},
 		{"/api/runs/" + runA + "/resume", `{"args":["try","again"]}`, "/resume try again"},
+		{"/api/runs/" + runA + "/resume", `{"args":["more"],"flags":{"max-turns":10,"max-wall":"30m"}}`, "/resume more --max-turns 10 --max-wall 30m"},
+		{"/api/runs/" + runA + "/deny", `{"args":["no"],"flags":{"for-run":true}}`, "/deny no --for-run"},
 		{"/api/commands/doctor", `{"args":["fix"],"flags":{"dry-run":true}}`, "/doctor fix --dry-run"},
 		{"/api/commands/review", `{"flags":{"base":"main"}}`, "/review --base main"},
 	}

@@ -193,7 +193,16 @@ const Transcript = (() => {
         d.architecture_reasons && d.architecture_reasons.length ? el("ul.dim", d.architecture_reasons.map((b) => el("li", b))) : "");
     }
 
+    // callState says where a call stands on its line ("waits for you",
+    // "allowed", "denied") until its result comes.
+    callState(callID, text) {
+      const card = this.calls.get(callID);
+      const st = card && card.querySelector(".call-state");
+      if (st && !st.classList.contains("ok") && !st.classList.contains("err")) st.textContent = " " + text;
+    }
+
     on_approval(ev, d) {
+      this.callState(d.call_id, d.state === "waiting" ? "waits for you" : d.state.replaceAll("_", " "));
       if (d.state !== "waiting") {
         this.resolve(d.call_id, d.state);
         return line("ev-approval", meta(ev), el("b", d.tool), " ", chip(d.state, "approval"), d.reason ? " " + d.reason : "");
