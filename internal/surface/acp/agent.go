@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ultra-dev/ultra/internal/event"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -213,7 +214,7 @@ func (a *Agent) session(id sdk.SessionId) (*session, error) {
 	defer a.mu.Unlock()
 	s, ok := a.sessions[string(id)]
 	if !ok {
-		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %q (session/new or session/load first)", clip(string(id)))})
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %q (session/new or session/load first)", event.Truncate(string(id), 80))})
 	}
 	return s, nil
 }

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"github.com/ultra-dev/ultra/internal/surface/procs"
 	"slices"
 	"strings"
 	"time"
@@ -117,7 +118,7 @@ func (s *session) follow(ctx context.Context, run string, wait func() (string, i
 			// asked goes on with the answer.
 		default:
 			if isClosed(exited) && wait != nil && code != 0 && code != 3 && code != 4 && f.Finished == nil {
-				s.say(ctx, fmt.Sprintf("\n\nthe command exited %d:\n\n```\n%s\n```\n", code, firstLines(out, 40)))
+				s.say(ctx, fmt.Sprintf("\n\nthe command exited %d:\n\n```\n%s\n```\n", code, procs.FirstLines(out, 40)))
 			}
 			if f.Finished != nil && f.Finished.Status == "budget_exhausted" {
 				return sdk.StopReasonMaxTurnRequests
@@ -146,7 +147,7 @@ func (s *session) pause(ctx context.Context, run string) time.Time {
 	argv, err := argvOf("pause", run, nil, map[string]string{"reason": "cancelled in the editor"})
 	if err == nil {
 		if out, code := s.proj.Backend.Exec(ctx, argv); code != 0 {
-			s.say(ctx, "\n\ncancel: "+firstLines(out, 5)+"\n")
+			s.say(ctx, "\n\ncancel: "+procs.FirstLines(out, 5)+"\n")
 		}
 	}
 	return time.Now()
@@ -240,7 +241,7 @@ func (s *session) carry(ctx context.Context, a Answer, err error) (sdk.StopReaso
 		for _, argv := range a.Argv {
 			out, code := s.proj.Backend.Exec(bg, s.withMCP(argv))
 			if code != 0 && code != 3 && code != 4 {
-				s.say(bg, fmt.Sprintf("\n\n`ultra %s` exited %d: %s\n", strings.Join(argv, " "), code, firstLines(out, 8)))
+				s.say(bg, fmt.Sprintf("\n\n`ultra %s` exited %d: %s\n", strings.Join(argv, " "), code, procs.FirstLines(out, 8)))
 				s.carryFailed.Store(true)
 				return
 			}

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"github.com/ultra-dev/ultra/internal/surface/procs"
 	"strings"
 	"time"
 
@@ -41,9 +42,8 @@ func PromptText(blocks []sdk.ContentBlock) (string, error) {
 	return text, nil
 }
 
-// maxPrompt is the longest prompt passed to ultra's command as one
-// argument: the kernel takes none over 128 KiB.
-const maxPrompt = 100 << 10
+// maxPrompt is the longest prompt passed to ultra's command.
+const maxPrompt = procs.MaxArg
 
 // Argv is the command line of a slash command typed in the editor, for
 // the session's run (""), as the command table makes it: the same argv
@@ -263,7 +263,7 @@ func (s *session) slash(ctx context.Context, line string) sdk.StopReason {
 	}
 	out, code := s.proj.Backend.Exec(context.WithoutCancel(ctx), s.withMCP(argv))
 	if code != 0 {
-		s.say(ctx, fmt.Sprintf("`ultra %s` exited %d:\n\n```\n%s\n```\n", strings.Join(argv, " "), code, firstLines(out, 40)))
+		s.say(ctx, fmt.Sprintf("`ultra %s` exited %d:\n\n```\n%s\n```\n", strings.Join(argv, " "), code, procs.FirstLines(out, 40)))
 	} else {
 		s.say(ctx, "```\n"+strings.TrimRight(out, "\n")+"\n```\n")
 	}
@@ -281,19 +281,4 @@ func (s *session) catchUp(ctx context.Context, run string) {
 	if f != nil && f.Run == run {
 		_ = s.drain(ctx, f)
 	}
-}
-
-// firstLines keeps what a person reads of a command's output: its lines
-// that are not events, at most n.
-func firstLines(text string, n int) string {
-	var keep []string
-	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
-		if strings.HasPrefix(l, "{") {
-			continue
-		}
-		if keep = append(keep, l); len(keep) == n {
-			break
-		}
-	}
-	return strings.Join(keep, "\n")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ultra-dev/ultra/internal/event"
+	"github.com/ultra-dev/ultra/internal/tool"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -56,11 +57,11 @@ func recordPath(state, id string) string { return filepath.Join(state, "acp", "s
 func loadRecord(state, id string) (record, error) {
 	var r record
 	if !sessionID.MatchString(id) {
-		return r, fmt.Errorf("no session %q: a session id is acp-<16 hex digits>, or a run's id", clip(id))
+		return r, fmt.Errorf("no session %q: a session id is acp-<16 hex digits>, or a run's id", event.Truncate(id, 80))
 	}
 	b, err := os.ReadFile(recordPath(state, id))
 	if err != nil {
-		return r, fmt.Errorf("no session %q here: %v", clip(id), err)
+		return r, fmt.Errorf("no session %q here: %v", event.Truncate(id, 80), err)
 	}
 	if err := json.Unmarshal(b, &r); err != nil || r.ID != id {
 		return r, fmt.Errorf("session %q: its record is damaged (%v)", id, err)
@@ -83,21 +84,7 @@ func writePrivate(path string, data []byte) error {
 			return fmt.Errorf("%s is not a folder of ultra's state (a link?): remove it", d)
 		}
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", path, time.Now().UnixNano())
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return tool.ReplaceFile(path, data, 0o600)
 }
 
 // save writes the session's record (a session id only ultra made: the
@@ -323,13 +310,4 @@ func (s *session) drain(ctx context.Context, f *Fold) error {
 			return nil
 		}
 	}
-}
-
-// clip is an id the editor sent, as an error repeats it: at most 80
-// characters.
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
 }

@@ -220,6 +220,11 @@ func runOf(text string) string {
 	return ""
 }
 
+// MaxArg is the longest text a surface passes to ultra's command as one
+// argument (a task, a question, a prompt): the kernel takes none over
+// 128 KiB, and a longer one is refused by size before it is tried.
+const MaxArg = 100 << 10
+
 // FirstLines keeps what a person reads of a command's output: its lines
 // that are not events.
 func FirstLines(text string, n int) string {

@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"github.com/ultra-dev/ultra/internal/command"
+	"github.com/ultra-dev/ultra/internal/surface/procs"
 )
 
-// maxArg is the longest text passed as one argument of a command: the
-// kernel takes no argument over 128 KiB.
-const maxArg = 100 << 10
+// maxArg is the longest task or question passed to ultra's command.
+const maxArg = procs.MaxArg
 
 // StartRun is the body of POST /api/runs.
 type StartRun struct {

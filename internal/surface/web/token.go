@@ -1,8 +1,6 @@
 package web
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -47,11 +45,7 @@ func Token(path string) (string, error) {
 }
 
 func makeToken(path string) (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	tok := hex.EncodeToString(b)
+	tok := random()
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if errors.Is(err, os.ErrExist) {
 		return Token(path) // another ultra serve made it first
