@@ -34,6 +34,14 @@ func (s *Server) evidence(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, "no evidence here")
 		return
 	}
+	// The folders on the way are ultra's: a link in their place (a
+	// repository can commit one) is not followed.
+	for _, d := range []string{s.o.EvidenceRoot, filepath.Join(s.o.EvidenceRoot, id)} {
+		if fi, err := os.Lstat(d); err == nil && !fi.IsDir() {
+			s.fail(w, http.StatusNotFound, "run "+id+" has no evidence folder of ultra's")
+			return
+		}
+	}
 	root, err := os.OpenRoot(filepath.Join(s.o.EvidenceRoot, id))
 	if errors.Is(err, fs.ErrNotExist) {
 		s.fail(w, http.StatusNotFound, "run "+id+" has no evidence")

@@ -552,6 +552,13 @@ func TestEvidence(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, resp.Header, string(b)
 	}
+	// A run whose evidence folder is a link is served nothing through it.
+	os.Symlink(filepath.Join(root, runA), filepath.Join(root, "20261129-020202-bbbbbb"))
+	req, _ := http.NewRequest("GET", ts.URL+"/api/runs/20261129-020202-bbbbbb/evidence/G001/G001-C1/final/screenshot.png", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 404 {
+		t.Errorf("evidence through a linked run folder: %v %v", resp, err)
+	}
 	if code, h, b := get("G001/G001-C1/final/screenshot.png"); code != 200 || h.Get("Content-Type") != "image/png" || b != png {
 		t.Errorf("the screenshot: %d %s %q", code, h.Get("Content-Type"), b)
 	}
