@@ -269,7 +269,9 @@ func TestWebPageApproval(t *testing.T) {
 	dir := repo(t, calcProject)
 	s := serveIn(t, dir, ultraEnv(t))
 	s.follow(t, "/api/events", "")
-	m := newModel(t, calls(call("read", map[string]any{"file_path": "calc/calc.go"})), step{"text": "waiting", "delay_ms": 20000})
+	// The model is still answering when the page cancels, however slow
+	// the machine: the run never runs out of script first.
+	m := newModel(t, calls(call("read", map[string]any{"file_path": "calc/calc.go"})), step{"text": "waiting", "delay_ms": 120000})
 	code, v := s.call(t, "POST", "/api/runs", `{"task": "look at calc", "flags": {"control": "manual", `+modelFlags(m)+`}}`)
 	if code != 201 {
 		t.Fatalf("start: %d %v", code, v)
@@ -315,9 +317,10 @@ func TestWebPageApproval(t *testing.T) {
 	p.wait("the answer on the page", `document.querySelector(".wait-box").hidden
 		&& [...document.querySelectorAll('#transcript [data-type=approval] .chip')].some(c => c.textContent === "allowed")
 		&& document.querySelector('#transcript [data-call] .call-state.ok')`)
+	p.wait("the run's controls offered", `!document.querySelector(".controls .live").hidden`)
 	p.click(`button.act-cancel`)
 	p.click(`button.act-cancel.armed`)
-	s.waitEvent(t, "the run's end", 20*time.Second, func(e map[string]any) bool {
+	s.waitEvent(t, "the run's end", 40*time.Second, func(e map[string]any) bool {
 		return e["run"] == id && e["type"] == "run_finished" && data(e)["status"] == "cancelled"
 	})
 	p.wait("the run cancelled", `document.querySelector('#transcript [data-type=run_finished] .chip')?.textContent === "cancelled"`)
