@@ -21,6 +21,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/goal"
 	"github.com/ultra-dev/ultra/internal/llm"
 	"github.com/ultra-dev/ultra/internal/phase"
+	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/surface/headless"
 )
 
@@ -356,12 +357,55 @@ func readBrief(path string) (goal.Brief, string, error) {
 	return brief, text, nil
 }
 
+// startFlags are the flags of ultra run and ultra plan (and of the runs
+// a schedule makes).
+type startFlags struct {
+	f                                           runFlags
+	a                                           axes.Axes
+	base, briefFile, skill                      string
+	includeUncommitted, allowTestChanges, refac bool
+	dispatch                                    string // --dispatch: the schedule's dispatch a worker starts the run for
+}
+
+// task is the run's task and brief text from the arguments or the brief
+// file.
+func (s *startFlags) task(args []string) (task, briefText string, err error) {
+	task = strings.TrimSpace(strings.Join(args, " "))
+	if s.briefFile != "" {
+		if task != "" {
+			return "", "", usageErr("give the task as arguments or the brief with --brief-file, not both")
+		}
+		brief, text, err := readBrief(s.briefFile)
+		if err != nil {
+			return "", "", err
+		}
+		task, briefText = firstLine(brief.Title, text), text
+	}
+	if task == "" && s.skill == "" {
+		return "", "", usageErr("the task is empty: give it as arguments, or a brief with --brief-file")
+	}
+	return task, briefText, nil
+}
+
+// axes are the run's axes, checked.
+func (s *startFlags) axes(planOnly bool) (axes.Axes, error) {
+	a := s.a
+	if planOnly {
+		a.Mode = phase.Plan
+	}
+	a, err := a.Normalize()
+	if err != nil {
+		return a, usageErr("%v", err)
+	}
+	if a.Mode == phase.Review {
+		return a, usageErr("a review inspects a diff: use ultra review [RUN | --base A --head B]")
+	}
+	return a, nil
+}
+
 func newStartCmd(planOnly bool) *cobra.Command {
-	var f runFlags
-	var a axes.Axes = axes.Default
-	var base, briefFile string
-	var includeUncommitted, allowTestChanges, refactor bool
-	var skill string
+	sf := &startFlags{a: axes.Default}
+	f := &sf.f
 	cmd := &cobra.Command{
 		Use:   "run [flags] TASK | --brief-file BRIEF.md",
 		Short: "Run a task or a brief to a verified finish with nobody watching",
@@ -369,45 +413,39 @@ func newStartCmd(planOnly bool) *cobra.Command {
   ultra run --brief-file BRIEF.md
   ultra run --output jsonl --base-url http://127.0.0.1:11434/v1 --model qwen3-coder "fix the parser"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			task := strings.TrimSpace(strings.Join(args, " "))
-			briefText := ""
-			if briefFile != "" {
-				if task != "" {
-					return usageErr("give the task as arguments or the brief with --brief-file, not both")
-				}
-				brief, text, err := readBrief(briefFile)
-				if err != nil {
-					return err
-				}
-				task, briefText = firstLine(brief.Title, text), text
-			}
-			if task == "" && skill == "" {
-				return usageErr("the task is empty: give it as arguments, or a brief with --brief-file")
-			}
-			if planOnly {
-				a.Mode = phase.Plan
-			}
-			a, err := a.Normalize()
+			task, briefText, err := sf.task(args)
 			if err != nil {
-				return usageErr("%v", err)
+				return err
 			}
-			if a.Mode == phase.Review {
-				return usageErr("a review inspects a diff: use ultra review [RUN | --base A --head B]")
+			a, err := sf.axes(planOnly)
+			if err != nil {
+				return err
+			}
+			claim, err := parseDispatch(sf.dispatch)
+			if err != nil {
+				return err
 			}
 			p, st, err := openProject(cmd)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: allowTestChanges, Refactor: refactor,
-				Brief: briefText, BriefFile: inRepo(p.Root, briefFile), PlanOnly: planOnly}
-			if skill != "" {
-				all, _ := p.skills()
-				if err := invokeSkill(all, skill, a.Permission, &spec); err != nil {
+			if claim != nil {
+				// Before anything is made for it: the dispatch is still
+				// this worker's (creating the run takes it for good).
+				if err := st.CheckDispatch(cmd.Context(), *claim); err != nil {
 					return err
 				}
 			}
-			out, err := launch(cmd, &f, p, st, cmd.OutOrStdout(), spec, func(o *agent.Options, spec *agent.Spec) error {
+			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: sf.allowTestChanges, Refactor: sf.refac,
+				Brief: briefText, BriefFile: inRepo(p.Root, sf.briefFile), PlanOnly: planOnly, Dispatch: claim}
+			if sf.skill != "" {
+				all, _ := p.skills()
+				if err := invokeSkill(all, sf.skill, a.Permission, &spec); err != nil {
+					return err
+				}
+			}
+			out, err := launch(cmd, f, p, st, cmd.OutOrStdout(), spec, func(o *agent.Options, spec *agent.Spec) error {
 				if !phase.Worktree(a.Mode) {
 					return nil
 				}
@@ -419,7 +457,7 @@ func newStartCmd(planOnly bool) *cobra.Command {
 				if err != nil {
 					return usageErr("%v", err)
 				}
-				spec.Worktree = &agent.WorktreeSpec{Dir: dir, Base: base, IncludeUncommitted: includeUncommitted,
+				spec.Worktree = &agent.WorktreeSpec{Dir: dir, Base: sf.base, IncludeUncommitted: sf.includeUncommitted,
 					Setup: p.Config.Workspace.Setup, SetupTimeout: o.VerifyTimeout}
 				return nil
 			})
@@ -436,20 +474,30 @@ func newStartCmd(planOnly bool) *cobra.Command {
   ultra goals RUN            # read the proposal
   ultra approve RUN          # accept it: the run goes on to build`
 	}
+	sf.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&sf.dispatch, "dispatch", "", "the schedule's dispatch a worker starts this run for (set by ultra worker)")
+	_ = fl.MarkHidden("dispatch")
+	return cmd
+}
+
+// register adds the flags of a run: those of every run, the print mode
+// and the run's own.
+func (sf *startFlags) register(cmd *cobra.Command) {
+	f, a := &sf.f, &sf.a
 	f.register(cmd)
 	fl := cmd.Flags()
 	fl.BoolVarP(&f.print, "print", "p", false, "print mode, as claude -p: stdout gets the result alone (with --output-format json or stream-json, Claude Code's JSON shapes); the log goes to stderr with -v")
-	fl.StringVar(&briefFile, "brief-file", "", "a brief (markdown) with the goals, constraints and definition of done; written to .ultra/runs/<run-id>/brief.md")
+	fl.StringVar(&sf.briefFile, "brief-file", "", "a brief (markdown) with the goals, constraints and definition of done; written to .ultra/runs/<run-id>/brief.md")
 	fl.StringVar(&a.Mode, "mode", a.Mode, "work mode: "+strings.Join(axes.Values[axes.Mode], ", "))
 	fl.StringVar(&a.Control, "control", a.Control, "run control: "+strings.Join(axes.Values[axes.Control], ", ")+" (non-autonomous runs wait for a person to approve the plan)")
 	fl.StringVar(&a.Permission, "permission-profile", a.Permission, "permission profile: "+strings.Join(axes.Values[axes.Permission], ", "))
-	fl.StringVar(&base, "base", "", "branch to cut the run's branch from (default: the checkout's current branch)")
-	fl.BoolVar(&refactor, "refactor", false, "the task asks for no change of behaviour: the planner may propose refactor goals, whose criteria that run the program pass before the change and must keep passing, and whose criteria that read its text (docs, comments) must change (without it every goal needs a criterion that fails on the base tree and runs something)")
-	fl.BoolVar(&allowTestChanges, "allow-test-changes", false, "the task is to change the project's tests: changed, deleted or renamed tests and test support need no waiver at the gate (the original tests must still pass against the new code, and the decision records the permission)")
-	fl.StringVar(&skill, "skill", "", "run with a skill (ultra skills list): its instructions lead the task, and its allowed-tools narrow the run's tools")
-	fl.BoolVar(&includeUncommitted, "include-uncommitted", false, "start the run from the checkout's uncommitted changes (snapshotted into the run's first commit; the checkout is not touched)")
+	fl.StringVar(&sf.base, "base", "", "branch to cut the run's branch from (default: the checkout's current branch)")
+	fl.BoolVar(&sf.refac, "refactor", false, "the task asks for no change of behaviour: the planner may propose refactor goals, whose criteria that run the program pass before the change and must keep passing, and whose criteria that read its text (docs, comments) must change (without it every goal needs a criterion that fails on the base tree and runs something)")
+	fl.BoolVar(&sf.allowTestChanges, "allow-test-changes", false, "the task is to change the project's tests: changed, deleted or renamed tests and test support need no waiver at the gate (the original tests must still pass against the new code, and the decision records the permission)")
+	fl.StringVar(&sf.skill, "skill", "", "run with a skill (ultra skills list): its instructions lead the task, and its allowed-tools narrow the run's tools")
+	fl.BoolVar(&sf.includeUncommitted, "include-uncommitted", false, "start the run from the checkout's uncommitted changes (snapshotted into the run's first commit; the checkout is not touched)")
 	fl.StringVar(&a.ModelMode, "model-mode", a.ModelMode, "model mode: "+strings.Join(axes.Values[axes.ModelMode], ", "))
-	return cmd
 }
 
 // firstLine is title, or else the first non-empty line of text.
@@ -503,4 +551,26 @@ func inRepo(root, path string) string {
 		return ""
 	}
 	return filepath.ToSlash(rel)
+}
+
+// parseDispatch reads --dispatch SCHEDULE,DUE,WORKER (DUE in RFC 3339);
+// nil without one.
+func parseDispatch(v string) (*store.DispatchClaim, error) {
+	if v == "" {
+		return nil, nil
+	}
+	parts := strings.Split(v, ",")
+	if len(parts) != 3 || parts[0] == "" || parts[2] == "" {
+		return nil, usageErr("--dispatch %q: SCHEDULE,DUE,WORKER", v)
+	}
+	due, err := time.Parse(time.RFC3339, parts[1])
+	if err != nil {
+		return nil, usageErr("--dispatch %q: the due time is not RFC 3339", v)
+	}
+	return &store.DispatchClaim{Schedule: parts[0], Due: due, Worker: parts[2]}, nil
+}
+
+// dispatchArg is --dispatch's value for a claim.
+func dispatchArg(c store.DispatchClaim) string {
+	return c.Schedule + "," + c.Due.UTC().Format(time.RFC3339) + "," + c.Worker
 }

@@ -33,6 +33,7 @@ type serveFlags struct {
 	addr             string
 	listen, insecure bool
 	cert, key        string
+	noWorker         bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -43,7 +44,8 @@ func newServeCmd() *cobra.Command {
 		Long: "ultra serve offers this repository's runs over HTTP: a JSON API with the same commands as the command line\n" +
 			"(OpenAPI at /openapi.json), every event as Server-Sent Events that resume where a dropped connection left off,\n" +
 			"and a web page to watch, approve and steer runs. It prints one line: the page's address with a one-time code\n" +
-			"(the page trades it for a session token; a browser's history keeps only a spent code).\n\n" +
+			"(the page trades it for a session token; a browser's history keeps only a spent code). It also dispatches\n" +
+			"the repository's schedules, as ultra worker does (--no-worker: not).\n\n" +
 			"Every API request needs the installation's token as the header Authorization: Bearer TOKEN. The token lives in\n" +
 			"ultra's per-user state (which no sandbox shows), so a model's commands cannot use the API even when they can reach it.",
 		Example: `  ultra serve
@@ -58,6 +60,7 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&f.cert, "tls-cert", "", "serve HTTPS with this certificate (PEM)")
 	fl.StringVar(&f.key, "tls-key", "", "the certificate's private key (PEM)")
 	fl.BoolVar(&f.insecure, "insecure", false, "with --listen: serve plain HTTP on a non-loopback address (the token crosses the network in clear)")
+	fl.BoolVar(&f.noWorker, "no-worker", false, "do not dispatch the repository's schedules (ultra serve runs a worker, as ultra worker, unless told not to)")
 	return cmd
 }
 
@@ -174,6 +177,18 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 				done <- srv.Serve(ln)
 			}
 		}()
+	}
+	if !f.noWorker {
+		// The schedules are dispatched here too, logged to the errors:
+		// the one line on the output is the page's address.
+		d, err := newDispatcher(p, st, 1, cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		wdone := make(chan struct{})
+		go func() { d.Serve(ctx); close(wdone) }()
+		// The worker records that it stopped before the store closes.
+		defer func() { stop(); <-wdone }()
 	}
 	select {
 	case err := <-done:

@@ -45,6 +45,9 @@ func newStatusCmd() *cobra.Command {
 func printStatus(w io.Writer, s *agent.Status, verbose bool) {
 	fmt.Fprintf(w, "run      %s\n", s.ID)
 	fmt.Fprintf(w, "task     %s\n", clip(s.Task, 200))
+	if s.Schedule != "" {
+		fmt.Fprintf(w, "schedule %s (due %s): ultra schedule show %s\n", s.Schedule, s.ScheduleDue.Format(time.RFC3339), s.Schedule)
+	}
 	fmt.Fprintf(w, "phase    %s\n", s.Phase)
 	line := s.Status
 	if s.Reason != "" && s.Reason != s.Status { // not "interrupted: interrupted"

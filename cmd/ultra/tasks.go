@@ -42,6 +42,11 @@ type tasksView struct {
 	Tasks          []tasks.Row   `json:"tasks"`
 	HiddenFinished int           `json:"hidden_finished,omitempty"` // finished runs left out (see --all)
 	Skipped        []skippedRepo `json:"skipped_repos,omitempty"`
+	// Schedules are the active and paused schedules, each with its next
+	// dispatch; NotServed names the repositories with active schedules
+	// and no worker to dispatch them.
+	Schedules []scheduleView `json:"schedules,omitempty"`
+	NotServed []string       `json:"schedules_not_served,omitempty"`
 }
 
 func newTasksCmd() *cobra.Command {
@@ -179,6 +184,9 @@ func collectTasks(ctx context.Context, sources []taskSource, all, allRepos bool,
 			}
 			v.Tasks = append(v.Tasks, r)
 		}
+		if err := collectSchedules(ctx, v, s, len(sources) > 1, now); err != nil {
+			return nil, err
+		}
 		if !all {
 			n, err := s.st.CountFinishedTasks(ctx)
 			if err != nil {
@@ -189,6 +197,31 @@ func collectTasks(ctx context.Context, sources []taskSource, all, allRepos bool,
 	}
 	tasks.Sort(v.Tasks)
 	return v, nil
+}
+
+// collectSchedules adds the source's schedules that may still dispatch,
+// and whether a worker serves them.
+func collectSchedules(ctx context.Context, v *tasksView, s taskSource, repos bool, now time.Time) error {
+	scheds, err := s.st.Schedules(ctx, false)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.root, err)
+	}
+	active := false
+	for _, sc := range scheds {
+		sv := scheduleViewOf(ctx, s.st, sc, now)
+		if sv.State == "done" {
+			continue
+		}
+		if repos {
+			sv.Repo = s.root
+		}
+		active = active || sv.State == "active"
+		v.Schedules = append(v.Schedules, sv)
+	}
+	if active && !servedNow(ctx, s.st, now) {
+		v.NotServed = append(v.NotServed, s.root)
+	}
+	return nil
 }
 
 func isFinishedTask(status string) bool {
@@ -225,6 +258,7 @@ func taskRow(v *store.TaskView, now time.Time) tasks.Row {
 		InputTokens: v.TaskRow.InputTokens, OutputTokens: v.TaskRow.OutputTokens,
 		Cost: v.TaskRow.SpentCost, BudgetCost: v.TaskRow.BudgetCost,
 		Created: v.CreatedAt, Updated: v.UpdatedAt, Checkpoint: v.TaskRow.Checkpoint,
+		Schedule: v.Schedule,
 	}
 	if r.Class.Active {
 		r.PID = in.PID
@@ -251,6 +285,17 @@ func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) error {
 		}
 		if v.HiddenFinished > 0 {
 			fmt.Fprintf(w, "%d older finished runs not shown: ultra tasks --all\n", v.HiddenFinished)
+		}
+	}
+	if len(v.Schedules) > 0 {
+		fmt.Fprintln(w)
+		printSchedules(w, v.Schedules, now)
+	}
+	for _, r := range v.NotServed {
+		if repos {
+			fmt.Fprintf(w, "%s: %s\n", r, notServed)
+		} else {
+			fmt.Fprintln(w, notServed)
 		}
 	}
 	for _, s := range v.Skipped {

@@ -173,6 +173,9 @@ type Spec struct {
 	SkillTools []string
 	// SkillScopes: see agent.SkillScopes.
 	SkillScopes []string
+	// Dispatch is the schedule's dispatch a worker starts the run for:
+	// the run takes it when it is created, or is not created.
+	Dispatch *store.DispatchClaim
 	// Message, when set, is the run's first message in place of the
 	// task's (a review's diff); the task stays the run's one-line name.
 	Message string
@@ -291,7 +294,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		ID: id, Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir,
 		Phase: string(st.Phase.Phase), Status: StatusRunning, Axes: spec.Axes,
 		Provider: o.ProviderName, Model: o.Model, BaseURL: o.BaseURL, State: stateJSON, PID: os.Getpid(),
-		CreatedAt: now, UpdatedAt: now, Workspace: ws,
+		CreatedAt: now, UpdatedAt: now, Workspace: ws, Dispatch: spec.Dispatch,
 	}
 	if err := o.Store.CreateRun(ctx, row); err != nil {
 		return nil, err

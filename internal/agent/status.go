@@ -25,9 +25,12 @@ type Status struct {
 	Repo      string          `json:"repo"`
 	Workdir   string          `json:"workdir"`
 	Workspace store.Workspace `json:"workspace"`
-	Phase     string          `json:"phase"`
-	Status    string          `json:"status"`
-	Reason    string          `json:"reason,omitempty"`
+	// Schedule names the schedule and due time that started the run.
+	Schedule    string    `json:"schedule,omitempty"`
+	ScheduleDue time.Time `json:"schedule_due,omitzero"`
+	Phase       string    `json:"phase"`
+	Status      string    `json:"status"`
+	Reason      string    `json:"reason,omitempty"`
 	// Class is the run's place on the tasks surface and the next step a
 	// person would take: the one classification every surface shows.
 	Class       tasks.Class `json:"class"`
@@ -192,7 +195,7 @@ func Describe(ctx context.Context, st *store.Store, stateRoot string, row *store
 		Budgets: rs.Phase.Budgets, Used: rs.Phase.Used,
 		CacheRead: rs.Usage.CacheReadTokens, CacheWrite: rs.Usage.CacheWriteTokens,
 		Malformed: rs.Malformed, Refusals: rs.Refusals, Sandbox: rs.Sandbox, LastVerify: lastVerification(RunDir(stateRoot, row.ID)), Deferred: rs.Deferred, Todos: rs.Todos,
-		PID: row.PID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
+		PID: row.PID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt, Schedule: row.Schedule, ScheduleDue: row.ScheduleDue,
 	}
 	lim := rs.Phase.RetryLimit()
 	var f *goal.File

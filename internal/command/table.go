@@ -24,6 +24,8 @@ var CLIOnly = map[string]string{
 	"skills":   "skills are folders of files; listing and checking them is kept to the command line (a run's prompt lists them)",
 	"serve":    "starts the HTTP API and web page themselves: another surface, not a command of one",
 	"acp":      "the Agent Client Protocol agent an editor starts (ultra acp); its slash commands are this table's",
+	"schedule": "schedules are set up from the command line (or a script); ultra tasks lists them with their next dispatch",
+	"worker":   "the daemon that dispatches schedules: a process to keep running (ultra serve runs one too), not a command of a surface",
 }
 
 // Flags shared by several commands.

@@ -136,6 +136,45 @@ var migrations = []string{
 	`ALTER TABLE tasks ADD COLUMN limit_what TEXT NOT NULL DEFAULT '';
 	ALTER TABLE tasks ADD COLUMN limit_used INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE tasks ADD COLUMN limit_max INTEGER NOT NULL DEFAULT 0;`,
+	// 10: schedules, the scheduler's rows (one per due time of a
+	// schedule, apart from the lifecycle of the run it makes), the
+	// workers that dispatch them, and the schedule a run came from.
+	`CREATE TABLE schedules (
+		id TEXT PRIMARY KEY,
+		spec TEXT NOT NULL,
+		args TEXT NOT NULL,
+		task TEXT NOT NULL,
+		catch_up TEXT NOT NULL,
+		paused INTEGER NOT NULL DEFAULT 0,
+		created_at TEXT NOT NULL,
+		updated_at TEXT NOT NULL,
+		removed_at TEXT NOT NULL DEFAULT ''
+	);
+	CREATE TABLE task_scheduler (
+		schedule_id TEXT NOT NULL REFERENCES schedules(id),
+		due_at TEXT NOT NULL,
+		status TEXT NOT NULL,
+		claimed_by TEXT NOT NULL DEFAULT '',
+		claimed_at TEXT NOT NULL DEFAULT '',
+		dispatched_at TEXT NOT NULL DEFAULT '',
+		consumed_at TEXT NOT NULL DEFAULT '',
+		expired_at TEXT NOT NULL DEFAULT '',
+		run_id TEXT NOT NULL DEFAULT '',
+		reason TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (schedule_id, due_at)
+	);
+	CREATE INDEX task_scheduler_status ON task_scheduler(status, due_at);
+	CREATE TABLE workers (
+		id TEXT PRIMARY KEY,
+		host TEXT NOT NULL,
+		pid INTEGER NOT NULL,
+		serves TEXT NOT NULL DEFAULT '',
+		started_at TEXT NOT NULL,
+		heartbeat TEXT NOT NULL,
+		stopped_at TEXT NOT NULL DEFAULT ''
+	);
+	ALTER TABLE tasks ADD COLUMN schedule_id TEXT NOT NULL DEFAULT '';
+	ALTER TABLE tasks ADD COLUMN schedule_due TEXT NOT NULL DEFAULT '';`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

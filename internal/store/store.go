@@ -90,6 +90,14 @@ type Run struct {
 	// TaskRow is the run's row on the tasks surface, written with the run
 	// by CreateRun and every SaveStep.
 	TaskRow Task
+	// Dispatch, when a worker starts the run for a schedule, is the
+	// dispatch the run takes: CreateRun moves it to dispatched in the
+	// transaction that creates the run, or creates nothing.
+	Dispatch *DispatchClaim
+	// Schedule and ScheduleDue name the schedule and due time that made
+	// the run (read only; "" and zero for a run a person started).
+	Schedule    string
+	ScheduleDue time.Time
 }
 
 // Task is what the tasks surface shows of a run or session beyond its
@@ -206,23 +214,34 @@ const selectRuns = `SELECT r.id, r.task, r.repo, r.workdir, r.phase, r.status, r
 	COALESCE(t.status,''), COALESCE(t.blockers,'[]'), COALESCE(t.retries,0), COALESCE(t.max_retries,0), COALESCE(t.checkpoint,''),
 	COALESCE(t.budget_cost,0), COALESCE(t.spent_cost,0), COALESCE(t.input_tokens,0), COALESCE(t.output_tokens,0), COALESCE(t.turns,0),
 	COALESCE(t.waiting,''), COALESCE(t.goal,''), COALESCE(t.claim,''),
-	COALESCE(t.limit_what,''), COALESCE(t.limit_used,0), COALESCE(t.limit_max,0)
+	COALESCE(t.limit_what,''), COALESCE(t.limit_used,0), COALESCE(t.limit_max,0),
+	COALESCE(t.schedule_id,''), COALESCE(t.schedule_due,'')
 	FROM runs r LEFT JOIN tasks t ON t.id = r.id`
 
 // CreateRun inserts r.
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 	ax, _ := json.Marshal(r.Axes)
 	ws, _ := json.Marshal(r.Workspace)
-	_, err := s.db.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.Task, r.Repo, r.Workdir, r.Phase, r.Status, r.Reason, string(ax), r.Provider, r.Model,
 		string(r.State), r.PID, ts(r.CreatedAt), ts(r.UpdatedAt), ts(r.FinishedAt), r.BaseURL, string(ws))
 	if err != nil {
 		return fmt.Errorf("store: creating run %s: %w", r.ID, err)
 	}
-	if err := putTask(ctx, s.db, r); err != nil {
+	if err := putTask(ctx, tx, r); err != nil {
 		return fmt.Errorf("store: creating task %s: %w", r.ID, err)
 	}
-	return nil
+	if r.Dispatch != nil {
+		if err := takeDispatch(ctx, tx, r, r.CreatedAt); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 type execer interface {
@@ -492,15 +511,16 @@ type scanner interface{ Scan(...any) error }
 
 func scanRun(sc scanner) (*Run, error) {
 	var r Run
-	var ax, state, created, updated, finished, ws, blockers string
+	var ax, state, created, updated, finished, ws, blockers, due string
 	t := &r.TaskRow
 	if err := sc.Scan(&r.ID, &r.Task, &r.Repo, &r.Workdir, &r.Phase, &r.Status, &r.Reason, &ax,
 		&r.Provider, &r.Model, &state, &r.PID, &created, &updated, &finished, &r.BaseURL, &ws,
 		&t.Status, &blockers, &t.Retries, &t.MaxRetries, &t.Checkpoint, &t.BudgetCost, &t.SpentCost,
 		&t.InputTokens, &t.OutputTokens, &t.Turns, &t.Waiting, &t.Goal, &t.Claim,
-		&t.LimitWhat, &t.LimitUsed, &t.LimitMax); err != nil {
+		&t.LimitWhat, &t.LimitUsed, &t.LimitMax, &r.Schedule, &due); err != nil {
 		return nil, err
 	}
+	r.ScheduleDue = parseTS(due)
 	_ = json.Unmarshal([]byte(blockers), &t.Blockers)
 	if err := json.Unmarshal([]byte(ws), &r.Workspace); err != nil {
 		return nil, fmt.Errorf("store: run %s: corrupt workspace: %w", r.ID, err)

@@ -31,6 +31,10 @@ type TaskView struct {
 	Undone     bool   // the run's work was dropped
 	Removed    bool   // the run's worktree was removed
 	TaskRow    Task
+	// Schedule and ScheduleDue name the schedule and due time that made
+	// the run ("" and zero for a run a person started).
+	Schedule    string
+	ScheduleDue time.Time
 	// Runtime is nil when the run's process never recorded a heartbeat.
 	Runtime *Runtime
 }
@@ -58,6 +62,7 @@ const selectTasks = `SELECT r.id, r.task, r.phase, r.status, r.reason, r.axes, r
 	COALESCE(t.budget_cost,0), COALESCE(t.spent_cost,0), COALESCE(t.input_tokens,0), COALESCE(t.output_tokens,0), COALESCE(t.turns,0),
 	COALESCE(t.waiting,''), COALESCE(t.goal,''), COALESCE(t.claim,''),
 	COALESCE(t.limit_what,''), COALESCE(t.limit_used,0), COALESCE(t.limit_max,0),
+	COALESCE(t.schedule_id,''), COALESCE(t.schedule_due,''),
 	rt.task_id IS NOT NULL, COALESCE(rt.pid,0), COALESCE(rt.host,''), COALESCE(rt.worktree,''), COALESCE(rt.model,''),
 	COALESCE(rt.context_tokens,0), COALESCE(rt.context_window,0), COALESCE(rt.activity,''), COALESCE(rt.heartbeat,'')
 	FROM runs r LEFT JOIN tasks t ON t.id = r.id LEFT JOIN task_runtime rt ON rt.task_id = r.id`
@@ -106,7 +111,7 @@ func tasksQuery(f TaskFilter) (string, []any) {
 
 func scanTask(rows scanner) (TaskView, error) {
 	var v TaskView
-	var ax, created, updated, finishedAt, landed, undone, removed, blockers, hb string
+	var ax, created, updated, finishedAt, landed, undone, removed, blockers, hb, due string
 	var hasRuntime bool
 	var rt Runtime
 	t := &v.TaskRow
@@ -114,7 +119,7 @@ func scanTask(rows scanner) (TaskView, error) {
 		&created, &updated, &finishedAt, &v.Branch, &landed, &undone, &removed,
 		&t.Status, &blockers, &t.Retries, &t.MaxRetries, &t.Checkpoint, &t.BudgetCost, &t.SpentCost,
 		&t.InputTokens, &t.OutputTokens, &t.Turns, &t.Waiting, &t.Goal, &t.Claim,
-		&t.LimitWhat, &t.LimitUsed, &t.LimitMax,
+		&t.LimitWhat, &t.LimitUsed, &t.LimitMax, &v.Schedule, &due,
 		&hasRuntime, &rt.PID, &rt.Host, &rt.Worktree, &rt.Model, &rt.ContextTokens, &rt.ContextWindow, &rt.Activity, &hb); err != nil {
 		return v, fmt.Errorf("store: listing tasks: %w", err)
 	}
@@ -125,6 +130,7 @@ func scanTask(rows scanner) (TaskView, error) {
 		_ = json.Unmarshal([]byte(blockers), &t.Blockers)
 	}
 	v.CreatedAt, v.UpdatedAt, v.FinishedAt = parseTS(created), parseTS(updated), parseTS(finishedAt)
+	v.ScheduleDue = parseTS(due)
 	v.Landed, v.Undone, v.Removed = landed != "", undone != "", removed != ""
 	if hasRuntime {
 		rt.Heartbeat = parseTS(hb)

@@ -40,6 +40,7 @@ type Row struct {
 	HeartbeatAge float64   `json:"heartbeat_age_seconds,omitempty"`
 	Activity     string    `json:"activity,omitempty"`
 	Checkpoint   string    `json:"checkpoint,omitempty"`
+	Schedule     string    `json:"schedule,omitempty"` // the schedule that started the run
 }
 
 // Table writes rows as the view's table; with repos, each row names its

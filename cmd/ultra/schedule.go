@@ -1,0 +1,502 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/fleet"
+	"github.com/ultra-dev/ultra/internal/schedule"
+	"github.com/ultra-dev/ultra/internal/store"
+)
+
+func newScheduleCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "schedule",
+		Short: "Runs that start by themselves: by cron, every period, or at a time (ultra worker dispatches them)",
+		Long: "A schedule starts an ordinary run (ultra run with the flags and task it was given) whenever it is due.\n" +
+			"ultra worker, or ultra serve, dispatches the schedules of the repository: without one running,\n" +
+			"nothing starts (ultra tasks says so). Each due time is one dispatch, claimed by one worker only.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newScheduleAddCmd(), newScheduleListCmd(), newScheduleShowCmd(),
+		newScheduleStateCmd("pause"), newScheduleStateCmd("resume"), newScheduleStateCmd("remove"))
+	return cmd
+}
+
+// scheduleOnly are the flags of ultra schedule add that are not the run's.
+var scheduleOnly = []string{"cron", "every", "at", "zone", "catch-up", "json"}
+
+// notScheduled are run flags a scheduled run cannot take: its output
+// goes to the worker, and it starts from the repository's commits.
+var notScheduled = map[string]string{
+	"print":               "a scheduled run's output goes to its worker",
+	"output":              "a scheduled run's output goes to its worker",
+	"output-format":       "a scheduled run's output goes to its worker",
+	"verbose":             "a scheduled run's output goes to its worker",
+	"quiet":               "a scheduled run's output goes to its worker",
+	"include-uncommitted": "a scheduled run starts from commits, not from whatever the checkout holds when it is due",
+	"dispatch":            "the worker sets it",
+	"no-wait":             "every scheduled run has it",
+}
+
+func newScheduleAddCmd() *cobra.Command {
+	sf := &startFlags{a: axes.Default}
+	var in schedule.Input
+	var catchUp string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "add (--cron EXPR | --every DURATION | --at TIME) [run flags] TASK | --brief-file BRIEF.md",
+		Short: "Add a schedule: a run with these flags and task, started whenever it is due",
+		Long: "Adds a schedule. Exactly one of:\n" +
+			"  --cron EXPR      five fields (minute hour day-of-month month day-of-week) or @daily, @hourly, …, read in --zone\n" +
+			"  --every DURATION a period (30m, 6h, 24h) counted from now\n" +
+			"  --at TIME        once: 2026-12-01T03:00:00+01:00, \"2026-12-01 03:00\" or 03:00 (its next occurrence) in --zone\n" +
+			"--zone is an IANA name (default: this machine's zone, else UTC). Every other flag is ultra run's and\n" +
+			"is checked now. A scheduled run is autonomous unless --control says otherwise, and never waits for a\n" +
+			"person: what needs one ends the run with that status (ultra tasks lists it). A brief file is read\n" +
+			"when each run starts. --catch-up says what a worker does about due times missed while none ran:\n" +
+			"once (the default: run the latest of them once) or skip.",
+		Example: `  ultra schedule add --cron "0 3 * * 1-5" --zone Europe/Berlin --brief-file nightly.md
+  ultra schedule add --every 6h --max-cost 2 "update the dependencies and fix what breaks"
+  ultra schedule add --at 23:30 --catch-up skip "regenerate the API docs"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkScheduledFlags(cmd); err != nil {
+				return err
+			}
+			if err := sf.f.validate(); err != nil {
+				return err
+			}
+			if _, err := sf.axes(false); err != nil {
+				return err
+			}
+			task, _, err := sf.task(args)
+			if err != nil {
+				return err
+			}
+			policy, err := schedule.ParseCatchUp(catchUp)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if in.Zone == "" {
+				in.Zone = localZone()
+			}
+			now := time.Now()
+			spec, err := schedule.Parse(in, now)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			runArgs, err := scheduledArgs(cmd, args)
+			if err != nil {
+				return err
+			}
+			p, st, err := openProject(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			specJSON, _ := json.Marshal(spec)
+			sc := &store.Schedule{ID: newScheduleID(), Spec: specJSON, Args: runArgs, Task: task, CatchUp: string(policy), CreatedAt: now, UpdatedAt: now}
+			if err := st.AddSchedule(cmd.Context(), sc); err != nil {
+				return err
+			}
+			rememberRepo(p.Root)
+			w := cmd.OutOrStdout()
+			if asJSON {
+				return writeJSON(w, scheduleViewOf(cmd.Context(), st, sc, now))
+			}
+			fmt.Fprintf(w, "schedule %s: %s\n", sc.ID, spec)
+			if next, ok := spec.Next(now); ok {
+				fmt.Fprintf(w, "next run %s\n", when(next, spec.Zone, now))
+			}
+			if !servedNow(cmd.Context(), st, now) {
+				fmt.Fprintln(w, "no worker serves this repository's schedules yet: start one with ultra worker (or ultra serve)")
+			}
+			return nil
+		},
+	}
+	sf.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&in.Cron, "cron", "", "a cron expression, read in --zone")
+	fl.StringVar(&in.Every, "every", "", "a period: 30m, 6h, 24h")
+	fl.StringVar(&in.At, "at", "", "one time: RFC 3339, \"YYYY-MM-DD HH:MM\" or HH:MM in --zone")
+	fl.StringVar(&in.Zone, "zone", "", "the IANA time zone of --cron and --at (default: this machine's, else UTC)")
+	fl.StringVar(&catchUp, "catch-up", "once", "due times missed while no worker ran: once (run the latest once) or skip")
+	fl.BoolVar(&asJSON, "json", false, "print the schedule as JSON")
+	return cmd
+}
+
+// checkScheduledFlags refuses the run flags a scheduled run cannot take.
+func checkScheduledFlags(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if why, ok := notScheduled[f.Name]; ok && err == nil {
+			err = usageErr("--%s is not for a schedule: %s", f.Name, why)
+		}
+	})
+	return err
+}
+
+// scheduledArgs are the `ultra run` arguments a dispatch runs with: the
+// run flags given (the brief file made absolute), the defaults of a
+// scheduled run, then the task after "--".
+func scheduledArgs(cmd *cobra.Command, args []string) ([]string, error) {
+	var out []string
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if slices.Contains(scheduleOnly, f.Name) || err != nil {
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				out = append(out, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		v := f.Value.String()
+		if f.Name == "brief-file" {
+			abs, aerr := filepath.Abs(v)
+			if aerr != nil {
+				err = aerr
+				return
+			}
+			v = abs
+		}
+		out = append(out, "--"+f.Name+"="+v)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !cmd.Flags().Changed("control") {
+		out = append(out, "--control=autonomous")
+	}
+	out = append(out, "--no-wait")
+	if len(args) > 0 {
+		out = append(append(out, "--"), args...)
+	}
+	return out, nil
+}
+
+// localZone is this machine's IANA zone name: $TZ, else where
+// /etc/localtime points, else UTC.
+func localZone() string {
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" {
+		if _, err := time.LoadLocation(tz); err == nil && !strings.HasPrefix(tz, "/") {
+			return tz
+		}
+	}
+	if target, err := os.Readlink("/etc/localtime"); err == nil {
+		if i := strings.Index(target, "zoneinfo/"); i >= 0 {
+			name := target[i+len("zoneinfo/"):]
+			if _, err := time.LoadLocation(name); err == nil {
+				return name
+			}
+		}
+	}
+	return "UTC"
+}
+
+func newScheduleID() string { return "s-" + strings.ToLower(rand.Text()[:6]) }
+
+// when is a due time for people: in the schedule's zone, and how far
+// away it is.
+func when(t time.Time, zone string, now time.Time) string {
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		loc = time.UTC
+	}
+	rel := t.Sub(now).Round(time.Second)
+	if rel >= 0 {
+		return fmt.Sprintf("%s (in %s)", t.In(loc).Format("2006-01-02 15:04:05 MST"), shortDur(rel))
+	}
+	return fmt.Sprintf("%s (%s ago)", t.In(loc).Format("2006-01-02 15:04:05 MST"), shortDur(-rel))
+}
+
+func shortDur(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh%02dm", d/time.Hour, (d%time.Hour)/time.Minute)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm%02ds", d/time.Minute, (d%time.Minute)/time.Second)
+	}
+	return d.String()
+}
+
+// scheduleView is a schedule as list, show and ultra tasks print it.
+type scheduleView struct {
+	Repo string `json:"repo,omitempty"` // with ultra tasks --all-repos
+	store.Schedule
+	When       string           `json:"when"`
+	Zone       string           `json:"zone"`
+	State      string           `json:"state"` // active, paused, removed, done (a one-off that ran)
+	Next       time.Time        `json:"next_dispatch,omitzero"`
+	Last       *store.Dispatch  `json:"last_dispatch,omitempty"`
+	Dispatches []store.Dispatch `json:"dispatches,omitempty"` // with show
+}
+
+func scheduleViewOf(ctx context.Context, st *store.Store, sc *store.Schedule, now time.Time) scheduleView {
+	v := scheduleView{Schedule: *sc, State: "active"}
+	var spec schedule.Spec
+	if err := json.Unmarshal(sc.Spec, &spec); err != nil {
+		v.When = "corrupt: " + err.Error()
+		return v
+	}
+	v.When, v.Zone = spec.String(), spec.Zone
+	recent, _ := st.Dispatches(ctx, sc.ID, 20)
+	for i := range recent {
+		d := recent[i]
+		if d.Status == string(schedule.Queued) {
+			continue
+		}
+		if v.Last == nil {
+			v.Last = &d
+		}
+	}
+	from := sc.CreatedAt
+	if v.Last != nil && v.Last.Due.After(from) {
+		from = v.Last.Due
+	}
+	if n, ok := spec.Next(from); ok {
+		v.Next = n
+	}
+	switch {
+	case !sc.RemovedAt.IsZero():
+		v.State, v.Next = "removed", time.Time{}
+	case sc.Paused:
+		v.State, v.Next = "paused", time.Time{}
+	case v.Next.IsZero():
+		v.State = "done"
+	}
+	return v
+}
+
+// servedNow reports whether a worker beats for the store's schedules.
+func servedNow(ctx context.Context, st *store.Store, now time.Time) bool {
+	ws, err := st.Workers(ctx, now.Add(-fleet.StaleAfter))
+	return err == nil && len(ws) > 0
+}
+
+func newScheduleListCmd() *cobra.Command {
+	var asJSON, all bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "The schedules, when each is due next, and its last dispatch",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, st, err := openProject(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			now := time.Now()
+			scheds, err := st.Schedules(cmd.Context(), all)
+			if err != nil {
+				return err
+			}
+			views := []scheduleView{}
+			for _, sc := range scheds {
+				views = append(views, scheduleViewOf(cmd.Context(), st, sc, now))
+			}
+			served := servedNow(cmd.Context(), st, now)
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Schedules []scheduleView `json:"schedules"`
+					Served    bool           `json:"served"`
+				}{views, served})
+			}
+			w := &printableWriter{w: cmd.OutOrStdout()}
+			if len(views) == 0 {
+				fmt.Fprintln(w, "no schedules: add one with ultra schedule add --cron EXPR|--every D|--at TIME TASK")
+				return nil
+			}
+			printSchedules(w, views, now)
+			if !served {
+				fmt.Fprintln(w, notServed)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&all, "all", false, "list removed schedules too")
+	return cmd
+}
+
+// notServed is what a person reads when no worker dispatches schedules.
+const notServed = "schedules are not being served: no ultra worker (or ultra serve) runs for this repository; start one with ultra worker"
+
+func printSchedules(w io.Writer, views []scheduleView, now time.Time) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCHEDULE\tWHEN\tSTATE\tNEXT\tLAST\tTASK")
+	for _, v := range views {
+		next, last := "-", "-"
+		if !v.Next.IsZero() {
+			next = when(v.Next, v.Zone, now)
+		}
+		if v.Last != nil {
+			last = v.Last.Status
+			if v.Last.Run != "" {
+				last += " " + v.Last.Run
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.When, v.State, next, last, clip(v.Task, 50))
+	}
+	tw.Flush()
+}
+
+func newScheduleShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show SCHEDULE",
+		Short: "A schedule: its run's arguments, next dispatch and recent dispatches with their runs",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, st, err := openProject(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			sc, err := st.GetSchedule(cmd.Context(), args[0])
+			if err != nil {
+				return scheduleErr(err)
+			}
+			now := time.Now()
+			v := scheduleViewOf(cmd.Context(), st, sc, now)
+			if v.Dispatches, err = st.Dispatches(cmd.Context(), sc.ID, 20); err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), v)
+			}
+			w := &printableWriter{w: cmd.OutOrStdout()}
+			fmt.Fprintf(w, "schedule %s (%s)\n  when:     %s\n  catch-up: %s\n  task:     %s\n  runs:     ultra run %s\n",
+				v.ID, v.State, v.When, v.CatchUp, v.Task, strings.Join(quoteArgs(v.Args), " "))
+			if !v.Next.IsZero() {
+				fmt.Fprintf(w, "  next:     %s\n", when(v.Next, v.Zone, now))
+			}
+			if len(v.Dispatches) > 0 {
+				fmt.Fprintln(w, "dispatches (newest first):")
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "  DUE\tSTATE\tRUN\tWORKER\tREASON")
+				for _, d := range v.Dispatches {
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", when(d.Due, v.Zone, now), d.Status, orDash(d.Run), orDash(d.ClaimedBy), d.Reason)
+				}
+				tw.Flush()
+			}
+			if v.State == "active" && !servedNow(cmd.Context(), st, now) {
+				fmt.Fprintln(w, notServed)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func quoteArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"$`\\*?[]{}()<>|&;#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func scheduleErr(err error) error {
+	if errors.Is(err, store.ErrNoSchedule) || strings.Contains(err.Error(), "ambiguous") {
+		return usageErr("%v", err)
+	}
+	return err
+}
+
+func newScheduleStateCmd(verb string) *cobra.Command {
+	short := map[string]string{
+		"pause":  "Pause a schedule: nothing is dispatched until it is resumed (a run going on goes on)",
+		"resume": "Resume a paused schedule from its next due time (times missed while paused are not run)",
+		"remove": "Remove a schedule (its dispatches stay on record; a run going on goes on)",
+	}[verb]
+	return &cobra.Command{
+		Use:   verb + " SCHEDULE",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, st, err := openProject(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			ctx := cmd.Context()
+			sc, err := st.GetSchedule(ctx, args[0])
+			if err != nil {
+				return scheduleErr(err)
+			}
+			if !sc.RemovedAt.IsZero() {
+				return usageErr("schedule %s was removed", sc.ID)
+			}
+			now := time.Now()
+			switch verb {
+			case "pause":
+				if sc.Paused {
+					return usageErr("schedule %s is already paused", sc.ID)
+				}
+				err = st.SetSchedulePaused(ctx, sc.ID, true, schedule.ReasonPaused, now)
+			case "resume":
+				if !sc.Paused {
+					return usageErr("schedule %s is not paused", sc.ID)
+				}
+				if err = st.SetSchedulePaused(ctx, sc.ID, false, "", now); err == nil {
+					err = skipPaused(ctx, st, sc, now)
+				}
+			case "remove":
+				err = st.RemoveSchedule(ctx, sc.ID, schedule.ReasonRemoved, now)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "schedule %s %s\n", sc.ID, map[string]string{"pause": "paused", "resume": "resumed", "remove": "removed"}[verb])
+			return nil
+		},
+	}
+}
+
+// skipPaused records the due times a schedule missed while it was
+// paused as expired, so that a worker does not catch up on them.
+func skipPaused(ctx context.Context, st *store.Store, sc *store.Schedule, now time.Time) error {
+	var spec schedule.Spec
+	if err := json.Unmarshal(sc.Spec, &spec); err != nil {
+		return nil
+	}
+	from, err := st.LatestDue(ctx, sc.ID)
+	if err != nil {
+		return err
+	}
+	if from.Before(sc.CreatedAt) {
+		from = sc.CreatedAt
+	}
+	dec := schedule.Decide(spec, schedule.CatchUpOnce, from, now)
+	missed := dec.Expire
+	if !dec.Due.IsZero() {
+		missed = append(missed, dec.Due)
+	}
+	if len(missed) == 0 {
+		return nil
+	}
+	return st.MarkDue(ctx, sc.ID, time.Time{}, missed, schedule.ReasonPaused, schedule.ReasonPaused, now)
+}

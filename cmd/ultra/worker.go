@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ultra-dev/ultra/internal/fleet"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/surface/procs"
+)
+
+func newWorkerCmd() *cobra.Command {
+	var maxRuns int
+	var unit bool
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Dispatch the repository's schedules: a foreground daemon (ultra serve runs one too)",
+		Long: "Runs in the foreground until interrupted, and starts a run whenever one of the repository's\n" +
+			"schedules is due (ultra schedule). Each run is an ordinary `ultra run` in its own process, which\n" +
+			"goes on if the worker stops. Any number of workers may serve one repository: each due time is\n" +
+			"claimed by one of them only. --systemd-unit prints a user unit that keeps a worker running.",
+		Example: `  ultra worker
+  ultra worker --systemd-unit > ~/.config/systemd/user/ultra-worker.service
+  systemctl --user enable --now ultra-worker`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if maxRuns < 1 {
+				return usageErr("--max-runs must be at least 1")
+			}
+			p, st, err := openProject(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if unit {
+				return printUnit(cmd.OutOrStdout(), p.Root)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			d, err := newDispatcher(p, st, maxRuns, cmd.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			rememberRepo(p.Root)
+			d.Log("worker %s serves the schedules of %s", d.Worker.ID, p.Root)
+			err = d.Serve(ctx)
+			if n := d.Running(); n > 0 {
+				d.Log("worker stopped; the %d runs it started go on in their own processes", n)
+			} else {
+				d.Log("worker stopped")
+			}
+			return err
+		},
+	}
+	cmd.Flags().IntVar(&maxRuns, "max-runs", 1, "how many scheduled runs this worker starts at once, at most")
+	cmd.Flags().BoolVar(&unit, "systemd-unit", false, "print a systemd user unit that runs this worker, and exit")
+	return cmd
+}
+
+// newDispatcher is a dispatcher of the project's schedules that starts
+// each run with ultra's own `ultra run`, logging a line per thing it does
+// to out.
+func newDispatcher(p *project, st *store.Store, maxRuns int, out io.Writer) (*fleet.Dispatcher, error) {
+	prog := ultraProgram()
+	if prog == "" {
+		return nil, fmt.Errorf("cannot find the ultra program to run commands with")
+	}
+	logs := filepath.Join(p.StateRoot, "worker")
+	// Never through a link the repository commits in ultra's state.
+	if err := realDirs(p.Root, logs); err != nil {
+		return nil, err
+	}
+	pruneLogs(logs, 7*24*time.Hour)
+	be := &procs.Processes{Store: st, Program: prog, Dir: p.Root, Logs: logs, Env: append(os.Environ(), "ULTRA_SURFACE=headless")}
+	var mu sync.Mutex
+	d := &fleet.Dispatcher{
+		Store:   st,
+		Worker:  fleet.NewWorker("schedules", time.Now()),
+		MaxRuns: maxRuns,
+		Log: func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(out, "%s %s\n", time.Now().Format("2006-01-02 15:04:05"), fmt.Sprintf(format, args...))
+		},
+		Start: func(ctx context.Context, sc *store.Schedule, claim store.DispatchClaim) (string, func() (string, int), error) {
+			argv := append([]string{"run", "--output", "jsonl", "--dispatch", dispatchArg(claim)}, sc.Args...)
+			// Starting is not cut short when the worker stops: the run
+			// would be half made.
+			return be.Start(context.WithoutCancel(ctx), argv)
+		},
+	}
+	return d, nil
+}
+
+// printUnit prints a systemd user unit that keeps a worker running for
+// the repository at root.
+func printUnit(w io.Writer, root string) error {
+	prog := ultraProgram()
+	if prog == "" {
+		return fmt.Errorf("cannot find the ultra program to run commands with")
+	}
+	abs, err := filepath.Abs(prog)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, `[Unit]
+Description=ultra worker for %[1]s
+After=network-online.target
+
+[Service]
+Type=simple
+WorkingDirectory=%[1]s
+# The model's provider and keys, as for ultra run (OPENAI_BASE_URL, ULTRA_MODEL, …):
+# EnvironmentFile=%%h/.config/ultra/worker.env
+ExecStart=%[2]s worker
+Restart=on-failure
+RestartSec=5
+# The worker stops on SIGTERM; the runs it started go on in their own processes.
+KillMode=process
+
+[Install]
+WantedBy=default.target
+`, root, abs)
+	return nil
+}
