@@ -365,6 +365,7 @@ type startFlags struct {
 	base, briefFile, skill                      string
 	includeUncommitted, allowTestChanges, refac bool
 	dispatch                                    string // --dispatch: the schedule's dispatch a worker starts the run for
+	adopt                                       string // --adopt: the queued run (submitted to a fleet) a worker starts
 }
 
 // task is the run's task and brief text from the arguments or the brief
@@ -438,7 +439,7 @@ func newStartCmd(planOnly bool) *cobra.Command {
 				}
 			}
 			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: sf.allowTestChanges, Refactor: sf.refac,
-				Brief: briefText, BriefFile: inRepo(p.Root, sf.briefFile), PlanOnly: planOnly, Dispatch: claim}
+				Brief: briefText, BriefFile: inRepo(p.Root, sf.briefFile), PlanOnly: planOnly, Dispatch: claim, Adopt: sf.adopt}
 			if sf.skill != "" {
 				all, _ := p.skills()
 				if err := invokeSkill(all, sf.skill, a.Permission, &spec); err != nil {
@@ -477,7 +478,9 @@ func newStartCmd(planOnly bool) *cobra.Command {
 	sf.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&sf.dispatch, "dispatch", "", "the schedule's dispatch a worker starts this run for (set by ultra worker)")
+	fl.StringVar(&sf.adopt, "adopt", "", "the queued run, submitted to a fleet, that this run takes over (set by ultra worker --db)")
 	_ = fl.MarkHidden("dispatch")
+	_ = fl.MarkHidden("adopt")
 	return cmd
 }
 

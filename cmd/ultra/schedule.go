@@ -41,17 +41,19 @@ func newScheduleCmd() *cobra.Command {
 // scheduleOnly are the flags of ultra schedule add that are not the run's.
 var scheduleOnly = []string{"cron", "every", "at", "zone", "catch-up", "json"}
 
-// notScheduled are run flags a scheduled run cannot take: its output
-// goes to the worker, and it starts from the repository's commits.
-var notScheduled = map[string]string{
-	"print":               "a scheduled run's output goes to its worker",
-	"output":              "a scheduled run's output goes to its worker",
-	"output-format":       "a scheduled run's output goes to its worker",
-	"verbose":             "a scheduled run's output goes to its worker",
-	"quiet":               "a scheduled run's output goes to its worker",
-	"include-uncommitted": "a scheduled run starts from commits, not from whatever the checkout holds when it is due",
+// notDetached are run flags a run that a worker starts (a scheduled or
+// submitted one) cannot take: its output goes to the worker, and it
+// starts from the repository's commits.
+var notDetached = map[string]string{
+	"print":               "its run's output goes to the worker",
+	"output":              "its run's output goes to the worker",
+	"output-format":       "its run's output goes to the worker",
+	"verbose":             "its run's output goes to the worker",
+	"quiet":               "its run's output goes to the worker",
+	"include-uncommitted": "its run starts from commits, not from whatever a checkout holds when it starts",
 	"dispatch":            "the worker sets it",
-	"no-wait":             "every scheduled run has it",
+	"adopt":               "the worker sets it",
+	"no-wait":             "every run a worker starts has it",
 }
 
 func newScheduleAddCmd() *cobra.Command {
@@ -75,7 +77,7 @@ func newScheduleAddCmd() *cobra.Command {
   ultra schedule add --every 6h --max-cost 2 "update the dependencies and fix what breaks"
   ultra schedule add --at 23:30 --catch-up skip "regenerate the API docs"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkScheduledFlags(cmd); err != nil {
+			if err := checkDetachedFlags(cmd, "a schedule"); err != nil {
 				return err
 			}
 			if err := sf.f.validate(); err != nil {
@@ -140,12 +142,13 @@ func newScheduleAddCmd() *cobra.Command {
 	return cmd
 }
 
-// checkScheduledFlags refuses the run flags a scheduled run cannot take.
-func checkScheduledFlags(cmd *cobra.Command) error {
+// checkDetachedFlags refuses the run flags a run a worker starts cannot
+// take; what names the command's object ("a schedule").
+func checkDetachedFlags(cmd *cobra.Command, what string) error {
 	var err error
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if why, ok := notScheduled[f.Name]; ok && err == nil {
-			err = usageErr("--%s is not for a schedule: %s", f.Name, why)
+		if why, ok := notDetached[f.Name]; ok && err == nil {
+			err = usageErr("--%s is not for %s: %s", f.Name, what, why)
 		}
 	})
 	return err
@@ -155,10 +158,18 @@ func checkScheduledFlags(cmd *cobra.Command) error {
 // run flags given (the brief file made absolute), the defaults of a
 // scheduled run, then the task after "--".
 func scheduledArgs(cmd *cobra.Command, args []string) ([]string, error) {
+	return detachedArgs(cmd, args, scheduleOnly)
+}
+
+// detachedArgs are the `ultra run` arguments of a run a worker starts:
+// the run flags given but those the command keeps for itself (the brief
+// file made absolute), the defaults of such a run, then the task after
+// "--".
+func detachedArgs(cmd *cobra.Command, args, own []string) ([]string, error) {
 	var out []string
 	var err error
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if slices.Contains(scheduleOnly, f.Name) || err != nil {
+		if slices.Contains(own, f.Name) || err != nil {
 			return
 		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {

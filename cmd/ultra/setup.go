@@ -81,8 +81,15 @@ func (p *project) openStore() (*store.Store, error) {
 		return nil, fmt.Errorf("creating %s: %w", p.StateRoot, err)
 	}
 	ensureIgnored(p.StateRoot)
+	if db := sharedDB(); db != "" {
+		return store.Open(db)
+	}
 	return store.Open(filepath.Join(p.StateRoot, "ultra.db"))
 }
+
+// sharedDB is the fleet's shared store (ULTRA_DB, a postgres:// URL), or
+// "" for the repository's own.
+func sharedDB() string { return strings.TrimSpace(os.Getenv("ULTRA_DB")) }
 
 // interruptible returns a context cancelled by SIGINT or SIGTERM; a second
 // signal exits at once.

@@ -173,6 +173,9 @@ type Spec struct {
 	SkillTools []string
 	// SkillScopes: see agent.SkillScopes.
 	SkillScopes []string
+	// Adopt is the id of a queued run (submitted to a fleet) that this run
+	// takes over: its row becomes this run's, only while still queued.
+	Adopt string
 	// Dispatch is the schedule's dispatch a worker starts the run for:
 	// the run takes it when it is created, or is not created.
 	Dispatch *store.DispatchClaim
@@ -222,6 +225,9 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	}
 	now := o.Now()
 	id := NewRunID(now)
+	if spec.Adopt != "" {
+		id = spec.Adopt
+	}
 	asked := spec.Axes
 	if spec.RepairFirst != "" {
 		spec.Axes.Mode = phase.Repair
@@ -294,7 +300,7 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 		ID: id, Task: spec.Task, Repo: spec.Repo, Workdir: spec.Workdir,
 		Phase: string(st.Phase.Phase), Status: StatusRunning, Axes: spec.Axes,
 		Provider: o.ProviderName, Model: o.Model, BaseURL: o.BaseURL, State: stateJSON, PID: os.Getpid(),
-		CreatedAt: now, UpdatedAt: now, Workspace: ws, Dispatch: spec.Dispatch,
+		CreatedAt: now, UpdatedAt: now, Workspace: ws, Dispatch: spec.Dispatch, Adopt: spec.Adopt != "",
 	}
 	if err := o.Store.CreateRun(ctx, row); err != nil {
 		return nil, err

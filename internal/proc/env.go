@@ -29,8 +29,12 @@ func IsSecret(name string) bool {
 			return true
 		}
 	}
-	return strings.HasPrefix(up, "ULTRA_KEY")
+	return strings.HasPrefix(up, "ULTRA_KEY") || databaseVars[up]
 }
+
+// databaseVars name a database and how to log in to it: ultra's shared
+// store (ULTRA_DB, whose URL may carry a password) and libpq's.
+var databaseVars = map[string]bool{"ULTRA_DB": true, "DATABASE_URL": true, "PGPASSFILE": true, "PGSERVICEFILE": true, "ULTRA_TEST_POSTGRES": true}
 
 // Environ is the environment for commands run on the model's behalf: the
 // current one without credentials (see IsSecret), with overrides applied

@@ -127,6 +127,7 @@ func TestIsSecret(t *testing.T) {
 		"OPENAI_API_KEY": true, "ANTHROPIC_API_KEY": true, "GITHUB_TOKEN": true, "GH_TOKEN": true, "NPM_TOKEN": true,
 		"AWS_SECRET_ACCESS_KEY": true, "AWS_SESSION_TOKEN": true, "PGPASSWORD": true, "DB_PASSWORD": true, "OPENAI_KEY": true,
 		"STRIPE_SECRET": true, "GOOGLE_APPLICATION_CREDENTIALS": true, "ULTRA_KEY_X": true, "HF_TOKEN": true, "GITLAB_PAT": true,
+		"ULTRA_DB": true, "DATABASE_URL": true, "PGPASSFILE": true, "ulTra_db": true, "ULTRA_DBX": false,
 		"PATH": false, "HOME": false, "SSH_AUTH_SOCK": false, "GOPATH": false, "TERM": false, "LANG": false, "KEYBOARD": false,
 	} {
 		if got := IsSecret(name); got != want {

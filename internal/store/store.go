@@ -94,6 +94,10 @@ type Run struct {
 	// dispatch the run takes: CreateRun moves it to dispatched in the
 	// transaction that creates the run, or creates nothing.
 	Dispatch *DispatchClaim
+	// Adopt: the run's row was made ahead (a run submitted to a fleet,
+	// status queued), and CreateRun takes it over, only while it is still
+	// queued: of two processes adopting one row, one does.
+	Adopt bool
 	// Schedule and ScheduleDue name the schedule and due time that made
 	// the run (read only; "" and zero for a run a person started).
 	Schedule    string
@@ -218,20 +222,37 @@ const selectRuns = `SELECT r.id, r.task, r.repo, r.workdir, r.phase, r.status, r
 	COALESCE(t.schedule_id,''), COALESCE(t.schedule_due,'')
 	FROM runs r LEFT JOIN tasks t ON t.id = r.id`
 
-// CreateRun inserts r.
+// CreateRun inserts r (or, with r.Adopt, takes over its queued row).
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
-	ax, _ := json.Marshal(r.Axes)
-	ws, _ := json.Marshal(r.Workspace)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	defer tx.Rollback()
-	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	if err := createRun(ctx, tx, r); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func createRun(ctx context.Context, tx *sql.Tx, r *Run) error {
+	ax, _ := json.Marshal(r.Axes)
+	ws, _ := json.Marshal(r.Workspace)
+	q := `INSERT INTO runs (` + runCols + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+	if r.Adopt {
+		q += ` ON CONFLICT(id) DO UPDATE SET task=excluded.task, repo=excluded.repo, workdir=excluded.workdir, phase=excluded.phase,
+			status=excluded.status, reason=excluded.reason, axes=excluded.axes, provider=excluded.provider, model=excluded.model,
+			state=excluded.state, pid=excluded.pid, updated_at=excluded.updated_at, finished_at=excluded.finished_at,
+			base_url=excluded.base_url, workspace=excluded.workspace WHERE runs.status='` + StatusQueued + `'`
+	}
+	res, err := tx.ExecContext(ctx, q,
 		r.ID, r.Task, r.Repo, r.Workdir, r.Phase, r.Status, r.Reason, string(ax), r.Provider, r.Model,
 		string(r.State), r.PID, ts(r.CreatedAt), ts(r.UpdatedAt), ts(r.FinishedAt), r.BaseURL, string(ws))
 	if err != nil {
 		return fmt.Errorf("store: creating run %s: %w", r.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("%w: %s", ErrNotQueued, r.ID)
 	}
 	if err := putTask(ctx, tx, r); err != nil {
 		return fmt.Errorf("store: creating task %s: %w", r.ID, err)
@@ -241,7 +262,7 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 			return err
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 type execer interface {
