@@ -257,15 +257,20 @@ const selectRuns = `SELECT r.id, r.task, r.repo, r.workdir, r.phase, r.status, r
 
 // CreateRun inserts r.
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
+	return putRun(ctx, s.db, r)
+}
+
+// putRun inserts r's row and its row of the tasks surface.
+func putRun(ctx context.Context, db execer, r *Run) error {
 	ax, _ := json.Marshal(r.Axes)
 	ws, _ := json.Marshal(r.Workspace)
-	_, err := s.db.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err := db.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.Task, r.Repo, r.Workdir, r.Phase, r.Status, r.Reason, string(ax), r.Provider, r.Model,
 		string(r.State), r.PID, ts(r.CreatedAt), ts(r.UpdatedAt), ts(r.FinishedAt), r.BaseURL, string(ws))
 	if err != nil {
 		return fmt.Errorf("store: creating run %s: %w", r.ID, err)
 	}
-	if err := putTask(ctx, s.db, r); err != nil {
+	if err := putTask(ctx, db, r); err != nil {
 		return fmt.Errorf("store: creating task %s: %w", r.ID, err)
 	}
 	return nil

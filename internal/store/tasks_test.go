@@ -332,14 +332,7 @@ func fill1000(b *testing.B, dsn string) *Store {
 			CreatedAt: at, UpdatedAt: at.Add(time.Minute), PID: 0,
 			Workspace: Workspace{Branch: "ultra/" + id, Worktree: "/w/" + id},
 			TaskRow:   Task{Status: taskStatus, Retries: i % 4, MaxRetries: 10, InputTokens: 600_000, OutputTokens: 40_000, SpentCost: 1.2, Checkpoint: "0123456789abcdef0123"}}
-		ax, _ := json.Marshal(r.Axes)
-		ws, _ := json.Marshal(r.Workspace)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-			r.ID, r.Task, r.Repo, r.Workdir, r.Phase, r.Status, r.Reason, string(ax), r.Provider, r.Model,
-			string(r.State), r.PID, ts(r.CreatedAt), ts(r.UpdatedAt), ts(r.FinishedAt), r.BaseURL, string(ws)); err != nil {
-			b.Fatal(err)
-		}
-		if err := putTask(ctx, tx, r); err != nil {
+		if err := putRun(ctx, tx, r); err != nil {
 			b.Fatal(err)
 		}
 		for j := range 30 {
