@@ -112,7 +112,7 @@ func setup() {
 	if server == "" {
 		bin := binDir()
 		if bin == "" {
-			noneWhy = "postgres: " + Env + " is not set and neither initdb and postgres are on PATH nor in /usr/lib/postgresql/*/bin"
+			noneWhy = "postgres: " + Env + " is not set, and initdb and postgres are neither on PATH nor in /usr/lib/postgresql/*/bin"
 			return
 		}
 		c, err := startCluster(bin)
