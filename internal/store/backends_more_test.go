@@ -305,6 +305,17 @@ func testRequests(t *testing.T, dsn string) {
 	if got.Status != "interrupted" || got.PID != 0 || got.TaskRow.Status != "paused" || rt.PID != 0 {
 		t.Fatalf("after the mark: %s pid %d task %s runtime pid %d", got.Status, got.PID, got.TaskRow.Status, rt.PID)
 	}
+	// A command's output kept as the partial output can be anything.
+	if err := s.Beat(ctx, r.ID, Runtime{PID: 1, Partial: "bin\x00ary \xff out"}); err != nil {
+		t.Fatal(err)
+	}
+	want := "bin\x00ary \xff out"
+	if s.Backend() == Postgres {
+		want = "bin\uFFFDary \uFFFD out"
+	}
+	if rt, err := s.RuntimeOf(ctx, r.ID); err != nil || rt.Partial != want {
+		t.Fatalf("partial %q %v, want %q", rt.Partial, err, want)
+	}
 	if problems, err := s.IntegrityCheck(ctx); err != nil || len(problems) != 0 {
 		t.Fatalf("integrity %v %v", problems, err)
 	}

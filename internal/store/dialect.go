@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -155,23 +156,45 @@ type conn struct {
 	pg bool
 }
 
-func (c conn) bind(query string) string {
-	if c.pg {
-		return rebind(query)
+// bind is a query and its arguments for the backend: on Postgres the
+// query rebound, and text arguments made what Postgres's text holds,
+// valid UTF-8 without NUL (a command's output, kept as a run's partial
+// output, can have either): each bad byte becomes U+FFFD. SQLite keeps
+// text as it is given.
+func (c conn) bind(query string, args []any) (string, []any) {
+	if !c.pg {
+		return query, args
 	}
-	return query
+	copied := false
+	for i, a := range args {
+		if s, ok := a.(string); ok && !pgText(s) {
+			if !copied { // the caller's slice stays as it was
+				args, copied = append([]any(nil), args...), true
+			}
+			args[i] = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+		}
+	}
+	return rebind(query), args
+}
+
+// pgText: s is text Postgres keeps as it is.
+func pgText(s string) bool {
+	return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s)
 }
 
 func (c conn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return c.q.ExecContext(ctx, c.bind(query), args...)
+	query, args = c.bind(query, args)
+	return c.q.ExecContext(ctx, query, args...)
 }
 
 func (c conn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return c.q.QueryContext(ctx, c.bind(query), args...)
+	query, args = c.bind(query, args)
+	return c.q.QueryContext(ctx, query, args...)
 }
 
 func (c conn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return c.q.QueryRowContext(ctx, c.bind(query), args...)
+	query, args = c.bind(query, args)
+	return c.q.QueryRowContext(ctx, query, args...)
 }
 
 // tx is a transaction that takes queries in the ? form.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -103,5 +104,21 @@ func TestIsBusy(t *testing.T) {
 		if got := isBusy(c.err); got != c.want {
 			t.Errorf("isBusy(%v) = %v", c.err, got)
 		}
+	}
+}
+
+// On Postgres, text arguments become valid UTF-8 without NUL; the
+// caller's arguments and other types are left as they are.
+func TestBindText(t *testing.T) {
+	args := []any{"ok", "a\x00b", "c\xff\xfed", 7, []byte("\x00")}
+	q, got := conn{pg: true}.bind(`SELECT ?,?,?,?,?`, args)
+	if q != `SELECT $1,$2,$3,$4,$5` || fmt.Sprint(got) != fmt.Sprint([]any{"ok", "a\uFFFDb", "c\uFFFDd", 7, []byte("\x00")}) {
+		t.Fatalf("%s %q", q, got)
+	}
+	if args[1] != "a\x00b" {
+		t.Fatal("the caller's arguments changed")
+	}
+	if q, got := (conn{}).bind(`SELECT ?`, args[1:2]); q != `SELECT ?` || got[0] != "a\x00b" {
+		t.Fatalf("sqlite: %s %q", q, got)
 	}
 }
