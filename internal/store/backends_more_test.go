@@ -98,6 +98,19 @@ func TestSchemasAgree(t *testing.T) {
 	if fmt.Sprint(li) != fmt.Sprint(pi) {
 		t.Errorf("indexes differ\nsqlite   %v\npostgres %v", li, pi)
 	}
+	// Text compares and orders byte by byte, as in SQLite, whatever the
+	// database's collation.
+	rows, err := pg.db.QueryContext(context.Background(), `SELECT table_name || '.' || column_name FROM information_schema.columns
+		WHERE table_schema = current_schema() AND data_type = 'text' AND COALESCE(collation_name, '') != 'C' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var col string
+		rows.Scan(&col)
+		t.Errorf("%s: text without COLLATE \"C\"", col)
+	}
 }
 
 // Processes opening a new store at once all get there, and migrate it
