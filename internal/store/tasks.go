@@ -164,7 +164,7 @@ func (s *Store) UsageByRunModel(ctx context.Context, run string) ([]Usage, error
 	// the casts); runs are grouped by their key, so that Postgres lets
 	// the query read the run's other columns.
 	q := `SELECT r.id, COALESCE(json_extract(r.axes, '$.mode'), ''), COALESCE(json_extract(e.data, '$.model'), ''),
-		COALESCE(SUM(CASE WHEN json_extract(e.data, '$.error') IS NULL THEN 1 ELSE 0 END), 0),
+		COUNT(*) - COUNT(json_extract(e.data, '$.error')),
 		COALESCE(SUM(CAST(json_extract(e.data, '$.usage.input_tokens') AS BIGINT)), 0),
 		COALESCE(SUM(CAST(json_extract(e.data, '$.usage.output_tokens') AS BIGINT)), 0),
 		COALESCE(SUM(CAST(json_extract(e.data, '$.usage.cache_read_tokens') AS BIGINT)), 0),
