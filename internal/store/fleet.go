@@ -20,7 +20,7 @@ var ErrNotQueued = errors.New("the run is no longer queued")
 // todo) and, in the same transaction, whatever also (the queue's job);
 // neither is recorded without the other.
 func (s *Store) CreateQueuedRun(ctx context.Context, r *Run, also func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -29,11 +29,11 @@ func (s *Store) CreateQueuedRun(ctx context.Context, r *Run, also func(*sql.Tx) 
 	if r.TaskRow.Status == "" {
 		r.TaskRow.Status = "todo"
 	}
-	if err := createRun(ctx, tx, r); err != nil {
+	if err := putRun(ctx, tx, r); err != nil {
 		return err
 	}
 	if also != nil {
-		if err := also(tx); err != nil {
+		if err := also(tx.tx); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 )
 
-// migrations are applied in order, each once; append, never edit.
+// migrations are SQLite's schema, applied in order, each once; append,
+// never edit. Each has its Postgres counterpart at the same place in
+// pgMigrations (migrate_postgres.go): append both.
 var migrations = []string{
 	// 1: runs, transitions, events, messages.
 	`CREATE TABLE runs (
@@ -177,24 +179,41 @@ var migrations = []string{
 	ALTER TABLE tasks ADD COLUMN schedule_due TEXT NOT NULL DEFAULT '';`,
 }
 
+// migrate brings the schema up to date: the migrations of the store's
+// backend not yet applied, in one transaction. On Postgres a lock held
+// to its end makes processes that migrate at once take turns (and the
+// schema_version table is made inside it: two CREATE TABLE IF NOT
+// EXISTS at once can collide there).
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+	list := migrations
+	if s.db.pg {
+		list = pgMigrations
+	} else if _, err := s.db.ExecContext(ctx, createSchemaVersion); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if s.db.pg {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, pgMigrateLock); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, createSchemaVersion); err != nil {
+			return err
+		}
+	}
 	var v int
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version),0) FROM schema_version`).Scan(&v); err != nil {
 		return err
 	}
-	if v > len(migrations) {
-		return fmt.Errorf("schema version %d is newer than this ultra knows (%d): upgrade ultra", v, len(migrations))
+	if v > len(list) {
+		return fmt.Errorf("schema version %d is newer than this ultra knows (%d): upgrade ultra", v, len(list))
 	}
-	for i := v; i < len(migrations); i++ {
-		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+	for i := v; i < len(list); i++ {
+		// A migration is its dialect's own SQL, never rebound.
+		if _, err := tx.q.ExecContext(ctx, list[i]); err != nil {
 			return fmt.Errorf("migration %d: %w", i+1, err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (?)`, i+1); err != nil {
@@ -203,3 +222,5 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	return tx.Commit()
 }
+
+const createSchemaVersion = `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`

@@ -44,12 +44,13 @@ func (s *Store) AddRequest(ctx context.Context, q Request) (int64, error) {
 	if q.At.IsZero() {
 		q.At = time.Now()
 	}
-	res, err := s.db.ExecContext(ctx, `INSERT INTO requests (run_id, kind, call_id, axes, scope, reason, who, session, created_at) VALUES (?,?,?,?,?,?,?,?,?)`,
-		q.Run, q.Kind, q.CallID, string(ax), q.Scope, q.Reason, q.Who, q.Session, ts(q.At))
+	var id int64
+	err := s.db.QueryRowContext(ctx, `INSERT INTO requests (run_id, kind, call_id, axes, scope, reason, who, session, created_at) VALUES (?,?,?,?,?,?,?,?,?) RETURNING id`,
+		q.Run, q.Kind, q.CallID, string(ax), q.Scope, q.Reason, q.Who, q.Session, ts(q.At)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("store: recording a %s request for run %s: %w", q.Kind, q.Run, err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 const reqCols = `id, run_id, kind, call_id, axes, scope, reason, who, session, created_at, done_at, outcome`

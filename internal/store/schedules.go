@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,8 +75,12 @@ const scheduleCols = `id, spec, args, task, catch_up, paused, created_at, update
 // AddSchedule records sc.
 func (s *Store) AddSchedule(ctx context.Context, sc *Schedule) error {
 	args, _ := json.Marshal(sc.Args)
+	paused := 0
+	if sc.Paused {
+		paused = 1
+	}
 	_, err := s.db.ExecContext(ctx, `INSERT INTO schedules (`+scheduleCols+`) VALUES (?,?,?,?,?,?,?,?,?)`,
-		sc.ID, string(sc.Spec), string(args), sc.Task, sc.CatchUp, sc.Paused, ts(sc.CreatedAt), ts(sc.UpdatedAt), ts(sc.RemovedAt))
+		sc.ID, string(sc.Spec), string(args), sc.Task, sc.CatchUp, paused, ts(sc.CreatedAt), ts(sc.UpdatedAt), ts(sc.RemovedAt))
 	if err != nil {
 		return fmt.Errorf("store: adding schedule %s: %w", sc.ID, err)
 	}
@@ -129,9 +132,11 @@ func (s *Store) schedules(ctx context.Context, q string, args ...any) ([]*Schedu
 	for rows.Next() {
 		var sc Schedule
 		var spec, args, created, updated, removed string
-		if err := rows.Scan(&sc.ID, &spec, &args, &sc.Task, &sc.CatchUp, &sc.Paused, &created, &updated, &removed); err != nil {
+		var paused int64
+		if err := rows.Scan(&sc.ID, &spec, &args, &sc.Task, &sc.CatchUp, &paused, &created, &updated, &removed); err != nil {
 			return nil, fmt.Errorf("store: reading schedules: %w", err)
 		}
+		sc.Paused = paused != 0
 		sc.Spec = json.RawMessage(spec)
 		if err := json.Unmarshal([]byte(args), &sc.Args); err != nil {
 			return nil, fmt.Errorf("store: schedule %s: corrupt arguments: %w", sc.ID, err)
@@ -160,7 +165,7 @@ func (s *Store) RemoveSchedule(ctx context.Context, id, reason string, now time.
 }
 
 func (s *Store) endSchedule(ctx context.Context, id, set string, v any, reason string, now time.Time, expire bool) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -250,7 +255,7 @@ func (s *Store) LatestDue(ctx context.Context, schedule string) (time.Time, erro
 // unless it has a row; queued rows of earlier times that are no longer
 // next are dropped (they were never due).
 func (s *Store) QueueDispatch(ctx context.Context, schedule string, due time.Time) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -272,7 +277,7 @@ func (s *Store) QueueDispatch(ctx context.Context, schedule string, due time.Tim
 // past due is left as it is: two workers deciding the same due time make
 // one row.
 func (s *Store) MarkDue(ctx context.Context, schedule string, due time.Time, missed []time.Time, reason, superseded string, now time.Time) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -354,7 +359,7 @@ func (s *Store) ReleaseClaim(ctx context.Context, schedule string, due time.Time
 
 // takeDispatch moves the run's claimed dispatch to dispatched, naming
 // the run, in the transaction that creates the run.
-func takeDispatch(ctx context.Context, tx *sql.Tx, r *Run, now time.Time) error {
+func takeDispatch(ctx context.Context, tx execer, r *Run, now time.Time) error {
 	c := r.Dispatch
 	res, err := tx.ExecContext(ctx, `UPDATE task_scheduler SET status='dispatched', dispatched_at=?, run_id=? WHERE schedule_id=? AND due_at=? AND status='claimed' AND claimed_by=?`,
 		ts(now), r.ID, c.Schedule, dueKey(c.Due), c.Worker)

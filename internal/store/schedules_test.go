@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -34,9 +33,11 @@ func statuses(t *testing.T, s *Store, id string) map[string]string {
 	return out
 }
 
-func TestScheduleRoundTrip(t *testing.T) {
+func TestScheduleRoundTrip(t *testing.T) { forEachBackend(t, testScheduleRoundTrip) }
+
+func testScheduleRoundTrip(t *testing.T, dsn string) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openAt(t, dsn)
 	addSchedule(t, s, "S-abc1")
 	addSchedule(t, s, "S-abd2")
 	sc, err := s.GetSchedule(ctx, "S-abc")
@@ -72,9 +73,11 @@ func TestScheduleRoundTrip(t *testing.T) {
 	}
 }
 
-func TestMarkDueAndExpire(t *testing.T) {
+func TestMarkDueAndExpire(t *testing.T) { forEachBackend(t, testMarkDueAndExpire) }
+
+func testMarkDueAndExpire(t *testing.T, dsn string) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openAt(t, dsn)
 	addSchedule(t, s, "S1")
 	at := func(h int) time.Time { return time.Date(2026, 11, 29, h, 0, 0, 0, time.UTC) }
 	now := at(5)
@@ -143,14 +146,11 @@ func TestMarkDueAndExpire(t *testing.T) {
 
 // Of many workers (each with its own connection to the store) claiming
 // one due dispatch at once, exactly one wins.
-func TestClaimDispatchOnce(t *testing.T) {
+func TestClaimDispatchOnce(t *testing.T) { forEachBackend(t, testClaimDispatchOnce) }
+
+func testClaimDispatchOnce(t *testing.T, path string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "state", "ultra.db")
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, path)
 	addSchedule(t, s, "S1")
 	due := time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)
 	if err := s.MarkDue(ctx, "S1", due, nil, "", "", time.Now()); err != nil {
@@ -184,9 +184,11 @@ func TestClaimDispatchOnce(t *testing.T) {
 
 // A run takes its dispatch in the transaction that creates it: a
 // dispatch that is not its worker's creates no run at all.
-func TestCreateRunTakesTheDispatch(t *testing.T) {
+func TestCreateRunTakesTheDispatch(t *testing.T) { forEachBackend(t, testCreateRunTakesTheDispatch) }
+
+func testCreateRunTakesTheDispatch(t *testing.T, dsn string) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openAt(t, dsn)
 	addSchedule(t, s, "S1")
 	due := time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)
 	if err := s.MarkDue(ctx, "S1", due, nil, "", "", time.Now()); err != nil {
@@ -240,9 +242,11 @@ func TestCreateRunTakesTheDispatch(t *testing.T) {
 	}
 }
 
-func TestWorkers(t *testing.T) {
+func TestWorkers(t *testing.T) { forEachBackend(t, testWorkers) }
+
+func testWorkers(t *testing.T, dsn string) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openAt(t, dsn)
 	now := time.Now()
 	for i, age := range []time.Duration{time.Second, time.Minute, 2 * time.Second} {
 		if err := s.BeatWorker(ctx, Worker{ID: fmt.Sprint("w", i), Host: "h", PID: i, Serves: "schedules", StartedAt: now, Heartbeat: now.Add(-age)}); err != nil {

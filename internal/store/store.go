@@ -1,7 +1,17 @@
-// Package store persists runs, transitions, events and messages in SQLite
-// (pure-Go driver, WAL) under .ultra/state/. Several ultra processes may
-// share one store: every write is a short immediate transaction and
-// readers never block writers.
+// Package store persists runs, tasks, transitions, events, messages and
+// requests. It has two backends behind one API:
+//
+//   - SQLite (pure-Go driver, WAL), a file under .ultra/state/: one
+//     repository's store. Several ultra processes may share it: every
+//     write is a short immediate transaction and readers never block
+//     writers.
+//   - PostgreSQL (pgx), opened by a postgres:// URL: the store a fleet of
+//     machines shares.
+//
+// Every query is written once, in SQLite's ? form, and rebound to $1..$n
+// for Postgres (rebind); timestamps are TEXT in one format on both. The
+// schema is the migrations list for SQLite and pgMigrations for Postgres,
+// one entry each per version.
 package store
 
 import (
@@ -16,22 +26,34 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
+	_ "modernc.org/sqlite"             // the "sqlite" driver
 
 	"github.com/ultra-dev/ultra/internal/axes"
 )
 
 // Store is an open database.
 type Store struct {
-	db *sql.DB
+	sqlDB *sql.DB
+	// db is sqlDB taking queries in the ? form.
+	db conn
 }
 
 // ErrNotFound is returned when no run matches an id.
 var ErrNotFound = errors.New("run not found")
 
-// Open opens (creating if needed) the store at path and brings its schema
-// up to date.
-func Open(path string) (*Store, error) {
+// Open opens the store at dsn and brings its schema up to date: a
+// postgres:// or postgresql:// URL is a Postgres database (which must
+// exist); anything else is the path of a SQLite file, created if need
+// be.
+func Open(dsn string) (*Store, error) {
+	if isPostgresURL(dsn) {
+		return openPostgres(dsn)
+	}
+	return openSQLite(dsn)
+}
+
+func openSQLite(path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -46,25 +68,49 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(4)
-	s := &Store{db: db}
 	// Switching a new database to WAL needs a moment alone with it; a
 	// process opening the store at the same time as another waits.
-	var err2 error
+	return start(db, false, path)
+}
+
+func openPostgres(dsn string) (*Store, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", redact(dsn), err)
+	}
+	db.SetMaxOpenConns(8)
+	db.SetConnMaxIdleTime(time.Minute)
+	return start(db, true, dsn)
+}
+
+// start migrates a store just opened, trying again while another
+// process holds the database.
+func start(db *sql.DB, pg bool, dsn string) (*Store, error) {
+	s := &Store{sqlDB: db, db: conn{q: db, pg: pg}}
+	var err error
 	for attempt := 0; attempt < 50; attempt++ {
-		if err2 = s.migrate(context.Background()); err2 == nil || !isBusy(err2) {
+		if err = s.migrate(context.Background()); err == nil || !isBusy(err) {
 			break
 		}
 		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
 	}
-	if err := err2; err != nil {
+	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("store %s: %w", path, err)
+		return nil, fmt.Errorf("store %s: %w", redact(dsn), err)
 	}
 	return s, nil
 }
 
+// Backend is where the store lives: SQLite or Postgres.
+func (s *Store) Backend() string {
+	if s.db.pg {
+		return Postgres
+	}
+	return SQLite
+}
+
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return s.sqlDB.Close() }
 
 // Run is one run's row: its phase, axes and status, and the agent's state.
 type Run struct {
@@ -224,18 +270,20 @@ const selectRuns = `SELECT r.id, r.task, r.repo, r.workdir, r.phase, r.status, r
 
 // CreateRun inserts r (or, with r.Adopt, takes over its queued row).
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	t, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	defer tx.Rollback()
-	if err := createRun(ctx, tx, r); err != nil {
+	defer t.Rollback()
+	if err := putRun(ctx, t, r); err != nil {
 		return err
 	}
-	return tx.Commit()
+	return t.Commit()
 }
 
-func createRun(ctx context.Context, tx *sql.Tx, r *Run) error {
+// putRun inserts r's row and its row of the tasks surface (with
+// r.Adopt, takes over its queued row), and takes its dispatch.
+func putRun(ctx context.Context, db execer, r *Run) error {
 	ax, _ := json.Marshal(r.Axes)
 	ws, _ := json.Marshal(r.Workspace)
 	q := `INSERT INTO runs (` + runCols + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
@@ -245,7 +293,7 @@ func createRun(ctx context.Context, tx *sql.Tx, r *Run) error {
 			state=excluded.state, pid=excluded.pid, updated_at=excluded.updated_at, finished_at=excluded.finished_at,
 			base_url=excluded.base_url, workspace=excluded.workspace WHERE runs.status='` + StatusQueued + `'`
 	}
-	res, err := tx.ExecContext(ctx, q,
+	res, err := db.ExecContext(ctx, q,
 		r.ID, r.Task, r.Repo, r.Workdir, r.Phase, r.Status, r.Reason, string(ax), r.Provider, r.Model,
 		string(r.State), r.PID, ts(r.CreatedAt), ts(r.UpdatedAt), ts(r.FinishedAt), r.BaseURL, string(ws))
 	if err != nil {
@@ -254,11 +302,11 @@ func createRun(ctx context.Context, tx *sql.Tx, r *Run) error {
 	if n, _ := res.RowsAffected(); n != 1 {
 		return fmt.Errorf("%w: %s", ErrNotQueued, r.ID)
 	}
-	if err := putTask(ctx, tx, r); err != nil {
+	if err := putTask(ctx, db, r); err != nil {
 		return fmt.Errorf("store: creating task %s: %w", r.ID, err)
 	}
 	if r.Dispatch != nil {
-		if err := takeDispatch(ctx, tx, r, r.CreatedAt); err != nil {
+		if err := takeDispatch(ctx, db, r, r.CreatedAt); err != nil {
 			return err
 		}
 	}
@@ -349,7 +397,7 @@ func (s *Store) ListRuns(ctx context.Context, limit int) ([]*Run, error) {
 // SaveStep updates the run row and appends messages and transitions in one
 // transaction, so a step is either wholly recorded or not at all.
 func (s *Store) SaveStep(ctx context.Context, r *Run, msgs []json.RawMessage, trans []Transition) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -438,7 +486,8 @@ func (s *Store) EventsAfter(ctx context.Context, run string, seq int64, limit in
 	return s.scanEvents(ctx, q, args...)
 }
 
-// LastRow is the place of the latest event of any run (0: none yet).
+// LastRow is the place of the latest event of any run (0: none yet):
+// SQLite's rowid, Postgres's rowid column.
 func (s *Store) LastRow(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(rowid),0) FROM events`).Scan(&n)
@@ -447,8 +496,12 @@ func (s *Store) LastRow(ctx context.Context) (int64, error) {
 
 // EventsSince returns every run's events stored after place row, in the
 // order they were stored, at most limit of them, with Row and Run set.
-// SQLite has one writer at a time, so a place once seen has no earlier
-// place still to come.
+// A place once seen has no earlier place still to come, so a reader that
+// asks for the events after the last place it saw misses none: SQLite
+// has one writer at a time; on Postgres the events' place (the column
+// rowid there) is drawn under a lock every insert into events takes and
+// keeps until its transaction ends, and a transaction is visible before
+// its locks are released (see pgMigrations). Places may skip numbers.
 func (s *Store) EventsSince(ctx context.Context, row int64, limit int) ([]StoredEvent, error) {
 	return s.scanEvents(ctx, `SELECT rowid, run_id, seq, at, type, phase, data FROM events WHERE rowid>? ORDER BY rowid LIMIT ?`, row, limit)
 }
@@ -458,7 +511,7 @@ func (s *Store) Events(ctx context.Context, run string, last int) ([]StoredEvent
 	q := `SELECT seq, at, type, phase, data FROM events WHERE run_id=? ORDER BY seq`
 	args := []any{run}
 	if last > 0 {
-		q = `SELECT * FROM (SELECT seq, at, type, phase, data FROM events WHERE run_id=? ORDER BY seq DESC LIMIT ?) ORDER BY seq`
+		q = `SELECT * FROM (SELECT seq, at, type, phase, data FROM events WHERE run_id=? ORDER BY seq DESC LIMIT ?) AS last ORDER BY seq`
 		args = append(args, last)
 	}
 	return s.scanEvents(ctx, q, args...)
@@ -569,9 +622,4 @@ func parseTS(s string) time.Time {
 func likePrefix(p string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 	return r.Replace(p) + "%"
-}
-
-func isBusy(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -20,10 +19,11 @@ func newRun(id string) *Run {
 		Axes: axes.Default, State: json.RawMessage(`{"a":1}`), CreatedAt: now, UpdatedAt: now}
 }
 
-func TestRoundTrip(t *testing.T) {
+func TestRoundTrip(t *testing.T) { forEachBackend(t, testRoundTrip) }
+
+func testRoundTrip(t *testing.T, dsn string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "state", "ultra.db")
-	s, err := Open(path)
+	s, err := Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestRoundTrip(t *testing.T) {
 	s.Close()
 
 	// Reopen: migrations are idempotent and data survives.
-	s, err = Open(path)
+	s, err = Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,13 +74,11 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-func TestGetRunPrefix(t *testing.T) {
+func TestGetRunPrefix(t *testing.T) { forEachBackend(t, testGetRunPrefix) }
+
+func testGetRunPrefix(t *testing.T, dsn string) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(t.TempDir(), "u.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, dsn)
 	for _, id := range []string{"261122-aa-1", "261122-aa-2", "261122-bb-1"} {
 		if err := s.CreateRun(ctx, newRun(id)); err != nil {
 			t.Fatal(err)
@@ -104,9 +102,10 @@ func TestGetRunPrefix(t *testing.T) {
 	}
 }
 
-func TestConcurrentWriters(t *testing.T) {
+func TestConcurrentWriters(t *testing.T) { forEachBackend(t, testConcurrentWriters) }
+
+func testConcurrentWriters(t *testing.T, path string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "u.db")
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
 	for w := range 4 {
@@ -152,12 +151,12 @@ func TestConcurrentWriters(t *testing.T) {
 }
 
 func TestWorkspaceIsWrittenOnlyByCreateAndSetWorkspace(t *testing.T) {
+	forEachBackend(t, testWorkspaceIsWrittenOnlyByCreateAndSetWorkspace)
+}
+
+func testWorkspaceIsWrittenOnlyByCreateAndSetWorkspace(t *testing.T, dsn string) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(t.TempDir(), "ultra.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, dsn)
 	r := newRun("261122-020202-bbbb")
 	r.Workspace = Workspace{Branch: "ultra/x", Base: "main", BaseCommit: "abc", StartCommit: "abc", Worktree: "/w/x"}
 	if err := s.CreateRun(ctx, r); err != nil {
@@ -188,13 +187,11 @@ func TestWorkspaceIsWrittenOnlyByCreateAndSetWorkspace(t *testing.T) {
 // Of two processes resuming one run, one wins, and the run is running
 // from the claim on: a second resume that read the run before the claim
 // loses even though the pid it read is still the one stored.
-func TestClaimIsOneStep(t *testing.T) {
+func TestClaimIsOneStep(t *testing.T) { forEachBackend(t, testClaimIsOneStep) }
+
+func testClaimIsOneStep(t *testing.T, dsn string) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(t.TempDir(), "ultra.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, dsn)
 	r := newRun("261124-010101-cccc")
 	r.Status, r.PID = "needs_approval", 0
 	if err := s.CreateRun(ctx, r); err != nil {
@@ -217,13 +214,11 @@ func TestClaimIsOneStep(t *testing.T) {
 
 // A surface follows a run by the events after the last it saw, and reads
 // what the run does now (and the answer streaming in) from its runtime.
-func TestFollowingARun(t *testing.T) {
+func TestFollowingARun(t *testing.T) { forEachBackend(t, testFollowingARun) }
+
+func testFollowingARun(t *testing.T, dsn string) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(t.TempDir(), "ultra.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, dsn)
 	r := newRun("261122-010101-bbbb")
 	if err := s.CreateRun(ctx, r); err != nil {
 		t.Fatal(err)

@@ -165,10 +165,17 @@ type Usage struct {
 // UsageByRunModel sums the model_response events by run and model (of run
 // id alone when it is set; a prefix is not resolved here).
 func (s *Store) UsageByRunModel(ctx context.Context, run string) ([]Usage, error) {
-	q := `SELECT e.run_id, COALESCE(json_extract(r.axes, '$.mode'), ''), COALESCE(json_extract(e.data, '$.model'), ''), COALESCE(SUM(json_extract(e.data, '$.error') IS NULL), 0),
-		COALESCE(SUM(json_extract(e.data, '$.usage.input_tokens')), 0), COALESCE(SUM(json_extract(e.data, '$.usage.output_tokens')), 0),
-		COALESCE(SUM(json_extract(e.data, '$.usage.cache_read_tokens')), 0), COALESCE(SUM(json_extract(e.data, '$.usage.cache_write_tokens')), 0),
-		COALESCE(SUM(json_extract(e.data, '$.cost')), 0)
+	// Written for both backends: json_extract is SQLite's and a function
+	// of the same name in the Postgres schema (which returns text, hence
+	// the casts); runs are grouped by their key, so that Postgres lets
+	// the query read the run's other columns.
+	q := `SELECT r.id, COALESCE(json_extract(r.axes, '$.mode'), ''), COALESCE(json_extract(e.data, '$.model'), ''),
+		COUNT(*) - COUNT(json_extract(e.data, '$.error')),
+		COALESCE(SUM(CAST(json_extract(e.data, '$.usage.input_tokens') AS BIGINT)), 0),
+		COALESCE(SUM(CAST(json_extract(e.data, '$.usage.output_tokens') AS BIGINT)), 0),
+		COALESCE(SUM(CAST(json_extract(e.data, '$.usage.cache_read_tokens') AS BIGINT)), 0),
+		COALESCE(SUM(CAST(json_extract(e.data, '$.usage.cache_write_tokens') AS BIGINT)), 0),
+		COALESCE(SUM(CAST(json_extract(e.data, '$.cost') AS DOUBLE PRECISION)), 0)
 		FROM events e JOIN runs r ON r.id = e.run_id
 		WHERE e.type = 'model_response'`
 	var args []any
@@ -176,7 +183,7 @@ func (s *Store) UsageByRunModel(ctx context.Context, run string) ([]Usage, error
 		q += ` AND e.run_id = ?`
 		args = append(args, run)
 	}
-	q += ` GROUP BY e.run_id, 3 ORDER BY MIN(r.created_at), e.run_id, 3`
+	q += ` GROUP BY r.id, 3 ORDER BY MIN(r.created_at), r.id, 3`
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: summing usage: %w", err)

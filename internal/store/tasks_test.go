@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,16 +16,6 @@ import (
 	"github.com/ultra-dev/ultra/internal/tasks"
 )
 
-func openTemp(t testing.TB) *Store {
-	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), "state", "ultra.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 func byID(vs []TaskView) map[string]TaskView {
 	m := map[string]TaskView{}
 	for _, v := range vs {
@@ -33,9 +24,11 @@ func byID(vs []TaskView) map[string]TaskView {
 	return m
 }
 
-func TestListTasks(t *testing.T) {
+func TestListTasks(t *testing.T) { forEachBackend(t, testListTasks) }
+
+func testListTasks(t *testing.T, dsn string) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openAt(t, dsn)
 	base := time.Now().Add(-time.Hour)
 	mk := func(id, status, taskStatus string, at time.Duration) *Run {
 		r := newRun(id)
@@ -113,13 +106,25 @@ func TestListTasks(t *testing.T) {
 	}
 }
 
-// Listing tasks reads runs through an index that holds every column it
-// needs: never the rows themselves, whose state can be large.
-func TestListTasksNeverReadsState(t *testing.T) {
-	s := openTemp(t)
+// Listing tasks never reads the runs' states, which can be large: on
+// SQLite it reads runs through an index that holds every column it needs;
+// Postgres keeps a large value out of the row it belongs to (TOAST).
+func TestListTasksNeverReadsState(t *testing.T) { forEachBackend(t, testListTasksNeverReadsState) }
+
+func testListTasksNeverReadsState(t *testing.T, dsn string) {
+	s := openAt(t, dsn)
+	ctx := context.Background()
+	if s.Backend() == Postgres {
+		var storage string
+		err := s.db.QueryRowContext(ctx, `SELECT attstorage FROM pg_attribute WHERE attrelid = 'runs'::regclass AND attname = 'state'`).Scan(&storage)
+		if err != nil || storage != "x" {
+			t.Fatalf("the state's storage is %q (%v), want x: kept out of the row when large", storage, err)
+		}
+		return
+	}
 	for _, f := range []TaskFilter{{All: true}, {RecentFinished: 3}} {
 		q, args := tasksQuery(f)
-		rows, err := s.db.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+q, args...)
+		rows, err := s.db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q, args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,9 +144,11 @@ func TestListTasksNeverReadsState(t *testing.T) {
 	}
 }
 
-func TestUsageByRunModel(t *testing.T) {
+func TestUsageByRunModel(t *testing.T) { forEachBackend(t, testUsageByRunModel) }
+
+func testUsageByRunModel(t *testing.T, dsn string) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openAt(t, dsn)
 	a, b := newRun("run-a"), newRun("run-b")
 	b.Axes.Mode = "review"
 	b.CreatedAt = a.CreatedAt.Add(time.Second)
@@ -184,22 +191,18 @@ func TestUsageByRunModel(t *testing.T) {
 
 // A store made by an ultra from before the tasks surface (schema version
 // 3) opens with this one, and its runs appear among the tasks.
-func TestTasksFromSchemaVersion3(t *testing.T) {
+func TestTasksFromSchemaVersion3(t *testing.T) { forEachBackend(t, testTasksFromSchemaVersion3) }
+
+func testTasksFromSchemaVersion3(t *testing.T, dsn string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ultra.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`CREATE TABLE schema_version (version INTEGER NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range migrations[:3] {
-		if _, err := db.Exec(m); err != nil {
+	raw, list := oldStore(t, dsn)
+	for i, m := range list[:3] {
+		if _, err := raw.q.ExecContext(ctx, m); err != nil {
 			t.Fatalf("migration %d: %v", i+1, err)
 		}
-		db.Exec(`INSERT INTO schema_version (version) VALUES (?)`, i+1)
+		raw.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (?)`, i+1)
 	}
+	db := raw
 	old := []struct{ id, phase, status string }{
 		{"old-done", "complete", "complete"},
 		{"old-esc", "iterating", "escalated"},
@@ -209,23 +212,23 @@ func TestTasksFromSchemaVersion3(t *testing.T) {
 	}
 	at := time.Now().Add(-48 * time.Hour).UTC().Format(time.RFC3339Nano)
 	for _, r := range old {
-		_, err := db.Exec(`INSERT INTO runs (id, task, repo, workdir, phase, status, reason, axes, provider, model, state, pid, created_at, updated_at, finished_at, base_url, workspace)
+		_, err := db.ExecContext(ctx, `INSERT INTO runs (id, task, repo, workdir, phase, status, reason, axes, provider, model, state, pid, created_at, updated_at, finished_at, base_url, workspace)
 			VALUES (?, 'fix it', '/r', '/r', ?, ?, 'why', ?, 'openai', 'm', '{"phase":{}}', 0, ?, ?, '', '', '{"branch":"ultra/x"}')`,
 			r.id, r.phase, r.status, `{"mode":"build","control":"autonomous","permission_profile":"normal","model_mode":"smart","surface":"headless"}`, at, at)
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	db.Exec(`INSERT INTO transitions (run_id, kind, from_v, to_v, by, reason, at) VALUES ('old-esc', 'phase', 'planning', 'building', 'model', 'plan', ?)`, at)
-	db.Close()
+	db.ExecContext(ctx, `INSERT INTO transitions (run_id, kind, from_v, to_v, by, reason, at) VALUES ('old-esc', 'phase', 'planning', 'building', 'model', 'plan', ?)`, at)
+	db.q.(*sql.DB).Close()
 
-	s, err := Open(path)
+	s, err := Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	var v int
-	s.db.QueryRow(`SELECT MAX(version) FROM schema_version`).Scan(&v)
+	s.db.QueryRowContext(ctx, `SELECT MAX(version) FROM schema_version`).Scan(&v)
 	if v != len(migrations) {
 		t.Fatalf("schema version %d, want %d", v, len(migrations))
 	}
@@ -261,6 +264,28 @@ func TestTasksFromSchemaVersion3(t *testing.T) {
 	}
 }
 
+// oldStore opens the database at dsn as an older ultra would, with an
+// empty schema_version table, and returns it with its backend's
+// migrations.
+func oldStore(t *testing.T, dsn string) (conn, []string) {
+	t.Helper()
+	driver, name, list := "sqlite", "file:"+dsn, migrations
+	if isPostgresURL(dsn) {
+		driver, name, list = "pgx", dsn, pgMigrations
+	} else if err := os.MkdirAll(filepath.Dir(dsn), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open(driver, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(createSchemaVersion); err != nil {
+		t.Fatal(err)
+	}
+	return conn{q: db, pg: driver == "pgx"}, list
+}
+
 // inputOf is what `ultra tasks` gives the classifier, the process
 // taken as dead when no pid drives the run (as here: no live process).
 func inputOf(v TaskView) tasks.Input {
@@ -276,14 +301,14 @@ func inputOf(v TaskView) tasks.Input {
 // fill1000 makes a store of 1,000 runs as a busy repository has them: a
 // few live (with heartbeats), some waiting or escalated, most complete;
 // each with a state of about 40 KB, 30 messages and 60 events.
-func fill1000(b *testing.B) *Store {
+func fill1000(b *testing.B, dsn string) *Store {
 	b.Helper()
 	ctx := context.Background()
-	s := openTemp(b)
+	s := openAt(b, dsn)
 	state := json.RawMessage(`{"phase":{"phase":"building"},"files":"` + strings.Repeat("x", 40_000) + `"}`)
 	msg := `{"role":"tool","content":"` + strings.Repeat("y", 2_000) + `"}`
 	ev := `{"model":"gpt-5","usage":{"input_tokens":12000,"output_tokens":800,"cache_read_tokens":9000},"cost":0.02,"tool_calls":1,"duration":"2s"}`
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -307,14 +332,7 @@ func fill1000(b *testing.B) *Store {
 			CreatedAt: at, UpdatedAt: at.Add(time.Minute), PID: 0,
 			Workspace: Workspace{Branch: "ultra/" + id, Worktree: "/w/" + id},
 			TaskRow:   Task{Status: taskStatus, Retries: i % 4, MaxRetries: 10, InputTokens: 600_000, OutputTokens: 40_000, SpentCost: 1.2, Checkpoint: "0123456789abcdef0123"}}
-		ax, _ := json.Marshal(r.Axes)
-		ws, _ := json.Marshal(r.Workspace)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-			r.ID, r.Task, r.Repo, r.Workdir, r.Phase, r.Status, r.Reason, string(ax), r.Provider, r.Model,
-			string(r.State), r.PID, ts(r.CreatedAt), ts(r.UpdatedAt), ts(r.FinishedAt), r.BaseURL, string(ws)); err != nil {
-			b.Fatal(err)
-		}
-		if err := putTask(ctx, tx, r); err != nil {
+		if err := putRun(ctx, tx, r); err != nil {
 			b.Fatal(err)
 		}
 		for j := range 30 {
@@ -345,8 +363,10 @@ func fill1000(b *testing.B) *Store {
 
 // BenchmarkListTasks1000 is `ultra tasks` over 1,000 runs: the query,
 // the classification and the table (default view, and --all).
-func BenchmarkListTasks1000(b *testing.B) {
-	s := fill1000(b)
+func BenchmarkListTasks1000(b *testing.B) { forEachBackend(b, benchmarkListTasks1000) }
+
+func benchmarkListTasks1000(b *testing.B, dsn string) {
+	s := fill1000(b, dsn)
 	ctx := context.Background()
 	for _, c := range []struct {
 		name string
@@ -384,8 +404,10 @@ func BenchmarkListTasks1000(b *testing.B) {
 
 // BenchmarkReport1000 is `ultra report` over 1,000 runs of 20 model
 // responses each.
-func BenchmarkReport1000(b *testing.B) {
-	s := fill1000(b)
+func BenchmarkReport1000(b *testing.B) { forEachBackend(b, benchmarkReport1000) }
+
+func benchmarkReport1000(b *testing.B, dsn string) {
+	s := fill1000(b, dsn)
 	ctx := context.Background()
 	for b.Loop() {
 		if _, err := s.UsageByRunModel(ctx, ""); err != nil {
