@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/ultra-dev/ultra/internal/llm/scripted"
+	"github.com/ultra-dev/ultra/internal/store/pgtest"
 )
 
 var ultraBin string
@@ -33,7 +34,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building ultra:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	// The fleet's tests share one throwaway Postgres cluster, stopped here.
+	code := pgtest.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

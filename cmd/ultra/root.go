@@ -54,7 +54,7 @@ func newRoot() *cobra.Command {
 	})
 	root.AddCommand(newRunCmd(), newPlanCmd(), newGoalsCmd(), newResumeCmd(), newApproveCmd(), newRunsCmd(), newStatusCmd(), newCancelCmd(), newModelsCmd(), newVerifyCmd(), newGateCmd(), newDiffCmd(), newLandCmd(), newUndoCmd(), newGCCmd(), newHookCmd(), newDoctorCmd(), newDevCmd(), newTasksCmd(), newReportCmd(), newResearchCmd(), newReviewCmd(), newMCPCmd(), newSkillsCmd())
 	root.AddCommand(newChatCmd(), newSteerCmd(), newAutonomousCmd(), newNextCmd(), newPauseCmd(), newStopCmd(), newRepairCmd(), newAttachCmd(), newServeCmd())
-	root.AddCommand(newACPCmd(), newScheduleCmd(), newWorkerCmd())
+	root.AddCommand(newACPCmd(), newScheduleCmd(), newWorkerCmd(), newSubmitCmd())
 	return root
 }
 

@@ -25,6 +25,8 @@ type project struct {
 	Dir       string // the directory ultra was started in (or -C)
 	StateRoot string // .ultra/state
 	Config    config.Config
+	// Fleet: no repository here, only the shared store (ULTRA_DB).
+	Fleet bool
 }
 
 // findProject locates the git repository of -C or the current directory
@@ -52,6 +54,9 @@ func findProjectIn(dir string) (*project, error) {
 	// Inside a run's worktree, the project is still the person's checkout.
 	root, err := workspace.ProjectRoot(context.Background(), abs)
 	if err != nil {
+		if sharedDB() != "" {
+			return fleetProject(abs)
+		}
 		return nil, usageErr("%s is not inside a git repository: ultra works in git repositories (run `git init` first)", abs)
 	}
 	cfg, err := config.Load(root)
@@ -59,6 +64,23 @@ func findProjectIn(dir string) (*project, error) {
 		abs = d
 	}
 	p := &project{Root: root, Dir: abs, StateRoot: filepath.Join(root, ".ultra", "state"), Config: cfg}
+	if err != nil {
+		return p, &configError{&exitError{code: agent.ExitUsage, err: err}}
+	}
+	return p, nil
+}
+
+// fleetProject is where ultra stands outside any repository with a
+// shared store (ULTRA_DB): the fleet's runs are read and steered from the
+// store; what a command keeps on this machine goes under ultra's
+// per-user state.
+func fleetProject(dir string) (*project, error) {
+	state, err := config.StateDir()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(dir)
+	p := &project{Root: dir, Dir: dir, StateRoot: filepath.Join(state, "fleet"), Config: cfg, Fleet: true}
 	if err != nil {
 		return p, &configError{&exitError{code: agent.ExitUsage, err: err}}
 	}
@@ -74,6 +96,9 @@ func (e *configError) Unwrap() error { return e.exitError }
 
 // openStore opens the project's store, keeping .ultra/state out of git.
 func (p *project) openStore() (*store.Store, error) {
+	if p.Fleet {
+		return store.Open(sharedDB())
+	}
 	if err := realDirs(p.Root, p.StateRoot); err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 func newWorkerCmd() *cobra.Command {
 	var maxRuns int
 	var unit bool
+	var db, cache string
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Dispatch the repository's schedules: a foreground daemon (ultra serve runs one too)",
@@ -30,11 +31,15 @@ func newWorkerCmd() *cobra.Command {
 			"claimed by one of them only. --systemd-unit prints a user unit that keeps a worker running.",
 		Example: `  ultra worker
   ultra worker --systemd-unit > ~/.config/systemd/user/ultra-worker.service
-  systemctl --user enable --now ultra-worker`,
+  systemctl --user enable --now ultra-worker
+  ultra worker --db postgres://ultra@db.internal/ultra --max-runs 2   # a fleet's worker, anywhere`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if maxRuns < 1 {
 				return usageErr("--max-runs must be at least 1")
+			}
+			if db != "" || sharedDB() != "" {
+				return serveFleet(cmd, db, cache, maxRuns, unit)
 			}
 			p, st, err := openProject(cmd)
 			if err != nil {
@@ -63,7 +68,61 @@ func newWorkerCmd() *cobra.Command {
 	}
 	cmd.Flags().IntVar(&maxRuns, "max-runs", 1, "how many scheduled runs this worker starts at once, at most")
 	cmd.Flags().BoolVar(&unit, "systemd-unit", false, "print a systemd user unit that runs this worker, and exit")
+	cmd.Flags().StringVar(&db, "db", "", "take submitted runs from the fleet's shared store, postgres://… [env ULTRA_DB]")
+	cmd.Flags().StringVar(&cache, "cache", "", "with --db: where the worker keeps its clones (default $XDG_CACHE_HOME/ultra/fleet)")
 	return cmd
+}
+
+// serveFleet is a fleet's worker: it takes submitted runs from the
+// shared store's queue until interrupted.
+func serveFleet(cmd *cobra.Command, db, cache string, maxRuns int, unit bool) error {
+	url, err := fleetDB(db)
+	if err != nil {
+		return err
+	}
+	if unit {
+		return usageErr("--systemd-unit: see docs/scale.md for a fleet worker's unit")
+	}
+	if cache == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return err
+		}
+		cache = filepath.Join(base, "ultra", "fleet")
+	}
+	if cache, err = filepath.Abs(cache); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return err
+	}
+	prog := ultraProgram()
+	if prog == "" {
+		return fmt.Errorf("cannot find the ultra program to run commands with")
+	}
+	st, err := store.Open(url)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out := cmd.OutOrStdout()
+	var mu sync.Mutex
+	f := &fleet.Fleet{
+		URL: url, Store: st, Program: prog, Cache: cache, MaxRuns: maxRuns,
+		Env:    append(os.Environ(), "ULTRA_SURFACE=headless", "ULTRA_DB="+url),
+		Worker: fleet.NewWorker("runs", time.Now()),
+		Log: func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(out, "%s %s\n", time.Now().Format("2006-01-02 15:04:05"), fmt.Sprintf(format, args...))
+		},
+	}
+	f.Log("worker %s takes runs from %s (clones in %s)", f.Worker.ID, redactURL(url), cache)
+	err = f.Serve(ctx)
+	f.Log("worker stopped")
+	return err
 }
 
 // newDispatcher is a dispatcher of the project's schedules that starts

@@ -26,6 +26,7 @@ var CLIOnly = map[string]string{
 	"acp":      "the Agent Client Protocol agent an editor starts (ultra acp); its slash commands are this table's",
 	"schedule": "schedules are set up from the command line (or a script); ultra tasks lists them with their next dispatch",
 	"worker":   "the daemon that dispatches schedules: a process to keep running (ultra serve runs one too), not a command of a surface",
+	"submit":   "queues a run for a fleet's workers on other machines; in the TUI, typing a task starts a run here",
 }
 
 // Flags shared by several commands.

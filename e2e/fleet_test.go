@@ -1,0 +1,221 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/store/pgtest"
+)
+
+// fleet is a shared store, a bare repository standing in for the
+// remote, and a scripted model with one lane per submitted job.
+type fleet struct {
+	db     string
+	remote string
+	model  *model
+	env    []string // a person's environment on yet another machine
+}
+
+// newFleet makes the remote from calcProject and a model whose lanes
+// answer the runs whose task names them ("job 1" … "job n").
+func newFleet(t *testing.T, jobs int) *fleet {
+	t.Helper()
+	db := pgtest.URL(t)
+	src := repo(t, pyCalc)
+	remote := filepath.Join(t.TempDir(), "calc.git")
+	git(t, "", "clone", "--quiet", "--bare", src, remote)
+	var lanes []map[string]any
+	for i := 1; i <= jobs; i++ {
+		lanes = append(lanes, map[string]any{"match": fmt.Sprintf("(job %d)", i), "steps": fleetSteps()})
+	}
+	m := newScript(t, map[string]any{"steps": []step{text("no lane matched this conversation")}, "lanes": lanes})
+	env := append(ultraEnv(t), "ULTRA_DB="+db)
+	return &fleet{db: db, remote: remote, model: m, env: env}
+}
+
+// pyCalc is the fleet's project: Python, whose tests start in a moment,
+// so that many runs fit in a test.
+var pyCalc = map[string]string{
+	"calc.py":      "def add(a, b):\n    return a - b\n",
+	"test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+	"pytest.ini":   "[pytest]\n",
+}
+
+// fleetSteps is a model's fix of pyCalc, with its goal and criteria.
+func fleetSteps() []step {
+	return withCleanupEnds([]step{
+		calls(call("read", map[string]any{"file_path": "calc.py"})),
+		calls(call("goals", goalsOf("add adds",
+			crit("happy", "command", "add adds, as its test shows", map[string]any{"run": "python3 -c 'from calc import add; assert add(2, 3) == 5'", "expect_exit": 0}),
+			crit("edge", "command", "no subtraction is left in add", map[string]any{"run": "grep -q 'return a - b' calc.py", "expect_exit": 1}),
+			crit("regression", "command", "both tests are still there", map[string]any{"run": "grep -c '^def test_' test_calc.py", "expect_stdout": "^2\\s*$"})))),
+		calls(call("edit", map[string]any{"file_path": "calc.py", "old_string": "return a - b", "new_string": "return a + b"})),
+		calls(call("phase", map[string]any{"to": "verifying"})),
+		calls(call("verify", map[string]any{})),
+		endCleanup(),
+		approve(),
+	})
+}
+
+// machine is the environment of one worker's machine: its own state and
+// cache directories.
+func (f *fleet) machine(t *testing.T) []string {
+	env := []string{}
+	for _, kv := range ultraEnv(t) {
+		if !strings.HasPrefix(kv, "XDG_STATE_HOME=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "ULTRA_DB="+f.db)
+}
+
+func (f *fleet) submit(t *testing.T, job int) string {
+	t.Helper()
+	r := ultraRun(t, t.TempDir(), f.env, "submit", "--json", "--repo", f.remote, "--provider", "openai", "--base-url", f.model.url,
+		"--model", "scripted", fmt.Sprintf("fix the calculator's Add (job %d)", job))
+	if r.code != 0 {
+		t.Fatalf("submit: %d %s", r.code, r.stderr)
+	}
+	var v struct{ Run string }
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || v.Run == "" {
+		t.Fatalf("submit printed %q", r.stdout)
+	}
+	return v.Run
+}
+
+type fleetTask struct {
+	ID         string `json:"id"`
+	Status     string `json:"status"`
+	Why        string `json:"why"`
+	Checkpoint string `json:"checkpoint"`
+}
+
+func (f *fleet) tasks(t *testing.T) []fleetTask {
+	t.Helper()
+	r := ultraRun(t, t.TempDir(), f.env, "tasks", "--all", "--json")
+	if r.code != 0 {
+		t.Fatalf("tasks: %d %s", r.code, r.stderr)
+	}
+	var v struct{ Tasks []fleetTask }
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatalf("tasks --json: %v\n%s", err, r.stdout)
+	}
+	return v.Tasks
+}
+
+func startFleetWorker(t *testing.T, env []string, maxRuns int) (*exec.Cmd, *lockedBuffer) {
+	t.Helper()
+	cmd := execCmd(t.TempDir(), env, ultraBin, "worker", "--max-runs", fmt.Sprint(maxRuns))
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, out
+}
+
+// Ten runs submitted to two workers (two machines: their own state and
+// clones) each complete exactly once: one row each, complete; one branch
+// each on the remote, pushed at the run's last green commit, with the
+// fix; each lane of the script used once.
+func TestFleetRunsEachSubmittedRunOnce(t *testing.T) {
+	jobs := 10
+	if n, err := strconv.Atoi(os.Getenv("ULTRA_FLEET_JOBS")); err == nil {
+		jobs = n
+	}
+	f := newFleet(t, jobs)
+	var runs []string
+	for i := 1; i <= jobs; i++ {
+		runs = append(runs, f.submit(t, i))
+	}
+	queued := f.tasks(t)
+	if len(queued) != jobs {
+		t.Fatalf("%d tasks listed after submitting %d: %+v", len(queued), jobs, queued)
+	}
+	_, outA := startFleetWorker(t, f.machine(t), 2)
+	_, outB := startFleetWorker(t, f.machine(t), 2)
+	deadline := time.Now().Add(6 * time.Minute)
+	for {
+		done := 0
+		for _, tk := range f.tasks(t) {
+			if tk.Status == "complete" {
+				done++
+			}
+		}
+		if done == jobs {
+			break
+		}
+		if time.Now().After(deadline) || failed(f.tasks(t)) {
+			for _, tk := range f.tasks(t) {
+				if tk.Status == "failed" {
+					t.Logf("%s", ultraRun(t, t.TempDir(), f.env, "status", tk.ID, "-n", "40").stdout)
+					break
+				}
+			}
+			t.Fatalf("%d of %d runs complete: %+v\nworker a:\n%s\nworker b:\n%s", done, jobs, f.tasks(t), outA, outB)
+		}
+		time.Sleep(time.Second)
+	}
+	all := f.tasks(t)
+	if len(all) != jobs {
+		t.Fatalf("%d runs, want %d: %+v", len(all), jobs, all)
+	}
+	// Each run was started by exactly one worker, and both worked.
+	logs := outA.String() + outB.String()
+	for _, id := range runs {
+		if n := strings.Count(logs, "run "+id+" started"); n != 1 {
+			t.Errorf("run %s started %d times\nworker a:\n%s\nworker b:\n%s", id, n, outA, outB)
+		}
+	}
+	if !strings.Contains(outA.String(), " started (") || !strings.Contains(outB.String(), " started (") {
+		t.Logf("one worker took every run (allowed, but unusual)\nworker a:\n%s\nworker b:\n%s", outA, outB)
+	}
+	// The remote has exactly the runs' branches, each at the run's green
+	// commit, each with the fix and nothing else changed.
+	heads := git(t, f.remote, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/")
+	byRef := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(heads), "\n") {
+		ref, sha, _ := strings.Cut(l, " ")
+		byRef[ref] = sha
+	}
+	if len(byRef) != jobs+1 {
+		t.Fatalf("the remote's branches:\n%s", heads)
+	}
+	for _, tk := range all {
+		sha := byRef["refs/heads/ultra/"+tk.ID]
+		if sha == "" || !strings.HasPrefix(sha, tk.Checkpoint) || tk.Checkpoint == "" {
+			t.Errorf("run %s: remote branch at %q, its green commit %q", tk.ID, sha, tk.Checkpoint)
+			continue
+		}
+		if got := git(t, f.remote, "show", sha+":calc.py"); !strings.Contains(got, "return a + b") {
+			t.Errorf("run %s's branch lacks the fix:\n%s", tk.ID, got)
+		}
+		if diff := git(t, f.remote, "diff", "--name-only", "main", sha, "--", ".", ":!.ultra"); strings.TrimSpace(diff) != "calc.py" {
+			t.Errorf("run %s changed %q", tk.ID, diff)
+		}
+	}
+	// main itself is untouched.
+	if got := git(t, f.remote, "show", "main:calc.py"); !strings.Contains(got, "return a - b") {
+		t.Fatalf("main changed:\n%s", got)
+	}
+	if n, want := len(f.model.srv.Requests()), jobs*len(fleetSteps()); n != want {
+		t.Fatalf("the model answered %d requests, want %d", n, want)
+	}
+}
+
+func failed(ts []fleetTask) bool {
+	for _, t := range ts {
+		if t.Status == "failed" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,301 @@
+package fleet
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/surface/procs"
+)
+
+// RescueAfter is how long a taken job may go without its worker's
+// heartbeat before River gives it to another worker: the worker beats on
+// the job's row every Beat while its run goes on, so a live run is never
+// rescued, however long it takes, and a dead worker's is within seconds
+// (not River's default of an hour).
+const RescueAfter = StaleAfter
+
+// Fleet is a worker of a shared store: it takes submitted runs from the
+// queue, each in a clone of its repository in Cache, runs them with
+// ultra's own `ultra run` (sharing the store through Env's ULTRA_DB),
+// and pushes each run's green branch to the repository's remote.
+type Fleet struct {
+	URL     string // the database
+	Store   *store.Store
+	Program string // the ultra program
+	Cache   string // where clones and the runs' output go
+	Env     []string
+	MaxRuns int
+	Worker  store.Worker
+	Log     func(format string, args ...any)
+
+	pool    *pgxpool.Pool
+	mu      sync.Mutex
+	repos   map[string]*sync.Mutex
+	running int
+}
+
+func (f *Fleet) logf(format string, args ...any) {
+	if f.Log != nil {
+		f.Log(format, args...)
+	}
+}
+
+// Serve takes runs from the queue until ctx ends; then it stops taking
+// new ones and waits for those going on.
+func (f *Fleet) Serve(ctx context.Context) error {
+	pool, err := pgxpool.New(ctx, f.URL)
+	if err != nil {
+		return fmt.Errorf("the queue's database: %w", err)
+	}
+	defer pool.Close()
+	f.pool = pool
+	if err := Migrate(ctx, pool); err != nil {
+		return err
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &runWorker{f: f})
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		ID:                   f.Worker.ID,
+		Logger:               quiet,
+		Queues:               map[string]river.QueueConfig{QueueRuns: {MaxWorkers: max(1, f.MaxRuns)}},
+		Workers:              workers,
+		JobTimeout:           -1,
+		RescueStuckJobsAfter: RescueAfter,
+		FetchPollInterval:    250 * time.Millisecond,
+	})
+	if err != nil {
+		return err
+	}
+	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	beat := time.NewTicker(Beat)
+	defer beat.Stop()
+	for ctx.Err() == nil {
+		f.Worker.Heartbeat = time.Now()
+		if err := f.Store.BeatWorker(ctx, f.Worker); err != nil && ctx.Err() == nil {
+			f.logf("heartbeat: %v", err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-beat.C:
+		}
+	}
+	if n := f.busy(); n > 0 {
+		f.logf("waiting for the %d runs going on to end (signal again to stop them at their next safe point)", n)
+	}
+	stop, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- client.Stop(stop) }()
+	w := f.Worker
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(Beat):
+				w.Heartbeat = time.Now()
+				_ = f.Store.BeatWorker(stop, w)
+			}
+		}
+	}()
+	err = <-done
+	w.Heartbeat, w.StoppedAt = time.Now(), time.Now()
+	_ = f.Store.BeatWorker(context.Background(), w)
+	return err
+}
+
+func (f *Fleet) busy() int { f.mu.Lock(); defer f.mu.Unlock(); return f.running }
+
+func (f *Fleet) repoLock(url string) *sync.Mutex {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.repos == nil {
+		f.repos = map[string]*sync.Mutex{}
+	}
+	if f.repos[url] == nil {
+		f.repos[url] = &sync.Mutex{}
+	}
+	return f.repos[url]
+}
+
+// runWorker works the runs queue's jobs.
+type runWorker struct {
+	river.WorkerDefaults[RunJob]
+	f *Fleet
+}
+
+// Timeout: a run ends by its own budgets, never by the queue's clock.
+func (w *runWorker) Timeout(*river.Job[RunJob]) time.Duration { return -1 }
+
+// NextRetry: a rescued run is taken again at once.
+func (w *runWorker) NextRetry(*river.Job[RunJob]) time.Time { return time.Now() }
+
+func (w *runWorker) Work(ctx context.Context, job *river.Job[RunJob]) error {
+	f := w.f
+	a := job.Args
+	f.mu.Lock()
+	f.running++
+	f.mu.Unlock()
+	defer func() { f.mu.Lock(); f.running--; f.mu.Unlock() }()
+	row, err := f.Store.GetRun(ctx, a.Run)
+	if errors.Is(err, store.ErrNotFound) {
+		return river.JobCancel(fmt.Errorf("run %s has no row in the store", a.Run))
+	}
+	if err != nil {
+		return err
+	}
+	if row.Status != store.StatusQueued {
+		// Cancelled while queued, or taken by a worker before (this is
+		// the job's rescue): the run is not started again.
+		if row.Status == agent.StatusRunning && !agent.ProcessAlive(row.PID) {
+			f.logf("run %s: its worker stopped mid-run; it stays interrupted (ultra resume on the machine that has its worktree)", a.Run)
+		}
+		return nil
+	}
+	dir, base, err := f.checkout(ctx, a.Repo, a.Base)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", a.Run, err)
+	}
+	args := []string{"run", "--output", "jsonl", "--adopt", a.Run, "--base", base}
+	if a.Brief != "" {
+		path := filepath.Join(f.Cache, "briefs", a.Run+".md")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(a.Brief), 0o600); err != nil {
+			return err
+		}
+		args = append(args, "--brief-file", path)
+	}
+	args = append(args, a.Args...)
+	be := &procs.Processes{Store: f.Store, Program: f.Program, Dir: dir, Logs: filepath.Join(f.Cache, "logs"), Env: f.Env}
+	id, wait, err := be.Start(context.WithoutCancel(ctx), args)
+	if err != nil {
+		if wait != nil {
+			wait()
+		}
+		return fmt.Errorf("run %s did not start: %w", a.Run, err)
+	}
+	f.logf("run %s started (%s, base %s)", id, a.Repo, base)
+	ended := make(chan struct{})
+	var code int
+	go func() { _, code = wait(); close(ended) }()
+	tick := time.NewTicker(Beat)
+	defer tick.Stop()
+	cancelled := false
+	for done := false; !done; {
+		select {
+		case <-ended:
+			done = true
+		case <-tick.C:
+			// The job's heartbeat: River rescues only a job whose worker
+			// stopped beating.
+			_, _ = f.pool.Exec(ctx, `UPDATE river_job SET attempted_at = now() WHERE id = $1 AND state = 'running'`, job.ID)
+		case <-ctx.Done():
+			if !cancelled {
+				// The queue cancelled the job (or the worker stops for
+				// good): the run stops at its next safe point.
+				cancelled = true
+				_, _ = f.Store.AddRequest(context.WithoutCancel(ctx), store.Request{Run: id, Kind: store.ReqStop, Reason: "its worker stopped", Who: "worker " + f.Worker.ID})
+			}
+			ctx = context.WithoutCancel(ctx)
+		}
+	}
+	row, err = f.Store.GetRun(context.WithoutCancel(ctx), id)
+	if err != nil {
+		return err
+	}
+	f.logf("run %s ended %s (exit %d)", id, agent.ShownStatus(row), code)
+	if err := f.push(context.WithoutCancel(ctx), dir, row); err != nil {
+		f.logf("run %s: %v", id, err)
+		return err
+	}
+	return nil
+}
+
+// checkout is the worker's clone of repo (made on first use, fetched on
+// every use) and the local branch of base there, at the remote's tip.
+func (f *Fleet) checkout(ctx context.Context, repo, base string) (string, string, error) {
+	l := f.repoLock(repo)
+	l.Lock()
+	defer l.Unlock()
+	sum := sha256.Sum256([]byte(repo))
+	dir := filepath.Join(f.Cache, "repos", hex.EncodeToString(sum[:8]))
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return "", "", err
+		}
+		if out, err := gitIn(ctx, "", "clone", "--quiet", repo, dir); err != nil {
+			return "", "", fmt.Errorf("cloning %s: %s", repo, out)
+		}
+	}
+	if out, err := gitIn(ctx, dir, "fetch", "--quiet", "--prune", "origin"); err != nil {
+		return "", "", fmt.Errorf("fetching %s: %s", repo, out)
+	}
+	if base == "" {
+		head, err := gitIn(ctx, dir, "symbolic-ref", "--short", "refs/remotes/origin/HEAD")
+		if err != nil {
+			return "", "", fmt.Errorf("%s names no default branch: give --base", repo)
+		}
+		base = strings.TrimPrefix(head, "origin/")
+	}
+	// The clone's checkout never moves under a run: it is detached, and
+	// the base branch follows the remote's.
+	if out, err := gitIn(ctx, dir, "checkout", "--quiet", "--detach"); err != nil {
+		return "", "", fmt.Errorf("%s: %s", dir, out)
+	}
+	if out, err := gitIn(ctx, dir, "branch", "--force", "--no-track", base, "refs/remotes/origin/"+base); err != nil {
+		return "", "", fmt.Errorf("%s has no branch %s: %s", repo, base, out)
+	}
+	return dir, base, nil
+}
+
+// push pushes a run's branch to the remote when its tip is the last
+// commit ultra made, on a green tree: never a protected branch (only
+// ultra/<run>), never a tree that has not gone green.
+func (f *Fleet) push(ctx context.Context, dir string, row *store.Run) error {
+	branch, green := row.Workspace.Branch, row.TaskRow.Checkpoint
+	if branch == "" || green == "" {
+		return nil
+	}
+	if branch != "ultra/"+row.ID {
+		return fmt.Errorf("not pushing %s: a run's branch is ultra/%s", branch, row.ID)
+	}
+	tip, err := gitIn(ctx, dir, "rev-parse", "--verify", "refs/heads/"+branch)
+	if err != nil {
+		return fmt.Errorf("not pushing %s: %s", branch, tip)
+	}
+	if tip != green {
+		return fmt.Errorf("not pushing %s: its tip %s is not the last green commit %s", branch, tip, green)
+	}
+	if out, err := gitIn(ctx, dir, "push", "--quiet", "origin", "refs/heads/"+branch+":refs/heads/"+branch); err != nil {
+		return fmt.Errorf("pushing %s: %s", branch, out)
+	}
+	f.logf("run %s: pushed %s at %s", row.ID, branch, tip[:min(12, len(tip))])
+	return nil
+}
+
+func gitIn(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
