@@ -27,13 +27,19 @@ type fleet struct {
 // answer the runs whose task names them ("job 1" … "job n").
 func newFleet(t *testing.T, jobs int) *fleet {
 	t.Helper()
+	return newFleetWith(t, jobs, func(int) []step { return fleetSteps() })
+}
+
+// newFleetWith is newFleet whose lane i answers with lane(i).
+func newFleetWith(t *testing.T, jobs int, lane func(i int) []step) *fleet {
+	t.Helper()
 	db := pgtest.URL(t)
 	src := repo(t, pyCalc)
 	remote := filepath.Join(t.TempDir(), "calc.git")
 	git(t, "", "clone", "--quiet", "--bare", src, remote)
 	var lanes []map[string]any
 	for i := 1; i <= jobs; i++ {
-		lanes = append(lanes, map[string]any{"match": fmt.Sprintf("(job %d)", i), "steps": fleetSteps()})
+		lanes = append(lanes, map[string]any{"match": fmt.Sprintf("(job %d)", i), "steps": lane(i)})
 	}
 	m := newScript(t, map[string]any{"steps": []step{text("no lane matched this conversation")}, "lanes": lanes})
 	env := append(ultraEnv(t), "ULTRA_DB="+db)
@@ -110,9 +116,9 @@ func (f *fleet) tasks(t *testing.T) []fleetTask {
 	return v.Tasks
 }
 
-func startFleetWorker(t *testing.T, env []string, maxRuns int) (*exec.Cmd, *lockedBuffer) {
+func startFleetWorker(t *testing.T, env []string, maxRuns int, extra ...string) (*exec.Cmd, *lockedBuffer) {
 	t.Helper()
-	cmd := execCmd(t.TempDir(), env, ultraBin, "worker", "--max-runs", fmt.Sprint(maxRuns))
+	cmd := execCmd(t.TempDir(), append(env, extra...), ultraBin, "worker", "--max-runs", fmt.Sprint(maxRuns))
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -218,4 +224,65 @@ func failed(ts []fleetTask) bool {
 		}
 	}
 	return false
+}
+
+// waitTask waits until run id's status is want.
+func (f *fleet) waitTask(t *testing.T, id, want string, within time.Duration, logs ...*lockedBuffer) fleetTask {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		for _, tk := range f.tasks(t) {
+			if tk.ID == id && tk.Status == want {
+				return tk
+			}
+		}
+		if time.Now().After(deadline) {
+			var b strings.Builder
+			for _, l := range logs {
+				b.WriteString(l.String())
+			}
+			t.Fatalf("run %s is not %s after %s: %+v\n%s", id, want, within, f.tasks(t), b.String())
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// ultra cancel, from a machine that is neither worker's (no repository,
+// only the shared store), reaches a queued run (River's job is
+// cancelled: no worker ever starts it) and a run that a worker on
+// another machine drives (it stops at its next safe point, cancelled).
+// Neither leaves a branch on the remote.
+func TestFleetCancelAcrossWorkers(t *testing.T) {
+	slow := withCleanupEnds([]step{{"delay_ms": 120000, "text": "thinking for a long time"}})
+	f := newFleetWith(t, 2, func(i int) []step {
+		if i == 2 {
+			return slow
+		}
+		return fleetSteps()
+	})
+	queued := f.submit(t, 1)
+	r := ultraRun(t, t.TempDir(), f.env, "cancel", queued, "--reason", "not needed after all")
+	if r.code != 0 || !strings.Contains(r.stdout, "cancelled") {
+		t.Fatalf("cancel of a queued run: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	_, out := startFleetWorker(t, f.machine(t), 2, "ULTRA_HOSTNAME=machine-a")
+	running := f.submit(t, 2)
+	f.waitTask(t, running, "running", 60*time.Second, out)
+	start := time.Now()
+	r = ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME=machine-c"), "cancel", running)
+	if r.code != 0 || !strings.Contains(r.stdout, "cancelled") {
+		t.Fatalf("cancel of a run on another machine: %d %s %s\n%s", r.code, r.stdout, r.stderr, out)
+	}
+	if d := time.Since(start); d > 60*time.Second {
+		t.Fatalf("the cancel took %s", d)
+	}
+	f.waitTask(t, running, "cancelled", 30*time.Second, out)
+	f.waitTask(t, queued, "cancelled", time.Second, out)
+	time.Sleep(2 * time.Second) // a worker that would take the cancelled job would have by now
+	if strings.Contains(out.String(), "run "+queued+" started") {
+		t.Fatalf("the cancelled queued run was started:\n%s", out)
+	}
+	if heads := git(t, f.remote, "for-each-ref", "refs/heads/ultra/"); heads != "" {
+		t.Fatalf("branches on the remote:\n%s", heads)
+	}
 }

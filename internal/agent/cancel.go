@@ -10,6 +10,7 @@ import (
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/phase"
 	"github.com/ultra-dev/ultra/internal/store"
+	"github.com/ultra-dev/ultra/internal/tasks"
 )
 
 // Cancel stops a run for good. A run driven by a live process on this
@@ -22,6 +23,43 @@ func Cancel(ctx context.Context, o Options, id, reason string) (*Outcome, error)
 	}
 	if p := phase.Phase(row.Phase); p == phase.Complete || p == phase.Cancelled {
 		return nil, fmt.Errorf("run %s is already %s", row.ID, p)
+	}
+	if reason == "" {
+		reason = "cancelled by a person"
+	}
+	if row.Status == store.StatusQueued {
+		// Submitted to a fleet, taken by no worker yet: it never starts.
+		ok, err := o.Store.CancelQueued(ctx, row.ID, reason, o.Now())
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return &Outcome{RunID: row.ID, Status: StatusCancelled, Phase: phase.Cancelled, Reason: reason, ExitCode: ExitCode(StatusCancelled)}, nil
+		}
+		// A worker took it meanwhile: it is cancelled as a live run.
+		if row, err = o.Store.GetRun(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	if host, elsewhere := drivenElsewhere(ctx, o.Store, row, o.Now()); elsewhere {
+		// A live run on another machine (a fleet's worker): it takes the
+		// request at its next safe point.
+		if _, err := o.Store.AddRequest(ctx, store.Request{Run: row.ID, Kind: store.ReqCancel, Reason: reason, Who: "person", Session: session()}); err != nil {
+			return nil, err
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			if row, err = o.Store.GetRun(ctx, row.ID); err != nil {
+				return nil, err
+			}
+			if row.Status != StatusRunning {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("%w: run %s on %s did not stop within 60s; it stops at its next safe point (the request is recorded)", ErrBusy, row.ID, host)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 	}
 	if Live(row) {
 		// The live process takes the request when the signal interrupts
@@ -57,9 +95,6 @@ func Cancel(ctx context.Context, o Options, id, reason string) (*Outcome, error)
 	if err != nil {
 		return nil, err
 	}
-	if reason == "" {
-		reason = "cancelled by a person"
-	}
 	if err := r.transition(phase.Cancelled, phase.ByPerson, reason, ""); err != nil {
 		return nil, err
 	}
@@ -78,6 +113,23 @@ func Cancel(ctx context.Context, o Options, id, reason string) (*Outcome, error)
 
 // session names the process a request comes from, for the record.
 func session() string {
-	host, _ := os.Hostname()
+	host := Hostname()
 	return fmt.Sprintf("pid %d on %s", os.Getpid(), host)
+}
+
+// drivenElsewhere reports whether a running run is driven by a live
+// process on another machine (its runtime names another host, and its
+// heartbeat is fresh), and which.
+func drivenElsewhere(ctx context.Context, st *store.Store, row *store.Run, now time.Time) (string, bool) {
+	if row.Status != StatusRunning {
+		return "", false
+	}
+	rt, err := st.RuntimeOf(ctx, row.ID)
+	if err != nil || rt.Host == "" {
+		return "", false
+	}
+	if host := Hostname(); host == rt.Host {
+		return "", false
+	}
+	return rt.Host, now.Sub(rt.Heartbeat) < tasks.StaleAfter
 }

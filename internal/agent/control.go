@@ -185,7 +185,7 @@ func (o Options) pollEvery() time.Duration {
 func (r *runner) watch(ctx context.Context) {
 	tick := time.NewTicker(r.o.pollEvery())
 	defer tick.Stop()
-	host, _ := os.Hostname()
+	host := Hostname()
 	var last time.Time
 	beat := func() {
 		a, since, partial, thinking := r.ctl.runtime()

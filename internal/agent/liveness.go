@@ -61,7 +61,7 @@ func ProcessOf(pid int, rt *store.Runtime) tasks.Process {
 		if pid == 0 {
 			pid = rt.PID
 		}
-		if host, _ := os.Hostname(); rt.Host != "" && host != "" && rt.Host != host {
+		if host := Hostname(); rt.Host != "" && host != "" && rt.Host != host {
 			return tasks.ProcessUnknown
 		}
 	}
@@ -109,4 +109,15 @@ func StateOf(ctx context.Context, st *store.Store, row *store.Run, now time.Time
 	}
 	in := Observe(row, rt)
 	return tasks.Shown(in, now), tasks.Classify(in, now)
+}
+
+// Hostname is the name this machine goes by among the machines that
+// share a store (a fleet): ULTRA_HOSTNAME, else its host name. Machines
+// whose host names are alike (containers) set it apart.
+func Hostname() string {
+	if h := strings.TrimSpace(os.Getenv("ULTRA_HOSTNAME")); h != "" {
+		return h
+	}
+	h, _ := os.Hostname()
+	return h
 }

@@ -65,7 +65,7 @@ func (d *Dispatcher) logf(format string, args ...any) {
 
 // NewWorker is this process's worker row, serving what serves says.
 func NewWorker(serves string, now time.Time) store.Worker {
-	host, _ := os.Hostname()
+	host := agent.Hostname()
 	return store.Worker{ID: fmt.Sprintf("w-%s-%d-%s", host, os.Getpid(), now.UTC().Format("150405.000")),
 		Host: host, PID: os.Getpid(), Serves: serves, StartedAt: now, Heartbeat: now}
 }

@@ -98,9 +98,15 @@ func Submit(ctx context.Context, st *store.Store, row *store.Run, job RunJob) er
 	})
 }
 
-// CancelQueued cancels the job of a run that no worker took yet; false
-// when the run has no job waiting (a worker has it, or it never had one).
-func CancelQueued(ctx context.Context, pool *pgxpool.Pool, run string) (bool, error) {
+// CancelJob cancels the queue's job of a run that no worker took yet
+// (River's cancel; a worker taking it meanwhile finds the run cancelled
+// and leaves it); false when the run has no job waiting.
+func CancelJob(ctx context.Context, url, run string) (bool, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return false, fmt.Errorf("the queue's database: %w", err)
+	}
+	defer pool.Close()
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: quiet})
 	if err != nil {
 		return false, err
@@ -108,10 +114,10 @@ func CancelQueued(ctx context.Context, pool *pgxpool.Pool, run string) (bool, er
 	var id int64
 	err = pool.QueryRow(ctx, `SELECT id FROM river_job WHERE kind = $1 AND args->>'run' = $2 AND state IN ('available','scheduled','retryable','pending') ORDER BY id DESC LIMIT 1`,
 		RunJob{}.Kind(), run).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
 	if err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
-			return false, nil
-		}
 		return false, err
 	}
 	if _, err := client.JobCancel(ctx, id); err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // StatusQueued is the status of a run submitted to a fleet that no
@@ -38,4 +39,27 @@ func (s *Store) CreateQueuedRun(ctx context.Context, r *Run, also func(*sql.Tx) 
 		}
 	}
 	return tx.Commit()
+}
+
+// CancelQueued cancels a run no process has adopted yet (its row and
+// task row say cancelled, with reason); false when it is no longer
+// queued (a worker took it first).
+func (s *Store) CancelQueued(ctx context.Context, id, reason string, now time.Time) (bool, error) {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return false, fmt.Errorf("store: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE runs SET status='cancelled', phase='cancelled', reason=?, updated_at=?, finished_at=? WHERE id=? AND status=?`,
+		reason, ts(now), ts(now), id, StatusQueued)
+	if err != nil {
+		return false, fmt.Errorf("store: cancelling run %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return false, nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status='cancelled', updated_at=? WHERE id=?`, ts(now), id); err != nil {
+		return false, fmt.Errorf("store: cancelling run %s: %w", id, err)
+	}
+	return true, tx.Commit()
 }

@@ -17,6 +17,7 @@ const (
 	Waiting   = "waiting"   // needs a person: a plan to accept, a call to approve, a question
 	Stuck     = "stuck"     // says running, its process alive (or on another host) but silent
 	Running   = "running"   // a live process drives it
+	Queued    = "queued"    // submitted to a fleet: no worker has taken it yet
 	Paused    = "paused"    // a person paused or stopped it; resume goes on
 	Resumable = "resumable" // stopped for a reason a person can act on: interrupted, escalated, out of budget
 	Failed    = "failed"    // ultra or the model provider failed; resumable once the cause is fixed
@@ -131,6 +132,8 @@ func Classify(in Input, now time.Time) Class {
 		return c
 	case "cancelled":
 		return Class{Class: Cancelled, Why: in.Reason}
+	case "queued":
+		return Class{Class: Queued, Why: "waiting for a fleet's worker (ultra worker --db)", Next: "ultra cancel " + id, Active: true}
 	case "failed":
 		if in.Undone || in.Removed {
 			return Class{Class: Failed, Why: pick(in.Reason, "failed")}
@@ -210,7 +213,7 @@ func waitingFor(w, id string) (kind, cmd string) {
 
 // rank orders classes in the view: what needs a person first, then what
 // runs, then what can go on, then what is over.
-var rank = map[string]int{Waiting: 0, Stuck: 1, Running: 2, Paused: 3, Resumable: 4, Failed: 5, Done: 6, Cancelled: 7}
+var rank = map[string]int{Waiting: 0, Stuck: 1, Running: 2, Queued: 2, Paused: 3, Resumable: 4, Failed: 5, Done: 6, Cancelled: 7}
 
 // Rank is a class's place in the view (lower first).
 func Rank(class string) int {

@@ -52,6 +52,7 @@ func TestClassify(t *testing.T) {
 		{"failed", Input{Status: "failed", Reason: "model request failed"}, Failed, "", "ultra resume R1", "model request failed", false},
 		{"failed, having made nothing", Input{Status: "failed", Reason: "model request failed (the run made nothing, so its branch and worktree are removed", Branch: "ultra/R1", Removed: true}, Failed, "", "", "made nothing", false},
 		{"cancelled", Input{Status: "cancelled", Reason: "by a person"}, Cancelled, "", "", "by a person", false},
+		{"queued for a fleet", Input{Status: "queued"}, Queued, "", "ultra cancel R1", "waiting for a fleet's worker (ultra worker --db)", true},
 		{"unknown status", Input{Status: "levitating"}, "levitating", "", "ultra status R1", "", true},
 	}
 	for _, c := range cases {

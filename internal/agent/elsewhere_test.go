@@ -1,0 +1,50 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/store"
+)
+
+// A running run whose runtime names another machine and beats is driven
+// there: ultra cancel asks it (a request) instead of signalling a pid
+// that means nothing here.
+func TestDrivenElsewhere(t *testing.T) {
+	t.Setenv("ULTRA_HOSTNAME", "here")
+	st, err := store.Open(filepath.Join(t.TempDir(), "ultra.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	now := time.Now()
+	for i, c := range []struct {
+		status, host string
+		age          time.Duration
+		want         bool
+	}{
+		{StatusRunning, "there", time.Second, true},
+		{StatusRunning, "there", time.Minute, false}, // its machine stopped beating: gone
+		{StatusRunning, "here", time.Second, false},  // this machine's: signalled
+		{StatusRunning, "", time.Second, false},
+		{"escalated", "there", time.Second, false},
+	} {
+		row := &store.Run{ID: "r" + string(rune('a'+i)), Task: "t", Repo: "/r", Workdir: "/r", Phase: "building", Status: c.status,
+			Axes: axes.Default, State: json.RawMessage(`{}`), PID: 424242, CreatedAt: now, UpdatedAt: now}
+		if err := st.CreateRun(ctx, row); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Beat(ctx, row.ID, store.Runtime{PID: 424242, Host: c.host}); err != nil {
+			t.Fatal(err)
+		}
+		host, got := drivenElsewhere(ctx, st, row, time.Now().Add(c.age))
+		if got != c.want || (got && host != "there") {
+			t.Errorf("%+v: drivenElsewhere = %q %v", c, host, got)
+		}
+	}
+}
