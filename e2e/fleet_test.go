@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -284,5 +285,108 @@ func TestFleetCancelAcrossWorkers(t *testing.T) {
 	}
 	if heads := git(t, f.remote, "for-each-ref", "refs/heads/ultra/"); heads != "" {
 		t.Fatalf("branches on the remote:\n%s", heads)
+	}
+}
+
+// runPID is the pid of the process driving run id, as ultra tasks shows.
+func (f *fleet) runPID(t *testing.T, id string) int {
+	t.Helper()
+	r := ultraRun(t, t.TempDir(), f.env, "tasks", "--json")
+	var v struct {
+		Tasks []struct {
+			ID       string `json:"id"`
+			PID      int    `json:"pid"`
+			Activity string `json:"activity"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range v.Tasks {
+		if tk.ID == id {
+			return tk.PID
+		}
+	}
+	return 0
+}
+
+// A worker's machine dies (the worker and its run killed with SIGKILL)
+// mid-run, after the run edited a file and while it waits for the model:
+// another worker takes the run over from its last saved step, with the
+// edit (from the step's snapshot in the shared store), and finishes it.
+// Nothing is lost or done twice: one edit, one commit, one end, a ledger
+// whose entries follow each other.
+func TestFleetTakesOverARunWhoseMachineDied(t *testing.T) {
+	steps := fleetSteps()
+	// After the edit, the model takes its time: the machine dies then.
+	slow := append(append(append([]step{}, steps[:3]...), step{"delay_ms": 30000, "text": "a long thought"}), steps[3:]...)
+	f := newFleetWith(t, 1, func(int) []step { return slow })
+	workerA, outA := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-a")
+	id := f.submit(t, 1)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if reqs := f.model.srv.Requests(); len(reqs) >= 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not reach its slow step:\n%s", outA)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	pid := f.runPID(t, id)
+	if pid == 0 {
+		t.Fatalf("no pid for run %s", id)
+	}
+	workerA.Process.Signal(syscall.SIGKILL)
+	syscall.Kill(pid, syscall.SIGKILL)
+	workerA.Wait()
+	_, outB := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-b")
+	tk := f.waitTask(t, id, "complete", 3*time.Minute, outA, outB)
+	if !strings.Contains(outB.String(), "run "+id+" taken over") {
+		t.Fatalf("worker b did not take the run over:\n%s", outB)
+	}
+	branch := "refs/heads/ultra/" + id
+	sha := strings.TrimSpace(git(t, f.remote, "rev-parse", branch))
+	if !strings.HasPrefix(sha, tk.Checkpoint) {
+		t.Fatalf("the remote's branch %s, the run's green commit %s", sha, tk.Checkpoint)
+	}
+	if got := git(t, f.remote, "show", sha+":calc.py"); !strings.Contains(got, "return a + b") {
+		t.Fatalf("the branch lacks the fix:\n%s", got)
+	}
+	// As an uninterrupted run's: the goal's commit and the final one.
+	if log := strings.TrimSpace(git(t, f.remote, "log", "--format=%s", "main.."+sha)); log != "ultra: final review approved\nultra: G001-add-adds add adds" {
+		t.Fatalf("the run's commits:\n%s", log)
+	}
+	// The run's events: the edit made once, one end.
+	r := ultraRun(t, t.TempDir(), f.env, "status", id, "--json", "-n", "1000")
+	var st struct {
+		Events []struct {
+			Type string          `json:"type"`
+			Data json.RawMessage `json:"data"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+		t.Fatalf("status --json: %v\n%.300s", err, r.stdout)
+	}
+	edits, ends := 0, 0
+	for _, e := range st.Events {
+		var d struct{ Tool string }
+		if e.Type == "tool_call" && json.Unmarshal(e.Data, &d) == nil && d.Tool == "edit" {
+			edits++
+		}
+		if e.Type == "run_finished" {
+			ends++
+		}
+	}
+	if edits != 1 || ends != 1 {
+		t.Fatalf("%d edits and %d ends among %d events", edits, ends, len(st.Events))
+	}
+	// The ledger on the branch: each entry follows the one before.
+	ledger := git(t, f.remote, "show", sha+":.ultra/runs/"+id+"/ledger.jsonl")
+	for i, l := range strings.Split(strings.TrimSpace(ledger), "\n") {
+		var e struct{ Seq int }
+		if err := json.Unmarshal([]byte(l), &e); err != nil || e.Seq != i+1 {
+			t.Fatalf("ledger line %d: seq %d (%v)\n%s", i+1, e.Seq, err, ledger)
+		}
 	}
 }

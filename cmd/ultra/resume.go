@@ -12,6 +12,7 @@ import (
 
 func newResumeCmd() *cobra.Command {
 	var f runFlags
+	var takeOver bool
 	cmd := &cobra.Command{
 		Use:   "resume RUN_ID [GUIDANCE]",
 		Short: "Continue an escalated, interrupted or failed run from where it stood",
@@ -24,11 +25,36 @@ func newResumeCmd() *cobra.Command {
 			if len(args) == 2 {
 				guidance = strings.TrimSpace(args[1])
 			}
+			if takeOver {
+				if err := takeOverRun(cmd, args[0]); err != nil {
+					return err
+				}
+			}
 			return continueRun(cmd, &f, args[0], agent.ResumeOptions{Guidance: guidance})
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().BoolVar(&takeOver, "take-over", false, "first move the run, whose machine stopped mid-run, to this repository's clone (set by ultra worker --db)")
+	_ = cmd.Flags().MarkHidden("take-over")
 	return cmd
+}
+
+// takeOverRun moves a fleet's run to a worktree of this repository, from
+// the snapshot of its last saved step.
+func takeOverRun(cmd *cobra.Command, id string) error {
+	p, st, row, err := openRun(cmd, id)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if p.Fleet {
+		return usageErr("--take-over works in a clone of the run's repository")
+	}
+	dir, err := p.worktreeDir()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	return agent.TakeOver(cmd.Context(), p.agentOptions(st), row, p.Root, dir, p.Config.Workspace.Setup)
 }
 
 func newApproveCmd() *cobra.Command {

@@ -315,6 +315,7 @@ func (f *runFlags) options(p *project, pc *providerChoice, sinks []event.Sink) a
 		NoTestsAhead:    p.Config.Verify.AheadOff(),
 		GoalFailure:     p.Config.Goals.OnFailure,
 		NoCleanup:       p.Config.Goals.CleanupOff(),
+		Snapshots:       sharedDB() != "",
 		NoWait:          f.noWait,
 		OneUnit:         f.oneUnit,
 	}

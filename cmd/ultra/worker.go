@@ -111,7 +111,7 @@ func serveFleet(cmd *cobra.Command, db, cache string, maxRuns int, unit bool) er
 	var mu sync.Mutex
 	f := &fleet.Fleet{
 		URL: url, Store: st, Program: prog, Cache: cache, MaxRuns: maxRuns,
-		Env:    append(os.Environ(), "ULTRA_SURFACE=headless", "ULTRA_DB="+url),
+		Env:    append(os.Environ(), "ULTRA_SURFACE=headless", "ULTRA_DB="+url, "XDG_STATE_HOME="+filepath.Join(cache, "state")),
 		Worker: fleet.NewWorker("runs", time.Now()),
 		Log: func(format string, args ...any) {
 			mu.Lock()

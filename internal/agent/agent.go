@@ -91,6 +91,10 @@ type Options struct {
 	// NoCleanup: a final gate that passes goes straight to the review,
 	// without the cleanup pass (goals.cleanup = false).
 	NoCleanup bool
+	// Snapshots: the run is a fleet's (its store is shared): every saved
+	// step keeps a snapshot of the worktree with it, from which another
+	// machine takes the run over if this one dies.
+	Snapshots bool
 	// GoalFailure is what a run does when a goal fails its caps:
 	// "continue" moves on to the next goal; anything else escalates
 	// (goals.on_failure).

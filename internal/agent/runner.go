@@ -19,20 +19,22 @@ import (
 	"github.com/ultra-dev/ultra/internal/proc"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tool"
+	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
 // runner drives one run in this process.
 type runner struct {
-	o       Options
-	row     *store.Run
-	st      runState
-	history []llm.Message
-	secrets []string             // values no tool result may carry (redact)
-	tools   map[string]tool.Tool // every tool ultra has, by name
-	order   []string             // registry order
-	env     *tool.Env
-	bus     *event.Bus
-	model   llm.Provider // o.Provider with retries
+	o        Options
+	lastSnap *workspace.Snapshot // the worktree as the last saved step kept it (Options.Snapshots)
+	row      *store.Run
+	st       runState
+	history  []llm.Message
+	secrets  []string             // values no tool result may carry (redact)
+	tools    map[string]tool.Tool // every tool ultra has, by name
+	order    []string             // registry order
+	env      *tool.Env
+	bus      *event.Bus
+	model    llm.Provider // o.Provider with retries
 
 	// What the current step adds, saved together at its end.
 	pendingMsgs  []llm.Message
@@ -225,12 +227,38 @@ func (r *runner) save() error {
 	for i, m := range r.pendingMsgs {
 		raw[i], _ = json.Marshal(m)
 	}
+	snap := r.snapshot()
 	// A cancelled ctx must not stop the final save.
-	if err := r.o.Store.SaveStep(context.Background(), r.row, raw, r.pendingTrans); err != nil {
+	err = r.o.Store.SaveStep(context.Background(), r.row, raw, r.pendingTrans)
+	r.row.Snapshot = nil
+	if err != nil {
 		return err
+	}
+	if snap != nil {
+		r.lastSnap = snap
 	}
 	r.pendingMsgs, r.pendingTrans = nil, nil
 	return nil
+}
+
+// snapshot puts on the row the worktree's snapshot for the step being
+// saved, when the run keeps them and its worktree changed since the
+// last one. A snapshot that cannot be made is a warning: the run goes
+// on, and a machine taking it over starts from the one before.
+func (r *runner) snapshot() *workspace.Snapshot {
+	ws := r.row.Workspace
+	if !r.o.Snapshots || ws.Worktree == "" {
+		return nil
+	}
+	snap, err := workspace.TakeSnapshot(context.Background(), ws.Worktree, r.row.ID, ws.BaseCommit, r.lastSnap)
+	if err != nil {
+		r.emit(event.Warning, event.WarningData{Message: "the worktree's snapshot for another machine could not be made: " + err.Error()})
+		return nil
+	}
+	if snap != nil {
+		r.row.Snapshot = &store.Snapshot{Commit: snap.Commit, Tree: snap.Tree, Head: snap.Head, Bundle: snap.Bundle, At: r.o.Now()}
+	}
+	return snap
 }
 
 // loop runs steps until the run stops.

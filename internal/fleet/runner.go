@@ -1,7 +1,9 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -65,6 +67,9 @@ func (f *Fleet) Serve(ctx context.Context) error {
 	defer pool.Close()
 	f.pool = pool
 	if err := Migrate(ctx, pool); err != nil {
+		return err
+	}
+	if err := f.installKey(ctx); err != nil {
 		return err
 	}
 	workers := river.NewWorkers()
@@ -141,13 +146,28 @@ type runWorker struct {
 	f *Fleet
 }
 
-// Timeout: a run ends by its own budgets, never by the queue's clock.
-func (w *runWorker) Timeout(*river.Job[RunJob]) time.Duration { return -1 }
+// Timeout is what River's rescuer waits, after a job's last heartbeat,
+// before it gives the job to another worker (River never rescues a job
+// without a timeout). The job's context ends then too; Work goes on
+// regardless: a run ends by its own budgets, never by the queue's clock.
+func (w *runWorker) Timeout(*river.Job[RunJob]) time.Duration { return RescueAfter }
 
-// NextRetry: a rescued run is taken again at once.
-func (w *runWorker) NextRetry(*river.Job[RunJob]) time.Time { return time.Now() }
+// NextRetry: a rescued run is taken again at once, a run that failed
+// to start again after a while.
+func (w *runWorker) NextRetry(job *river.Job[RunJob]) time.Time {
+	return time.Now().Add(time.Duration(max(job.Attempt-1, 0)) * 10 * time.Second)
+}
 
 func (w *runWorker) Work(ctx context.Context, job *river.Job[RunJob]) error {
+	err := w.work(ctx, job)
+	var snooze *river.JobSnoozeError
+	if err != nil && !errors.As(err, &snooze) {
+		w.f.logf("run %s (attempt %d): %v", job.Args.Run, job.Attempt, err)
+	}
+	return err
+}
+
+func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 	f := w.f
 	a := job.Args
 	f.mu.Lock()
@@ -161,30 +181,36 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunJob]) error {
 	if err != nil {
 		return err
 	}
+	var args []string
 	if row.Status != store.StatusQueued {
-		// Cancelled while queued, or taken by a worker before (this is
-		// the job's rescue): the run is not started again.
-		if row.Status == agent.StatusRunning && !agent.ProcessAlive(row.PID) {
-			f.logf("run %s: its worker stopped mid-run; it stays interrupted (ultra resume on the machine that has its worktree)", a.Run)
+		// Taken before: this is the job's rescue (the worker that had it
+		// stopped beating), or the run ended and its worker died after.
+		switch take, err := f.takeOver(ctx, row); {
+		case err != nil:
+			return err
+		case !take:
+			return nil
 		}
-		return nil
+		args = []string{"resume", "--output", "jsonl", "--take-over", a.Run}
 	}
 	dir, base, err := f.checkout(ctx, a.Repo, a.Base)
 	if err != nil {
 		return fmt.Errorf("run %s: %w", a.Run, err)
 	}
-	args := []string{"run", "--output", "jsonl", "--adopt", a.Run, "--base", base}
-	if a.Brief != "" {
-		path := filepath.Join(f.Cache, "briefs", a.Run+".md")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return err
+	if args == nil {
+		args = []string{"run", "--output", "jsonl", "--adopt", a.Run, "--base", base}
+		if a.Brief != "" {
+			path := filepath.Join(f.Cache, "briefs", a.Run+".md")
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				return err
+			}
+			if err := os.WriteFile(path, []byte(a.Brief), 0o600); err != nil {
+				return err
+			}
+			args = append(args, "--brief-file", path)
 		}
-		if err := os.WriteFile(path, []byte(a.Brief), 0o600); err != nil {
-			return err
-		}
-		args = append(args, "--brief-file", path)
+		args = append(args, a.Args...)
 	}
-	args = append(args, a.Args...)
 	be := &procs.Processes{Store: f.Store, Program: f.Program, Dir: dir, Logs: filepath.Join(f.Cache, "logs"), Env: f.Env}
 	id, wait, err := be.Start(context.WithoutCancel(ctx), args)
 	if err != nil {
@@ -193,7 +219,11 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunJob]) error {
 		}
 		return fmt.Errorf("run %s did not start: %w", a.Run, err)
 	}
-	f.logf("run %s started (%s, base %s)", id, a.Repo, base)
+	if args[0] == "resume" {
+		f.logf("run %s taken over from a worker that stopped beating (%s, base %s)", id, a.Repo, base)
+	} else {
+		f.logf("run %s started (%s, base %s)", id, a.Repo, base)
+	}
 	ended := make(chan struct{})
 	var code int
 	go func() { _, code = wait(); close(ended) }()
@@ -207,15 +237,21 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunJob]) error {
 		case <-tick.C:
 			// The job's heartbeat: River rescues only a job whose worker
 			// stopped beating.
-			_, _ = f.pool.Exec(ctx, `UPDATE river_job SET attempted_at = now() WHERE id = $1 AND state = 'running'`, job.ID)
+			_, _ = f.pool.Exec(context.WithoutCancel(ctx), `UPDATE river_job SET attempted_at = now() WHERE id = $1 AND state = 'running'`, job.ID)
 		case <-ctx.Done():
-			if !cancelled {
-				// The queue cancelled the job (or the worker stops for
-				// good): the run stops at its next safe point.
-				cancelled = true
-				_, _ = f.Store.AddRequest(context.WithoutCancel(ctx), store.Request{Run: id, Kind: store.ReqStop, Reason: "its worker stopped", Who: "worker " + f.Worker.ID})
-			}
+			cause := context.Cause(ctx)
 			ctx = context.WithoutCancel(ctx)
+			if errors.Is(cause, context.DeadlineExceeded) || cancelled {
+				continue // the job's timeout: only the rescuer's clock
+			}
+			// The queue cancelled the job, or the worker stops for good:
+			// the run stops at its next safe point.
+			cancelled = true
+			kind, why := store.ReqStop, "its worker stopped"
+			if errors.Is(cause, river.ErrJobCancelledRemotely) {
+				kind, why = store.ReqCancel, "its job was cancelled in the queue"
+			}
+			_, _ = f.Store.AddRequest(ctx, store.Request{Run: id, Kind: kind, Reason: why, Who: "worker " + f.Worker.ID})
 		}
 	}
 	row, err = f.Store.GetRun(context.WithoutCancel(ctx), id)
@@ -298,4 +334,55 @@ func gitIn(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
+}
+
+// takeOver decides about a job whose run a worker already took: true
+// when the run's machine stopped mid-run (the run says running, but its
+// heartbeat is older than StaleAfter, or it was interrupted) and this
+// worker goes on with it; false when the run ended; an error (River
+// tries again later) while its process still beats somewhere.
+func (f *Fleet) takeOver(ctx context.Context, row *store.Run) (bool, error) {
+	switch row.Status {
+	case agent.StatusInterrupted:
+		return true, nil
+	case agent.StatusRunning:
+	default:
+		return false, nil
+	}
+	rt, err := f.Store.RuntimeOf(ctx, row.ID)
+	if err == nil && time.Since(rt.Heartbeat) < StaleAfter {
+		return false, river.JobSnooze(StaleAfter)
+	}
+	return true, nil
+}
+
+// State is where the fleet's runs on this machine keep ultra's per-user
+// state (XDG_STATE_HOME for the runs it starts): their worktrees, and the
+// fleet's key, apart from the person's own.
+func (f *Fleet) State() string { return filepath.Join(f.Cache, "state") }
+
+// installKey puts the fleet's key (made once, kept in the shared store)
+// where the runs this worker starts sign and check gate decisions and
+// ledgers with it: a run one machine began, another can go on with.
+func (f *Fleet) installKey(ctx context.Context) error {
+	key, err := f.Store.Secret(ctx, "gate.key", func() ([]byte, error) {
+		k := make([]byte, 32)
+		_, err := rand.Read(k)
+		return k, err
+	})
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(f.State(), "ultra", "gate.key")
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, key) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, key, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -14,7 +14,7 @@ import (
 
 // column is what the backends must agree on of a column.
 type column struct {
-	name, class string // class: int, float or text
+	name, class string // class: int, float, text or bytes
 	notNull     bool
 }
 
@@ -52,6 +52,8 @@ func schemaOf(t *testing.T, s *Store) (map[string][]column, []string) {
 			c.class = "float"
 		case "TEXT":
 			c.class = "text"
+		case "BLOB", "BYTEA":
+			c.class = "bytes"
 		default:
 			t.Fatalf("%s.%s: type %s has no class", table, c.name, typ)
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -62,4 +63,81 @@ func (s *Store) CancelQueued(ctx context.Context, id, reason string, now time.Ti
 		return false, fmt.Errorf("store: cancelling run %s: %w", id, err)
 	}
 	return true, tx.Commit()
+}
+
+// Snapshot is a run's worktree as of a step (see workspace.Snapshot): a
+// commit of its files, its tree and HEAD, and the git bundle another
+// machine rebuilds it from.
+type Snapshot struct {
+	Commit string
+	Tree   string
+	Head   string
+	Bundle []byte
+	At     time.Time
+}
+
+func putSnapshot(ctx context.Context, db execer, run string, s *Snapshot) error {
+	_, err := db.ExecContext(ctx, `INSERT INTO run_snapshots (run_id, commit_id, tree, head, bundle, at) VALUES (?,?,?,?,?,?)
+		ON CONFLICT(run_id) DO UPDATE SET commit_id=excluded.commit_id, tree=excluded.tree, head=excluded.head, bundle=excluded.bundle, at=excluded.at`,
+		run, s.Commit, s.Tree, s.Head, s.Bundle, ts(s.At))
+	if err != nil {
+		return fmt.Errorf("store: saving the snapshot of run %s: %w", run, err)
+	}
+	return nil
+}
+
+// SnapshotOf is run's last snapshot; nil when it has none.
+func (s *Store) SnapshotOf(ctx context.Context, run string) (*Snapshot, error) {
+	var sn Snapshot
+	var at string
+	err := s.db.QueryRowContext(ctx, `SELECT commit_id, tree, head, bundle, at FROM run_snapshots WHERE run_id=?`, run).
+		Scan(&sn.Commit, &sn.Tree, &sn.Head, &sn.Bundle, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: the snapshot of run %s: %w", run, err)
+	}
+	sn.At = parseTS(at)
+	return &sn, nil
+}
+
+// Relocate moves a run to a worktree on this machine (a fleet's worker
+// taking over a run whose machine is gone): its working directory and
+// its workspace's worktree.
+func (s *Store) Relocate(ctx context.Context, id, workdir string, ws Workspace) error {
+	b, _ := json.Marshal(ws)
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET workdir=?, workspace=? WHERE id=?`, workdir, string(b), id)
+	if err != nil {
+		return fmt.Errorf("store: relocating run %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	return nil
+}
+
+// Secret is the store's secret called name, made from make the first
+// time (of processes making it at once, one's is kept and all get it).
+func (s *Store) Secret(ctx context.Context, name string, make func() ([]byte, error)) ([]byte, error) {
+	var v []byte
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM secrets WHERE name=?`, name).Scan(&v)
+	if err == nil {
+		return v, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("store: secret %s: %w", name, err)
+	}
+	fresh, err := make()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO secrets (name, value, created_at) VALUES (?,?,?) ON CONFLICT(name) DO NOTHING`,
+		name, fresh, ts(time.Now())); err != nil {
+		return nil, fmt.Errorf("store: secret %s: %w", name, err)
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT value FROM secrets WHERE name=?`, name).Scan(&v); err != nil {
+		return nil, fmt.Errorf("store: secret %s: %w", name, err)
+	}
+	return v, nil
 }

@@ -177,6 +177,22 @@ var migrations = []string{
 	);
 	ALTER TABLE tasks ADD COLUMN schedule_id TEXT NOT NULL DEFAULT '';
 	ALTER TABLE tasks ADD COLUMN schedule_due TEXT NOT NULL DEFAULT '';`,
+	// 11: a fleet's run's worktree as of its last step, so that another
+	// machine takes the run over from there; the fleet's secrets (the key
+	// its machines sign gate decisions and ledgers with).
+	`CREATE TABLE run_snapshots (
+		run_id TEXT PRIMARY KEY REFERENCES runs(id),
+		commit_id TEXT NOT NULL,
+		tree TEXT NOT NULL,
+		head TEXT NOT NULL,
+		bundle BLOB NOT NULL,
+		at TEXT NOT NULL
+	);
+	CREATE TABLE secrets (
+		name TEXT PRIMARY KEY,
+		value BLOB NOT NULL,
+		created_at TEXT NOT NULL
+	);`,
 }
 
 // migrate brings the schema up to date: the migrations of the store's

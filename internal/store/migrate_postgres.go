@@ -205,6 +205,20 @@ var pgMigrations = []string{
 	);
 	ALTER TABLE tasks ADD COLUMN schedule_id TEXT COLLATE "C" NOT NULL DEFAULT '';
 	ALTER TABLE tasks ADD COLUMN schedule_due TEXT COLLATE "C" NOT NULL DEFAULT '';`,
+	// 11: a fleet's run's worktree as of its last step.
+	`CREATE TABLE run_snapshots (
+		run_id TEXT COLLATE "C" PRIMARY KEY REFERENCES runs(id),
+		commit_id TEXT COLLATE "C" NOT NULL,
+		tree TEXT COLLATE "C" NOT NULL,
+		head TEXT COLLATE "C" NOT NULL,
+		bundle BYTEA NOT NULL,
+		at TEXT COLLATE "C" NOT NULL
+	);
+	CREATE TABLE secrets (
+		name TEXT COLLATE "C" PRIMARY KEY,
+		value BYTEA NOT NULL,
+		created_at TEXT COLLATE "C" NOT NULL
+	);`,
 }
 
 // pgMigrateLock is the advisory lock a Postgres migration holds ('ultramig').

@@ -140,6 +140,9 @@ type Run struct {
 	// dispatch the run takes: CreateRun moves it to dispatched in the
 	// transaction that creates the run, or creates nothing.
 	Dispatch *DispatchClaim
+	// Snapshot, when set, is the run's worktree as of this step: SaveStep
+	// keeps it (the run's last one) in the step's transaction.
+	Snapshot *Snapshot
 	// Adopt: the run's row was made ahead (a run submitted to a fleet,
 	// status queued), and CreateRun takes it over, only while it is still
 	// queued: of two processes adopting one row, one does.
@@ -413,6 +416,11 @@ func (s *Store) SaveStep(ctx context.Context, r *Run, msgs []json.RawMessage, tr
 	}
 	if err := putTask(ctx, tx, r); err != nil {
 		return fmt.Errorf("store: saving task %s: %w", r.ID, err)
+	}
+	if r.Snapshot != nil {
+		if err := putSnapshot(ctx, tx, r.ID, r.Snapshot); err != nil {
+			return err
+		}
 	}
 	if len(msgs) > 0 {
 		var next int64
