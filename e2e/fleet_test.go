@@ -26,13 +26,13 @@ type fleet struct {
 
 // newFleet makes the remote from calcProject and a model whose lanes
 // answer the runs whose task names them ("job 1" … "job n").
-func newFleet(t *testing.T, jobs int) *fleet {
+func newFleet(t testing.TB, jobs int) *fleet {
 	t.Helper()
 	return newFleetWith(t, jobs, func(int) []step { return fleetSteps() })
 }
 
 // newFleetWith is newFleet whose lane i answers with lane(i).
-func newFleetWith(t *testing.T, jobs int, lane func(i int) []step) *fleet {
+func newFleetWith(t testing.TB, jobs int, lane func(i int) []step) *fleet {
 	t.Helper()
 	db := pgtest.URL(t)
 	src := repo(t, pyCalc)
@@ -73,7 +73,7 @@ func fleetSteps() []step {
 
 // machine is the environment of one worker's machine: its own state and
 // cache directories.
-func (f *fleet) machine(t *testing.T) []string {
+func (f *fleet) machine(t testing.TB) []string {
 	env := []string{}
 	for _, kv := range ultraEnv(t) {
 		if !strings.HasPrefix(kv, "XDG_STATE_HOME=") {
@@ -83,7 +83,7 @@ func (f *fleet) machine(t *testing.T) []string {
 	return append(env, "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "ULTRA_DB="+f.db)
 }
 
-func (f *fleet) submit(t *testing.T, job int) string {
+func (f *fleet) submit(t testing.TB, job int) string {
 	t.Helper()
 	r := ultraRun(t, t.TempDir(), f.env, "submit", "--json", "--repo", f.remote, "--provider", "openai", "--base-url", f.model.url,
 		"--model", "scripted", fmt.Sprintf("fix the calculator's Add (job %d)", job))
@@ -104,7 +104,7 @@ type fleetTask struct {
 	Checkpoint string `json:"checkpoint"`
 }
 
-func (f *fleet) tasks(t *testing.T) []fleetTask {
+func (f *fleet) tasks(t testing.TB) []fleetTask {
 	t.Helper()
 	r := ultraRun(t, t.TempDir(), f.env, "tasks", "--all", "--json")
 	if r.code != 0 {
@@ -118,6 +118,10 @@ func (f *fleet) tasks(t *testing.T) []fleetTask {
 }
 
 func startFleetWorker(t *testing.T, env []string, maxRuns int, extra ...string) (*exec.Cmd, *lockedBuffer) {
+	return startFleetWorkerB(t, env, maxRuns, extra...)
+}
+
+func startFleetWorkerB(t testing.TB, env []string, maxRuns int, extra ...string) (*exec.Cmd, *lockedBuffer) {
 	t.Helper()
 	cmd := execCmd(t.TempDir(), append(env, extra...), ultraBin, "worker", "--max-runs", fmt.Sprint(maxRuns))
 	out := &lockedBuffer{}
@@ -228,7 +232,7 @@ func failed(ts []fleetTask) bool {
 }
 
 // waitTask waits until run id's status is want.
-func (f *fleet) waitTask(t *testing.T, id, want string, within time.Duration, logs ...*lockedBuffer) fleetTask {
+func (f *fleet) waitTask(t testing.TB, id, want string, within time.Duration, logs ...*lockedBuffer) fleetTask {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
