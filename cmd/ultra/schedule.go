@@ -77,6 +77,9 @@ func newScheduleAddCmd() *cobra.Command {
   ultra schedule add --every 6h --max-cost 2 "update the dependencies and fix what breaks"
   ultra schedule add --at 23:30 --catch-up skip "regenerate the API docs"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if sharedDB() != "" {
+				return usageErr("ULTRA_DB is set: schedules live in a repository's own store and are dispatched by ultra worker there; a fleet's shared store does not dispatch schedules yet (unset ULTRA_DB to add this one here)")
+			}
 			if err := checkDetachedFlags(cmd, "a schedule"); err != nil {
 				return err
 			}

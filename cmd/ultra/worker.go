@@ -81,7 +81,7 @@ func serveFleet(cmd *cobra.Command, db, cache string, maxRuns int, unit bool) er
 		return err
 	}
 	if unit {
-		return usageErr("--systemd-unit: see docs/scale.md for a fleet worker's unit")
+		return printFleetUnit(cmd.OutOrStdout())
 	}
 	if cache == "" {
 		base, err := os.UserCacheDir()
@@ -189,5 +189,37 @@ KillMode=process
 [Install]
 WantedBy=default.target
 `, root, abs)
+	return nil
+}
+
+// printFleetUnit prints a systemd user unit that keeps a fleet's worker
+// running; the database's URL comes from an environment file, never the
+// unit itself.
+func printFleetUnit(w io.Writer) error {
+	prog := ultraProgram()
+	if prog == "" {
+		return fmt.Errorf("cannot find the ultra program to run commands with")
+	}
+	abs, err := filepath.Abs(prog)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, `[Unit]
+Description=ultra fleet worker
+After=network-online.target
+
+[Service]
+Type=simple
+# ULTRA_DB=postgres://…, and the model's provider and keys (OPENAI_BASE_URL, ULTRA_MODEL, …); mode 0600:
+EnvironmentFile=%%h/.config/ultra/fleet.env
+ExecStart=%s worker --max-runs 2
+Restart=on-failure
+RestartSec=5
+# A stopped worker's runs are taken over by the fleet's other workers.
+KillMode=mixed
+
+[Install]
+WantedBy=default.target
+`, abs)
 	return nil
 }
