@@ -34,7 +34,12 @@ func newFleet(t testing.TB, jobs int) *fleet {
 // newFleetWith is newFleet whose lane i answers with lane(i).
 func newFleetWith(t testing.TB, jobs int, lane func(i int) []step) *fleet {
 	t.Helper()
-	db := pgtest.URL(t)
+	return newFleetOn(t, pgtest.URL(t), jobs, lane)
+}
+
+// newFleetOn is newFleetWith on the database db.
+func newFleetOn(t testing.TB, db string, jobs int, lane func(i int) []step) *fleet {
+	t.Helper()
 	src := repo(t, pyCalc)
 	remote := filepath.Join(t.TempDir(), "calc.git")
 	git(t, "", "clone", "--quiet", "--bare", src, remote)
@@ -176,6 +181,9 @@ func TestFleetRunsEachSubmittedRunOnce(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 	all := f.tasks(t)
+	for _, tk := range all {
+		f.pushed(t, tk.ID)
+	}
 	if len(all) != jobs {
 		t.Fatalf("%d runs, want %d: %+v", len(all), jobs, all)
 	}
@@ -349,8 +357,7 @@ func TestFleetTakesOverARunWhoseMachineDied(t *testing.T) {
 	if !strings.Contains(outB.String(), "run "+id+" taken over") {
 		t.Fatalf("worker b did not take the run over:\n%s", outB)
 	}
-	branch := "refs/heads/ultra/" + id
-	sha := strings.TrimSpace(git(t, f.remote, "rev-parse", branch))
+	sha := f.pushed(t, id)
 	if !strings.HasPrefix(sha, tk.Checkpoint) {
 		t.Fatalf("the remote's branch %s, the run's green commit %s", sha, tk.Checkpoint)
 	}
@@ -393,4 +400,64 @@ func TestFleetTakesOverARunWhoseMachineDied(t *testing.T) {
 			t.Fatalf("ledger line %d: seq %d (%v)\n%s", i+1, e.Seq, err, ledger)
 		}
 	}
+}
+
+// The shared store's server restarts while a run goes on, down for ten
+// seconds while the model's answer comes: the run waits for the store and
+// finishes, and none of its events is lost.
+func TestFleetRidesOutAPostgresRestart(t *testing.T) {
+	pg := pgtest.NewPrivate(t)
+	steps := fleetSteps()
+	slow := append(append(append([]step{}, steps[:3]...), step{"delay_ms": 8000, "text": "a long thought"}), steps[3:]...)
+	f := newFleetOn(t, pg.URL(), 1, func(int) []step { return slow })
+	_, out := startFleetWorker(t, f.machine(t), 1)
+	id := f.submit(t, 1)
+	deadline := time.Now().Add(90 * time.Second)
+	for len(f.model.srv.Requests()) < 4 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not reach its slow step:\n%s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	pg.Restart(t, 10*time.Second) // the answer comes while it is down
+	tk := f.waitTask(t, id, "complete", 3*time.Minute, out)
+	if sha := f.pushed(t, id); !strings.HasPrefix(sha, tk.Checkpoint) {
+		t.Fatalf("the remote's branch %s, the run's green commit %s\n%s", sha, tk.Checkpoint, out)
+	}
+	r := ultraRun(t, t.TempDir(), f.env, "status", id, "--json", "-n", "1000")
+	var st struct {
+		Events []struct {
+			Seq  int64  `json:"seq"`
+			Type string `json:"type"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+		t.Fatalf("status --json: %v\n%.300s", err, r.stdout)
+	}
+	ends := 0
+	for i, e := range st.Events {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d: one was lost", i+1, e.Seq)
+		}
+		if e.Type == "run_finished" {
+			ends++
+		}
+	}
+	if ends != 1 {
+		t.Fatalf("%d ends", ends)
+	}
+}
+
+// pushed waits for the worker to push run id's branch to the remote (it
+// does once the run's process has ended) and returns its commit.
+func (f *fleet) pushed(t testing.TB, id string) string {
+	t.Helper()
+	for range 300 {
+		if sha := strings.TrimSpace(git(t, f.remote, "for-each-ref", "--format=%(objectname)", "refs/heads/ultra/"+id)); sha != "" {
+			return sha
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("run %s's branch never reached the remote", id)
+	return ""
 }

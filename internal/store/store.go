@@ -273,6 +273,10 @@ const selectRuns = `SELECT r.id, r.task, r.repo, r.workdir, r.phase, r.status, r
 
 // CreateRun inserts r (or, with r.Adopt, takes over its queued row).
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
+	return s.retrying(ctx, func(bool) error { return s.createRun(ctx, r) })
+}
+
+func (s *Store) createRun(ctx context.Context, r *Run) error {
 	t, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -400,6 +404,10 @@ func (s *Store) ListRuns(ctx context.Context, limit int) ([]*Run, error) {
 // SaveStep updates the run row and appends messages and transitions in one
 // transaction, so a step is either wholly recorded or not at all.
 func (s *Store) SaveStep(ctx context.Context, r *Run, msgs []json.RawMessage, trans []Transition) error {
+	return s.retrying(ctx, func(bool) error { return s.saveStep(ctx, r, msgs, trans) })
+}
+
+func (s *Store) saveStep(ctx context.Context, r *Run, msgs []json.RawMessage, trans []Transition) error {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -470,9 +478,15 @@ func (s *Store) Claim(ctx context.Context, id string, wasPID int, wasStatus stri
 
 // AppendEvent records one event.
 func (s *Store) AppendEvent(ctx context.Context, run string, seq int64, at time.Time, typ, phase string, data json.RawMessage) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO events (run_id, seq, at, type, phase, data) VALUES (?,?,?,?,?,?)`,
-		run, seq, ts(at), typ, phase, string(data))
-	return err
+	return s.retrying(ctx, func(again bool) error {
+		_, err := s.db.ExecContext(ctx, `INSERT INTO events (run_id, seq, at, type, phase, data) VALUES (?,?,?,?,?,?)`,
+			run, seq, ts(at), typ, phase, string(data))
+		if again && duplicate(err) {
+			// The try before was stored; only its answer was lost.
+			return nil
+		}
+		return err
+	})
 }
 
 // LastSeq is the number of the run's latest event, 0 when none.

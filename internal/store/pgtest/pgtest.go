@@ -196,21 +196,8 @@ func startCluster(bin string) (*cluster, error) {
 }
 
 func (c *cluster) start(bin string) error {
-	attr := &syscall.SysProcAttr{}
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			return fmt.Errorf("running as root (which postgres refuses), and no postgres user to run it as: %w", err)
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(c.dir, uid, gid); err != nil {
-			return err
-		}
-		attr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-	}
-	// Reachable by the tests, whoever runs the server.
-	if err := os.Chmod(c.dir, 0o755); err != nil {
+	attr, err := c.owner()
+	if err != nil {
 		return err
 	}
 	data := filepath.Join(c.dir, "data")
@@ -220,8 +207,38 @@ func (c *cluster) start(bin string) error {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %v\n%s", err, out)
 	}
+	return c.launch(bin, attr)
+}
+
+// owner is how the server's processes run: as the postgres user when
+// the tests run as root (which postgres refuses).
+func (c *cluster) owner() (*syscall.SysProcAttr, error) {
+	attr := &syscall.SysProcAttr{}
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return nil, fmt.Errorf("running as root (which postgres refuses), and no postgres user to run it as: %w", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(c.dir, uid, gid); err != nil {
+			return nil, err
+		}
+		attr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	}
+	// Reachable by the tests, whoever runs the server.
+	if err := os.Chmod(c.dir, 0o755); err != nil {
+		return nil, err
+	}
+	return attr, nil
+}
+
+// launch starts the server on the cluster's data and waits until it
+// answers.
+func (c *cluster) launch(bin string, attr *syscall.SysProcAttr) error {
+	data := filepath.Join(c.dir, "data")
 	logPath := filepath.Join(c.dir, "log")
-	log, err := os.Create(logPath)
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
@@ -238,7 +255,9 @@ func (c *cluster) start(bin string) error {
 	if err := c.cmd.Start(); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	go func() { c.cmd.Wait(); close(c.exited) }()
+	exited := make(chan struct{})
+	c.exited = exited
+	go func() { c.cmd.Wait(); close(exited) }()
 	c.url = (&url.URL{Scheme: "postgres", User: url.User("postgres"), Path: "/postgres",
 		RawQuery: url.Values{"host": {c.dir}}.Encode()}).String()
 	db, err := sql.Open("pgx", c.url)
@@ -296,4 +315,50 @@ func (c *cluster) stop() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// Private is a server of the test's own, which it may stop and start
+// (Restart) without disturbing the other tests' server: its URL names
+// the database postgres. It is skipped, saying why, without binaries.
+type Private struct {
+	c   *cluster
+	bin string
+}
+
+// NewPrivate starts a private server, stopped when tb ends.
+func NewPrivate(tb testing.TB) *Private {
+	tb.Helper()
+	bin := binDir()
+	if bin == "" {
+		tb.Skip("postgres: initdb and postgres are neither on PATH nor in /usr/lib/postgresql/*/bin")
+	}
+	c, err := startCluster(bin)
+	if err != nil {
+		tb.Fatalf("postgres: %v", err)
+	}
+	tb.Cleanup(func() { c.stop() })
+	return &Private{c: c, bin: bin}
+}
+
+// URL is the private server's database postgres.
+func (p *Private) URL() string { return p.c.url }
+
+// Restart stops the server (fast: its clients are cut off) and, after
+// down, starts it again on the same data.
+func (p *Private) Restart(tb testing.TB, down time.Duration) {
+	tb.Helper()
+	p.c.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-p.c.exited:
+	case <-time.After(30 * time.Second):
+		tb.Fatal("postgres: the private server did not stop")
+	}
+	time.Sleep(down)
+	attr, err := p.c.owner()
+	if err == nil {
+		err = p.c.launch(p.bin, attr)
+	}
+	if err != nil {
+		tb.Fatalf("postgres: restarting: %v", err)
+	}
 }
