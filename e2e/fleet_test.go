@@ -461,3 +461,46 @@ func (f *fleet) pushed(t testing.TB, id string) string {
 	t.Fatalf("run %s's branch never reached the remote", id)
 	return ""
 }
+
+// A fleet's schedule (in the shared store, for a repository's URL) is
+// dispatched once however many workers serve the fleet: River's periodic
+// look runs on the elected leader, each due time is claimed once, and
+// its run, submitted to the queue, completes and is pushed.
+func TestFleetScheduleDispatchesOnce(t *testing.T) {
+	f := newFleet(t, 1)
+	at := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339)
+	r := ultraRun(t, t.TempDir(), f.env, "schedule", "add", "--at", at, "--repo", f.remote, "--provider", "openai", "--base-url", f.model.url,
+		"--model", "scripted", "fix the calculator's Add (job 1)")
+	if r.code != 0 {
+		t.Fatalf("schedule add: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	id := scheduleIDRe.FindStringSubmatch(r.stdout)[1]
+	_, outA := startFleetWorker(t, f.machine(t), 1)
+	_, outB := startFleetWorker(t, f.machine(t), 1)
+	deadline := time.Now().Add(2 * time.Minute)
+	var v scheduleShown
+	for {
+		v = showSchedule(t, t.TempDir(), f.env, id)
+		if len(v.Dispatches) > 0 && v.Dispatches[0].Status == "consumed" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dispatch was not consumed: %+v\nworker a:\n%s\nworker b:\n%s", v, outA, outB)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if len(v.Dispatches) != 1 {
+		t.Fatalf("dispatches %+v", v.Dispatches)
+	}
+	run := v.Dispatches[0].Run
+	all := f.tasks(t)
+	if len(all) != 1 || all[0].ID != run || all[0].Status != "complete" {
+		t.Fatalf("tasks: %+v", all)
+	}
+	if sha := f.pushed(t, run); !strings.HasPrefix(sha, all[0].Checkpoint) {
+		t.Fatalf("the remote's branch %s, the run's green commit %s", sha, all[0].Checkpoint)
+	}
+	if n := strings.Count(outA.String()+outB.String(), "run "+run+" started"); n != 1 {
+		t.Fatalf("the run started %d times\nworker a:\n%s\nworker b:\n%s", n, outA, outB)
+	}
+}

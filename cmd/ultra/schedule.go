@@ -39,7 +39,7 @@ func newScheduleCmd() *cobra.Command {
 }
 
 // scheduleOnly are the flags of ultra schedule add that are not the run's.
-var scheduleOnly = []string{"cron", "every", "at", "zone", "catch-up", "json"}
+var scheduleOnly = []string{"cron", "every", "at", "zone", "catch-up", "json", "repo"}
 
 // notDetached are run flags a run that a worker starts (a scheduled or
 // submitted one) cannot take: its output goes to the worker, and it
@@ -59,7 +59,7 @@ var notDetached = map[string]string{
 func newScheduleAddCmd() *cobra.Command {
 	sf := &startFlags{a: axes.Default}
 	var in schedule.Input
-	var catchUp string
+	var catchUp, repo string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "add (--cron EXPR | --every DURATION | --at TIME) [run flags] TASK | --brief-file BRIEF.md",
@@ -77,8 +77,16 @@ func newScheduleAddCmd() *cobra.Command {
   ultra schedule add --every 6h --max-cost 2 "update the dependencies and fix what breaks"
   ultra schedule add --at 23:30 --catch-up skip "regenerate the API docs"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if sharedDB() != "" {
-				return usageErr("ULTRA_DB is set: schedules live in a repository's own store and are dispatched by ultra worker there; a fleet's shared store does not dispatch schedules yet (unset ULTRA_DB to add this one here)")
+			fleetSchedule := sharedDB() != "" || repo != ""
+			if fleetSchedule {
+				switch {
+				case sharedDB() == "":
+					return usageErr("--repo makes a fleet's schedule, in the shared store: set ULTRA_DB=postgres://…")
+				case strings.TrimSpace(repo) == "":
+					return usageErr("ULTRA_DB is set: a fleet's schedule needs --repo URL, the repository its runs are submitted for (unset ULTRA_DB for this repository's own schedule)")
+				case sf.briefFile != "":
+					return usageErr("--brief-file is not for a fleet's schedule yet: give the task as arguments")
+				}
 			}
 			if err := checkDetachedFlags(cmd, "a schedule"); err != nil {
 				return err
@@ -105,7 +113,11 @@ func newScheduleAddCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			runArgs, err := scheduledArgs(cmd, args)
+			own := scheduleOnly
+			if fleetSchedule {
+				own = append(own, "base")
+			}
+			runArgs, err := detachedArgs(cmd, args, own)
 			if err != nil {
 				return err
 			}
@@ -116,6 +128,9 @@ func newScheduleAddCmd() *cobra.Command {
 			defer st.Close()
 			specJSON, _ := json.Marshal(spec)
 			sc := &store.Schedule{ID: newScheduleID(), Spec: specJSON, Args: runArgs, Task: task, CatchUp: string(policy), CreatedAt: now, UpdatedAt: now}
+			if fleetSchedule {
+				sc.Repo, sc.Base = repo, sf.base
+			}
 			if err := st.AddSchedule(cmd.Context(), sc); err != nil {
 				return err
 			}
@@ -129,7 +144,11 @@ func newScheduleAddCmd() *cobra.Command {
 				fmt.Fprintf(w, "next run %s\n", when(next, spec.Zone, now))
 			}
 			if !servedNow(cmd.Context(), st, now) {
-				fmt.Fprintln(w, "no worker serves this repository's schedules yet: start one with ultra worker (or ultra serve)")
+				if fleetSchedule {
+					fmt.Fprintln(w, "no worker serves the fleet yet: start one with ultra worker --db")
+				} else {
+					fmt.Fprintln(w, "no worker serves this repository's schedules yet: start one with ultra worker (or ultra serve)")
+				}
 			}
 			return nil
 		},
@@ -142,6 +161,7 @@ func newScheduleAddCmd() *cobra.Command {
 	fl.StringVar(&in.Zone, "zone", "", "the IANA time zone of --cron and --at (default: this machine's, else UTC)")
 	fl.StringVar(&catchUp, "catch-up", "once", "due times missed while no worker ran: once (run the latest once) or skip")
 	fl.BoolVar(&asJSON, "json", false, "print the schedule as JSON")
+	fl.StringVar(&repo, "repo", "", "with ULTRA_DB: a fleet's schedule, whose runs are submitted for this repository's URL (--base: the branch they start from)")
 	return cmd
 }
 
@@ -160,10 +180,6 @@ func checkDetachedFlags(cmd *cobra.Command, what string) error {
 // scheduledArgs are the `ultra run` arguments a dispatch runs with: the
 // run flags given (the brief file made absolute), the defaults of a
 // scheduled run, then the task after "--".
-func scheduledArgs(cmd *cobra.Command, args []string) ([]string, error) {
-	return detachedArgs(cmd, args, scheduleOnly)
-}
-
 // detachedArgs are the `ultra run` arguments of a run a worker starts:
 // the run flags given but those the command keeps for itself (the brief
 // file made absolute), the defaults of such a run, then the task after

@@ -241,7 +241,7 @@ func (d *Dispatcher) consume(ctx context.Context, now time.Time) (map[string]boo
 			continue
 		}
 		status := agent.ShownStatus(row)
-		if status == agent.StatusRunning {
+		if status == agent.StatusRunning || status == store.StatusQueued {
 			inFlight[ds.Schedule] = true
 			continue
 		}

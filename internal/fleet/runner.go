@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -20,6 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/axes"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/surface/procs"
 )
@@ -74,14 +76,27 @@ func (f *Fleet) Serve(ctx context.Context) error {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &runWorker{f: f})
+	sched := &scheduleWorker{d: f.scheduler()}
+	river.AddWorker(workers, sched)
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		ID:                   f.Worker.ID,
-		Logger:               quiet,
-		Queues:               map[string]river.QueueConfig{QueueRuns: {MaxWorkers: max(1, f.MaxRuns)}},
+		ID:     f.Worker.ID,
+		Logger: quiet,
+		Queues: map[string]river.QueueConfig{
+			QueueRuns:      {MaxWorkers: max(1, f.MaxRuns)},
+			QueueSchedules: {MaxWorkers: 1},
+		},
 		Workers:              workers,
 		JobTimeout:           -1,
 		RescueStuckJobsAfter: RescueAfter,
 		FetchPollInterval:    250 * time.Millisecond,
+		// The schedules' looks come every second: finished jobs go after
+		// an hour, not River's day.
+		CompletedJobRetentionPeriod: time.Hour,
+		// The fleet's schedules are looked at every second by one worker:
+		// River enqueues the look on the elected leader only.
+		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(Beat),
+			func() (river.JobArgs, *river.InsertOpts) { return ScheduleTick{}, nil },
+			&river.PeriodicJobOpts{ID: "ultra_schedules", RunOnStart: true})},
 	})
 	if err != nil {
 		return err
@@ -385,4 +400,57 @@ func (f *Fleet) installKey(ctx context.Context) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// QueueSchedules is the River queue of the fleet's looks at its schedules.
+const QueueSchedules = "schedules"
+
+// ScheduleTick is one look at the fleet's schedules (a periodic job the
+// leader enqueues every Beat).
+type ScheduleTick struct{}
+
+// Kind is the job's kind in River's table.
+func (ScheduleTick) Kind() string { return "ultra_schedule_tick" }
+
+// InsertOpts: the schedules' queue, one try (the next look comes a Beat
+// later).
+func (ScheduleTick) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueSchedules, MaxAttempts: 1}
+}
+
+type scheduleWorker struct {
+	river.WorkerDefaults[ScheduleTick]
+	d *Dispatcher
+}
+
+func (w *scheduleWorker) Work(ctx context.Context, _ *river.Job[ScheduleTick]) error {
+	if err := w.d.Tick(ctx); err != nil {
+		w.d.logf("schedules: %v", err)
+	}
+	return nil
+}
+
+// scheduler is the dispatcher of the fleet's schedules: each due time
+// becomes a submitted run (its row, queued, takes the dispatch in the
+// transaction that queues its job), which any worker then takes.
+func (f *Fleet) scheduler() *Dispatcher {
+	return &Dispatcher{
+		Store:   f.Store,
+		Worker:  f.Worker,
+		MaxRuns: 1 << 20, // submitting is cheap: the queue's workers bound the runs
+		Log:     f.Log,
+		Start: func(ctx context.Context, sc *store.Schedule, claim store.DispatchClaim) (string, func() (string, int), error) {
+			if sc.Repo == "" {
+				return "", nil, fmt.Errorf("schedule %s names no repository (a repository's own schedule: ultra worker in it dispatches it)", sc.ID)
+			}
+			now := time.Now()
+			row := &store.Run{ID: agent.NewRunID(now), Task: sc.Task, Repo: sc.Repo, Phase: "planning", Axes: axes.Default,
+				State: json.RawMessage(`{}`), CreatedAt: now, UpdatedAt: now, Dispatch: &claim}
+			job := RunJob{Run: row.ID, Repo: sc.Repo, Base: sc.Base, Args: sc.Args}
+			if err := Submit(ctx, f.Store, row, job); err != nil {
+				return "", nil, err
+			}
+			return row.ID, func() (string, int) { return "", 0 }, nil
+		},
+	}
 }

@@ -193,6 +193,10 @@ var migrations = []string{
 		value BLOB NOT NULL,
 		created_at TEXT NOT NULL
 	);`,
+	// 12: a fleet's schedule names the repository its runs are submitted
+	// for, and the branch they start from.
+	`ALTER TABLE schedules ADD COLUMN repo TEXT NOT NULL DEFAULT '';
+	ALTER TABLE schedules ADD COLUMN base TEXT NOT NULL DEFAULT '';`,
 }
 
 // migrate brings the schema up to date: the migrations of the store's

@@ -219,6 +219,9 @@ var pgMigrations = []string{
 		value BYTEA NOT NULL,
 		created_at TEXT COLLATE "C" NOT NULL
 	);`,
+	// 12: a fleet's schedule's repository and base branch.
+	`ALTER TABLE schedules ADD COLUMN repo TEXT COLLATE "C" NOT NULL DEFAULT '';
+	ALTER TABLE schedules ADD COLUMN base TEXT COLLATE "C" NOT NULL DEFAULT '';`,
 }
 
 // pgMigrateLock is the advisory lock a Postgres migration holds ('ultramig').

@@ -17,6 +17,11 @@ type Schedule struct {
 	Spec      json.RawMessage `json:"spec"`
 	Args      []string        `json:"args"` // `ultra run` arguments, flags then the task
 	Task      string          `json:"task"` // what people read: the task, or the brief file
+	// Repo and Base: a fleet's schedule (in a shared store) submits its
+	// runs for this repository's URL, cut from Base; "" for a
+	// repository's own schedule, whose runs start where its worker is.
+	Repo  string `json:"repo,omitempty"`
+	Base string `json:"base,omitempty"`
 	CatchUp   string          `json:"catch_up"`
 	Paused    bool            `json:"paused"`
 	CreatedAt time.Time       `json:"created_at"`
@@ -70,7 +75,7 @@ type Worker struct {
 // UTC, so that one due time has one row.
 func dueKey(t time.Time) string { return ts(t.Truncate(time.Second)) }
 
-const scheduleCols = `id, spec, args, task, catch_up, paused, created_at, updated_at, removed_at`
+const scheduleCols = `id, spec, args, task, catch_up, paused, created_at, updated_at, removed_at, repo, base`
 
 // AddSchedule records sc.
 func (s *Store) AddSchedule(ctx context.Context, sc *Schedule) error {
@@ -79,8 +84,8 @@ func (s *Store) AddSchedule(ctx context.Context, sc *Schedule) error {
 	if sc.Paused {
 		paused = 1
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO schedules (`+scheduleCols+`) VALUES (?,?,?,?,?,?,?,?,?)`,
-		sc.ID, string(sc.Spec), string(args), sc.Task, sc.CatchUp, paused, ts(sc.CreatedAt), ts(sc.UpdatedAt), ts(sc.RemovedAt))
+	_, err := s.db.ExecContext(ctx, `INSERT INTO schedules (`+scheduleCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+		sc.ID, string(sc.Spec), string(args), sc.Task, sc.CatchUp, paused, ts(sc.CreatedAt), ts(sc.UpdatedAt), ts(sc.RemovedAt), sc.Repo, sc.Base)
 	if err != nil {
 		return fmt.Errorf("store: adding schedule %s: %w", sc.ID, err)
 	}
@@ -133,7 +138,7 @@ func (s *Store) schedules(ctx context.Context, q string, args ...any) ([]*Schedu
 		var sc Schedule
 		var spec, args, created, updated, removed string
 		var paused int64
-		if err := rows.Scan(&sc.ID, &spec, &args, &sc.Task, &sc.CatchUp, &paused, &created, &updated, &removed); err != nil {
+		if err := rows.Scan(&sc.ID, &spec, &args, &sc.Task, &sc.CatchUp, &paused, &created, &updated, &removed, &sc.Repo, &sc.Base); err != nil {
 			return nil, fmt.Errorf("store: reading schedules: %w", err)
 		}
 		sc.Paused = paused != 0
