@@ -13,20 +13,20 @@ import (
 // Schedule is one schedule: when it is due (Spec, owned by package
 // schedule) and the arguments of the `ultra run` each dispatch makes.
 type Schedule struct {
-	ID        string          `json:"id"`
-	Spec      json.RawMessage `json:"spec"`
-	Args      []string        `json:"args"` // `ultra run` arguments, flags then the task
-	Task      string          `json:"task"` // what people read: the task, or the brief file
+	ID   string          `json:"id"`
+	Spec json.RawMessage `json:"spec"`
+	Args []string        `json:"args"` // `ultra run` arguments, flags then the task
+	Task string          `json:"task"` // what people read: the task, or the brief file
 	// Repo and Base: a fleet's schedule (in a shared store) submits its
 	// runs for this repository's URL, cut from Base; "" for a
 	// repository's own schedule, whose runs start where its worker is.
-	Repo  string `json:"repo,omitempty"`
-	Base string `json:"base,omitempty"`
-	CatchUp   string          `json:"catch_up"`
-	Paused    bool            `json:"paused"`
-	CreatedAt time.Time       `json:"created_at"`
-	UpdatedAt time.Time       `json:"updated_at"`
-	RemovedAt time.Time       `json:"removed_at,omitzero"`
+	Repo      string    `json:"repo,omitempty"`
+	Base      string    `json:"base,omitempty"`
+	CatchUp   string    `json:"catch_up"`
+	Paused    bool      `json:"paused"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	RemovedAt time.Time `json:"removed_at,omitzero"`
 }
 
 // Dispatch is one due time of a schedule: the scheduler's row, apart
