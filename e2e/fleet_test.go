@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -502,5 +503,37 @@ func TestFleetScheduleDispatchesOnce(t *testing.T) {
 	}
 	if n := strings.Count(outA.String()+outB.String(), "run "+run+" started"); n != 1 {
 		t.Fatalf("the run started %d times\nworker a:\n%s\nworker b:\n%s", n, outA, outB)
+	}
+}
+
+// A fleet's run never sees the shared store's socket: with trust or peer
+// authentication the socket alone would let its commands into every
+// run's rows and the fleet's key.
+func TestFleetRunCannotSeeTheStoresSocket(t *testing.T) {
+	// A server whose socket is outside /tmp (which every sandbox has a
+	// private one of), where a command could otherwise see it.
+	t.Setenv("TMPDIR", "/var/tmp")
+	pg := pgtest.NewPrivate(t)
+	u, err := url.Parse(pg.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := u.Query().Get("host")
+	probe := call("bash", map[string]any{"command": "ls -a " + dir + " /var/run/postgresql 2>&1; echo PROBE-END"})
+	f := newFleetOn(t, pg.URL(), 1, func(int) []step { return append([]step{calls(probe)}, fleetSteps()...) })
+	_, out := startFleetWorker(t, f.machine(t), 1)
+	id := f.submit(t, 1)
+	f.waitTask(t, id, "complete", 2*time.Minute, out)
+	seen := false
+	for _, r := range f.model.srv.Requests() {
+		if strings.Contains(string(r.Body), "PROBE-END") {
+			seen = true
+			if strings.Contains(string(r.Body), ".s.PGSQL") {
+				t.Fatalf("the run's command saw the store's socket in %s", dir)
+			}
+		}
+	}
+	if !seen {
+		t.Fatal("the probe's output never reached the model")
 	}
 }

@@ -2,9 +2,11 @@ package sandbox
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,12 +38,18 @@ var systemSecrets = []string{"/run/user", "/var/run/user", "/run/dbus", "/var/ru
 	// Sockets of local services that would give the command the machine.
 	"/run/docker.sock", "/var/run/docker.sock", "/run/docker", "/run/containerd", "/run/podman", "/var/run/podman",
 	"/run/libvirt", "/var/run/libvirt", "/run/snapd.socket", "/run/snapd-snap.socket", "/run/systemd/private",
-	"/run/systemd/journal", "/run/systemd/userdb", "/var/run/nscd", "/run/nscd", "/run/sudo"}
+	"/run/systemd/journal", "/run/systemd/userdb", "/var/run/nscd", "/run/nscd", "/run/sudo",
+	// PostgreSQL's sockets: with trust or peer authentication the socket
+	// alone lets a process in (a fleet's shared store among them).
+	"/run/postgresql", "/var/run/postgresql", "/tmp/.s.PGSQL.5432", "/tmp/.s.PGSQL.5432.lock"}
 
 // Secrets are the host paths no sandboxed command may see: the person's
-// credential files under home and the runtime sockets of their agents.
+// credential files under home, the runtime sockets of their agents, and
+// the socket directories of the databases ultra's environment names
+// (ULTRA_DB, PGHOST).
 func Secrets(home string) []string {
 	out := append([]string(nil), systemSecrets...)
+	out = append(out, databaseSockets(os.Getenv("ULTRA_DB"), os.Getenv("PGHOST"))...)
 	if home != "" {
 		for _, s := range homeSecrets {
 			out = append(out, filepath.Join(home, s))
@@ -139,4 +147,24 @@ func goEnv() struct{ modcache, env, cache, flags string } {
 		}
 	})
 	return goEnvVals
+}
+
+// databaseSockets are the socket directories a PostgreSQL URL (its host
+// query parameter, or a host that is a path) and a PGHOST name.
+func databaseSockets(dbURL, pgHost string) []string {
+	var hosts []string
+	if u, err := url.Parse(dbURL); err == nil && dbURL != "" {
+		hosts = append(hosts, strings.Split(u.Query().Get("host"), ",")...)
+		if h, err := url.PathUnescape(u.Host); err == nil {
+			hosts = append(hosts, h)
+		}
+	}
+	hosts = append(hosts, strings.Split(pgHost, ",")...)
+	var out []string
+	for _, h := range hosts {
+		if h = strings.TrimSpace(h); strings.HasPrefix(h, "/") && !slices.Contains(out, filepath.Clean(h)) {
+			out = append(out, filepath.Clean(h))
+		}
+	}
+	return out
 }
