@@ -14,8 +14,8 @@ import (
 // repository repo (a clone with the run's base commit): the run's
 // branch and worktree are rebuilt, under dir, from the snapshot its last
 // saved step kept (Options.Snapshots), or from its base commit when it
-// saved none; the worktree gets the run's hooks and setup, as a new
-// run's does, and the run's row points at it. ultra resume then goes on
+// saved none; the worktree gets the run's hooks and its setup (run on
+// the base commit, as a new run's is), and the run's row points at it. ultra resume then goes on
 // from the last saved step: what the dead machine did after it was never
 // recorded, and is done once, here.
 func TakeOver(ctx context.Context, o Options, row *store.Run, repo, dir string, setup []string) error {
@@ -50,8 +50,20 @@ func TakeOver(ctx context.Context, o Options, row *store.Run, repo, dir string, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if out, err := workspace.Command(ctx, repo, "worktree", "add", "--quiet", path, ws.Branch).CombinedOutput(); err != nil {
+	// The worktree's setup runs as a new run's does: on the base commit,
+	// the person's code, never on files the model wrote (setup is not
+	// contained); then the worktree moves to the run's branch and files,
+	// keeping what setup made that git ignores.
+	if out, err := workspace.Command(ctx, repo, "worktree", "add", "--quiet", "--detach", path, ws.BaseCommit).CombinedOutput(); err != nil {
 		return fmt.Errorf("run %s's worktree: %s", row.ID, out)
+	}
+	for _, c := range setup {
+		if err := runSetup(ctx, path, c, 0); err != nil {
+			return err
+		}
+	}
+	if out, err := workspace.Command(ctx, path, "checkout", "--quiet", ws.Branch).CombinedOutput(); err != nil {
+		return fmt.Errorf("run %s's branch in its worktree: %s", row.ID, out)
 	}
 	if ws2 != nil {
 		if err := workspace.CheckoutSnapshot(ctx, path, ws2); err != nil {
@@ -66,11 +78,6 @@ func TakeOver(ctx context.Context, o Options, row *store.Run, repo, dir string, 
 	}
 	if err := workspace.InstallHooks(ctx, repo, path, filepath.Join(RunDir(o.StateRoot, row.ID), "hooks"), check); err != nil {
 		return fmt.Errorf("installing the worktree's pre-commit hook: %w", err)
-	}
-	for _, c := range setup {
-		if err := runSetup(ctx, path, c, 0); err != nil {
-			return err
-		}
 	}
 	ws.Worktree = path
 	return o.Store.Relocate(ctx, row.ID, path, ws)

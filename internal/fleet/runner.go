@@ -204,7 +204,9 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 		case err != nil:
 			return err
 		case !take:
-			return nil
+			// It ended while its worker was gone (the run's process
+			// outlived it): its green branch still goes to the remote.
+			return f.pushEnded(ctx, a, row)
 		}
 		args = []string{"resume", "--output", "jsonl", "--take-over", a.Run}
 	}
@@ -307,10 +309,11 @@ func (f *Fleet) checkout(ctx context.Context, repo, base string) (string, string
 		}
 		base = strings.TrimPrefix(head, "origin/")
 	}
-	// The clone's checkout never moves under a run: it is detached, and
-	// the base branch follows the remote's.
-	if out, err := gitIn(ctx, dir, "checkout", "--quiet", "--detach"); err != nil {
-		return "", "", fmt.Errorf("%s: %s", dir, out)
+	// The clone's checkout is the base's tip, detached: the run reads the
+	// base's own .ultra/config and hooks, never an older clone's; the
+	// base branch follows the remote's.
+	if out, err := gitIn(ctx, dir, "checkout", "--quiet", "--force", "--detach", "refs/remotes/origin/"+base); err != nil {
+		return "", "", fmt.Errorf("%s has no branch %s: %s", repo, base, out)
 	}
 	if out, err := gitIn(ctx, dir, "branch", "--force", "--no-track", base, "refs/remotes/origin/"+base); err != nil {
 		return "", "", fmt.Errorf("%s has no branch %s: %s", repo, base, out)
@@ -453,4 +456,22 @@ func (f *Fleet) scheduler() *Dispatcher {
 			return row.ID, func() (string, int) { return "", 0 }, nil
 		},
 	}
+}
+
+// pushEnded pushes the branch of a run that ended on a machine whose
+// worker died first, from that machine's clone when it is this one;
+// another machine has neither its commits nor its worktree, and says so.
+func (f *Fleet) pushEnded(ctx context.Context, a RunJob, row *store.Run) error {
+	if row.Workspace.Branch == "" || row.TaskRow.Checkpoint == "" {
+		return nil
+	}
+	dir, _, err := f.checkout(ctx, a.Repo, a.Base)
+	if err != nil {
+		return err
+	}
+	if _, err := gitIn(ctx, dir, "rev-parse", "--verify", "--quiet", row.TaskRow.Checkpoint+"^{commit}"); err != nil {
+		f.logf("run %s ended on another machine, whose worker stopped before pushing ultra/%s: push it from there", row.ID, row.ID)
+		return nil
+	}
+	return f.push(ctx, dir, row)
 }
