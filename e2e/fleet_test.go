@@ -537,3 +537,32 @@ func TestFleetRunCannotSeeTheStoresSocket(t *testing.T) {
 		t.Fatal("the probe's output never reached the model")
 	}
 }
+
+// ultra submit checks what a worker would only find out later, on
+// another machine: nothing is queued for a repository that does not
+// answer or a branch it lacks.
+func TestFleetSubmitRefusals(t *testing.T) {
+	f := newFleet(t, 1)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--repo", filepath.Join(t.TempDir(), "nosuch.git")}, "does not answer from here"},
+		{[]string{"--repo", f.remote, "--base", "nosuch"}, "--base nosuch"},
+		{[]string{}, "--repo is required"},
+		{[]string{"--repo", f.remote, "--mode", "chat"}, "works on a branch"},
+	} {
+		r := ultraRun(t, t.TempDir(), f.env, append(append([]string{"submit"}, tt.args...), "fix it")...)
+		if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("submit %v: exit %d %q, want 2 naming %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+	if ts := f.tasks(t); len(ts) != 0 {
+		t.Fatalf("queued: %+v", ts)
+	}
+	id := f.submit(t, 1)
+	r := ultraRun(t, t.TempDir(), f.env, "diff", id)
+	if r.code != 2 || !strings.Contains(r.stderr, "is no repository") {
+		t.Fatalf("diff outside a repository: %d %q", r.code, r.stderr)
+	}
+}

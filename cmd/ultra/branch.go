@@ -63,6 +63,10 @@ func openLandingRun(cmd *cobra.Command, id string, noRun bool) (landing.Options,
 	if err != nil {
 		return landing.Options{}, nil, "", err
 	}
+	if p.Fleet {
+		st.Close()
+		return landing.Options{}, nil, "", usageErr("%s is no repository: diff, land and undo work in a checkout of the run's repository (a fleet's run: fetch its pushed branch ultra/RUN_ID there, or run them on its worker's machine)", p.Dir)
+	}
 	dir, err := p.worktreeDir()
 	if err != nil {
 		st.Close()

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -58,6 +61,9 @@ func newSubmitCmd() *cobra.Command {
 			}
 			url, err := fleetDB(db)
 			if err != nil {
+				return err
+			}
+			if err := reachable(cmd.Context(), repo, sf.base); err != nil {
 				return err
 			}
 			runArgs, err := detachedArgs(cmd, args, submitOnly)
@@ -129,4 +135,30 @@ func redactURL(u string) string {
 		}
 	}
 	return u
+}
+
+// reachable checks, before a run is queued, that the repository answers
+// at url and has the branch base (the remote's default without one): a
+// worker would only find out later, on another machine.
+func reachable(ctx context.Context, url, base string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	ref := "HEAD"
+	if base != "" {
+		ref = "refs/heads/" + base
+	}
+	cmd := exec.CommandContext(ctx, "git", "ls-remote", "--exit-code", url, ref)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 2 {
+		if base != "" {
+			return usageErr("--base %s: %s has no such branch", base, url)
+		}
+		return usageErr("--repo %s has no default branch: give --base", url)
+	}
+	return usageErr("--repo %s does not answer from here (workers clone it and push to it): %s", url, firstLine("", string(out)))
 }

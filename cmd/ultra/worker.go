@@ -47,7 +47,7 @@ func newWorkerCmd() *cobra.Command {
 			}
 			defer st.Close()
 			if unit {
-				return printUnit(cmd.OutOrStdout(), p.Root)
+				return printUnit(cmd.OutOrStdout(), p.Root, maxRuns)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -81,7 +81,7 @@ func serveFleet(cmd *cobra.Command, db, cache string, maxRuns int, unit bool) er
 		return err
 	}
 	if unit {
-		return printFleetUnit(cmd.OutOrStdout())
+		return printFleetUnit(cmd.OutOrStdout(), maxRuns)
 	}
 	if cache == "" {
 		base, err := os.UserCacheDir()
@@ -162,7 +162,7 @@ func newDispatcher(p *project, st *store.Store, maxRuns int, out io.Writer) (*fl
 
 // printUnit prints a systemd user unit that keeps a worker running for
 // the repository at root.
-func printUnit(w io.Writer, root string) error {
+func printUnit(w io.Writer, root string, maxRuns int) error {
 	prog := ultraProgram()
 	if prog == "" {
 		return fmt.Errorf("cannot find the ultra program to run commands with")
@@ -178,9 +178,11 @@ After=network-online.target
 [Service]
 Type=simple
 WorkingDirectory=%[1]s
+# The programs the tests need (go, node, python), as in the shell this unit was printed from.
+Environment=PATH=%[3]s
 # The model's provider and keys, as for ultra run (OPENAI_BASE_URL, ULTRA_MODEL, …):
 # EnvironmentFile=%%h/.config/ultra/worker.env
-ExecStart=%[2]s worker
+ExecStart=%[2]s worker --max-runs %[4]d
 Restart=on-failure
 RestartSec=5
 # The worker stops on SIGTERM; the runs it started go on in their own processes.
@@ -188,14 +190,14 @@ KillMode=process
 
 [Install]
 WantedBy=default.target
-`, root, abs)
+`, root, abs, os.Getenv("PATH"), maxRuns)
 	return nil
 }
 
 // printFleetUnit prints a systemd user unit that keeps a fleet's worker
 // running; the database's URL comes from an environment file, never the
 // unit itself.
-func printFleetUnit(w io.Writer) error {
+func printFleetUnit(w io.Writer, maxRuns int) error {
 	prog := ultraProgram()
 	if prog == "" {
 		return fmt.Errorf("cannot find the ultra program to run commands with")
@@ -212,7 +214,9 @@ After=network-online.target
 Type=simple
 # ULTRA_DB=postgres://…, and the model's provider and keys (OPENAI_BASE_URL, ULTRA_MODEL, …); mode 0600:
 EnvironmentFile=%%h/.config/ultra/fleet.env
-ExecStart=%s worker --max-runs 2
+# The programs the tests need (go, node, python), as in the shell this unit was printed from.
+Environment=PATH=%s
+ExecStart=%s worker --max-runs %d
 Restart=on-failure
 RestartSec=5
 # A stopped worker's runs are taken over by the fleet's other workers.
@@ -220,6 +224,6 @@ KillMode=mixed
 
 [Install]
 WantedBy=default.target
-`, abs)
+`, os.Getenv("PATH"), abs, maxRuns)
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/surface/procs"
 )
@@ -177,7 +178,15 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunJob]) error {
 	err := w.work(ctx, job)
 	var snooze *river.JobSnoozeError
 	if err != nil && !errors.As(err, &snooze) {
-		w.f.logf("run %s (attempt %d): %v", job.Args.Run, job.Attempt, err)
+		w.f.logf("run %s (attempt %d of %d): %v", job.Args.Run, job.Attempt, job.MaxAttempts, err)
+		// A run that has not started says why, where every machine
+		// reads it; the queue's last try fails it.
+		last := job.Attempt >= job.MaxAttempts
+		why := fmt.Sprintf("attempt %d of %d on %s: %v", job.Attempt, job.MaxAttempts, w.f.Worker.Host, err)
+		if last {
+			why = "the queue gave up: " + why
+		}
+		_ = w.f.Store.NoteQueued(context.WithoutCancel(ctx), job.Args.Run, event.OneLine(why, 500), last, time.Now())
 	}
 	return err
 }

@@ -85,8 +85,12 @@ func Parse(in Input, now time.Time) (Spec, error) {
 		if strings.Contains(strings.ToUpper(expr), "TZ=") {
 			return Spec{}, fmt.Errorf("--cron %q: give the zone with --zone, not in the expression", in.Cron)
 		}
-		if _, err := cron.ParseStandard(expr); err != nil {
+		sched, err := cron.ParseStandard(expr)
+		if err != nil {
 			return Spec{}, fmt.Errorf("--cron %q: %v (five fields: minute hour day-of-month month day-of-week, or @daily, @hourly, …)", in.Cron, err)
+		}
+		if sched.Next(now.In(loc)).IsZero() {
+			return Spec{}, fmt.Errorf("--cron %q: no such time ever comes (the 30th of February?)", in.Cron)
 		}
 		sp.Cron = expr
 	case strings.TrimSpace(in.Every) != "":

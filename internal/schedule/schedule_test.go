@@ -28,6 +28,7 @@ func TestParse(t *testing.T) {
 		{"cron spaces folded", Input{Cron: " 0  3 * * * "}, Spec{Cron: "0 3 * * *", Zone: "UTC"}, ""},
 		{"descriptor", Input{Cron: "@daily"}, Spec{Cron: "@daily", Zone: "UTC"}, ""},
 		{"bad cron", Input{Cron: "0 3 * *"}, Spec{}, `--cron "0 3 * *"`},
+		{"cron that never comes", Input{Cron: "0 0 30 2 *"}, Spec{}, "no such time ever comes"},
 		{"zone inside cron", Input{Cron: "CRON_TZ=UTC 0 3 * * *"}, Spec{}, "--zone"},
 		{"every", Input{Every: "6h"}, Spec{Every: Duration(6 * time.Hour), Anchor: mustTime(t, "2026-11-29T10:00:30Z"), Zone: "UTC"}, ""},
 		{"every too short", Input{Every: "10ms"}, Spec{}, "shortest period"},

@@ -141,3 +141,21 @@ func (s *Store) Secret(ctx context.Context, name string, make func() ([]byte, er
 	}
 	return v, nil
 }
+
+// NoteQueued records why a queued run has not started yet (a worker's
+// last try failed); with failed, the run fails with that reason (the
+// queue gave up on it).
+func (s *Store) NoteQueued(ctx context.Context, id, reason string, failed bool, now time.Time) error {
+	status := StatusQueued
+	if failed {
+		status = "failed"
+	}
+	_, err := s.db.ExecContext(ctx, `UPDATE runs SET status=?, reason=?, updated_at=? WHERE id=? AND status=?`, status, reason, ts(now), id, StatusQueued)
+	if err == nil && failed {
+		_, err = s.db.ExecContext(ctx, `UPDATE tasks SET status='failed', updated_at=? WHERE id=?`, ts(now), id)
+	}
+	if err != nil {
+		return fmt.Errorf("store: run %s: %w", id, err)
+	}
+	return nil
+}

@@ -133,7 +133,7 @@ func Classify(in Input, now time.Time) Class {
 	case "cancelled":
 		return Class{Class: Cancelled, Why: in.Reason}
 	case "queued":
-		return Class{Class: Queued, Why: "waiting for a fleet's worker (ultra worker --db)", Next: "ultra cancel " + id, Active: true}
+		return Class{Class: Queued, Why: pick(in.Reason, "waiting for a fleet's worker (ultra worker --db)"), Next: "ultra cancel " + id, Active: true}
 	case "failed":
 		if in.Undone || in.Removed {
 			return Class{Class: Failed, Why: pick(in.Reason, "failed")}
