@@ -429,6 +429,7 @@ var goalsSchema = json.RawMessage(`{"type":"object","properties":{"goals":{"type
 	`"channel":{"type":"string","enum":["command","http","tmux","browser","desktop"]},` +
 	`"check":{"type":"object","description":"command: {run, expect_exit, expect_stdout, expect_stderr}; http: {start, port, method, path, headers, body, expect_status, expect_body, expect_json}; tmux: {start, steps:[{keys, expect}]}; browser: {start, url, steps:[{click}|{type:{selector,text}}|{wait_text}], expect_text, expect_selector}; desktop (a GUI program on a private X screen, its text read by OCR): {start, steps:[{click: text on the screen}|{click_at:{x,y}}|{type:{text}}|{key: \"Return ctrl+s\"}|{wait_text}|{screenshot:true}], expect_text, width, height}. expect_* are regular expressions."},` +
 	`"expected_evidence":{"type":"string"},"essential":{"type":"boolean"}},"required":["scenario","user_model","channel","check","expected_evidence"]}},` +
+	`"depends_on":{"type":"array","items":{"type":"string"},"description":"goals this one needs first, by number (G001 is the first goal proposed); the others may be worked at the same time"},` +
 	`"refactor":{"type":"boolean","description":"the goal changes no behaviour (only in a run a person declared a refactor): its criteria that run the program pass before and after, those that only read its text (docs, comments) must change"}},` +
 	`"required":["title","objective","criteria"]}}},"required":["goals"],"additionalProperties":false}`)
 
