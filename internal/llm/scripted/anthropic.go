@@ -64,6 +64,9 @@ func (r *anthropicRequest) summarize(e *LoggedRequest) {
 		}
 		if text := anthropicUserText(m.Content); text != "" {
 			e.LastUser = text
+			if e.FirstUser == "" {
+				e.FirstUser = text
+			}
 		}
 	}
 }

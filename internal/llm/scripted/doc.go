@@ -79,6 +79,13 @@
 // finish_reason is an empty answer. Steps are counted from
 // 0 in errors and in the log, like tool_calls entries.
 //
+// "lanes" (optional) are scripts of their own: [{"match": TEXT, "steps":
+// [...]}]. A request whose first user message contains a lane's match
+// (the first lane that does) takes that lane's next step, so that
+// several conversations at once (a parallel run's workers, each told its
+// goal in its first message) follow their own steps whatever the order
+// their requests arrive in; other requests take the script's steps.
+//
 // When every step has been used, "on_exhausted" decides: "error" (the
 // default) answers HTTP 500 with the message "script exhausted"; "text"
 // answers the plain text "script exhausted".

@@ -8,17 +8,23 @@ import (
 
 // LoggedRequest is one request to a chat endpoint, as kept in the log.
 type LoggedRequest struct {
-	N        int             `json:"n"`         // 1 for the server's first request
-	Time     time.Time       `json:"time"`      // when it arrived
-	Path     string          `json:"path"`      // URL path
-	Stream   bool            `json:"stream"`    // it asked for a stream
-	Model    string          `json:"model"`     // the model it named
-	Tools    []string        `json:"tools"`     // names of the tools it offered, in order
-	Messages int             `json:"messages"`  // number of messages, system ones included
-	System   string          `json:"system"`    // system (and developer) message text
-	LastUser string          `json:"last_user"` // text of the last user message
-	Body     json.RawMessage `json:"body"`      // the request JSON (a JSON string when it was not JSON)
-	Step     int             `json:"step"`      // index of the step that answered; -1 when none did
+	N        int       `json:"n"`         // 1 for the server's first request
+	Time     time.Time `json:"time"`      // when it arrived
+	Path     string    `json:"path"`      // URL path
+	Stream   bool      `json:"stream"`    // it asked for a stream
+	Model    string    `json:"model"`     // the model it named
+	Tools    []string  `json:"tools"`     // names of the tools it offered, in order
+	Messages int       `json:"messages"`  // number of messages, system ones included
+	System   string    `json:"system"`    // system (and developer) message text
+	LastUser string    `json:"last_user"` // text of the last user message
+	// FirstUser is the text of the first user message: what a script's
+	// lanes match (the conversation's task).
+	FirstUser string `json:"first_user,omitempty"`
+	// Lane is the lane whose step answered (its index), -1 for the
+	// script's own steps.
+	Lane int             `json:"lane"`
+	Body json.RawMessage `json:"body"` // the request JSON (a JSON string when it was not JSON)
+	Step int             `json:"step"` // index of the step that answered; -1 when none did
 }
 
 // chatRequest is the part of a Chat Completions request the server reads.
@@ -53,6 +59,9 @@ func (r *chatRequest) summarize(e *LoggedRequest) {
 			system = append(system, contentText(m.Content))
 		case "user":
 			e.LastUser = contentText(m.Content)
+			if e.FirstUser == "" {
+				e.FirstUser = e.LastUser
+			}
 		}
 	}
 	e.System = strings.Join(system, "\n\n")

@@ -21,8 +21,21 @@ type Script struct {
 	Models []string `json:"models,omitempty"`
 	// Steps answer consecutive requests.
 	Steps []Step `json:"steps"`
+	// Lanes answer the requests of conversations apart from Steps: a
+	// request whose first user message contains a lane's Match takes the
+	// lane's next step (the first lane that matches), so that several
+	// runs talking to one server at once (a parallel run's workers) each
+	// follow their own script.
+	Lanes []Lane `json:"lanes,omitempty"`
 	// OnExhausted is "error" (the default) or "text".
 	OnExhausted string `json:"on_exhausted,omitempty"`
+}
+
+// Lane is the script of the conversations whose first user message
+// contains Match.
+type Lane struct {
+	Match string `json:"match"`
+	Steps []Step `json:"steps"`
 }
 
 // Step is one scripted answer.
@@ -81,19 +94,38 @@ func LoadScript(path string) (*Script, error) {
 // ParseScript decodes and validates a script. Unknown fields are errors.
 func ParseScript(data []byte) (*Script, error) {
 	var top struct {
-		Model       string            `json:"model"`
-		Models      []string          `json:"models"`
-		Steps       []json.RawMessage `json:"steps"`
-		OnExhausted string            `json:"on_exhausted"`
+		Model  string            `json:"model"`
+		Models []string          `json:"models"`
+		Steps  []json.RawMessage `json:"steps"`
+		Lanes  []struct {
+			Match string            `json:"match"`
+			Steps []json.RawMessage `json:"steps"`
+		} `json:"lanes"`
+		OnExhausted string `json:"on_exhausted"`
 	}
 	if err := decodeStrict(data, &top); err != nil {
 		return nil, err
 	}
-	s := &Script{Model: top.Model, Models: top.Models, OnExhausted: top.OnExhausted, Steps: make([]Step, len(top.Steps))}
-	for i, raw := range top.Steps {
-		if err := decodeStrict(raw, &s.Steps[i]); err != nil {
-			return nil, fmt.Errorf("step %d: %w", i, err)
+	steps := func(where string, raws []json.RawMessage) ([]Step, error) {
+		out := make([]Step, len(raws))
+		for i, raw := range raws {
+			if err := decodeStrict(raw, &out[i]); err != nil {
+				return nil, fmt.Errorf("%sstep %d: %w", where, i, err)
+			}
 		}
+		return out, nil
+	}
+	s := &Script{Model: top.Model, Models: top.Models, OnExhausted: top.OnExhausted}
+	var err error
+	if s.Steps, err = steps("", top.Steps); err != nil {
+		return nil, err
+	}
+	for i, l := range top.Lanes {
+		ls, err := steps(fmt.Sprintf("lane %d: ", i), l.Steps)
+		if err != nil {
+			return nil, err
+		}
+		s.Lanes = append(s.Lanes, Lane{Match: l.Match, Steps: ls})
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -146,6 +178,19 @@ func (s *Script) Validate() error {
 	for i := range s.Steps {
 		if err := s.Steps[i].validate(); err != nil {
 			return fmt.Errorf("step %d: %w", i, err)
+		}
+	}
+	for i, l := range s.Lanes {
+		if l.Match == "" {
+			return fmt.Errorf(`lane %d: no "match"`, i)
+		}
+		if len(l.Steps) == 0 {
+			return fmt.Errorf(`lane %d: no "steps"`, i)
+		}
+		for j := range l.Steps {
+			if err := l.Steps[j].validate(); err != nil {
+				return fmt.Errorf("lane %d: step %d: %w", i, j, err)
+			}
 		}
 	}
 	return nil

@@ -561,3 +561,35 @@ func TestLoadScriptValid(t *testing.T) {
 		t.Errorf("script = %+v", sc)
 	}
 }
+
+// Lanes: conversations whose first user message names a lane each
+// follow their own steps, whatever the order their requests arrive in;
+// the others follow the script's own steps.
+func TestLanes(t *testing.T) {
+	srv, url := start(t, `{"steps": [{"text": "main 1"}, {"text": "main 2"}],
+	  "lanes": [{"match": "goal G001", "steps": [{"text": "one a"}, {"text": "one b"}]},
+	            {"match": "goal G002", "steps": [{"text": "two a", "repeat": 2}]}]}`, "")
+	p := provider(t, url, true)
+	for _, c := range []struct{ user, want string }{
+		{"work on goal G002", "two a"}, {"work on goal G001", "one a"}, {"plan", "main 1"},
+		{"work on goal G002 again", "two a"}, {"work on goal G001", "one b"}, {"plan", "main 2"},
+	} {
+		resp, err := ask(p, c.user, nil)
+		if err != nil || resp.Text != c.want {
+			t.Fatalf("%q: %v %q, want %q", c.user, err, resp.Text, c.want)
+		}
+	}
+	if _, err := ask(p, "work on goal G001", nil); err == nil || !strings.Contains(err.Error(), "script exhausted") {
+		t.Fatalf("an exhausted lane: %v", err)
+	}
+	log := srv.Requests()
+	if log[0].Lane != 1 || log[0].Step != 0 || log[2].Lane != -1 || log[4].Step != 1 || log[0].FirstUser != "work on goal G002" {
+		t.Fatalf("log %+v", log[:5])
+	}
+	if _, err := scripted.ParseScript([]byte(`{"steps": [{"text": "x"}], "lanes": [{"match": "", "steps": [{"text": "y"}]}]}`)); err == nil || !strings.Contains(err.Error(), `lane 0: no "match"`) {
+		t.Fatalf("a lane without a match: %v", err)
+	}
+	if _, err := scripted.ParseScript([]byte(`{"steps": [{"text": "x"}], "lanes": [{"match": "a", "steps": [{"bogus": 1}]}]}`)); err == nil || !strings.Contains(err.Error(), "lane 0: step 0") {
+		t.Fatalf("a bad lane step: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -26,9 +27,9 @@ const exhausted = "script exhausted"
 type Server struct {
 	mu      sync.Mutex
 	script  *Script
-	pos     int // index of the next step
-	used    int // answers the step at pos has given
-	calls   int // tool call ids handed out
+	main    cursor   // where the script's own steps stand
+	lanes   []cursor // where each lane stands
+	calls   int      // tool call ids handed out
 	log     []LoggedRequest
 	logPath string
 }
@@ -53,7 +54,7 @@ func (s *Server) SetScript(sc *Script) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.script, s.pos, s.used = sc, 0, 0
+	s.script, s.main, s.lanes = sc, cursor{}, nil
 	return nil
 }
 
@@ -110,11 +111,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, api wire) {
 		api.fail(w, http.StatusBadRequest, "reading the request: "+err.Error(), 0)
 		return
 	}
-	entry := LoggedRequest{Time: time.Now(), Path: r.URL.Path, Body: rawBody(body), Step: -1}
+	entry := LoggedRequest{Time: time.Now(), Path: r.URL.Path, Body: rawBody(body), Step: -1, Lane: -1}
 	req, stream, reqErr := api.decode(body, &entry)
 
 	s.mu.Lock()
-	index, step := s.peek()
+	steps, cur := s.script.Steps, &s.main
+	if lane := s.laneOf(entry.FirstUser); lane >= 0 {
+		steps, cur, entry.Lane = s.script.Lanes[lane].Steps, &s.lanes[lane], lane
+	}
+	index, step := cur.peek(steps)
 	if reqErr != nil {
 		index = -1
 	}
@@ -127,7 +132,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, api wire) {
 	s.log = append(s.log, entry)
 	var a *answer
 	if index >= 0 {
-		s.advance()
+		cur.advance(steps)
 		a = s.answer(step, req, entry.N, len(body))
 	} else if reqErr == nil && s.script.OnExhausted == ExhaustedText {
 		a = s.answer(Step{Text: exhausted}, req, entry.N, len(body))
@@ -175,20 +180,40 @@ var chatWire = wire{
 // chat answers one completion request with the next step.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) { s.serve(w, r, chatWire) }
 
-// peek returns the index and step answering the next request, or -1 when
-// the script is exhausted. The caller holds s.mu.
-func (s *Server) peek() (int, Step) {
-	if s.pos >= len(s.script.Steps) {
+// cursor is where one list of steps stands.
+type cursor struct {
+	pos  int // index of the next step
+	used int // answers the step at pos has given
+}
+
+// laneOf is the index of the first lane whose match the first user
+// message contains, or -1. The caller holds s.mu.
+func (s *Server) laneOf(firstUser string) int {
+	if len(s.lanes) < len(s.script.Lanes) {
+		s.lanes = append(s.lanes, make([]cursor, len(s.script.Lanes)-len(s.lanes))...)
+	}
+	for i, l := range s.script.Lanes {
+		if firstUser != "" && strings.Contains(firstUser, l.Match) {
+			return i
+		}
+	}
+	return -1
+}
+
+// peek returns the index and step of steps answering the next request,
+// or -1 when they are exhausted. The caller holds s.mu.
+func (c *cursor) peek(steps []Step) (int, Step) {
+	if c.pos >= len(steps) {
 		return -1, Step{}
 	}
-	return s.pos, s.script.Steps[s.pos]
+	return c.pos, steps[c.pos]
 }
 
 // advance uses one answer of the current step. The caller holds s.mu.
-func (s *Server) advance() {
-	s.used++
-	if s.used >= s.script.Steps[s.pos].times() {
-		s.pos, s.used = s.pos+1, 0
+func (c *cursor) advance(steps []Step) {
+	c.used++
+	if c.used >= steps[c.pos].times() {
+		c.pos, c.used = c.pos+1, 0
 	}
 }
 
