@@ -362,6 +362,7 @@ func newStartCmd(planOnly bool) *cobra.Command {
 	var base, briefFile string
 	var includeUncommitted, allowTestChanges, refactor bool
 	var skill string
+	var parallel int
 	cmd := &cobra.Command{
 		Use:   "run [flags] TASK | --brief-file BRIEF.md",
 		Short: "Run a task or a brief to a verified finish with nobody watching",
@@ -394,13 +395,16 @@ func newStartCmd(planOnly bool) *cobra.Command {
 			if a.Mode == phase.Review {
 				return usageErr("a review inspects a diff: use ultra review [RUN | --base A --head B]")
 			}
+			if err := checkParallel(parallel, a); err != nil {
+				return err
+			}
 			p, st, err := openProject(cmd)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: allowTestChanges, Refactor: refactor,
-				Brief: briefText, BriefFile: inRepo(p.Root, briefFile), PlanOnly: planOnly}
+				Brief: briefText, BriefFile: inRepo(p.Root, briefFile), PlanOnly: planOnly, Parallel: parallel}
 			if skill != "" {
 				all, _ := p.skills()
 				if err := invokeSkill(all, skill, a.Permission, &spec); err != nil {
@@ -449,7 +453,25 @@ func newStartCmd(planOnly bool) *cobra.Command {
 	fl.StringVar(&skill, "skill", "", "run with a skill (ultra skills list): its instructions lead the task, and its allowed-tools narrow the run's tools")
 	fl.BoolVar(&includeUncommitted, "include-uncommitted", false, "start the run from the checkout's uncommitted changes (snapshotted into the run's first commit; the checkout is not touched)")
 	fl.StringVar(&a.ModelMode, "model-mode", a.ModelMode, "model mode: "+strings.Join(axes.Values[axes.ModelMode], ", "))
+	fl.IntVar(&parallel, "parallel", 0, "work the accepted goals with up to N workers at once, each in its own worktree and branch, landing each goal on the run's branch when its merged tree passes (docs/parallel.md)")
 	return cmd
+}
+
+// checkParallel refuses --parallel where it cannot hold: fewer than two
+// workers, a mode that builds nothing, or assisted control (whose pause
+// after each unit would stop every worker in turn).
+func checkParallel(n int, a axes.Axes) error {
+	switch {
+	case n == 0:
+		return nil
+	case n < 2 || n > 32:
+		return usageErr("--parallel %d: give 2 to 32 workers (without the flag, one worker works the goals in turn)", n)
+	case !phase.Worktree(a.Mode):
+		return usageErr("--parallel works the goals of a build or repair run; a %s run builds nothing", a.Mode)
+	case a.Control == "assisted":
+		return usageErr("--parallel does not go with assisted control, which pauses after each unit; use autonomous or manual control")
+	}
+	return nil
 }
 
 // firstLine is title, or else the first non-empty line of text.

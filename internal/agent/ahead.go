@@ -125,8 +125,8 @@ func (r *runner) nextCriteria() (ts []target, label, drift string) {
 	case g == nil:
 		return nil, "", ""
 	}
-	if r.nextGoal(g) == nil && len(r.failedGoals()) == 0 {
-		drift = "base-final-1"
+	if r.nextGoal(g) == nil && len(r.failedGoals()) == 0 && r.worker() == nil {
+		drift = "base-final-1" // a worker's run has no final gate: its run's has
 	}
 	return cycleTargets(g), fmt.Sprintf("cycle-%d", g.Attempt+1), drift
 }

@@ -71,6 +71,12 @@ type goalState struct {
 	// (goal.RunRecords); "" for a run started before records were per
 	// run, which keeps them in .ultra/ itself.
 	Records string `json:"records,omitempty"`
+	// Parallel is set for a run whose goals workers work at the same
+	// time (ultra run --parallel N): parallel.go.
+	Parallel *parallelState `json:"parallel,omitempty"`
+	// Worker is set for a worker of a parallel run: its one goal is the
+	// run's, and its work lands on the run's branch (worker.go).
+	Worker *workerState `json:"worker,omitempty"`
 }
 
 // goalArtifacts are the repository paths of every run's records: the
@@ -511,6 +517,10 @@ func (r *runner) runGoals(ctx context.Context, args json.RawMessage) tool.Result
 	} else {
 		r.acceptPlan(phase.ByModel, "goals accepted by code validation (autonomous)")
 	}
+	if ps := r.st.Goals.Parallel; ps != nil {
+		return tool.Result{Output: fmt.Sprintf("Goals accepted and frozen (%s). ultra now gives them to up to %d workers, each in a worktree of its own, and lands each goal on this run's branch when its merged tree passes; you will be told when every goal has landed.",
+			planCounts(r.goals.file), ps.Workers)}
+	}
 	g := r.goals.file.Current()
 	return tool.Result{Output: fmt.Sprintf("Goals accepted and frozen (%s). Phase is now building, goal %s: %s.\n%s\nWhen it is ready, call phase{to:\"verifying\"}: ultra runs the tests and this goal's criteria.",
 		planCounts(r.goals.file), g.ID, g.Title, criteriaList(g))}
@@ -582,7 +592,9 @@ func (r *runner) acceptGoals(by string) {
 	f.Accepted = &goal.Acceptance{By: by, At: now, Digest: digest, Ledger: r.goals.ledger.Len() + 1}
 	// Accepted.Ledger names the entry that records it: the next one.
 	r.recordGoal(ledger.Entry{Kind: ledger.KindPlanAccepted, Digest: digest, Text: "accepted by " + by + ": " + planCounts(f)})
-	r.startGoal()
+	if r.st.Goals.Parallel == nil {
+		r.startGoal() // a parallel run's goals start with their workers
+	}
 }
 
 // startGoal marks the next pending goal in progress.
@@ -654,7 +666,9 @@ func (r *runner) resumeGoals(escalated bool) {
 	}
 	if f.Current() != nil {
 		r.st.Goals.Final = false
-		r.startGoal()
+		if r.st.Goals.Parallel == nil {
+			r.startGoal()
+		}
 	}
 }
 

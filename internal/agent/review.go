@@ -35,6 +35,12 @@ func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *veri
 		// the verification decides nothing (and counts no retry).
 		return tool.Result{IsError: true, Output: "verification interrupted while the criteria ran"}
 	}
+	if err := r.landFailed; err != nil {
+		// A worker's goal passed, but nothing decided whether it lands:
+		// the verification decides nothing either.
+		r.landFailed = nil
+		return tool.Result{IsError: true, Output: text + "\nThe goal passed here, but it did not reach the run's branch: " + err.Error() + ". Call verify again."}
+	}
 	gr.Cleaned = r.cleanupJudged()
 	gr.Cleanup = !gr.Cleaned && r.cleanupWanted()
 	next, tr, err := r.st.Phase.AfterGoalVerify(d.Outcome(), gr, ev.Reason)
@@ -139,11 +145,22 @@ func (r *runner) commitFinal(ctx context.Context, d gate.Decision, gr phase.Goal
 // When the run has a branch and the commit fails, the goal goes back in
 // progress, the ledger records why (checkpoint_failed) and the error is
 // returned: no goal is complete without its commit.
-func (r *runner) completeGoal(ctx context.Context, g *goal.Goal, d gate.Decision, reason string) (string, error) {
+//
+// A worker's goal commit that lands on a parallel run's branch is w: the
+// goal's commit is then the merge of it, with the worker named.
+func (r *runner) completeGoal(ctx context.Context, g *goal.Goal, d gate.Decision, reason string, w ...workerCommit) (string, error) {
 	now := r.o.Now().UTC()
 	g.Status, g.CompletedAt, g.UpdatedAt = goal.Complete, &now, now
-	e := r.recordGoal(ledger.Entry{Kind: ledger.KindGoalCompleted, Goal: g.ID, Text: reason, Data: jsonData(map[string]any{"tree": d.Tree, "gate": d.N})})
-	commit, err := r.commitGoal(ctx, d, g.ID+" "+g.Title, g.Objective, []string{"Ultra-Goal: " + g.ID, fmt.Sprintf("Ultra-Ledger: %d", e.Seq)})
+	data := map[string]any{"tree": d.Tree, "gate": d.N}
+	trailers := []string{"Ultra-Goal: " + g.ID}
+	var merged []string
+	for _, c := range w {
+		data["worker"], data["worker_commit"] = c.worker, c.commit
+		trailers = append(trailers, "Ultra-Worker: "+c.worker)
+		merged = append(merged, c.commit)
+	}
+	e := r.recordGoal(ledger.Entry{Kind: ledger.KindGoalCompleted, Goal: g.ID, Text: reason, Data: jsonData(data)})
+	commit, err := r.commitGoal(ctx, d, g.ID+" "+g.Title, g.Objective, append(trailers, fmt.Sprintf("Ultra-Ledger: %d", e.Seq)), merged...)
 	if commit == "" && r.row.Workspace.Branch == "" {
 		return "", nil // a run without a branch commits nothing
 	}

@@ -1,0 +1,296 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A Go project with a calculator program: it adds; the goals of the
+// parallel tests teach it more operations.
+var opsProject = map[string]string{
+	"go.mod":            "module example.com/ops\n\ngo 1.21\n",
+	"calc/calc.go":      "package calc\n\n// Add returns a plus b.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n",
+	"calc/calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
+	"cmd/calc/main.go": `package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"example.com/ops/calc"
+)
+
+func main() {
+	a, _ := strconv.Atoi(os.Args[2])
+	b, _ := strconv.Atoi(os.Args[3])
+	switch os.Args[1] {
+	case "add":
+		fmt.Println(calc.Add(a, b))
+	default:
+		fmt.Fprintln(os.Stderr, "unknown operation", os.Args[1])
+		os.Exit(2)
+	}
+}
+`,
+}
+
+// opGoal is the goal of teaching the calculator op (name: Mul), which
+// computes want for 2 and 3 and wantNeg for -2 and 3.
+func opGoal(op, name, want, wantNeg string, deps ...string) map[string]any {
+	g := map[string]any{"title": "The calculator " + op + "s", "objective": "calc " + op + " A B prints the result of " + name + "(A, B)", "criteria": []any{
+		crit("happy", "command", op+" of 2 and 3", map[string]any{"run": "go run ./cmd/calc " + op + " 2 3", "expect_stdout": "^" + want + "$"}),
+		crit("edge", "command", op+" with a negative number", map[string]any{"run": "go run ./cmd/calc " + op + " -2 3", "expect_stdout": "^" + wantNeg + "$"}),
+		crit("regression", "command", "addition still works", map[string]any{"run": "go run ./cmd/calc add 2 3", "expect_stdout": "^5$"}),
+	}}
+	if len(deps) > 0 {
+		g["depends_on"] = deps
+	}
+	return g
+}
+
+// opFunc is Go source of calc's function name, computing expr.
+func opFunc(name, expr string) string {
+	return fmt.Sprintf("\n// %s computes %s.\nfunc %s(a, b int) int {\n\treturn %s\n}\n", name, expr, name, expr)
+}
+
+// opCase is the program's case for op.
+func opCase(op, name string) string {
+	return fmt.Sprintf("\tcase %q:\n\t\tfmt.Println(calc.%s(a, b))\n", op, name)
+}
+
+// addOpEdits are a worker's edits that teach the calculator op: its
+// function after Add, its case after add's (each anchored on add's, which
+// no other goal changes).
+func addOpEdits(op, name, expr string) []step {
+	addFunc := "func Add(a, b int) int {\n\treturn a + b\n}\n"
+	addCase := opCase("add", "Add")
+	return []step{
+		calls(call("read", map[string]any{"file_path": "calc/calc.go"}), call("read", map[string]any{"file_path": "cmd/calc/main.go"})),
+		calls(call("edit", map[string]any{"file_path": "calc/calc.go", "old_string": addFunc, "new_string": addFunc + opFunc(name, expr)})),
+		calls(call("edit", map[string]any{"file_path": "cmd/calc/main.go", "old_string": addCase, "new_string": addCase + opCase(op, name)})),
+	}
+}
+
+func claimCall(paths ...any) step {
+	var cs []any
+	for _, p := range paths {
+		switch p := p.(type) {
+		case string:
+			cs = append(cs, map[string]any{"path": p})
+		default:
+			cs = append(cs, p)
+		}
+	}
+	return calls(call("claim", map[string]any{"claims": cs, "reason": "the goal's change"}))
+}
+
+func verifySteps() []step {
+	return []step{calls(call("phase", map[string]any{"to": "verifying"})), calls(call("verify", map[string]any{}))}
+}
+
+// lane is a worker's script: the requests of the conversation whose first
+// message gives it goal id.
+func lane(id string, steps ...step) map[string]any {
+	return map[string]any{"match": "Your goal is " + id + "-", "steps": steps}
+}
+
+// parallelRun runs a parallel brief in dir: the main script plans goals,
+// the lanes work them.
+func parallelRun(t *testing.T, dir string, workers int, goals []any, lanes ...map[string]any) (result, string) {
+	t.Helper()
+	brief := filepath.Join(t.TempDir(), "BRIEF.md")
+	os.WriteFile(brief, []byte("# More operations\n\nThe calculator learns more operations.\n\n## Definition of done\n- each operation works as its criteria show\n"), 0o644)
+	m := newScript(t, map[string]any{
+		"steps": []step{calls(call("goals", map[string]any{"goals": goals})), endCleanup(), approve()},
+		"lanes": lanes,
+	})
+	// Bounded: a run whose workers wait for each other forever fails the
+	// test with its log rather than hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	res := ultraCmd(t, exec.CommandContext(ctx, ultraBin, runArgs(m, "--parallel", fmt.Sprint(workers), "--brief-file", brief)...), dir, ultraEnv(t))
+	if ctx.Err() != nil {
+		t.Fatalf("the parallel run did not end in time\n%s\n%s", res.stdout, res.stderr)
+	}
+	return res, brief
+}
+
+// landed are the parent's worker events of kind ev, by goal.
+func workerEvents(evs []map[string]any, run, ev string) []string {
+	var out []string
+	for _, e := range ofType(evs, "worker") {
+		if e["run"] == run && data(e)["event"] == ev {
+			out = append(out, data(e)["goal"].(string))
+		}
+	}
+	return out
+}
+
+// ledgerKinds counts the entries of each kind in a run's ledger.
+func ledgerKinds(t *testing.T, path string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(readFile(t, path)), "\n") {
+		var e struct{ Kind string }
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("ledger line %q: %v", line, err)
+		}
+		out[e.Kind]++
+	}
+	return out
+}
+
+// Two goals that change the same two files: the second worker's claim
+// waits for the first's, which names its holder; when the first goal
+// lands, the second worker's work moves onto the run's branch, so its
+// edits build on the first goal's and its merge is clean. Both goals land
+// as merge commits, the final gate passes on the run's branch.
+func TestParallelClaimsWait(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, opsProject)
+	wait := claimCall("calc/calc.go", "cmd/calc/main.go")
+	wait["delay_ms"] = 800 // the first worker claims first
+	res, _ := parallelRun(t, dir, 2,
+		[]any{opGoal("mul", "Mul", "6", "-6"), opGoal("sub", "Sub", "-1", "-5")},
+		lane("G001", append(append([]step{claimCall("calc/calc.go", "cmd/calc/main.go")}, addOpEdits("mul", "Mul", "a * b")...), verifySteps()...)...),
+		lane("G002", append(append([]step{wait}, addOpEdits("sub", "Sub", "a - b")...), verifySteps()...)...))
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	id := runID(t, evs)
+	if got := workerEvents(evs, id, "landed"); !slices.Equal(got, []string{"G001-the-calculator-muls", "G002-the-calculator-subs"}) {
+		t.Fatalf("landed %v", got)
+	}
+	if got := workerEvents(evs, id, "sent_back"); len(got) != 0 {
+		t.Fatalf("sent back %v", got)
+	}
+	// The second worker's claim waited, naming the first as the holder.
+	waited := false
+	for _, e := range ofType(evs, "tool_result") {
+		if out, _ := data(e)["output"].(string); strings.Contains(out, "Waited: calc/calc.go overlaps calc/calc.go, held by worker") && strings.Contains(out, "for goal G001-") {
+			waited = e["run"] != id
+		}
+	}
+	if !waited {
+		t.Fatalf("no claim waited for the first worker's\n%s", res.stdout)
+	}
+	// The branch: two merges (each of a worker's commit), then the final
+	// gate's and the review's commits.
+	log := git(t, dir, "log", "--format=%s|%P", "main..ultra/"+id, "--first-parent")
+	var merges int
+	for _, l := range strings.Split(strings.TrimSpace(log), "\n") {
+		subject, parents, _ := strings.Cut(l, "|")
+		if len(strings.Fields(parents)) == 2 {
+			merges++
+			if !strings.HasPrefix(subject, "ultra: G00") {
+				t.Fatalf("merge %q", subject)
+			}
+		}
+	}
+	if merges != 2 {
+		t.Fatalf("%d merges on the run's branch:\n%s", merges, log)
+	}
+	calc := git(t, dir, "show", "ultra/"+id+":calc/calc.go")
+	if !strings.Contains(calc, "func Mul") || !strings.Contains(calc, "func Sub") {
+		t.Fatalf("calc.go on the run's branch:\n%s", calc)
+	}
+	wt := workdirOf(t, evs)
+	kinds := ledgerKinds(t, filepath.Join(recordsIn(t, wt), "ledger.jsonl"))
+	if kinds["goal_dispatched"] != 2 || kinds["goal_completed"] != 2 || kinds["merge_rejected"] != 0 || kinds["final_gate"] != 1 {
+		t.Fatalf("ledger kinds %v", kinds)
+	}
+	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 0 {
+		t.Fatalf("ledger --verify: %d %s %s", v.code, v.stdout, v.stderr)
+	}
+}
+
+// Two goals whose workers claim apart (other lines of the same files)
+// but insert their code at the same places: both work at once, the goal
+// that lands second conflicts at its merge and goes back to its worker
+// with the conflict as evidence, its work moved onto the run's branch
+// with the conflicts marked; it resolves them, claims the files whole
+// (the first worker's claims are released) and lands. Each lane holds
+// the re-work, for whichever worker lands second.
+func TestParallelConflictReworks(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, opsProject)
+	work := func(id, op, name, expr string, calcLines, mainLines [2]int) map[string]any {
+		steps := []step{claimCall(
+			map[string]any{"path": "calc/calc.go", "start_line": calcLines[0], "end_line": calcLines[1]},
+			map[string]any{"path": "cmd/calc/main.go", "start_line": mainLines[0], "end_line": mainLines[1]})}
+		steps = append(steps, addOpEdits(op, name, expr)...)
+		steps = append(steps, verifySteps()...)
+		// The re-work: the files as they must be, with both operations.
+		steps = append(steps, claimCall("calc/calc.go", "cmd/calc/main.go"),
+			calls(call("read", map[string]any{"file_path": "calc/calc.go"}), call("read", map[string]any{"file_path": "cmd/calc/main.go"})),
+			calls(call("write", map[string]any{"file_path": "calc/calc.go", "content": opsProject["calc/calc.go"] + opFunc("Mul", "a * b") + opFunc("Sub", "a - b")})),
+			calls(call("write", map[string]any{"file_path": "cmd/calc/main.go", "content": strings.Replace(opsProject["cmd/calc/main.go"], opCase("add", "Add"), opCase("add", "Add")+opCase("mul", "Mul")+opCase("sub", "Sub"), 1)})))
+		return lane(id, append(steps, verifySteps()...)...)
+	}
+	res, _ := parallelRun(t, dir, 2,
+		[]any{opGoal("mul", "Mul", "6", "-6"), opGoal("sub", "Sub", "-1", "-5")},
+		work("G001", "mul", "Mul", "a * b", [2]int{3, 6}, [2]int{15, 16}),
+		work("G002", "sub", "Sub", "a - b", [2]int{7, 7}, [2]int{17, 18}))
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	id := runID(t, evs)
+	landed, back := workerEvents(evs, id, "landed"), workerEvents(evs, id, "sent_back")
+	if len(landed) != 2 || len(back) != 1 || back[0] != landed[1] {
+		t.Fatalf("landed %v, sent back %v", landed, back)
+	}
+	for _, e := range ofType(evs, "worker") {
+		if d := data(e); d["event"] == "sent_back" && !strings.Contains(d["reason"].(string), "conflicts with what landed") {
+			t.Fatalf("sent back for %q", d["reason"])
+		}
+	}
+	// The worker of the later goal read the conflict, with what landed.
+	var told string
+	for _, e := range ofType(evs, "tool_result") {
+		if out, _ := data(e)["output"].(string); e["run"] != id && strings.Contains(out, "The run did not land the goal") {
+			told = out
+		}
+	}
+	if !strings.Contains(told, "hold git's conflict markers") || !strings.Contains(told, "What landed on the run's branch") {
+		t.Fatalf("the worker read:\n%s", told)
+	}
+	calc := git(t, dir, "show", "ultra/"+id+":calc/calc.go")
+	main := git(t, dir, "show", "ultra/"+id+":cmd/calc/main.go")
+	if !strings.Contains(calc, "func Mul") || !strings.Contains(calc, "func Sub") || strings.Contains(calc, "<<<<") || !strings.Contains(main, `case "sub"`) || !strings.Contains(main, `case "mul"`) {
+		t.Fatalf("the run's branch holds:\n%s\n%s", calc, main)
+	}
+	// Both landings are merges of a worker's commit; the branch never held
+	// the conflicted tree.
+	log := git(t, dir, "log", "--format=%H %P", "main..ultra/"+id, "--first-parent")
+	merges := 0
+	for _, l := range strings.Split(strings.TrimSpace(log), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 3 {
+			merges++
+		}
+		if strings.Contains(git(t, dir, "show", f[0]+":calc/calc.go"), "<<<<") {
+			t.Fatalf("commit %s holds conflict markers", f[0])
+		}
+	}
+	if merges != 2 {
+		t.Fatalf("%d merges:\n%s", merges, log)
+	}
+	kinds := ledgerKinds(t, filepath.Join(recordsIn(t, workdirOf(t, evs)), "ledger.jsonl"))
+	if kinds["merge_rejected"] != 1 || kinds["goal_completed"] != 2 || kinds["goal_dispatched"] != 2 {
+		t.Fatalf("ledger kinds %v", kinds)
+	}
+	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 0 {
+		t.Fatalf("ledger --verify: %d %s %s", v.code, v.stdout, v.stderr)
+	}
+}
