@@ -103,9 +103,10 @@ func lane(id string, steps ...step) map[string]any {
 	return map[string]any{"match": "Your goal is " + id + "-", "steps": steps}
 }
 
-// parallelRun runs a parallel brief in dir: the main script plans goals,
-// the lanes work them.
-func parallelRun(t *testing.T, dir string, workers int, goals []any, lanes ...map[string]any) (result, string) {
+// parallelScript is the model of a parallel brief: the main script plans
+// goals (and ends the cleanup pass and approves the review), the lanes
+// work them; and the brief, in a file of its own.
+func parallelScript(t *testing.T, goals []any, lanes ...map[string]any) (*model, string) {
 	t.Helper()
 	brief := filepath.Join(t.TempDir(), "BRIEF.md")
 	os.WriteFile(brief, []byte("# More operations\n\nThe calculator learns more operations.\n\n## Definition of done\n- each operation works as its criteria show\n"), 0o644)
@@ -113,11 +114,25 @@ func parallelRun(t *testing.T, dir string, workers int, goals []any, lanes ...ma
 		"steps": []step{calls(call("goals", map[string]any{"goals": goals})), endCleanup(), approve()},
 		"lanes": lanes,
 	})
+	return m, brief
+}
+
+// parallelRun runs a parallel brief in dir with workers (and extra
+// arguments), and waits for it.
+func parallelRun(t *testing.T, dir string, workers int, goals []any, lanes ...map[string]any) (result, string) {
+	t.Helper()
+	return parallelRunWith(t, dir, workers, nil, goals, lanes...)
+}
+
+func parallelRunWith(t *testing.T, dir string, workers int, extra []string, goals []any, lanes ...map[string]any) (result, string) {
+	t.Helper()
+	m, brief := parallelScript(t, goals, lanes...)
 	// Bounded: a run whose workers wait for each other forever fails the
 	// test with its log rather than hanging it.
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	res := ultraCmd(t, exec.CommandContext(ctx, ultraBin, runArgs(m, "--parallel", fmt.Sprint(workers), "--brief-file", brief)...), dir, ultraEnv(t))
+	args := runArgs(m, append([]string{"--parallel", fmt.Sprint(workers), "--brief-file", brief}, extra...)...)
+	res := ultraCmd(t, exec.CommandContext(ctx, ultraBin, args...), dir, ultraEnv(t))
 	if ctx.Err() != nil {
 		t.Fatalf("the parallel run did not end in time\n%s\n%s", res.stdout, res.stderr)
 	}
@@ -292,5 +307,182 @@ func TestParallelConflictReworks(t *testing.T) {
 	}
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 0 {
 		t.Fatalf("ledger --verify: %d %s %s", v.code, v.stdout, v.stderr)
+	}
+}
+
+// helloGoal is the goal of a greeting program, which no other goal
+// touches.
+func helloGoal() map[string]any {
+	return map[string]any{"title": "A greeting program", "objective": "cmd/hello prints hello", "criteria": []any{
+		crit("happy", "command", "it greets", map[string]any{"run": "go run ./cmd/hello", "expect_stdout": "^hello$"}),
+		crit("edge", "command", "it greets once", map[string]any{"run": "go run ./cmd/hello | wc -l", "expect_stdout": "^1$"}),
+		crit("regression", "command", "addition still works", map[string]any{"run": "go run ./cmd/calc add 2 3", "expect_stdout": "^5$"}),
+	}}
+}
+
+const helloMain = "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"
+
+func helloLane(first ...step) map[string]any {
+	steps := append(first, claimCall("cmd/hello/main.go"),
+		calls(call("write", map[string]any{"file_path": "cmd/hello/main.go", "content": helloMain})))
+	return lane("G002", append(steps, verifySteps()...)...)
+}
+
+// A hostile worker: the guard refuses its edit of a file it did not
+// claim, so it changes the file through the shell; its goal passes its
+// own gate and criteria, but the run does not land a commit that reaches
+// outside its claims: it goes back to the worker, which claims the file,
+// and lands.
+func TestParallelWorkerOutsideItsClaims(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, opsProject)
+	sneak := `sed -i 's/^\tcase "add":/\tcase "mul":\n\t\tfmt.Println(calc.Mul(a, b))\n\tcase "add":/' cmd/calc/main.go`
+	edits := addOpEdits("mul", "Mul", "a * b")
+	steps := []step{claimCall("calc/calc.go"), edits[0], edits[1], edits[2],
+		calls(call("bash", map[string]any{"command": sneak}))}
+	steps = append(steps, verifySteps()...)
+	steps = append(steps, claimCall("cmd/calc/main.go"))
+	steps = append(steps, verifySteps()...)
+	res, _ := parallelRun(t, dir, 2, []any{opGoal("mul", "Mul", "6", "-6"), helloGoal()}, lane("G001", steps...), helloLane())
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	id := runID(t, evs)
+	refused := false
+	for _, e := range ofType(evs, "refusal") {
+		d := data(e)
+		refused = refused || e["run"] != id && d["tool"] == "edit" && d["layer"] == "claims" && strings.Contains(d["reason"].(string), "cmd/calc/main.go is not claimed")
+	}
+	if !refused {
+		t.Fatal("the edit of an unclaimed file was not refused by the claims layer")
+	}
+	back := ""
+	for _, e := range ofType(evs, "worker") {
+		if d := data(e); e["run"] == id && d["event"] == "sent_back" {
+			back += d["reason"].(string)
+		}
+	}
+	if !strings.Contains(back, "the worker's claims do not hold: cmd/calc/main.go (not claimed)") {
+		t.Fatalf("sent back for %q", back)
+	}
+	if got := workerEvents(evs, id, "landed"); len(got) != 2 {
+		t.Fatalf("landed %v", got)
+	}
+	kinds := ledgerKinds(t, filepath.Join(recordsIn(t, workdirOf(t, evs)), "ledger.jsonl"))
+	if kinds["merge_rejected"] != 1 || kinds["goal_completed"] != 2 {
+		t.Fatalf("ledger kinds %v", kinds)
+	}
+	// No commit on the run's branch holds the change before its claim.
+	for _, l := range strings.Split(strings.TrimSpace(git(t, dir, "log", "--format=%H %P", "main..ultra/"+id, "--first-parent")), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 3 && strings.Contains(git(t, dir, "show", f[0]+":cmd/calc/main.go"), `"mul"`) {
+			if body := git(t, dir, "log", "-1", "--format=%B", f[0]); !strings.Contains(body, "Ultra-Goal: G001-") {
+				t.Fatalf("%s holds the mul case but is not G001's merge:\n%s", f[0], body)
+			}
+		}
+	}
+}
+
+// One turn budget across the run and its workers: the workers stop when
+// their sum reaches it, and the run ends out of budget.
+func TestParallelSharedBudget(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, opsProject)
+	slow := func() []step {
+		var steps []step
+		for range 8 {
+			steps = append(steps, calls(call("glob", map[string]any{"pattern": "**/*.go"})))
+		}
+		return steps
+	}
+	res, _ := parallelRunWith(t, dir, 2, []string{"--max-turns", "7"}, []any{opGoal("mul", "Mul", "6", "-6"), helloGoal()},
+		lane("G001", slow()...), lane("G002", slow()...))
+	if res.code != 4 {
+		t.Fatalf("exit %d, want 4 (out of budget)\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	id := runID(t, evs)
+	turns := 0
+	for _, e := range ofType(evs, "model_response") {
+		_ = e
+		turns++
+	}
+	if turns > 7+1 { // the workers check before each request: at most one in flight beyond
+		t.Fatalf("%d model requests for a budget of 7", turns)
+	}
+	var finished []map[string]any
+	for _, e := range ofType(evs, "run_finished") {
+		finished = append(finished, data(e))
+		if data(e)["status"] != "budget_exhausted" {
+			t.Fatalf("run %s finished %v", e["run"], data(e))
+		}
+	}
+	if len(finished) != 3 {
+		t.Fatalf("%d runs finished, want the run and its two workers", len(finished))
+	}
+	last := ofType(evs, "run_finished")[2]
+	if last["run"] != id || !strings.Contains(data(last)["reason"].(string), "turn budget exhausted") {
+		t.Fatalf("the run finished %v", last)
+	}
+}
+
+// One ultra stop stops the run and every worker at their safe points;
+// ultra resume of the run resumes them, and the run completes.
+func TestParallelStopAndResume(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, opsProject)
+	nap := calls(call("bash", map[string]any{"command": "sleep 2"}))
+	edits := addOpEdits("mul", "Mul", "a * b")
+	mul := append([]step{nap, claimCall("calc/calc.go", "cmd/calc/main.go")}, edits...)
+	m, brief := parallelScript(t, []any{opGoal("mul", "Mul", "6", "-6"), helloGoal()},
+		lane("G001", append(mul, verifySteps()...)...), helloLane(nap))
+	l := startLive(t, dir, runArgs(m, "--parallel", "2", "--brief-file", brief)...)
+	started := func(e map[string]any) bool {
+		return e["type"] == "worker" && data(e)["event"] == "started" && data(e)["goal"] != nil
+	}
+	first := l.waitEvent(t, "a worker", started)
+	id := first["run"].(string)
+	l.waitEvent(t, "the second worker", func(e map[string]any) bool {
+		return started(e) && data(e)["goal"] != data(first)["goal"]
+	})
+	if s := ultra(t, dir, "stop", id, "--reason", "lunch"); s.code != 0 {
+		t.Fatalf("stop: exit %d %s %s", s.code, s.stdout, s.stderr)
+	}
+	if code := l.wait(t); code != 3 {
+		t.Fatalf("the stopped run exited %d\n%s", code, l.stderr.String())
+	}
+	stopped := 0
+	for _, e := range l.events() {
+		if e["type"] == "run_finished" {
+			if data(e)["status"] != "stopped" {
+				t.Fatalf("run %s finished %v", e["run"], data(e))
+			}
+			stopped++
+		}
+	}
+	if stopped != 3 {
+		t.Fatalf("%d runs stopped, want the run and its two workers", stopped)
+	}
+	// A worker does not go on alone.
+	var worker string
+	for _, e := range l.events() {
+		if e["type"] == "worker" && e["run"] == id {
+			worker = data(e)["worker"].(string)
+		}
+	}
+	if r := ultra(t, dir, "resume", worker); r.code == 0 || !strings.Contains(r.stderr, "is a worker of the parallel run "+id) {
+		t.Fatalf("resume of a worker alone: exit %d %s", r.code, r.stderr)
+	}
+	res := ultra(t, dir, "resume", id, "--output", "jsonl")
+	if res.code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	if got := workerEvents(evs, id, "resumed"); len(got) != 2 {
+		t.Fatalf("resumed workers %v", got)
+	}
+	if got := workerEvents(evs, id, "landed"); len(got) != 2 {
+		t.Fatalf("landed %v", got)
 	}
 }
