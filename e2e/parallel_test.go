@@ -434,7 +434,7 @@ func TestParallelStopAndResume(t *testing.T) {
 	dir := repo(t, opsProject)
 	nap := calls(call("bash", map[string]any{"command": "sleep 2"}))
 	edits := addOpEdits("mul", "Mul", "a * b")
-	mul := append([]step{nap, claimCall("calc/calc.go", "cmd/calc/main.go")}, edits...)
+	mul := append([]step{claimCall("calc/calc.go", "cmd/calc/main.go"), nap}, edits...)
 	m, brief := parallelScript(t, []any{opGoal("mul", "Mul", "6", "-6"), helloGoal()},
 		lane("G001", append(mul, verifySteps()...)...), helloLane(nap))
 	l := startLive(t, dir, runArgs(m, "--parallel", "2", "--brief-file", brief)...)
@@ -463,6 +463,31 @@ func TestParallelStopAndResume(t *testing.T) {
 	}
 	if stopped != 3 {
 		t.Fatalf("%d runs stopped, want the run and its two workers", stopped)
+	}
+	// ultra tasks lists each worker under its run, with its goal, its
+	// claims and the run's resume as its next step.
+	tv := ultra(t, dir, "tasks", "--json")
+	var view struct {
+		Tasks []struct {
+			ID, Parent, Goal, Claims, Next string
+		}
+	}
+	if err := json.Unmarshal([]byte(tv.stdout), &view); err != nil {
+		t.Fatalf("tasks --json: %v\n%s", err, tv.stdout)
+	}
+	var order []string
+	claims := ""
+	for _, r := range view.Tasks {
+		order = append(order, r.Parent)
+		if r.Parent == id {
+			if r.Next != "ultra resume "+id || !strings.HasPrefix(r.Goal, "G00") {
+				t.Fatalf("worker row %+v", r)
+			}
+			claims += r.Claims
+		}
+	}
+	if len(order) < 3 || order[0] != "" || order[1] != id || order[2] != id || claims != "calc/calc.go, cmd/calc/main.go" {
+		t.Fatalf("tasks:\n%s", tv.stdout)
 	}
 	// A worker does not go on alone.
 	var worker string

@@ -129,6 +129,7 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 	if st.Goals != nil && st.Goals.Worker != nil {
 		r.tools["claim"] = r.claimTool()
 		r.order = append(r.order, "claim")
+		r.noteClaims(ctx)
 	}
 	r.startMCP(ctx)
 	last, err := o.Store.LastSeq(ctx, row.ID)

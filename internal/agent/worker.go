@@ -222,6 +222,7 @@ func (r *runner) landWork(ctx context.Context, g *goal.Goal, d gate.Decision) (l
 		return false, "", err
 	}
 	if v.merged != "" {
+		r.claimText = "" // released as the goal landed
 		now := r.o.Now().UTC()
 		g.Status, g.CompletedAt, g.UpdatedAt, g.Commit = goal.Complete, &now, now, commit
 		r.recordGoal(ledger.Entry{Kind: ledger.KindGoalCompleted, Goal: g.ID, Text: fmt.Sprintf("landed on %s as %s: the merged tree passed the tests and the criteria", r.row.Workspace.Base, workspace.Short(v.merged)),
