@@ -46,6 +46,10 @@ func (r *runner) startAhead(ctx context.Context, tree string, drift *driftRun) *
 	}
 	a := r.planAhead(ctx, drift, true)
 	if a != nil {
+		// As the final gate will choose them (passedOnCode).
+		if ts, n := r.passedOnCode(ctx, tree, a.run); n > 0 {
+			a.run, a.keys = ts, targetKeys(ts)
+		}
 		a.start(r, tree)
 	}
 	return a

@@ -150,7 +150,11 @@ func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "final gate on tree %s: every criterion of every goal:\n", workspace.Short(d.Tree))
-	b.WriteString(r.runCriteria(ctx, d.Tree, finalTargets(f, skip), label))
+	ts, done := r.passedOnCode(ctx, d.Tree, finalTargets(f, skip))
+	if done > 0 {
+		fmt.Fprintf(&b, "(%d criteria passed on this same code when the last goal landed: not run again)\n", done)
+	}
+	b.WriteString(r.runCriteria(ctx, d.Tree, ts, label))
 	var missing []string
 	for gi := range f.Goals {
 		g := &f.Goals[gi]
@@ -192,6 +196,35 @@ func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal
 	}
 	r.recordGoal(ledger.Entry{Kind: ledger.KindFinalGate, Text: "fail: " + strings.Join(missing, "; "), Data: jsonData(map[string]any{"tree": d.Tree, "gate": d.N})})
 	return res, b.String()
+}
+
+// passedOnCode leaves out of ts, in a parallel run, the criteria whose
+// last result is a pass ultra captured on a tree with the same code as
+// tree: the merge that landed the last goal ran every goal's criteria on
+// it (integrate.go), and the final gate that follows at once need not
+// run them again. It returns the rest and how many it left out.
+func (r *runner) passedOnCode(ctx context.Context, tree string, ts []target) ([]target, int) {
+	if r.st.Goals.Parallel == nil {
+		return ts, 0
+	}
+	code := r.codeOf(ctx, tree)
+	codes := map[string]string{}
+	var out []target
+	for _, t := range ts {
+		ev := t.c.CapturedEvidence
+		if code != "" && t.c.Status == goal.CriterionPass && ev != nil && ev.Tree != "" {
+			c, ok := codes[ev.Tree]
+			if !ok {
+				c = r.codeOf(ctx, ev.Tree)
+				codes[ev.Tree] = c
+			}
+			if c == code {
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out, len(ts) - len(out)
 }
 
 // cycleTargets are the criteria a verification of goal g runs.

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,64 +42,133 @@ type workerCommit struct{ worker, commit string }
 // maxConflictText bounds the changes shown for a conflict.
 const maxConflictText = 6 << 10
 
-// integrate lands q's goal commit on the run's branch, or says why not.
-func (r *runner) integrate(ctx context.Context, q *mergeRequest) mergeVerdict {
-	dir := r.row.Workdir
-	tip := workspace.BranchTip(ctx, dir, r.row.Workspace.Branch)
+// integrate lands the goal commits of qs on the run's branch, or says for
+// each why not. Commits handed in at the same time land together, as one
+// merge whose tree is verified once; when that tree conflicts or fails,
+// each lands alone, in turn, so that only the one that breaks goes back.
+func (r *runner) integrate(ctx context.Context, qs []*mergeRequest) []mergeVerdict {
+	out := make([]mergeVerdict, len(qs))
+	var batch []int
+	tip := workspace.BranchTip(ctx, r.row.Workdir, r.row.Workspace.Branch)
+	for i, q := range qs {
+		if v, ok := r.admit(ctx, q, tip); !ok {
+			out[i] = v
+			continue
+		}
+		batch = append(batch, i)
+	}
+	if len(batch) == 0 {
+		return out
+	}
+	var land []*mergeRequest
+	for _, i := range batch {
+		land = append(land, qs[i])
+	}
+	if len(land) > 1 {
+		if v, ok := r.landTogether(ctx, land, false); ok {
+			for _, i := range batch {
+				out[i] = v
+			}
+			return out
+		}
+	}
+	for _, i := range batch {
+		// Each alone, on the branch as the ones before it left it.
+		out[i], _ = r.landTogether(ctx, []*mergeRequest{qs[i]}, true)
+	}
+	return out
+}
+
+// admit checks what a goal commit needs before any merge: its goal is in
+// progress with its worker, and what it changes lies inside the claims
+// the worker holds.
+func (r *runner) admit(ctx context.Context, q *mergeRequest, tip string) (mergeVerdict, bool) {
 	g := r.goals.file.Goal(q.goal)
 	if g == nil || g.Status != goal.InProgress || r.st.Goals.Parallel.ByGoal[q.goal] != q.worker {
-		return mergeVerdict{tip: tip, reason: fmt.Sprintf("goal %s is not in progress with worker %s in run %s", q.goal, q.worker, r.row.ID)}
+		return mergeVerdict{tip: tip, reason: fmt.Sprintf("goal %s is not in progress with worker %s in run %s", q.goal, q.worker, r.row.ID)}, false
 	}
-	// Each merge the run tries has evidence of its own.
-	label := fmt.Sprintf("merge-%d", r.mergeAttempts()+1)
-	back := func(why, evidence string) mergeVerdict {
-		e := ledger.Entry{Kind: ledger.KindMergeRejected, Goal: g.ID, Text: oneLine(why, 600),
-			Data: jsonData(map[string]any{"worker": q.worker, "commit": q.commit, "tip": tip})}
-		if evidence != "" {
-			if f, err := r.writeMergeEvidence(g.ID, label, evidence); err == nil {
-				e.Evidence, e.Digest = []goal.EvidenceFile{f}, f.SHA256
-			}
-		}
-		r.recordGoal(e)
-		r.emit(event.Worker, event.WorkerData{Worker: q.worker, Goal: g.ID, Event: "sent_back", Commit: q.commit, Reason: why})
-		return mergeVerdict{tip: tip, reason: why, evidence: evidence}
-	}
-	// 1. Inside the worker's claims.
-	diff, err := workspace.DiffLines(ctx, dir, q.from, q.commit, ".ultra")
+	diff, err := workspace.DiffLines(ctx, r.row.Workdir, q.from, q.commit, ".ultra")
 	var diffs []claim.FileDiff
 	if err == nil {
 		diffs, err = claim.ParseDiff(diff)
 	}
 	if err != nil {
-		return back("ultra could not read what the commit changes, so it cannot tell it stays inside the worker's claims: "+err.Error(), "")
+		return r.sendBack(q, tip, "ultra could not read what the commit changes, so it cannot tell it stays inside the worker's claims: "+err.Error(), ""), false
 	}
 	held, err := r.o.Store.WorkerClaims(ctx, q.worker)
 	if err != nil {
-		return back("ultra could not read the worker's claims: "+err.Error(), "")
+		return r.sendBack(q, tip, "ultra could not read the worker's claims: "+err.Error(), ""), false
 	}
 	if out := claim.Outside(diffs, held); len(out) > 0 {
-		return back("the commit changes what the worker's claims do not hold: "+strings.Join(out, "; ")+
-			". Claim what you change (claim tool), or undo those changes, then verify again.", "")
+		return r.sendBack(q, tip, "the commit changes what the worker's claims do not hold: "+strings.Join(out, "; ")+
+			". Claim what you change (claim tool), or undo those changes, then verify again.", ""), false
 	}
-	// 2. The merge.
-	code, err := workspace.TreeOf(ctx, dir, q.commit)
-	if err == nil && tip != q.from {
-		var conflicts []string
-		if code, conflicts, err = workspace.MergeMarked(ctx, dir, tip, q.commit); err == nil && len(conflicts) > 0 {
-			return back(fmt.Sprintf("the commit conflicts with what landed on the run's branch since the worker started (%s): %s. Your work is moved onto the branch with the conflicts marked: resolve them, then verify again.",
-				workspace.Short(q.from), strings.Join(conflicts, ", ")), r.landedSince(ctx, q.from, tip, conflicts))
+	return mergeVerdict{}, true
+}
+
+// sendBack records that q's goal commit did not land, with what failed
+// (evidence, kept as a file of the run's evidence), and is what its
+// worker reads.
+func (r *runner) sendBack(q *mergeRequest, tip, why, evidence string) mergeVerdict {
+	e := ledger.Entry{Kind: ledger.KindMergeRejected, Goal: q.goal, Text: oneLine(why, 600),
+		Data: jsonData(map[string]any{"worker": q.worker, "commit": q.commit, "tip": tip})}
+	if evidence != "" {
+		if f, err := r.writeMergeEvidence(q.goal, fmt.Sprintf("merge-%d", r.goals.ledger.Len()+1), evidence); err == nil {
+			e.Evidence, e.Digest = []goal.EvidenceFile{f}, f.SHA256
 		}
 	}
+	r.recordGoal(e)
+	r.emit(event.Worker, event.WorkerData{Worker: q.worker, Goal: q.goal, Event: "sent_back", Commit: q.commit, Reason: why})
+	return mergeVerdict{tip: tip, reason: why, evidence: evidence}
+}
+
+// landTogether merges the commits of qs into the run's branch, in order,
+// verifies the merged tree (the gate, then every criterion of every goal
+// landed and of theirs) and lands them as one merge commit. Alone (a
+// single commit), what fails sends it back; with others, nothing is
+// recorded against any of them and ok is false: the caller lands each
+// alone.
+func (r *runner) landTogether(ctx context.Context, qs []*mergeRequest, alone bool) (mergeVerdict, bool) {
+	dir := r.row.Workdir
+	tip := workspace.BranchTip(ctx, dir, r.row.Workspace.Branch)
+	fail := func(why, evidence string) (mergeVerdict, bool) {
+		if !alone {
+			return mergeVerdict{}, false
+		}
+		return r.sendBack(qs[0], tip, why, evidence), false
+	}
+	// The merge, one commit after another, none touching a worktree.
+	cur, code := tip, ""
+	var records []string
+	for _, q := range qs {
+		records = append(records, goal.RunRecords(q.worker).Paths()...)
+		if cur == q.from {
+			cur = q.commit
+			continue
+		}
+		merged, conflicts, err := workspace.MergeMarked(ctx, dir, cur, q.commit)
+		switch {
+		case err != nil:
+			return fail("ultra could not merge the commit: "+err.Error(), "")
+		case len(conflicts) > 0:
+			return fail(fmt.Sprintf("the commit conflicts with what landed on the run's branch since the worker started (%s): %s. Your work is moved onto the branch with the conflicts marked: resolve them, then verify again.",
+				workspace.Short(q.from), strings.Join(conflicts, ", ")), r.landedSince(ctx, q.from, tip, conflicts))
+		}
+		if cur, err = workspace.CommitOf(ctx, dir, merged, "ultra: merged", r.o.Git.Identity, cur, q.commit); err != nil {
+			return fail("ultra could not merge the commit: "+err.Error(), "")
+		}
+	}
+	code, err := workspace.TreeOf(ctx, dir, cur)
 	if err == nil {
-		code, err = workspace.WithoutPaths(ctx, dir, code, goal.RunRecords(q.worker).Paths())
+		code, err = workspace.WithoutPaths(ctx, dir, code, records)
 	}
 	if err != nil {
-		return back("ultra could not merge the commit: "+err.Error(), "")
+		return fail("ultra could not merge the commit: "+err.Error(), "")
 	}
-	// 3. and 4. The merged tree, in the run's worktree (its records stay
-	// as they are on disk: the merge does not touch them).
+	// The merged tree, in the run's worktree (its records stay as they
+	// are on disk: the merge does not touch them).
 	if err := workspace.CheckoutTree(ctx, dir, code); err != nil {
-		return back("ultra could not put the merged tree in the run's worktree: "+err.Error(), "")
+		return fail("ultra could not put the merged tree in the run's worktree: "+err.Error(), "")
 	}
 	undo := func() {
 		if err := workspace.CheckoutTree(context.Background(), dir, treeOrEmpty(dir, tip)); err != nil {
@@ -108,7 +178,7 @@ func (r *runner) integrate(ctx context.Context, q *mergeRequest) mergeVerdict {
 	tree, err := workspace.TreeHash(ctx, dir)
 	if err != nil {
 		undo()
-		return back("ultra could not read the merged tree: "+err.Error(), "")
+		return fail("ultra could not read the merged tree: "+err.Error(), "")
 	}
 	start := r.o.Now()
 	d, res, path, err := r.gateVerify(ctx, tree, nil)
@@ -120,45 +190,93 @@ func (r *runner) integrate(ctx context.Context, q *mergeRequest) mergeVerdict {
 	r.emit(event.VerifyResult, ev)
 	if ctx.Err() != nil {
 		undo()
-		return mergeVerdict{tip: tip, reason: "the run was interrupted while it verified the merged tree"}
+		return mergeVerdict{tip: tip, reason: "the run was interrupted while it verified the merged tree"}, false
 	}
-	if o := d.Outcome(); !d.Status.Advances() || (d.NeedsWaiver && d.Waiver == nil) {
+	if !d.Status.Advances() || (d.NeedsWaiver && d.Waiver == nil) {
 		undo()
-		return back(fmt.Sprintf("the merged tree does not pass the gate (%s): the commit, merged with what landed since the worker started, breaks the tests.", o),
+		return fail(fmt.Sprintf("the merged tree does not pass the gate (%s): the commit, merged with what landed since the worker started, breaks the tests.", d.Outcome()),
 			gateSummary(d, res, path))
 	}
-	ts := landedTargets(r.goals.file, g)
-	text := r.runCriteria(ctx, d.Tree, ts, label)
+	var gs []*goal.Goal
+	for _, q := range qs {
+		gs = append(gs, r.goals.file.Goal(q.goal))
+	}
+	text := r.runCriteria(ctx, d.Tree, landedTargets(r.goals.file, gs), fmt.Sprintf("merge-%d", r.goals.ledger.Len()+1))
 	var failing []string
 	for gi := range r.goals.file.Goals {
 		x := &r.goals.file.Goals[gi]
-		if x != g && x.Status != goal.Complete {
+		if x.Status != goal.Complete && !slices.Contains(gs, x) {
 			continue
 		}
 		if v := x.Judge(true); !v.Complete {
 			failing = append(failing, x.ID+": "+strings.Join(v.Missing, "; "))
 		}
 	}
-	if len(failing) > 0 || ctx.Err() != nil {
+	if ctx.Err() != nil {
 		undo()
-		if ctx.Err() != nil {
-			return mergeVerdict{tip: tip, reason: "the run was interrupted while it ran the criteria on the merged tree"}
-		}
-		return back("on the merged tree, criteria fail: "+strings.Join(failing, "; "), text)
+		return mergeVerdict{tip: tip, reason: "the run was interrupted while it ran the criteria on the merged tree"}, false
 	}
-	reason := fmt.Sprintf("merged from worker %s (%s): the tests and every essential criterion of %d landed goals pass on the merged tree", q.worker, workspace.Short(q.commit), countLanded(r.goals.file, g))
-	done, err := r.completeGoal(ctx, g, d, reason, workerCommit{worker: q.worker, commit: q.commit})
+	if len(failing) > 0 {
+		undo()
+		return fail("on the merged tree, criteria fail: "+strings.Join(failing, "; "), text)
+	}
+	commit, err := r.landGoals(ctx, gs, qs, d)
 	if err != nil {
 		undo()
-		return back("ultra could not commit the merge: "+err.Error(), "")
+		return fail("ultra could not commit the merge: "+err.Error(), "")
 	}
-	if n, err := r.o.Store.ReleaseClaims(ctx, q.worker, "goal "+g.ID+" landed as "+g.Commit, r.o.Now()); err != nil {
-		r.emit(event.Warning, event.WarningData{Message: "the worker's claims were not released: " + err.Error()})
-	} else if n > 0 {
-		r.emit(event.Worker, event.WorkerData{Worker: q.worker, Goal: g.ID, Event: "released", Reason: fmt.Sprintf("%d claims released", n)})
+	for _, q := range qs {
+		if n, err := r.o.Store.ReleaseClaims(ctx, q.worker, "goal "+q.goal+" landed as "+commit, r.o.Now()); err != nil {
+			r.emit(event.Warning, event.WarningData{Message: "the worker's claims were not released: " + err.Error()})
+		} else if n > 0 {
+			r.emit(event.Worker, event.WorkerData{Worker: q.worker, Goal: q.goal, Event: "released", Reason: fmt.Sprintf("%d claims released", n)})
+		}
+		r.emit(event.Worker, event.WorkerData{Worker: q.worker, Goal: q.goal, Event: "landed", Commit: commit})
 	}
-	r.emit(event.Worker, event.WorkerData{Worker: q.worker, Goal: g.ID, Event: "landed", Commit: g.Commit, Reason: strings.TrimSpace(done)})
-	return mergeVerdict{merged: g.Commit, tip: g.Commit}
+	return mergeVerdict{merged: commit, tip: commit}, true
+}
+
+// landGoals records the goals of qs complete and commits the tree d
+// judged, with ultra's records, as one merge of their workers' commits
+// (its first parent the branch's tip). No goal is complete without the
+// commit: when it fails, they go back in progress (checkpoint_failed).
+func (r *runner) landGoals(ctx context.Context, gs []*goal.Goal, qs []*mergeRequest, d gate.Decision) (string, error) {
+	now := r.o.Now().UTC()
+	var trailers, titles, commits []string
+	seq := 0
+	for i, g := range gs {
+		q := qs[i]
+		g.Status, g.CompletedAt, g.UpdatedAt = goal.Complete, &now, now
+		reason := fmt.Sprintf("merged from worker %s (%s): the tests and every essential criterion of %d landed goals pass on the merged tree", q.worker, workspace.Short(q.commit), countLanded(r.goals.file))
+		e := r.recordGoal(ledger.Entry{Kind: ledger.KindGoalCompleted, Goal: g.ID, Text: reason,
+			Data: jsonData(map[string]any{"tree": d.Tree, "gate": d.N, "worker": q.worker, "worker_commit": q.commit})})
+		seq = e.Seq
+		trailers = append(trailers, "Ultra-Goal: "+g.ID, "Ultra-Worker: "+q.worker)
+		titles = append(titles, g.ID+" "+g.Title)
+		commits = append(commits, q.commit)
+	}
+	body := gs[0].Objective
+	if len(gs) > 1 {
+		body = "The goals landed together: their merged tree passed the tests and every essential criterion of every goal landed."
+	}
+	commit, err := r.commitGoal(ctx, d, strings.Join(titles, "; "), body, append(trailers, fmt.Sprintf("Ultra-Ledger: %d", seq)), commits...)
+	if err == nil && commit == "" {
+		err = fmt.Errorf("git made no commit")
+	}
+	if err == nil && r.goalsBroken != nil {
+		err = fmt.Errorf("its records could not be written: %w", r.goalsBroken)
+	}
+	for _, g := range gs {
+		if err != nil {
+			g.Status, g.CompletedAt, g.UpdatedAt = goal.InProgress, nil, r.o.Now().UTC()
+			r.recordGoal(ledger.Entry{Kind: ledger.KindCheckpointFailed, Goal: g.ID, Text: oneLine(err.Error(), 300)})
+			continue
+		}
+		g.Commit = commit
+		r.recordGoal(ledger.Entry{Kind: ledger.KindCheckpoint, Goal: g.ID, Text: "merged as " + workspace.Short(commit) + " on " + r.row.Workspace.Branch,
+			Data: jsonData(map[string]any{"commit": commit})})
+	}
+	return commit, err
 }
 
 // treeOrEmpty is commit's tree ("" when git cannot say, which CheckoutTree
@@ -168,34 +286,22 @@ func treeOrEmpty(dir, commit string) string {
 	return t
 }
 
-// mergeAttempts counts the merges the run's ledger recorded, landed or
-// sent back.
-func (r *runner) mergeAttempts() int {
-	n := 0
-	for _, e := range r.goals.ledger.Entries() {
-		if e.Kind == ledger.KindMergeRejected || e.Kind == ledger.KindGoalCompleted {
-			n++
-		}
-	}
-	return n
-}
-
 // landedTargets are the criteria a merge runs: every live one of every
-// goal landed so far and of g.
-func landedTargets(f *goal.File, g *goal.Goal) []target {
+// goal landed so far and of gs.
+func landedTargets(f *goal.File, gs []*goal.Goal) []target {
 	var ts []target
 	for gi := range f.Goals {
-		if x := &f.Goals[gi]; x == g || x.Status == goal.Complete {
+		if x := &f.Goals[gi]; x.Status == goal.Complete || slices.Contains(gs, x) {
 			ts = append(ts, cycleTargets(x)...)
 		}
 	}
 	return ts
 }
 
-func countLanded(f *goal.File, g *goal.Goal) int {
+func countLanded(f *goal.File) int {
 	n := 0
 	for _, x := range f.Goals {
-		if x.Status == goal.Complete || x.ID == g.ID {
+		if x.Status == goal.Complete {
 			n++
 		}
 	}

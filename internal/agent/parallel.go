@@ -130,7 +130,19 @@ func (r *runner) runParallel(ctx context.Context) error {
 		}
 		select {
 		case q := <-c.merges:
-			q.reply <- r.integrate(ctx, q)
+			// The commits handed in meanwhile land with it.
+			qs := []*mergeRequest{q}
+			for more := true; more; {
+				select {
+				case q := <-c.merges:
+					qs = append(qs, q)
+				default:
+					more = false
+				}
+			}
+			for i, v := range r.integrate(ctx, qs) {
+				qs[i].reply <- v
+			}
 		case e := <-c.ended:
 			c.end(e)
 			if (e.err != nil || e.out == nil || e.out.Status != StatusComplete) && failed == nil {

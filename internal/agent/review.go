@@ -145,22 +145,11 @@ func (r *runner) commitFinal(ctx context.Context, d gate.Decision, gr phase.Goal
 // When the run has a branch and the commit fails, the goal goes back in
 // progress, the ledger records why (checkpoint_failed) and the error is
 // returned: no goal is complete without its commit.
-//
-// A worker's goal commit that lands on a parallel run's branch is w: the
-// goal's commit is then the merge of it, with the worker named.
-func (r *runner) completeGoal(ctx context.Context, g *goal.Goal, d gate.Decision, reason string, w ...workerCommit) (string, error) {
+func (r *runner) completeGoal(ctx context.Context, g *goal.Goal, d gate.Decision, reason string) (string, error) {
 	now := r.o.Now().UTC()
 	g.Status, g.CompletedAt, g.UpdatedAt = goal.Complete, &now, now
-	data := map[string]any{"tree": d.Tree, "gate": d.N}
-	trailers := []string{"Ultra-Goal: " + g.ID}
-	var merged []string
-	for _, c := range w {
-		data["worker"], data["worker_commit"] = c.worker, c.commit
-		trailers = append(trailers, "Ultra-Worker: "+c.worker)
-		merged = append(merged, c.commit)
-	}
-	e := r.recordGoal(ledger.Entry{Kind: ledger.KindGoalCompleted, Goal: g.ID, Text: reason, Data: jsonData(data)})
-	commit, err := r.commitGoal(ctx, d, g.ID+" "+g.Title, g.Objective, append(trailers, fmt.Sprintf("Ultra-Ledger: %d", e.Seq)), merged...)
+	e := r.recordGoal(ledger.Entry{Kind: ledger.KindGoalCompleted, Goal: g.ID, Text: reason, Data: jsonData(map[string]any{"tree": d.Tree, "gate": d.N})})
+	commit, err := r.commitGoal(ctx, d, g.ID+" "+g.Title, g.Objective, []string{"Ultra-Goal: " + g.ID, fmt.Sprintf("Ultra-Ledger: %d", e.Seq)})
 	if commit == "" && r.row.Workspace.Branch == "" {
 		return "", nil // a run without a branch commits nothing
 	}
