@@ -511,3 +511,42 @@ func TestParallelStopAndResume(t *testing.T) {
 		t.Fatalf("landed %v", got)
 	}
 }
+
+// A goal that depends on another starts only when that one has landed,
+// from the run's branch holding it, although a worker is free.
+func TestParallelDependsOn(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, opsProject)
+	work := func(id, op, name, expr string) map[string]any {
+		steps := append([]step{claimCall("calc/calc.go", "cmd/calc/main.go")}, addOpEdits(op, name, expr)...)
+		return lane(id, append(steps, verifySteps()...)...)
+	}
+	res, _ := parallelRun(t, dir, 2, []any{opGoal("mul", "Mul", "6", "-6"), opGoal("sub", "Sub", "-1", "-5", "G001")},
+		work("G001", "mul", "Mul", "a * b"), work("G002", "sub", "Sub", "a - b"))
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	id := runID(t, evs)
+	var order []string
+	landedAs := ""
+	for _, e := range ofType(evs, "worker") {
+		if d := data(e); e["run"] == id && (d["event"] == "started" || d["event"] == "landed") {
+			order = append(order, d["event"].(string)+" "+d["goal"].(string)[:4])
+			if d["event"] == "landed" && landedAs == "" {
+				landedAs = d["commit"].(string)
+			}
+		}
+	}
+	if strings.Join(order, ", ") != "started G001, landed G001, started G002, landed G002" {
+		t.Fatalf("order: %v", order)
+	}
+	for _, e := range ofType(evs, "run_started") {
+		if d := data(e); strings.HasPrefix(d["task"].(string), "G002-") && d["start"] != landedAs {
+			t.Fatalf("G002's worker started from %v, not from G001's landing %s", d["start"], landedAs)
+		}
+	}
+	if got := workerEvents(evs, id, "sent_back"); len(got) != 0 {
+		t.Fatalf("sent back %v", got)
+	}
+}

@@ -404,6 +404,8 @@ func (l *Log) format(e event.Event) string {
 			return fmt.Sprintf("%s %s %s %s %s on %s", b, l.paint(bold, "worker"), d.Worker, d.Event, d.Goal, d.Branch)
 		case "landed":
 			return fmt.Sprintf("%s %s %s %s as %s", b, l.paint(bold, "worker"), d.Goal, l.paint(green, "landed"), short(d.Commit))
+		case "released":
+			return fmt.Sprintf("%s %s %s: %s", b, l.paint(bold, "worker"), d.Goal, d.Reason)
 		case "sent_back":
 			return fmt.Sprintf("%s %s %s %s: %s", b, l.paint(bold, "worker"), d.Goal, l.paint(yellow, "sent back"), event.OneLine(d.Reason, 200))
 		}
