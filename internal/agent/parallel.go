@@ -145,7 +145,11 @@ func (r *runner) runParallel(ctx context.Context) error {
 			}
 		case e := <-c.ended:
 			c.end(e)
-			if (e.err != nil || e.out == nil || e.out.Status != StatusComplete) && failed == nil {
+			switch {
+			case e.err == nil && e.out != nil && e.out.Status == StatusComplete:
+			case r.goalFailedBy(e):
+				// goals.on_failure = continue: the others go on.
+			case failed == nil:
 				failed = &e
 				failure = workerFailure(e)
 			}
@@ -160,6 +164,8 @@ func (r *runner) runParallel(ctx context.Context) error {
 		// The run's own safe point takes the person's request next.
 	case r.allLanded():
 		r.finishParallel(ctx)
+	case failure == "" && len(r.failedGoals()) > 0:
+		r.escalate(phase.BySystem, StatusEscalated, "goals failed: "+strings.Join(r.failedGoals(), "; ")+"; "+strings.Join(r.stuckGoals(), "; ")+" (a person decides how to go on)")
 	case failed != nil && failed.out != nil && failed.out.Status == StatusBudgetExhausted:
 		r.escalate(phase.ByBudget, StatusBudgetExhausted, failure)
 	case failure != "" && strings.HasPrefix(failure, "the parallel run's "):
@@ -236,6 +242,31 @@ func workerFailure(e workerEnd) string {
 		return fmt.Sprintf("the worker %s of goal %s ended", e.worker, e.goal)
 	}
 	return fmt.Sprintf("the worker %s of goal %s ended %s: %s", e.worker, e.goal, e.out.Status, e.out.Reason)
+}
+
+// goalFailedBy reports that worker e ended because its goal used up its
+// caps, in a run that goes on past a failed goal (goals.on_failure =
+// continue): the run's goal is then failed too, and the others go on
+// (the goals that depend on it never start).
+func (r *runner) goalFailedBy(e workerEnd) bool {
+	if !r.st.Goals.Continue || e.err != nil || e.out == nil || e.out.Status != StatusEscalated {
+		return false
+	}
+	row, err := r.o.Store.GetRun(context.Background(), e.worker)
+	if err != nil {
+		return false
+	}
+	f, err := ReadGoals(row.Workdir, RecordsOf(row))
+	if err != nil || f == nil || len(f.Goals) != 1 || f.Goals[0].Status != goal.Failed {
+		return false
+	}
+	g := r.goals.file.Goal(e.goal)
+	if g == nil {
+		return false
+	}
+	g.Status, g.Reason, g.UpdatedAt = goal.Failed, f.Goals[0].Reason, r.o.Now().UTC()
+	r.recordGoal(ledger.Entry{Kind: ledger.KindGoalFailed, Goal: g.ID, Text: g.Reason + fmt.Sprintf(" (worker %s; goals.on_failure = continue: the run goes on)", e.worker)})
+	return true
 }
 
 // endingAsked is a person's pause, stop or cancel of the run that its
