@@ -82,6 +82,9 @@ func (r *runner) runClaim(ctx context.Context, args json.RawMessage) tool.Result
 		holders := claim.Holders(conflicts)
 		why := claimConflicts(conflicts)
 		gone := r.o.coord.notWorking(holders)
+		if spent, out := r.o.pool.exhaustedBy(); out {
+			return tool.Result{IsError: true, Output: "not claimed: " + spent}
+		}
 		switch {
 		case len(gone) > 0:
 			return r.refuseClaim(fmt.Sprintf("%s; worker %s stopped without landing its goal, so its claims stay until a person resumes the run: work on something else", why, strings.Join(gone, ", ")))
