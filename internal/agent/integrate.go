@@ -122,6 +122,22 @@ func (r *runner) sendBack(q *mergeRequest, tip, why, evidence string) mergeVerdi
 	return mergeVerdict{tip: tip, reason: why, evidence: evidence}
 }
 
+// settleWorktree puts the run's worktree back at its branch's tip when a
+// landing was cut short (the process ended with a merged tree checked
+// out): what its index holds beyond the tip goes; ultra's records, which
+// no merge touches, stay as they are on disk.
+func (r *runner) settleWorktree(ctx context.Context) {
+	dir := r.row.Workdir
+	idx, err := workspace.IndexTree(ctx, dir)
+	tip := treeOrEmpty(dir, workspace.BranchTip(ctx, dir, r.row.Workspace.Branch))
+	if err != nil || tip == "" || idx == tip {
+		return
+	}
+	if err := workspace.SwitchTree(ctx, dir, idx, tip); err != nil {
+		r.emit(event.Warning, event.WarningData{Message: "could not put the run's worktree back at its branch: " + err.Error()})
+	}
+}
+
 // landTogether merges the commits of qs into the run's branch, in order,
 // verifies the merged tree (the gate, then every criterion of every goal
 // landed and of theirs) and lands them as one merge commit. Alone (a
@@ -171,7 +187,7 @@ func (r *runner) landTogether(ctx context.Context, qs []*mergeRequest, alone boo
 		return fail("ultra could not put the merged tree in the run's worktree: "+err.Error(), "")
 	}
 	undo := func() {
-		if err := workspace.CheckoutTree(context.Background(), dir, treeOrEmpty(dir, tip)); err != nil {
+		if err := workspace.SwitchTree(context.Background(), dir, code, treeOrEmpty(dir, tip)); err != nil {
 			r.emit(event.Warning, event.WarningData{Message: "could not put the run's worktree back at its branch: " + err.Error()})
 		}
 	}
@@ -279,8 +295,8 @@ func (r *runner) landGoals(ctx context.Context, gs []*goal.Goal, qs []*mergeRequ
 	return commit, err
 }
 
-// treeOrEmpty is commit's tree ("" when git cannot say, which CheckoutTree
-// then refuses).
+// treeOrEmpty is commit's tree ("" when git cannot say, which git then
+// refuses).
 func treeOrEmpty(dir, commit string) string {
 	t, _ := workspace.TreeOf(context.Background(), dir, commit)
 	return t

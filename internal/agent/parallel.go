@@ -103,6 +103,7 @@ func (r *runner) runParallel(ctx context.Context) error {
 		ended: make(chan workerEnd, len(r.goals.file.Goals)+1), active: map[string]string{}, waits: map[string][]string{}}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	r.settleWorktree(ctx)
 	r.ctl.setActivity(fmt.Sprintf("working %d goals with up to %d workers", len(r.goals.file.Goals), r.st.Goals.Parallel.Workers))
 	var asked *store.Request // a person's pause, stop or cancel of the run, passed on to its workers
 	var failed *workerEnd    // the first worker that ended without its goal

@@ -55,6 +55,15 @@ func MoveWorktree(ctx context.Context, dir, branch, from, commit, tree string) e
 	return err
 }
 
+// SwitchTree makes dir's index and files those of tree to, from those
+// of tree from (which its index holds): the files from and to differ in
+// are changed; the others, and what dir changed beyond from, are left as
+// they are.
+func SwitchTree(ctx context.Context, dir, from, to string) error {
+	_, err := gitOut(ctx, dir, nil, "read-tree", "-m", "-u", from, to)
+	return err
+}
+
 // DiffLines is `git diff -U0` from commit or tree a to b, renames as a
 // deletion and an addition, without the paths under skip (ultra's
 // records): what claim.ParseDiff reads.

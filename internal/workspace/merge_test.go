@@ -77,3 +77,39 @@ func TestMergeMarkedAndMoveWorktree(t *testing.T) {
 		t.Fatalf("diff %q %v", diff, err)
 	}
 }
+
+// A merged tree put in a worktree and taken out again: the files the two
+// trees differ in go back and forth; a file changed on disk that neither
+// touches (ultra's records) stays as it is.
+func TestSwitchTree(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.txt": "a\n", "records.txt": "r1\n"})
+	w := newWorktree(t, dir, "w1")
+	tip := strings.TrimSpace(run(t, w.Path, "rev-parse", "HEAD^{tree}"))
+	os.WriteFile(filepath.Join(w.Path, "records.txt"), []byte("r2, newer on disk\n"), 0o644)
+	// The merged tree: a.txt changed, b.txt added.
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a, merged\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("b\n"), 0o644)
+	run(t, dir, "add", "a.txt", "b.txt")
+	run(t, dir, "commit", "-q", "-m", "merged")
+	merged := strings.TrimSpace(run(t, dir, "rev-parse", "HEAD^{tree}"))
+	if err := CheckoutTree(ctx, w.Path, merged); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string { b, _ := os.ReadFile(filepath.Join(w.Path, name)); return string(b) }
+	if read("a.txt") != "a, merged\n" || read("b.txt") != "b\n" || read("records.txt") != "r2, newer on disk\n" {
+		t.Fatalf("merged in: %q %q %q", read("a.txt"), read("b.txt"), read("records.txt"))
+	}
+	if idx, _ := IndexTree(ctx, w.Path); idx != merged {
+		t.Fatalf("index %s, want the merged tree", idx)
+	}
+	if err := SwitchTree(ctx, w.Path, merged, tip); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(w.Path, "b.txt")); err == nil || read("a.txt") != "a\n" || read("records.txt") != "r2, newer on disk\n" {
+		t.Fatalf("taken out: %q %q", read("a.txt"), read("records.txt"))
+	}
+	if idx, _ := IndexTree(ctx, w.Path); idx != tip {
+		t.Fatalf("index %s, want the tip's tree", idx)
+	}
+}
