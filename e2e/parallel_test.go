@@ -550,3 +550,67 @@ func TestParallelDependsOn(t *testing.T) {
 		t.Fatalf("sent back %v", got)
 	}
 }
+
+// Two goals that merge without a conflict but break together: each
+// worker's own tree passes, the merged one does not build (both define
+// calc.Mul). The goal that lands second goes back with the gate's
+// verdict; the run's branch and worktree stay as the first landing left
+// them; the worker drops its copy and lands. Each lane holds the re-work.
+func TestParallelRedMergeReworks(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, opsProject)
+	util := "package calc\n\n// Mul multiplies, for the greeting's count.\nfunc Mul(a, b int) int {\n\treturn a * b\n}\n"
+	hello := "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/ops/calc\"\n)\n\nfunc main() {\n\tfor i := 0; i < calc.Mul(1, 1); i++ {\n\t\tfmt.Println(\"hello\")\n\t}\n}\n"
+	// G001 teaches the calculator Mul (in calc.go); when it lands second
+	// it drops its Mul: G002's does the same.
+	mul := append([]step{claimCall("calc/calc.go", "cmd/calc/main.go")}, addOpEdits("mul", "Mul", "a * b")...)
+	mul = append(mul, verifySteps()...)
+	mul = append(mul, calls(call("read", map[string]any{"file_path": "calc/calc.go"})),
+		calls(call("write", map[string]any{"file_path": "calc/calc.go", "content": opsProject["calc/calc.go"]})))
+	mul = append(mul, verifySteps()...)
+	// G002 greets, with a Mul of its own in calc/util.go; when it lands
+	// second it drops it.
+	greet := []step{claimCall("calc/util.go", "cmd/hello/main.go"),
+		calls(call("write", map[string]any{"file_path": "calc/util.go", "content": util})),
+		calls(call("write", map[string]any{"file_path": "cmd/hello/main.go", "content": hello}))}
+	greet = append(greet, verifySteps()...)
+	greet = append(greet, calls(call("bash", map[string]any{"command": "rm calc/util.go"})))
+	greet = append(greet, verifySteps()...)
+	res, _ := parallelRun(t, dir, 2, []any{opGoal("mul", "Mul", "6", "-6"), helloGoal()}, lane("G001", mul...), lane("G002", greet...))
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	id := runID(t, evs)
+	back := ""
+	for _, e := range ofType(evs, "worker") {
+		if d := data(e); e["run"] == id && d["event"] == "sent_back" {
+			back += d["reason"].(string)
+		}
+	}
+	if !strings.Contains(back, "the merged tree does not pass the gate") {
+		t.Fatalf("sent back for %q", back)
+	}
+	if got := workerEvents(evs, id, "landed"); len(got) != 2 {
+		t.Fatalf("landed %v", got)
+	}
+	// Every commit on the run's branch builds: none holds two Mul.
+	for _, c := range strings.Fields(git(t, dir, "log", "--format=%H", "main..ultra/"+id, "--first-parent")) {
+		n := 0
+		for _, f := range []string{"calc/calc.go", "calc/util.go"} {
+			if out, err := exec.Command("git", "-C", dir, "show", c+":"+f).Output(); err == nil {
+				n += strings.Count(string(out), "func Mul(")
+			}
+		}
+		if n > 1 {
+			t.Fatalf("commit %s holds Mul %d times", c, n)
+		}
+	}
+	kinds := ledgerKinds(t, filepath.Join(recordsIn(t, workdirOf(t, evs)), "ledger.jsonl"))
+	if kinds["merge_rejected"] != 1 || kinds["goal_completed"] != 2 || kinds["final_gate"] != 1 {
+		t.Fatalf("ledger kinds %v", kinds)
+	}
+	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 0 {
+		t.Fatalf("ledger --verify: %d %s %s", v.code, v.stdout, v.stderr)
+	}
+}
