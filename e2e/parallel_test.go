@@ -139,7 +139,7 @@ func parallelRunWith(t *testing.T, dir string, workers int, extra []string, goal
 	return res, brief
 }
 
-// landed are the parent's worker events of kind ev, by goal.
+// workerEvents are the goals of the run's worker events of kind ev, in order.
 func workerEvents(evs []map[string]any, run, ev string) []string {
 	var out []string
 	for _, e := range ofType(evs, "worker") {
@@ -148,6 +148,17 @@ func workerEvents(evs []map[string]any, run, ev string) []string {
 		}
 	}
 	return out
+}
+
+// sentBack is the reasons the run gave its workers' goals back, joined.
+func sentBack(evs []map[string]any, run string) string {
+	back := ""
+	for _, e := range ofType(evs, "worker") {
+		if d := data(e); e["run"] == run && d["event"] == "sent_back" {
+			back += d["reason"].(string)
+		}
+	}
+	return back
 }
 
 // ledgerKinds counts the entries of each kind in a run's ledger.
@@ -357,13 +368,7 @@ func TestParallelWorkerOutsideItsClaims(t *testing.T) {
 	if !refused {
 		t.Fatal("the edit of an unclaimed file was not refused by the claims layer")
 	}
-	back := ""
-	for _, e := range ofType(evs, "worker") {
-		if d := data(e); e["run"] == id && d["event"] == "sent_back" {
-			back += d["reason"].(string)
-		}
-	}
-	if !strings.Contains(back, "the worker's claims do not hold: cmd/calc/main.go (not claimed)") {
+	if back := sentBack(evs, id); !strings.Contains(back, "the worker's claims do not hold: cmd/calc/main.go (not claimed)") {
 		t.Fatalf("sent back for %q", back)
 	}
 	if got := workerEvents(evs, id, "landed"); len(got) != 2 {
@@ -582,13 +587,7 @@ func TestParallelRedMergeReworks(t *testing.T) {
 	}
 	evs := res.events(t)
 	id := runID(t, evs)
-	back := ""
-	for _, e := range ofType(evs, "worker") {
-		if d := data(e); e["run"] == id && d["event"] == "sent_back" {
-			back += d["reason"].(string)
-		}
-	}
-	if !strings.Contains(back, "the merged tree does not pass the gate") {
+	if back := sentBack(evs, id); !strings.Contains(back, "the merged tree does not pass the gate") {
 		t.Fatalf("sent back for %q", back)
 	}
 	if got := workerEvents(evs, id, "landed"); len(got) != 2 {
