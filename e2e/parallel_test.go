@@ -238,6 +238,23 @@ func TestParallelClaimsWait(t *testing.T) {
 	if v := ultra(t, dir, "goals", "ledger", "--verify", "--run", id); v.code != 0 {
 		t.Fatalf("ledger --verify: %d %s %s", v.code, v.stdout, v.stderr)
 	}
+	if s := ultra(t, dir, "status", id); s.code != 0 || !strings.Contains(s.stdout, "G002-the-calculator-subs") {
+		t.Fatalf("status: %d\n%s%s", s.code, s.stdout, s.stderr)
+	}
+	// A worker lands with its run, never alone; the run lands whole.
+	var worker string
+	for _, e := range ofType(evs, "worker") {
+		worker = data(e)["worker"].(string)
+	}
+	if l := ultra(t, dir, "land", worker); l.code == 0 || !strings.Contains(l.stderr, "is a worker of the parallel run "+id) {
+		t.Fatalf("land of a worker: %d %s %s", l.code, l.stdout, l.stderr)
+	}
+	if l := ultra(t, dir, "land", id); l.code != 0 {
+		t.Fatalf("land: %d %s %s", l.code, l.stdout, l.stderr)
+	}
+	if calc := git(t, dir, "show", "main:calc/calc.go"); !strings.Contains(calc, "func Mul") || !strings.Contains(calc, "func Sub") {
+		t.Fatalf("main after land:\n%s", calc)
+	}
 }
 
 // Two goals whose workers claim apart (other lines of the same files)
