@@ -631,9 +631,10 @@ func TestModelFaults(t *testing.T) {
 }
 
 // tableTools are the tools the build table offers in p to a run with no
-// skills and no MCP servers: its entries for those offer nothing then.
+// skills and no MCP servers that is no parallel run's worker: its entries
+// for those offer nothing then.
 func tableTools(p phase.Phase) []string {
 	return slices.DeleteFunc(phase.Tools(p), func(t string) bool {
-		return t == "skill" || t == phase.MCPAll || t == phase.MCPRead
+		return t == "skill" || t == phase.MCPAll || t == phase.MCPRead || t == "claim"
 	})
 }

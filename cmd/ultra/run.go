@@ -367,6 +367,7 @@ type startFlags struct {
 	includeUncommitted, allowTestChanges, refac bool
 	dispatch                                    string // --dispatch: the schedule's dispatch a worker starts the run for
 	adopt                                       string // --adopt: the queued run (submitted to a fleet) a worker starts
+	parallel                                    int    // --parallel: workers for the accepted goals
 }
 
 // task is the run's task and brief text from the arguments or the brief
@@ -427,6 +428,9 @@ func newStartCmd(planOnly bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkParallel(sf.parallel, a); err != nil {
+				return err
+			}
 			p, st, err := openProject(cmd)
 			if err != nil {
 				return err
@@ -440,7 +444,7 @@ func newStartCmd(planOnly bool) *cobra.Command {
 				}
 			}
 			spec := agent.Spec{Task: task, Repo: p.Root, Workdir: p.Root, Cwd: p.Dir, Axes: a, Budgets: f.budgets(p), AllowTestChanges: sf.allowTestChanges, Refactor: sf.refac,
-				Brief: briefText, BriefFile: inRepo(p.Root, sf.briefFile), PlanOnly: planOnly, Dispatch: claim, Adopt: sf.adopt}
+				Brief: briefText, BriefFile: inRepo(p.Root, sf.briefFile), PlanOnly: planOnly, Dispatch: claim, Adopt: sf.adopt, Parallel: sf.parallel}
 			if sf.skill != "" {
 				all, _ := p.skills()
 				if err := invokeSkill(all, sf.skill, a.Permission, &spec); err != nil {
@@ -502,6 +506,24 @@ func (sf *startFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&sf.skill, "skill", "", "run with a skill (ultra skills list): its instructions lead the task, and its allowed-tools narrow the run's tools")
 	fl.BoolVar(&sf.includeUncommitted, "include-uncommitted", false, "start the run from the checkout's uncommitted changes (snapshotted into the run's first commit; the checkout is not touched)")
 	fl.StringVar(&a.ModelMode, "model-mode", a.ModelMode, "model mode: "+strings.Join(axes.Values[axes.ModelMode], ", "))
+	fl.IntVar(&sf.parallel, "parallel", 0, "work the accepted goals with up to N workers at once, each in its own worktree and branch, landing each goal on the run's branch when its merged tree passes (docs/parallel.md)")
+}
+
+// checkParallel refuses --parallel where it cannot hold: fewer than two
+// workers, a mode that builds nothing, or assisted control (whose pause
+// after each unit would stop every worker in turn).
+func checkParallel(n int, a axes.Axes) error {
+	switch {
+	case n == 0:
+		return nil
+	case n < 2 || n > 32:
+		return usageErr("--parallel %d: give 2 to 32 workers (without the flag, one worker works the goals in turn)", n)
+	case !phase.Worktree(a.Mode):
+		return usageErr("--parallel works the goals of a build or repair run; a %s run builds nothing", a.Mode)
+	case a.Control == "assisted":
+		return usageErr("--parallel does not go with assisted control, which pauses after each unit; use autonomous or manual control")
+	}
+	return nil
 }
 
 // firstLine is title, or else the first non-empty line of text.

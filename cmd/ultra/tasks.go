@@ -238,7 +238,7 @@ func isFinishedTask(status string) bool {
 func taskRow(v *store.TaskView, now time.Time) tasks.Row {
 	in := tasks.Input{
 		ID: v.ID, Status: v.Status, TaskStatus: v.TaskRow.Status, Reason: v.Reason, Waiting: v.TaskRow.Waiting,
-		PID: v.PID, Branch: v.Branch, Landed: v.Landed, Undone: v.Undone, Removed: v.Removed,
+		PID: v.PID, Branch: v.Branch, Landed: v.Landed, Undone: v.Undone, Removed: v.Removed, Parent: v.TaskRow.Parent,
 	}
 	rt := v.Runtime
 	if rt != nil {
@@ -258,7 +258,7 @@ func taskRow(v *store.TaskView, now time.Time) tasks.Row {
 		InputTokens: v.TaskRow.InputTokens, OutputTokens: v.TaskRow.OutputTokens,
 		Cost: v.TaskRow.SpentCost, BudgetCost: v.TaskRow.BudgetCost,
 		Created: v.CreatedAt, Updated: v.UpdatedAt, Checkpoint: v.TaskRow.Checkpoint,
-		Schedule: v.Schedule,
+		Schedule: v.Schedule, Parent: v.TaskRow.Parent, Claims: v.TaskRow.Claim,
 	}
 	if r.Class.Active {
 		r.PID = in.PID

@@ -143,6 +143,10 @@ type Options struct {
 	// has it replaced before the model, the events or the store see it.
 	// The environment's credentials (proc.IsSecret) are added.
 	Secrets []string
+	// coord and pool are a parallel run's, for its workers (worker.go):
+	// what lands their goals, and the budgets they share.
+	coord *coordinator
+	pool  *budgetPool
 }
 
 // Spec is what a new run is asked to do.
@@ -194,6 +198,10 @@ type Spec struct {
 	// (ultra/<run-id>) cut from Repo's base: Workdir and Cwd are then
 	// mapped into it.
 	Worktree *WorktreeSpec
+	// Parallel, above 1, has up to that many workers work the accepted
+	// goals at once, each in its own worktree (parallel.go); it needs
+	// Worktree.
+	Parallel int
 }
 
 // Outcome is how a run (or this part of it) ended.
@@ -295,6 +303,9 @@ func Start(ctx context.Context, o Options, spec Spec) (*Outcome, error) {
 	if phase.Worktree(mode) {
 		st.Goals = &goalState{Brief: strings.TrimSpace(spec.Brief), PlanOnly: spec.PlanOnly || mode == phase.Plan, Continue: o.GoalFailure == "continue", Refactor: spec.Refactor, NoCleanup: o.NoCleanup,
 			Records: goal.RunRecords(id).Dir}
+		if spec.Parallel > 1 && spec.Worktree != nil {
+			st.Goals.Parallel = &parallelState{Workers: spec.Parallel, Dir: spec.Worktree.Dir, Setup: spec.Worktree.Setup, SetupTimeout: spec.Worktree.SetupTimeout}
+		}
 		if err := prepareRecords(spec.Workdir, st.Goals.records(), st.Goals.Brief); err != nil {
 			return nil, err
 		}
@@ -419,6 +430,9 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	}
 	if err := o.checkContainment(row.Axes.Permission); err != nil {
 		return nil, err
+	}
+	if st.Goals != nil && st.Goals.Worker != nil && o.coord == nil {
+		return nil, fmt.Errorf("run %s is a worker of the parallel run %s: resume that run (ultra resume %s), which resumes its workers", row.ID, st.Goals.Worker.Run, st.Goals.Worker.Run)
 	}
 	if st.Goals != nil {
 		// Resume reads goals.json and the ledger, checked against the head

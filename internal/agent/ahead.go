@@ -46,6 +46,10 @@ func (r *runner) startAhead(ctx context.Context, tree string, drift *driftRun) *
 	}
 	a := r.planAhead(ctx, drift, true)
 	if a != nil {
+		// As the final gate will choose them (passedOnCode).
+		if ts, n := r.passedOnCode(ctx, tree, a.run); n > 0 {
+			a.run, a.keys = ts, targetKeys(ts)
+		}
 		a.start(r, tree)
 	}
 	return a
@@ -125,8 +129,8 @@ func (r *runner) nextCriteria() (ts []target, label, drift string) {
 	case g == nil:
 		return nil, "", ""
 	}
-	if r.nextGoal(g) == nil && len(r.failedGoals()) == 0 {
-		drift = "base-final-1"
+	if r.nextGoal(g) == nil && len(r.failedGoals()) == 0 && r.worker() == nil {
+		drift = "base-final-1" // a worker's run has no final gate: its run's has
 	}
 	return cycleTargets(g), fmt.Sprintf("cycle-%d", g.Attempt+1), drift
 }

@@ -398,6 +398,10 @@ func (r *runner) cancelHere(reason string) {
 	}
 	r.finish(StatusCancelled, reason)
 	r.releaseGoals(reason)
+	if r.worker() != nil {
+		// A cancelled worker never lands: what it claimed is free.
+		_, _ = r.o.Store.ReleaseClaims(context.Background(), r.row.ID, "the worker was cancelled", r.o.Now())
+	}
 }
 
 // releaseGoals releases the goal in progress of a cancelled run and

@@ -61,7 +61,7 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 	var b strings.Builder
 	var drift *driftRun
 	if advanced {
-		if r.nextGoal(g) == nil && len(r.failedGoals()) == 0 {
+		if r.nextGoal(g) == nil && len(r.failedGoals()) == 0 && r.worker() == nil {
 			// The last goal: should its criteria pass, the final gate
 			// looks at the base tree again; that starts now, beside them
 			// (or started beside the tests: takeDrift).
@@ -88,8 +88,25 @@ func (r *runner) judgeGoals(ctx context.Context, d gate.Decision) (phase.GoalRes
 			v.Failed = true
 		}
 	}
+	if v.Complete && r.worker() != nil {
+		// A worker's goal is complete only once it landed on the run's
+		// branch; sent back, it goes on with what failed.
+		landed, text, err := r.landWork(ctx, g, d)
+		b.WriteString(text)
+		if err != nil {
+			r.landFailed = err
+			return phase.GoalResult{Goal: g.ID}, b.String()
+		}
+		if !landed {
+			v.Complete, v.Reason = false, oneLine(text, 600)
+			v.Failed = g.Attempt >= goal.MaxCycles
+		}
+	}
 	res := phase.GoalResult{Goal: g.ID, Complete: v.Complete, Failed: v.Failed, Reason: v.Reason, Continue: r.st.Goals.Continue,
 		More: r.nextGoal(g) != nil, Cycles: r.cycleLimit()}
+	if r.worker() != nil && v.Complete {
+		return res, b.String() // the run's final gate is the run's
+	}
 	if v.Complete {
 		res.Reason = fmt.Sprintf("every essential criterion passed (%d)", essentialCount(g))
 		if failed := r.failedGoals(); !res.More && len(failed) > 0 {
@@ -133,7 +150,11 @@ func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "final gate on tree %s: every criterion of every goal:\n", workspace.Short(d.Tree))
-	b.WriteString(r.runCriteria(ctx, d.Tree, finalTargets(f, skip), label))
+	ts, done := r.passedOnCode(ctx, d.Tree, finalTargets(f, skip))
+	if done > 0 {
+		fmt.Fprintf(&b, "(%d criteria passed on this same code when the last goal landed: not run again)\n", done)
+	}
+	b.WriteString(r.runCriteria(ctx, d.Tree, ts, label))
 	var missing []string
 	for gi := range f.Goals {
 		g := &f.Goals[gi]
@@ -175,6 +196,35 @@ func (r *runner) finalGate(ctx context.Context, d gate.Decision, skip *goal.Goal
 	}
 	r.recordGoal(ledger.Entry{Kind: ledger.KindFinalGate, Text: "fail: " + strings.Join(missing, "; "), Data: jsonData(map[string]any{"tree": d.Tree, "gate": d.N})})
 	return res, b.String()
+}
+
+// passedOnCode leaves out of ts, in a parallel run, the criteria whose
+// last result is a pass ultra captured on a tree with the same code as
+// tree: the merge that landed the last goal ran every goal's criteria on
+// it (integrate.go), and the final gate that follows at once need not
+// run them again. It returns the rest and how many it left out.
+func (r *runner) passedOnCode(ctx context.Context, tree string, ts []target) ([]target, int) {
+	if r.st.Goals.Parallel == nil {
+		return ts, 0
+	}
+	code := r.codeOf(ctx, tree)
+	codes := map[string]string{}
+	var out []target
+	for _, t := range ts {
+		ev := t.c.CapturedEvidence
+		if code != "" && t.c.Status == goal.CriterionPass && ev != nil && ev.Tree != "" {
+			c, ok := codes[ev.Tree]
+			if !ok {
+				c = r.codeOf(ctx, ev.Tree)
+				codes[ev.Tree] = c
+			}
+			if c == code {
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out, len(ts) - len(out)
 }
 
 // cycleTargets are the criteria a verification of goal g runs.
@@ -391,7 +441,9 @@ func oneLine(s string, n int) string {
 // commitGoal commits the tree the gate and the criteria let through, with
 // ultra's records of it (goals.json, the ledger), on the run's branch.
 // Nothing but those records may differ from the tree the gate judged.
-func (r *runner) commitGoal(ctx context.Context, d gate.Decision, subject, body string, trailers []string) (string, error) {
+// merged are the commits the commit merges (a worker's goal commit,
+// landing on a parallel run's branch).
+func (r *runner) commitGoal(ctx context.Context, d gate.Decision, subject, body string, trailers []string, merged ...string) (string, error) {
 	ws := r.row.Workspace
 	if ws.Branch == "" {
 		return "", nil
@@ -448,7 +500,7 @@ func (r *runner) commitGoal(ctx context.Context, d gate.Decision, subject, body 
 		m.WriteString(t + "\n")
 	}
 	fmt.Fprintf(&m, "Ultra-Gate: %d %s\n", d.N, d.Status)
-	commit, err := workspace.CommitTree(ctx, r.row.Workdir, ws.Branch, tree, m.String(), r.o.Git.Identity, r.o.Git.protected())
+	commit, err := workspace.CommitTree(ctx, r.row.Workdir, ws.Branch, tree, m.String(), r.o.Git.Identity, r.o.Git.protected(), merged...)
 	if err != nil {
 		return r.commitFailed(err)
 	}

@@ -71,6 +71,12 @@ type goalState struct {
 	// (goal.RunRecords); "" for a run started before records were per
 	// run, which keeps them in .ultra/ itself.
 	Records string `json:"records,omitempty"`
+	// Parallel is set for a run whose goals workers work at the same
+	// time (ultra run --parallel N): parallel.go.
+	Parallel *parallelState `json:"parallel,omitempty"`
+	// Worker is set for a worker of a parallel run: its one goal is the
+	// run's, and its work lands on the run's branch (worker.go).
+	Worker *workerState `json:"worker,omitempty"`
 }
 
 // goalArtifacts are the repository paths of every run's records: the
@@ -429,6 +435,7 @@ var goalsSchema = json.RawMessage(`{"type":"object","properties":{"goals":{"type
 	`"channel":{"type":"string","enum":["command","http","tmux","browser","desktop"]},` +
 	`"check":{"type":"object","description":"command: {run, expect_exit, expect_stdout, expect_stderr}; http: {start, port, method, path, headers, body, expect_status, expect_body, expect_json}; tmux: {start, steps:[{keys, expect}]}; browser: {start, url, steps:[{click}|{type:{selector,text}}|{wait_text}], expect_text, expect_selector}; desktop (a GUI program on a private X screen, its text read by OCR): {start, steps:[{click: text on the screen}|{click_at:{x,y}}|{type:{text}}|{key: \"Return ctrl+s\"}|{wait_text}|{screenshot:true}], expect_text, width, height}. expect_* are regular expressions."},` +
 	`"expected_evidence":{"type":"string"},"essential":{"type":"boolean"}},"required":["scenario","user_model","channel","check","expected_evidence"]}},` +
+	`"depends_on":{"type":"array","items":{"type":"string"},"description":"goals this one needs first, by number (G001 is the first goal proposed); the others may be worked at the same time"},` +
 	`"refactor":{"type":"boolean","description":"the goal changes no behaviour (only in a run a person declared a refactor): its criteria that run the program pass before and after, those that only read its text (docs, comments) must change"}},` +
 	`"required":["title","objective","criteria"]}}},"required":["goals"],"additionalProperties":false}`)
 
@@ -510,6 +517,10 @@ func (r *runner) runGoals(ctx context.Context, args json.RawMessage) tool.Result
 	} else {
 		r.acceptPlan(phase.ByModel, "goals accepted by code validation (autonomous)")
 	}
+	if ps := r.st.Goals.Parallel; ps != nil {
+		return tool.Result{Output: fmt.Sprintf("Goals accepted and frozen (%s). ultra now gives them to up to %d workers, each in a worktree of its own, and lands each goal on this run's branch when its merged tree passes; you will be told when every goal has landed.",
+			planCounts(r.goals.file), ps.Workers)}
+	}
 	g := r.goals.file.Current()
 	return tool.Result{Output: fmt.Sprintf("Goals accepted and frozen (%s). Phase is now building, goal %s: %s.\n%s\nWhen it is ready, call phase{to:\"verifying\"}: ultra runs the tests and this goal's criteria.",
 		planCounts(r.goals.file), g.ID, g.Title, criteriaList(g))}
@@ -581,7 +592,9 @@ func (r *runner) acceptGoals(by string) {
 	f.Accepted = &goal.Acceptance{By: by, At: now, Digest: digest, Ledger: r.goals.ledger.Len() + 1}
 	// Accepted.Ledger names the entry that records it: the next one.
 	r.recordGoal(ledger.Entry{Kind: ledger.KindPlanAccepted, Digest: digest, Text: "accepted by " + by + ": " + planCounts(f)})
-	r.startGoal()
+	if r.st.Goals.Parallel == nil {
+		r.startGoal() // a parallel run's goals start with their workers
+	}
 }
 
 // startGoal marks the next pending goal in progress.
@@ -653,7 +666,9 @@ func (r *runner) resumeGoals(escalated bool) {
 	}
 	if f.Current() != nil {
 		r.st.Goals.Final = false
-		r.startGoal()
+		if r.st.Goals.Parallel == nil {
+			r.startGoal()
+		}
 	}
 }
 

@@ -95,6 +95,11 @@ func (r *runner) check(c llm.ToolCall) *refusal {
 			return ref
 		}
 	}
+	if (c.Name == "write" || c.Name == "edit") && r.worker() != nil && p != phase.Cleaning {
+		if ref := r.checkClaimed(c); ref != nil {
+			return ref
+		}
+	}
 	if !json.Valid([]byte(c.Arguments)) && strings.TrimSpace(c.Arguments) != "" {
 		return &refusal{layer: layerMalformed, reason: fmt.Sprintf("invalid JSON arguments for %s: %s. Send a JSON object, e.g. %s",
 			c.Name, event.Truncate(c.Arguments, 120), exampleArgs(c.Name))}

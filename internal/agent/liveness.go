@@ -77,7 +77,7 @@ func Observe(row *store.Run, rt *store.Runtime) tasks.Input {
 	ws := row.Workspace
 	in := tasks.Input{
 		ID: row.ID, Status: row.Status, TaskStatus: row.TaskRow.Status, Reason: row.Reason, Waiting: row.TaskRow.Waiting,
-		PID: row.PID, Branch: ws.Branch, Landed: ws.Landed != "", Undone: ws.Undone != "", Removed: ws.Removed != "",
+		PID: row.PID, Branch: ws.Branch, Landed: ws.Landed != "", Undone: ws.Undone != "", Removed: ws.Removed != "", Parent: row.TaskRow.Parent,
 	}
 	if rt != nil {
 		in.Heartbeat = rt.Heartbeat

@@ -291,6 +291,9 @@ func (r *runner) countUsage(req llm.Request, resp *llm.Response, turn int) (stri
 		cost = llm.Cost(price, resp.Usage, r.o.ProviderName == "openai")
 	}
 	u.Cost += cost
+	if r.worker() != nil {
+		r.o.pool.report(r.row.ID, *u)
+	}
 	return model, cost
 }
 

@@ -35,6 +35,12 @@ func (r *runner) afterGoalVerify(ctx context.Context, d gate.Decision, res *veri
 		// the verification decides nothing (and counts no retry).
 		return tool.Result{IsError: true, Output: "verification interrupted while the criteria ran"}
 	}
+	if err := r.landFailed; err != nil {
+		// A worker's goal passed, but nothing decided whether it lands:
+		// the verification decides nothing either.
+		r.landFailed = nil
+		return tool.Result{IsError: true, Output: text + "\nThe goal passed here, but it did not reach the run's branch: " + err.Error() + ". Call verify again."}
+	}
 	gr.Cleaned = r.cleanupJudged()
 	gr.Cleanup = !gr.Cleaned && r.cleanupWanted()
 	next, tr, err := r.st.Phase.AfterGoalVerify(d.Outcome(), gr, ev.Reason)

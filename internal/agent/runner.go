@@ -64,6 +64,11 @@ type runner struct {
 
 	goals       *goalRecorder // goals.json and the ledger (runs with goals)
 	goalsBroken error         // ultra could not write its goal records
+	// landFailed: a worker's verification passed, but its goal could not
+	// be handed to its run (landWork): it decides nothing.
+	landFailed error
+	// claimText is a worker's claims as its task row shows them.
+	claimText string
 	// inReview: the current step belongs to the final reviewer, whose
 	// messages go to its own context (runState.Goals.Review).
 	inReview bool
@@ -122,6 +127,11 @@ func newRunner(ctx context.Context, o Options, row *store.Run, st runState, hist
 	}
 	if len(o.Skills) > 0 {
 		r.tools["skill"] = r.skillTool()
+	}
+	if st.Goals != nil && st.Goals.Worker != nil {
+		r.tools["claim"] = r.claimTool()
+		r.order = append(r.order, "claim")
+		r.noteClaims(ctx)
 	}
 	r.startMCP(ctx)
 	last, err := o.Store.LastSeq(ctx, row.ID)
@@ -349,6 +359,14 @@ func (r *runner) step(ctx context.Context) error {
 	if _, reason, ok := r.st.Phase.Exhausted(); ok {
 		r.escalate(phase.ByBudget, StatusBudgetExhausted, reason)
 		return nil
+	}
+	if reason, ok := r.o.pool.exhaustedBy(); ok {
+		// A worker of a parallel run: the run's budgets are shared.
+		r.escalate(phase.ByBudget, StatusBudgetExhausted, reason)
+		return nil
+	}
+	if r.parallelNow() {
+		return r.runParallel(ctx)
 	}
 	if r.st.Phase.Phase == phase.Cleaning && r.hasGoals() && r.st.Goals.Cleanup != nil {
 		if lim := r.cleanupLimit(); lim.Left() == 0 {

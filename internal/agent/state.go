@@ -190,5 +190,11 @@ func (r *runner) taskRow() store.Task {
 	if r.st.Checkpoint != "" {
 		t.Checkpoint = r.st.Checkpoint
 	}
+	if w := r.worker(); w != nil {
+		t.Parent, t.Claim = w.Run, r.claimText
+		if t.Goal == "" {
+			t.Goal = w.Goal
+		}
+	}
 	return t
 }

@@ -203,6 +203,10 @@ func (r *runner) runSteer(ctx context.Context, args json.RawMessage) tool.Result
 		return tool.Result{IsError: true, Malformed: true, Output: "invalid arguments for steer: " + err.Error()}
 	}
 	s.By = "model"
+	if w := r.worker(); w != nil {
+		return r.refuse(llm.ToolCall{ID: r.callID, Name: "steer"}, &refusal{layer: LayerPhaseGuard,
+			reason: fmt.Sprintf("a worker's goal is its run's (%s): the run's plan changes only by a person's steering (ultra goals steer %s) when it stands", w.Run, w.Run)})
+	}
 	err := r.steer(ctx, s)
 	switch {
 	case errors.Is(err, goal.ErrNeedsPerson):

@@ -59,6 +59,9 @@ const (
 	// Hooks: a person's hooks ran at an event of the run: how many, and
 	// what they decided.
 	Hooks Type = "hooks"
+	// Worker: a parallel run gave a goal to a worker, took its goal's
+	// commit onto the run's branch, sent it back, or the worker ended.
+	Worker Type = "worker"
 )
 
 // Event is one thing that happened. Data is the typed payload of Type.
@@ -171,6 +174,19 @@ type (
 		Tree   string `json:"tree"`
 		Gate   int    `json:"gate"`
 		Status string `json:"status"`
+	}
+	// WorkerData is one step of a parallel run's worker: started,
+	// resumed, landed (its goal's commit merged into the run's branch as
+	// Commit), sent_back (with Reason, what failed), or ended (with its
+	// Status and Reason).
+	WorkerData struct {
+		Worker string `json:"worker"`
+		Goal   string `json:"goal"`
+		Event  string `json:"event"`
+		Branch string `json:"branch,omitempty"`
+		Commit string `json:"commit,omitempty"`
+		Status string `json:"status,omitempty"`
+		Reason string `json:"reason,omitempty"`
 	}
 	RunResumedData struct {
 		Guidance string `json:"guidance,omitempty"`

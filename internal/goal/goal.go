@@ -315,7 +315,11 @@ type Goal struct {
 	Reason      string     `json:"reason,omitempty"` // why it failed, is blocked or waits for a person
 	// Refactor: the goal asks for no change of behaviour (a person
 	// declared the run a refactor), so all its criteria are pass-to-pass.
-	Refactor        bool        `json:"refactor,omitempty"`
+	Refactor bool `json:"refactor,omitempty"`
+	// DependsOn are the ids of the goals this one needs first: it starts
+	// only after them (see Order), and in a parallel run its work starts
+	// from a run branch that holds theirs.
+	DependsOn       []string    `json:"dependsOn,omitempty"`
 	SuccessCriteria []Criterion `json:"successCriteria"`
 }
 
@@ -368,14 +372,15 @@ func (f *File) Goal(id string) *Goal {
 }
 
 // Current is the goal being worked on: the first in progress, else the
-// first pending; nil when none is left.
+// first pending in the goals' order (Order: the list's, except that a goal
+// comes after those it depends on); nil when none is left.
 func (f *File) Current() *Goal {
 	for i := range f.Goals {
 		if f.Goals[i].Status == InProgress {
 			return &f.Goals[i]
 		}
 	}
-	for i := range f.Goals {
+	for _, i := range Order(f.Goals) {
 		if f.Goals[i].Status == Pending {
 			return &f.Goals[i]
 		}
@@ -422,12 +427,13 @@ func PlanDigest(goals []Goal) string {
 	}
 	type g struct {
 		ID, Title, Objective string
-		Refactor             bool `json:",omitempty"`
+		Refactor             bool     `json:",omitempty"`
+		DependsOn            []string `json:",omitempty"`
 		Criteria             []crit
 	}
 	var out []g
 	for _, x := range goals {
-		e := g{ID: x.ID, Title: x.Title, Objective: x.Objective, Refactor: x.Refactor}
+		e := g{ID: x.ID, Title: x.Title, Objective: x.Objective, Refactor: x.Refactor, DependsOn: x.DependsOn}
 		for _, c := range x.SuccessCriteria {
 			e.Criteria = append(e.Criteria, crit{c.ID, c.Scenario, c.UserModel, c.Surface, c.Channel, c.Check, c.ExpectedEvidence, c.Essential, c.Superseded, c.Expect})
 		}
@@ -451,6 +457,9 @@ type ProposedGoal struct {
 	// Refactor: the goal changes no behaviour, so its criteria are all
 	// pass-to-pass. Only a run a person declared a refactor takes it.
 	Refactor bool `json:"refactor,omitempty"`
+	// DependsOn names the goals this one needs first, by their number
+	// (G001 is the first goal proposed) or their id.
+	DependsOn []string `json:"depends_on,omitempty"`
 }
 
 // ProposedCriterion is one criterion of a proposed goal.

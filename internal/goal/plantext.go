@@ -18,6 +18,9 @@ func PlanText(goals []Goal, checks bool) string {
 		if g.Refactor {
 			kind = " (refactor: no change of behaviour; criteria that run the program pass before and after, criteria that read its text must change)"
 		}
+		if len(g.DependsOn) > 0 {
+			kind += " (after " + strings.Join(g.DependsOn, ", ") + ")"
+		}
 		fmt.Fprintf(&b, "%s: %s%s\n  %s\n", g.ID, g.Title, kind, g.Objective)
 		for _, c := range g.SuccessCriteria {
 			ess := ""

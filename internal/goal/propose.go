@@ -339,6 +339,7 @@ func (p Proposal) Validate() []Problem {
 	for i, g := range p.Goals {
 		ps = append(ps, validateGoal(fmt.Sprintf("goals[%d]", i), g)...)
 	}
+	ps = append(ps, dependencyProblems(p.Goals, func(i int) string { return fmt.Sprintf("goals[%d]", i) })...)
 	return ps
 }
 
@@ -686,6 +687,7 @@ func (p Proposal) ToGoals(now time.Time) []Goal {
 	for i, pg := range p.Goals {
 		goals = append(goals, newGoal(i+1, pg, now))
 	}
+	resolveDependencies(goals, p.Goals)
 	return goals
 }
 

@@ -249,6 +249,9 @@ func (st steering) splitSubgoal() error {
 	var ps []Problem
 	for i, pg := range st.s.Split {
 		ps = append(ps, validateGoal(fmt.Sprintf("split[%d]", i), pg)...)
+		if len(pg.DependsOn) > 0 {
+			ps = append(ps, Problem{fmt.Sprintf("split[%d].depends_on", i), "the goals of a split take their place in the list: they carry no dependencies of their own"})
+		}
 	}
 	if err := Problems(ps); err != nil {
 		return err

@@ -46,6 +46,9 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 	}
 	defer unlock()
 	ws := row.Workspace
+	if p := row.TaskRow.Parent; p != "" {
+		return nil, refused("run %s is a worker of the parallel run %s: its goal lands on that run's branch, and that run lands (ultra land %s)", row.ID, p, p)
+	}
 	if ws.Landed != "" {
 		return nil, refused("run %s was already landed on %s as %s", row.ID, ws.Base, workspace.Short(ws.Landed))
 	}

@@ -24,11 +24,11 @@ func TestModeTables(t *testing.T) {
 		worktree bool
 	}{
 		{Build, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", "skill", MCPRead}, true, true, true},
-		{Build, Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", "skill", MCPAll}, false, false, true},
+		{Build, Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "claim", "phase", "skill", MCPAll}, false, false, true},
 		{Build, Verifying, []string{"read", "glob", "grep", "verify"}, false, false, true},
 		{Plan, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", "skill", MCPRead}, true, true, true},
 		{Repair, Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", "skill", MCPRead}, true, true, true},
-		{Repair, Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", "skill", MCPAll}, false, false, true},
+		{Repair, Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "claim", "phase", "skill", MCPAll}, false, false, true},
 		{Chat, Answering, []string{"read", "glob", "grep", "bash", "webfetch", "skill", MCPRead}, true, true, false},
 		{Research, Researching, []string{"read", "glob", "grep", "bash", "todo", "task", "report", "webfetch", "skill", MCPRead}, true, true, false},
 		{Review, Reviewing, []string{"read", "glob", "grep", "bash", "review", MCPRead}, true, true, false},

@@ -84,8 +84,10 @@ type spec struct {
 }
 
 var (
-	readOnly  = []string{"read", "glob", "grep"}
-	buildSet  = []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", "skill", MCPAll}
+	readOnly = []string{"read", "glob", "grep"}
+	// claim: offered only to the workers of a parallel run (the only
+	// runs that have the tool).
+	buildSet  = []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "claim", "phase", "skill", MCPAll}
 	planSet   = []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", "skill", MCPRead}
 	verifySet = []string{"read", "glob", "grep", "verify"}
 	reviewSet = []string{"read", "glob", "grep", "review", MCPRead}
@@ -112,8 +114,9 @@ var table = map[Phase]spec{
 // person's cancel are allowed from every non-terminal phase (see allowed).
 var edges = []edge{
 	{Planning, Building, []Actor{ByModel, ByPerson}},
-	{Building, Verifying, []Actor{ByModel}},
-	{Iterating, Verifying, []Actor{ByModel}},
+	// ultra moves a parallel run to verifying once every goal landed.
+	{Building, Verifying, []Actor{ByModel, BySystem}},
+	{Iterating, Verifying, []Actor{ByModel, BySystem}},
 	{Verifying, Complete, []Actor{ByGate}},
 	{Verifying, Iterating, []Actor{ByGate}},
 	{Verifying, Escalated, []Actor{ByGate}},

@@ -16,9 +16,9 @@ func TestToolTable(t *testing.T) {
 		roSh  bool
 	}{
 		{Planning, []string{"read", "glob", "grep", "bash", "todo", "goals", "phase", "skill", MCPRead}, true},
-		{Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", "skill", MCPAll}, false},
+		{Building, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "claim", "phase", "skill", MCPAll}, false},
 		{Verifying, []string{"read", "glob", "grep", "verify"}, false},
-		{Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "phase", "skill", MCPAll}, false},
+		{Iterating, []string{"read", "write", "edit", "bash", "glob", "grep", "todo", "steer", "claim", "phase", "skill", MCPAll}, false},
 		{Cleaning, []string{"read", "glob", "grep", "edit", "phase"}, false},
 		{Reviewing, []string{"read", "glob", "grep", "review", MCPRead}, false},
 		{Complete, []string{"read"}, false},

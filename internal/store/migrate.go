@@ -197,6 +197,26 @@ var migrations = []string{
 	// for, and the branch they start from.
 	`ALTER TABLE schedules ADD COLUMN repo TEXT NOT NULL DEFAULT '';
 	ALTER TABLE schedules ADD COLUMN base TEXT NOT NULL DEFAULT '';`,
+	// 13: the workers of parallel runs: each worker's task row names the run
+	// it works for (parent), and the claims table holds what each worker
+	// said it would change, until its goal lands on the run's branch.
+	`ALTER TABLE tasks ADD COLUMN parent TEXT NOT NULL DEFAULT '';
+	CREATE TABLE claims (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		run_id TEXT NOT NULL,
+		worker TEXT NOT NULL,
+		goal TEXT NOT NULL DEFAULT '',
+		path TEXT NOT NULL,
+		start_line INTEGER NOT NULL DEFAULT 0,
+		end_line INTEGER NOT NULL DEFAULT 0,
+		symbol TEXT NOT NULL DEFAULT '',
+		reason TEXT NOT NULL DEFAULT '',
+		claimed_at TEXT NOT NULL,
+		released_at TEXT NOT NULL DEFAULT '',
+		released_why TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX claims_held ON claims(run_id, released_at, path);
+	CREATE INDEX claims_worker ON claims(worker, released_at);`,
 }
 
 // migrate brings the schema up to date: the migrations of the store's

@@ -176,6 +176,8 @@ type Task struct {
 	Waiting      string  `json:"waiting,omitempty"` // what a person must do: approval, plan, next, …
 	Goal         string  `json:"goal,omitempty"`    // the goal in progress
 	Claim        string  `json:"claim,omitempty"`   // the intent the task claims (what it works on)
+	// Parent is the parallel run a worker works for ("" for any other run).
+	Parent string `json:"parent,omitempty"`
 }
 
 // Runtime is a live task's process: who drives it and its heartbeat.
@@ -268,7 +270,7 @@ const selectRuns = `SELECT r.id, r.task, r.repo, r.workdir, r.phase, r.status, r
 	COALESCE(t.budget_cost,0), COALESCE(t.spent_cost,0), COALESCE(t.input_tokens,0), COALESCE(t.output_tokens,0), COALESCE(t.turns,0),
 	COALESCE(t.waiting,''), COALESCE(t.goal,''), COALESCE(t.claim,''),
 	COALESCE(t.limit_what,''), COALESCE(t.limit_used,0), COALESCE(t.limit_max,0),
-	COALESCE(t.schedule_id,''), COALESCE(t.schedule_due,'')
+	COALESCE(t.schedule_id,''), COALESCE(t.schedule_due,''), COALESCE(t.parent,'')
 	FROM runs r LEFT JOIN tasks t ON t.id = r.id`
 
 // CreateRun inserts r (or, with r.Adopt, takes over its queued row).
@@ -332,16 +334,16 @@ func putTask(ctx context.Context, db execer, r *Run) error {
 	}
 	blockers, _ := json.Marshal(append([]string{}, t.Blockers...))
 	_, err := db.ExecContext(ctx, `INSERT INTO tasks (id, status, blockers, retries, max_retries, checkpoint, budget_cost, spent_cost,
-		input_tokens, output_tokens, turns, waiting, goal, claim, created_at, updated_at, limit_what, limit_used, limit_max)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		input_tokens, output_tokens, turns, waiting, goal, claim, created_at, updated_at, limit_what, limit_used, limit_max, parent)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT(id) DO UPDATE SET status=excluded.status, blockers=excluded.blockers, retries=excluded.retries,
 		max_retries=excluded.max_retries, checkpoint=excluded.checkpoint, budget_cost=excluded.budget_cost,
 		spent_cost=excluded.spent_cost, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
 		turns=excluded.turns, waiting=excluded.waiting, goal=excluded.goal, claim=excluded.claim, updated_at=excluded.updated_at,
-		limit_what=excluded.limit_what, limit_used=excluded.limit_used, limit_max=excluded.limit_max`,
+		limit_what=excluded.limit_what, limit_used=excluded.limit_used, limit_max=excluded.limit_max, parent=excluded.parent`,
 		r.ID, t.Status, string(blockers), t.Retries, t.MaxRetries, t.Checkpoint, t.BudgetCost, t.SpentCost,
 		t.InputTokens, t.OutputTokens, t.Turns, t.Waiting, t.Goal, t.Claim, ts(r.CreatedAt), ts(r.UpdatedAt),
-		t.LimitWhat, t.LimitUsed, t.LimitMax)
+		t.LimitWhat, t.LimitUsed, t.LimitMax, t.Parent)
 	return err
 }
 
@@ -613,7 +615,7 @@ func scanRun(sc scanner) (*Run, error) {
 		&r.Provider, &r.Model, &state, &r.PID, &created, &updated, &finished, &r.BaseURL, &ws,
 		&t.Status, &blockers, &t.Retries, &t.MaxRetries, &t.Checkpoint, &t.BudgetCost, &t.SpentCost,
 		&t.InputTokens, &t.OutputTokens, &t.Turns, &t.Waiting, &t.Goal, &t.Claim,
-		&t.LimitWhat, &t.LimitUsed, &t.LimitMax, &r.Schedule, &due); err != nil {
+		&t.LimitWhat, &t.LimitUsed, &t.LimitMax, &r.Schedule, &due, &t.Parent); err != nil {
 		return nil, err
 	}
 	r.ScheduleDue = parseTS(due)

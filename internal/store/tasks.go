@@ -62,7 +62,7 @@ const selectTasks = `SELECT r.id, r.task, r.phase, r.status, r.reason, r.axes, r
 	COALESCE(t.budget_cost,0), COALESCE(t.spent_cost,0), COALESCE(t.input_tokens,0), COALESCE(t.output_tokens,0), COALESCE(t.turns,0),
 	COALESCE(t.waiting,''), COALESCE(t.goal,''), COALESCE(t.claim,''),
 	COALESCE(t.limit_what,''), COALESCE(t.limit_used,0), COALESCE(t.limit_max,0),
-	COALESCE(t.schedule_id,''), COALESCE(t.schedule_due,''),
+	COALESCE(t.schedule_id,''), COALESCE(t.schedule_due,''), COALESCE(t.parent,''),
 	rt.task_id IS NOT NULL, COALESCE(rt.pid,0), COALESCE(rt.host,''), COALESCE(rt.worktree,''), COALESCE(rt.model,''),
 	COALESCE(rt.context_tokens,0), COALESCE(rt.context_window,0), COALESCE(rt.activity,''), COALESCE(rt.heartbeat,'')
 	FROM runs r LEFT JOIN tasks t ON t.id = r.id LEFT JOIN task_runtime rt ON rt.task_id = r.id`
@@ -98,10 +98,11 @@ func tasksQuery(f TaskFilter) (string, []any) {
 	case !f.All:
 		// Every run that is not over, the most recent that are, and every
 		// completed one whose work waits for a person to land it: what
-		// needs a person is never left out.
+		// needs a person is never left out. (A parallel run's workers land
+		// with their run, never alone.)
 		q += ` WHERE COALESCE(t.status,'') NOT IN ` + finished +
 			` OR r.id IN (SELECT id FROM tasks WHERE status IN ` + finished + ` ORDER BY updated_at DESC LIMIT ?)` +
-			` OR (r.status = 'complete' AND COALESCE(json_extract(r.workspace, '$.branch'), '') != ''` +
+			` OR (r.status = 'complete' AND COALESCE(json_extract(r.workspace, '$.branch'), '') != '' AND COALESCE(t.parent, '') = ''` +
 			` AND COALESCE(json_extract(r.workspace, '$.landed'), '') = '' AND COALESCE(json_extract(r.workspace, '$.undone'), '') = '')`
 		args = append(args, f.RecentFinished)
 	}
@@ -119,7 +120,7 @@ func scanTask(rows scanner) (TaskView, error) {
 		&created, &updated, &finishedAt, &v.Branch, &landed, &undone, &removed,
 		&t.Status, &blockers, &t.Retries, &t.MaxRetries, &t.Checkpoint, &t.BudgetCost, &t.SpentCost,
 		&t.InputTokens, &t.OutputTokens, &t.Turns, &t.Waiting, &t.Goal, &t.Claim,
-		&t.LimitWhat, &t.LimitUsed, &t.LimitMax, &v.Schedule, &due,
+		&t.LimitWhat, &t.LimitUsed, &t.LimitMax, &v.Schedule, &due, &t.Parent,
 		&hasRuntime, &rt.PID, &rt.Host, &rt.Worktree, &rt.Model, &rt.ContextTokens, &rt.ContextWindow, &rt.Activity, &hb); err != nil {
 		return v, fmt.Errorf("store: listing tasks: %w", err)
 	}

@@ -66,6 +66,9 @@ type Input struct {
 	Landed     bool
 	Undone     bool
 	Removed    bool // its worktree was removed: nothing to resume
+	// Parent is the parallel run a worker works for ("" for any other
+	// run): a worker goes on, or lands, only with its run.
+	Parent string
 }
 
 // Class is a task's place in the view.
@@ -77,8 +80,25 @@ type Class struct {
 	Active bool   `json:"active"`                // still in play (not done, failed or cancelled)
 }
 
-// Classify places a task in the view as of now.
+// Classify places a task in the view as of now. A worker of a parallel
+// run is classed as any run, but what a person does next is done to its
+// run: resume the run (which resumes its workers), and nothing to land
+// (its goal landed on the run's branch).
 func Classify(in Input, now time.Time) Class {
+	c := classify(in, now)
+	if in.Parent == "" {
+		return c
+	}
+	switch {
+	case c.Class == Done:
+		c.Next = ""
+	case strings.HasPrefix(c.Next, "ultra resume "+in.ID), strings.HasPrefix(c.Next, "ultra next "+in.ID):
+		c.Next = "ultra resume " + in.Parent
+	}
+	return c
+}
+
+func classify(in Input, now time.Time) Class {
 	id := in.ID
 	resume := "ultra resume " + id
 	if in.Status == "running" && in.Process == ProcessDead {
@@ -240,6 +260,30 @@ func Sort(rows []Row) {
 		}
 		return rows[i].Updated.After(rows[j].Updated)
 	})
+	underParents(rows)
+}
+
+// underParents moves each worker's row right after its run's row, when
+// the view shows that run, keeping the workers' own order.
+func underParents(rows []Row) {
+	shown := map[string]bool{}
+	for _, r := range rows {
+		shown[r.ID] = true
+	}
+	var top []Row
+	workers := map[string][]Row{}
+	for _, r := range rows {
+		if r.Parent != "" && shown[r.Parent] {
+			workers[r.Parent] = append(workers[r.Parent], r)
+			continue
+		}
+		top = append(top, r)
+	}
+	out := rows[:0]
+	for _, r := range top {
+		out = append(out, r)
+		out = append(out, workers[r.ID]...)
+	}
 }
 
 // Age is a duration in the view's short form: 42s, 5m, 3h, 2d.

@@ -182,3 +182,44 @@ func TestShortForms(t *testing.T) {
 		}
 	}
 }
+
+// A worker's next step is its run's: resume the run, nothing to land;
+// the view lists each worker under its run.
+func TestWorkers(t *testing.T) {
+	now := time.Now()
+	for _, c := range []struct {
+		in   Input
+		next string
+	}{
+		{Input{ID: "w", Parent: "p", Status: "stopped"}, "ultra resume p"},
+		{Input{ID: "w", Parent: "p", Status: "escalated", Reason: "goal failed"}, "ultra resume p"},
+		{Input{ID: "w", Parent: "p", Status: "complete", Branch: "ultra/w"}, ""},
+		{Input{ID: "w", Parent: "p", Status: "needs_approval", Waiting: "approval of call c1: ultra approve w --call c1"}, "ultra approve w --call c1"},
+		{Input{ID: "r", Status: "complete", Branch: "ultra/r"}, "ultra land r"},
+	} {
+		if got := Classify(c.in, now).Next; got != c.next {
+			t.Errorf("%+v: next %q, want %q", c.in, got, c.next)
+		}
+	}
+	rows := []Row{
+		{ID: "w1", Parent: "p", Class: Class{Class: Running}, Updated: now},
+		{ID: "other", Class: Class{Class: Waiting}, Updated: now},
+		{ID: "p", Class: Class{Class: Running}, Updated: now.Add(-time.Hour)},
+		{ID: "w2", Parent: "p", Class: Class{Class: Paused}, Updated: now},
+		{ID: "orphan", Parent: "gone", Class: Class{Class: Done}, Updated: now},
+	}
+	Sort(rows)
+	var ids []string
+	for _, r := range rows {
+		ids = append(ids, r.ID)
+	}
+	if strings.Join(ids, " ") != "other p w1 w2 orphan" {
+		t.Fatalf("order %v", ids)
+	}
+	var b strings.Builder
+	rows[2].Goal, rows[2].Claims = "G001-x", "calc.go:1-9"
+	Table(&b, rows, now, false)
+	if !strings.Contains(b.String(), "↳ G001-x of p claims calc.go:1-9") {
+		t.Fatalf("table:\n%s", b.String())
+	}
+}

@@ -24,8 +24,12 @@ type Row struct {
 	Class                // class, waiting_for, why, next, active
 	Phase      string    `json:"phase"`
 	Goal       string    `json:"goal,omitempty"` // the goal in progress
-	Retries    int       `json:"retries"`
-	MaxRetries int       `json:"max_retries"`
+	// Parent is the parallel run a worker works for; Claims what the
+	// worker holds (files and lines), until its goal lands.
+	Parent     string `json:"parent,omitempty"`
+	Claims     string `json:"claims,omitempty"`
+	Retries    int    `json:"retries"`
+	MaxRetries int    `json:"max_retries"`
 	// Limit is the limit that ends the run first (the retries, or the
 	// goal's build/verify cycles): what the table shows.
 	Limit        Limit     `json:"limit,omitzero"`
@@ -137,6 +141,14 @@ func statusCell(r *Row) string {
 }
 
 func goalCell(r *Row) string {
+	if r.Parent != "" {
+		// A worker: its goal, its run, what it claims.
+		s := "↳ " + dash(r.Goal) + " of " + r.Parent
+		if r.Claims != "" {
+			s += " claims " + clip(r.Claims, 48)
+		}
+		return s
+	}
 	task := clip(r.Task, 40)
 	if r.Goal != "" {
 		return r.Goal + " " + task

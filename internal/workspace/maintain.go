@@ -87,41 +87,29 @@ func DeleteBranch(ctx context.Context, repo, branch string) error {
 // MergeTrees merges commits ours and theirs without touching any working
 // tree: the merged tree, or the conflicting paths.
 func MergeTrees(ctx context.Context, repo, ours, theirs string) (tree string, conflicts []string, err error) {
-	cmd := Command(ctx, repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs)
-	raw, err := cmd.Output()
-	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return lines[0], nil, nil
-	case errors.As(err, &ee) && ee.ExitCode() == 1 && len(lines) > 1:
-		return "", lines[1:], nil // conflicts
+	tree, conflicts, err = MergeMarked(ctx, repo, ours, theirs)
+	if len(conflicts) > 0 {
+		tree = ""
 	}
-	return "", nil, fmt.Errorf("git merge-tree %s %s: %v %s", ours, theirs, err, strings.TrimSpace(string(stderrOf(err))))
+	return tree, conflicts, err
 }
 
 // MergeTreesKeeping is MergeTrees, except that the given paths are
 // ours whatever theirs holds: a conflict in them is no conflict (ultra's
 // own records of a run, which every run writes at the same place).
 func MergeTreesKeeping(ctx context.Context, repo, ours, theirs string, keep []string) (string, []string, error) {
-	cmd := Command(ctx, repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs)
-	raw, err := cmd.Output()
-	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
-	var ee *exec.ExitError
+	merged, all, err := MergeMarked(ctx, repo, ours, theirs)
+	if err != nil {
+		return "", nil, err
+	}
 	var conflicts []string
-	switch {
-	case err == nil:
-	case errors.As(err, &ee) && ee.ExitCode() == 1 && len(lines) > 1:
-		for _, c := range lines[1:] {
-			if !slices.Contains(keep, c) {
-				conflicts = append(conflicts, c)
-			}
+	for _, c := range all {
+		if !slices.Contains(keep, c) {
+			conflicts = append(conflicts, c)
 		}
-		if len(conflicts) > 0 {
-			return "", conflicts, nil
-		}
-	default:
-		return "", nil, fmt.Errorf("git merge-tree %s %s: %v %s", ours, theirs, err, strings.TrimSpace(string(stderrOf(err))))
+	}
+	if len(conflicts) > 0 {
+		return "", conflicts, nil
 	}
 	tmp, err := os.CreateTemp("", "ultra-index-*")
 	if err != nil {
@@ -130,7 +118,7 @@ func MergeTreesKeeping(ctx context.Context, repo, ours, theirs string, keep []st
 	tmp.Close()
 	defer os.Remove(tmp.Name())
 	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
-	if _, err := gitOut(ctx, repo, env, "read-tree", lines[0]); err != nil {
+	if _, err := gitOut(ctx, repo, env, "read-tree", merged); err != nil {
 		return "", nil, err
 	}
 	for _, p := range keep {

@@ -262,8 +262,10 @@ var ErrNotOnBranch = errors.New("the worktree is not on its run's branch")
 // message; it returns "" when the branch's tip already has that tree. The
 // commit is made with git's plumbing, so exactly tree is committed, and the
 // branch moves only if nobody moved it meanwhile. The index is reset to
-// the new commit; the files on disk are left alone.
-func CommitTree(ctx context.Context, dir, branch, tree, message string, id Identity, protected []string) (string, error) {
+// the new commit; the files on disk are left alone. merged are more
+// parents of the commit (a merge: the branch's tip is the first), which
+// make a commit even when the tip has tree.
+func CommitTree(ctx context.Context, dir, branch, tree, message string, id Identity, protected []string, merged ...string) (string, error) {
 	if Protected(protected, branch) {
 		return "", fmt.Errorf("refusing to commit to protected branch %s", branch)
 	}
@@ -274,10 +276,14 @@ func CommitTree(ctx context.Context, dir, branch, tree, message string, id Ident
 	if err != nil {
 		return "", err
 	}
-	if headTree, _ := gitOut(ctx, dir, nil, "rev-parse", head+"^{tree}"); headTree == tree {
+	if headTree, _ := gitOut(ctx, dir, nil, "rev-parse", head+"^{tree}"); headTree == tree && len(merged) == 0 {
 		return "", nil
 	}
-	commit, err := gitOutIn(ctx, dir, id.env(), message, "commit-tree", tree, "-p", head, "-F", "-")
+	args := []string{"commit-tree", tree, "-p", head}
+	for _, p := range merged {
+		args = append(args, "-p", p)
+	}
+	commit, err := gitOutIn(ctx, dir, id.env(), message, append(args, "-F", "-")...)
 	if err != nil {
 		return "", err
 	}

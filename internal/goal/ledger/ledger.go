@@ -70,6 +70,13 @@ const (
 	// KindCleanupUnchanged records a cleanup pass that changed nothing:
 	// the final gate's result stands, nothing runs again.
 	KindCleanupUnchanged = "cleanup_unchanged"
+	// KindGoalDispatched records that a parallel run gave a goal to a
+	// worker (its run, its branch, the run's commit it starts from).
+	KindGoalDispatched = "goal_dispatched"
+	// KindMergeRejected records a worker's goal commit that did not land
+	// on the run's branch (outside its claims, a conflict, the merged
+	// tree red), sent back to its worker with what failed.
+	KindMergeRejected = "merge_rejected"
 )
 
 var kinds = []string{
@@ -80,6 +87,7 @@ var kinds = []string{
 	KindReviewVerdict, KindCancelled, KindFinalGate, KindResumed,
 	KindCriterionBase, KindCheckpointFailed,
 	KindCleanupStarted, KindCleanupCommitted, KindCleanupReverted, KindCleanupUnchanged,
+	KindGoalDispatched, KindMergeRejected,
 }
 
 // KnownKind reports whether Append writes entries of this kind.

@@ -398,6 +398,18 @@ func (l *Log) format(e event.Event) string {
 		return s
 	case event.CommitData:
 		return fmt.Sprintf("%s %s %s on %s (gate %d %s)", b, l.paint(green, "committed"), short(d.Commit), d.Branch, d.Gate, d.Status)
+	case event.WorkerData:
+		switch d.Event {
+		case "started", "resumed":
+			return fmt.Sprintf("%s %s %s %s %s on %s", b, l.paint(bold, "worker"), d.Worker, d.Event, d.Goal, d.Branch)
+		case "landed":
+			return fmt.Sprintf("%s %s %s %s as %s", b, l.paint(bold, "worker"), d.Goal, l.paint(green, "landed"), short(d.Commit))
+		case "released":
+			return fmt.Sprintf("%s %s %s: %s", b, l.paint(bold, "worker"), d.Goal, d.Reason)
+		case "sent_back":
+			return fmt.Sprintf("%s %s %s %s: %s", b, l.paint(bold, "worker"), d.Goal, l.paint(yellow, "sent back"), event.OneLine(d.Reason, 200))
+		}
+		return fmt.Sprintf("%s %s %s (%s) %s: %s", b, l.paint(bold, "worker"), d.Worker, d.Goal, d.Status, event.OneLine(d.Reason, 200))
 	case event.CleanupData:
 		switch d.Result {
 		case "started":

@@ -36,6 +36,13 @@ func TestLog(t *testing.T) {
 	fast := axes.Default
 	fast.ModelMode = "fast"
 	emit("building", event.AxisChangedData{Axis: "model_mode", From: "smart", To: "fast", By: "person", Scope: "now", Reason: "cheaper", Axes: fast})
+	for _, w := range []event.WorkerData{{Worker: "w1", Goal: "G002-b", Event: "started", Branch: "ultra/w1"},
+		{Worker: "w1", Goal: "G002-b", Event: "released", Reason: "2 claims released"},
+		{Worker: "w1", Goal: "G002-b", Event: "landed", Commit: "0123456789abcdef"},
+		{Worker: "w2", Goal: "G003-c", Event: "sent_back", Reason: "the commit conflicts with what landed"},
+		{Worker: "w2", Goal: "G003-c", Event: "ended", Status: "escalated", Reason: "caps"}} {
+		emit("building", w)
+	}
 	emit("complete", event.RunFinishedData{Status: "complete", Reason: "verification passed", Turns: 5})
 	out := buf.String()
 	if strings.Contains(out, "hidden-unless-verbose") || strings.Contains(out, "evidence_captured") {
@@ -53,6 +60,8 @@ func TestLog(t *testing.T) {
 		"--read-only: every read-only call",
 		"approval call call_3 (bash) denied: not now", "control steer request #4 [after-current-unit]: pending",
 		"axis model_mode: smart → fast by person [now]: cheaper · now build | autonomous | normal | fast | headless",
+		"worker w1 started G002-b on ultra/w1", "worker G002-b: 2 claims released", "worker G002-b landed as 0123456789ab",
+		"worker G003-c sent back: the commit conflicts with what landed", "worker w2 (G003-c) escalated: caps",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q:\n%s", want, out)
