@@ -177,9 +177,6 @@ func checkDetachedFlags(cmd *cobra.Command, what string) error {
 	return err
 }
 
-// scheduledArgs are the `ultra run` arguments a dispatch runs with: the
-// run flags given (the brief file made absolute), the defaults of a
-// scheduled run, then the task after "--".
 // detachedArgs are the `ultra run` arguments of a run a worker starts:
 // the run flags given but those the command keeps for itself (the brief
 // file made absolute), the defaults of such a run, then the task after

@@ -96,9 +96,9 @@ func serveFleet(cmd *cobra.Command, db, cache string, maxRuns int, unit bool) er
 	if err := os.MkdirAll(cache, 0o700); err != nil {
 		return err
 	}
-	prog := ultraProgram()
-	if prog == "" {
-		return fmt.Errorf("cannot find the ultra program to run commands with")
+	prog, err := program()
+	if err != nil {
+		return err
 	}
 	st, err := store.Open(url)
 	if err != nil {
@@ -111,7 +111,6 @@ func serveFleet(cmd *cobra.Command, db, cache string, maxRuns int, unit bool) er
 	var mu sync.Mutex
 	f := &fleet.Fleet{
 		URL: url, Store: st, Program: prog, Cache: cache, MaxRuns: maxRuns,
-		Env:    append(os.Environ(), "ULTRA_SURFACE=headless", "ULTRA_DB="+url, "XDG_STATE_HOME="+filepath.Join(cache, "state")),
 		Worker: fleet.NewWorker("runs", time.Now()),
 		Log: func(format string, args ...any) {
 			mu.Lock()
@@ -119,6 +118,9 @@ func serveFleet(cmd *cobra.Command, db, cache string, maxRuns int, unit bool) er
 			fmt.Fprintf(out, "%s %s\n", time.Now().Format("2006-01-02 15:04:05"), fmt.Sprintf(format, args...))
 		},
 	}
+	// The runs keep ultra's per-user state (their worktrees, the fleet's
+	// key) in the fleet's state directory, apart from the person's.
+	f.Env = append(os.Environ(), "ULTRA_SURFACE=headless", "ULTRA_DB="+url, "XDG_STATE_HOME="+f.State())
 	f.Log("worker %s takes runs from %s (clones in %s)", f.Worker.ID, redactURL(url), cache)
 	err = f.Serve(ctx)
 	f.Log("worker stopped")
@@ -129,9 +131,9 @@ func serveFleet(cmd *cobra.Command, db, cache string, maxRuns int, unit bool) er
 // each run with ultra's own `ultra run`, logging a line per thing it does
 // to out.
 func newDispatcher(p *project, st *store.Store, maxRuns int, out io.Writer) (*fleet.Dispatcher, error) {
-	prog := ultraProgram()
-	if prog == "" {
-		return nil, fmt.Errorf("cannot find the ultra program to run commands with")
+	prog, err := program()
+	if err != nil {
+		return nil, err
 	}
 	logs := filepath.Join(p.StateRoot, "worker")
 	// Never through a link the repository commits in ultra's state.
@@ -163,11 +165,7 @@ func newDispatcher(p *project, st *store.Store, maxRuns int, out io.Writer) (*fl
 // printUnit prints a systemd user unit that keeps a worker running for
 // the repository at root.
 func printUnit(w io.Writer, root string, maxRuns int) error {
-	prog := ultraProgram()
-	if prog == "" {
-		return fmt.Errorf("cannot find the ultra program to run commands with")
-	}
-	abs, err := filepath.Abs(prog)
+	abs, err := program()
 	if err != nil {
 		return err
 	}
@@ -198,11 +196,7 @@ WantedBy=default.target
 // running; the database's URL comes from an environment file, never the
 // unit itself.
 func printFleetUnit(w io.Writer, maxRuns int) error {
-	prog := ultraProgram()
-	if prog == "" {
-		return fmt.Errorf("cannot find the ultra program to run commands with")
-	}
-	abs, err := filepath.Abs(prog)
+	abs, err := program()
 	if err != nil {
 		return err
 	}
@@ -226,4 +220,14 @@ KillMode=mixed
 WantedBy=default.target
 `, os.Getenv("PATH"), abs, maxRuns)
 	return nil
+}
+
+// program is the ultra program's absolute path, which the commands a
+// worker starts (and its units) run.
+func program() (string, error) {
+	prog := ultraProgram()
+	if prog == "" {
+		return "", fmt.Errorf("cannot find the ultra program to run commands with")
+	}
+	return filepath.Abs(prog)
 }
