@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -222,6 +223,17 @@ func TestFleetRunsEachSubmittedRunOnce(t *testing.T) {
 			t.Errorf("run %s changed %q", tk.ID, diff)
 		}
 	}
+	// Another machine reads a run's records from the shared store: its
+	// goals, its ledger (as its branch holds it), its gate decisions, and
+	// its status with its last verification.
+	one := all[0].ID
+	f.sameSharedLedger(t, one, git(t, f.remote, "show", byRef["refs/heads/ultra/"+one]+":.ultra/runs/"+one+"/ledger.jsonl"))
+	if gates := f.sharedGates(t, one); len(gates) == 0 {
+		t.Fatalf("run %s has no gate decision in the shared store", one)
+	}
+	if r := ultraRun(t, t.TempDir(), f.env, "status", one, "--json"); r.code != 0 || !strings.Contains(r.stdout, `"last_verify"`) {
+		t.Fatalf("status on another machine: %d %.800s %s", r.code, r.stdout, r.stderr)
+	}
 	// main itself is untouched.
 	if got := git(t, f.remote, "show", "main:calc.py"); !strings.Contains(got, "return a - b") {
 		t.Fatalf("main changed:\n%s", got)
@@ -324,21 +336,24 @@ func (f *fleet) runPID(t *testing.T, id string) int {
 }
 
 // A worker's machine dies (the worker and its run killed with SIGKILL)
-// mid-run, after the run edited a file and while it waits for the model:
-// another worker takes the run over from its last saved step, with the
-// edit (from the step's snapshot in the shared store), and finishes it.
-// Nothing is lost or done twice: one edit, one commit, one end, a ledger
-// whose entries follow each other.
+// mid-run, after the run edited a file and verified it, while it waits
+// for the model: another worker takes the run over from its last saved
+// step, with the edit (from the step's snapshot in the shared store) and
+// the gate's decisions (from the records the run shared), and finishes
+// it. Nothing is lost or done twice: one edit, one commit, one end, each
+// gate decision made once, a ledger whose entries follow each other and
+// that the shared store holds line for line.
 func TestFleetTakesOverARunWhoseMachineDied(t *testing.T) {
 	steps := fleetSteps()
-	// After the edit, the model takes its time: the machine dies then.
-	slow := append(append(append([]step{}, steps[:3]...), step{"delay_ms": 30000, "text": "a long thought"}), steps[3:]...)
+	// After the edit and its verification, the model takes its time: the
+	// machine dies then.
+	slow := append(append(append([]step{}, steps[:5]...), step{"delay_ms": 30000, "text": "a long thought"}), steps[5:]...)
 	f := newFleetWith(t, 1, func(int) []step { return slow })
 	workerA, outA := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-a")
 	id := f.submit(t, 1)
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		if reqs := f.model.srv.Requests(); len(reqs) >= 4 {
+		if reqs := f.model.srv.Requests(); len(reqs) >= 6 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -353,6 +368,10 @@ func TestFleetTakesOverARunWhoseMachineDied(t *testing.T) {
 	workerA.Process.Signal(syscall.SIGKILL)
 	syscall.Kill(pid, syscall.SIGKILL)
 	workerA.Wait()
+	before := f.sharedGates(t, id)
+	if len(before) == 0 {
+		t.Fatalf("the dead machine's verification is not in the shared store")
+	}
 	_, outB := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-b")
 	tk := f.waitTask(t, id, "complete", 3*time.Minute, outA, outB)
 	if !strings.Contains(outB.String(), "run "+id+" taken over") {
@@ -381,25 +400,110 @@ func TestFleetTakesOverARunWhoseMachineDied(t *testing.T) {
 		t.Fatalf("status --json: %v\n%.300s", err, r.stdout)
 	}
 	edits, ends := 0, 0
+	var gates []int
 	for _, e := range st.Events {
-		var d struct{ Tool string }
+		var d struct {
+			Tool string
+			Gate int
+		}
 		if e.Type == "tool_call" && json.Unmarshal(e.Data, &d) == nil && d.Tool == "edit" {
 			edits++
 		}
 		if e.Type == "run_finished" {
 			ends++
 		}
+		if e.Type == "verify_result" && json.Unmarshal(e.Data, &d) == nil {
+			gates = append(gates, d.Gate)
+		}
 	}
 	if edits != 1 || ends != 1 {
 		t.Fatalf("%d edits and %d ends among %d events", edits, ends, len(st.Events))
 	}
-	// The ledger on the branch: each entry follows the one before.
+	// Each gate decision was made once: the new machine got the dead
+	// one's back from the store and numbered on from them; the store
+	// holds every one, in order.
+	shared := f.sharedGates(t, id)
+	if len(shared) <= len(before) || !slices.Equal(shared[:len(before)], before) {
+		t.Fatalf("the shared store's decisions %v, before the take-over %v", shared, before)
+	}
+	for i, n := range shared {
+		if n != i+1 {
+			t.Fatalf("the shared store's decisions %v: a number made twice or skipped", shared)
+		}
+	}
+	seen := map[int]bool{}
+	for _, n := range gates {
+		if seen[n] || !slices.Contains(shared, n) {
+			t.Fatalf("verifications %v, the shared store's decisions %v", gates, shared)
+		}
+		seen[n] = true
+	}
+	// The ledger on the branch: each entry follows the one before, one
+	// goal completes once, and the shared store holds it line for line.
 	ledger := git(t, f.remote, "show", sha+":.ultra/runs/"+id+"/ledger.jsonl")
 	for i, l := range strings.Split(strings.TrimSpace(ledger), "\n") {
 		var e struct{ Seq int }
 		if err := json.Unmarshal([]byte(l), &e); err != nil || e.Seq != i+1 {
 			t.Fatalf("ledger line %d: seq %d (%v)\n%s", i+1, e.Seq, err, ledger)
 		}
+	}
+	if n := strings.Count(ledger, `"kind":"goal_completed"`); n != 1 {
+		t.Fatalf("%d goal_completed entries:\n%s", n, ledger)
+	}
+	f.sameSharedLedger(t, id, ledger)
+}
+
+// sharedGates are the numbers of run id's gate decisions, as another
+// machine reads them from the shared store (ultra gate show).
+func (f *fleet) sharedGates(t testing.TB, id string) []int {
+	t.Helper()
+	r := ultraRun(t, t.TempDir(), f.env, "gate", "show", id, "--json")
+	var v struct {
+		Decisions []struct{ N int }
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &v) != nil {
+		t.Fatalf("gate show on another machine: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	var ns []int
+	for _, d := range v.Decisions {
+		ns = append(ns, d.N)
+	}
+	return ns
+}
+
+// sameSharedLedger checks that another machine reads run id's ledger from
+// the shared store as the run's branch holds it (ledger), and verifies
+// it: chain, signatures, the head ultra recorded, goals.json.
+func (f *fleet) sameSharedLedger(t testing.TB, id, ledger string) {
+	t.Helper()
+	type entry struct {
+		Seq  int
+		Kind string
+		Prev string
+	}
+	r := ultraRun(t, t.TempDir(), f.env, "goals", "ledger", id, "--json")
+	var shared []entry
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &shared) != nil {
+		t.Fatalf("ledger on another machine: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	// The branch's last commit holds the ledger up to it; what the run
+	// recorded after (the commit itself) follows in the store.
+	lines := strings.Split(strings.TrimSpace(ledger), "\n")
+	if len(shared) < len(lines) {
+		t.Fatalf("the shared ledger has %d entries, the branch's %d", len(shared), len(lines))
+	}
+	for i, l := range lines {
+		var e entry
+		if json.Unmarshal([]byte(l), &e) != nil || e != shared[i] {
+			t.Fatalf("ledger entry %d: the branch's %+v, the shared store's %+v", i+1, e, shared[i])
+		}
+	}
+	if r := ultraRun(t, t.TempDir(), f.env, "goals", "ledger", id, "--verify"); r.code != 0 || !strings.Contains(r.stdout, "shared store") {
+		t.Fatalf("ledger --verify on another machine: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = ultraRun(t, t.TempDir(), f.env, "goals", id, "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"status": "complete"`) {
+		t.Fatalf("goals on another machine: %d %.600s %s", r.code, r.stdout, r.stderr)
 	}
 }
 

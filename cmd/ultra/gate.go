@@ -32,7 +32,11 @@ func newGateCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			dir := agent.RunDir(p.StateRoot, row.ID)
+			root, row, _, err := p.sharedView(cmd, st, row)
+			if err != nil {
+				return err
+			}
+			dir := agent.RunDir(root, row.ID)
 			ds, err := gatefile.Read(dir)
 			if err != nil {
 				return err

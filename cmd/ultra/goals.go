@@ -90,6 +90,16 @@ func goalsRun(cmd *cobra.Command, id string) (*project, *store.Run, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	root, view, shared, err := p.sharedView(cmd, st, row)
+	if err != nil {
+		return nil, nil, err
+	}
+	if shared {
+		// The records are the fleet's, as the run's steps shared them.
+		q := *p
+		q.StateRoot, q.shared = root, true
+		return &q, view, nil
+	}
 	if _, err := os.Stat(row.Workdir); err != nil {
 		dir, where, err := committedRecords(cmd, p.Root, row)
 		if err != nil {
@@ -418,6 +428,9 @@ func newGoalsLedgerCmd() *cobra.Command {
 			}
 			path := filepath.Join(row.Workdir, filepath.FromSlash(agent.RecordsOf(row).Ledger()))
 			w := io.Writer(&printableWriter{w: cmd.OutOrStdout()})
+			if repairTorn && p.shared {
+				return usageErr("run %s is driven on another machine: repair its ledger there (this is the fleet's copy of its records)", row.ID)
+			}
 			if repairTorn {
 				// A person's explicit repair of a line a crash cut short: the
 				// torn bytes are kept beside the ledger, never dropped.
@@ -431,7 +444,9 @@ func newGoalsLedgerCmd() *cobra.Command {
 			if verify {
 				rep := ledger.Verify(path)
 				problem := rep.Problem
-				if problem == nil {
+				if problem == nil && p.shared {
+					problem = agent.CheckShared(row)
+				} else if problem == nil {
 					problem = agent.CheckRecorded(cmd.Context(), p.StateRoot, row)
 				}
 				if asJSON {
@@ -442,6 +457,8 @@ func newGoalsLedgerCmd() *cobra.Command {
 					if err := writeJSON(w, out); err != nil {
 						return err
 					}
+				} else if problem == nil && p.shared {
+					fmt.Fprintf(w, "run %s's ledger in the shared store: %s; goals.json and the brief match it (its %d evidence files stay on the machine that captured them)\n", row.ID, rep, evidenceCount(path))
 				} else if problem == nil {
 					fmt.Fprintf(w, "%s: %s; goals.json, the brief and %d evidence files match it\n", path, rep, evidenceCount(path))
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -27,6 +28,9 @@ type project struct {
 	Config    config.Config
 	// Fleet: no repository here, only the shared store (ULTRA_DB).
 	Fleet bool
+	// shared: the run's records read are the fleet's, rebuilt from the
+	// shared store under StateRoot (sharedView).
+	shared bool
 }
 
 // findProject locates the git repository of -C or the current directory
@@ -85,6 +89,27 @@ func fleetProject(dir string) (*project, error) {
 		return p, &configError{&exitError{code: agent.ExitUsage, err: err}}
 	}
 	return p, nil
+}
+
+// sharedView is where a command that only reads a run's records (status,
+// goals, ledger, gate show) finds them: for a fleet's run read outside a
+// repository, or driven by another machine, the records its steps shared
+// through the store, rebuilt under this machine's state
+// (agent.ViewShared), with the state root they are under; else the run's
+// own (row and p.StateRoot as they are). shared says which.
+func (p *project) sharedView(cmd *cobra.Command, st *store.Store, row *store.Run) (stateRoot string, view *store.Run, shared bool, err error) {
+	if sharedDB() == "" || (!p.Fleet && agent.DrivenHere(cmd.Context(), st, row)) {
+		return p.StateRoot, row, false, nil
+	}
+	root := filepath.Join(p.StateRoot, "shared")
+	view, err = agent.ViewShared(cmd.Context(), st, root, row)
+	if errors.Is(err, agent.ErrNoShared) {
+		return p.StateRoot, row, false, nil
+	}
+	if err != nil {
+		return "", nil, false, fmt.Errorf("run %s's records in the shared store: %w", row.ID, err)
+	}
+	return root, view, true, nil
 }
 
 // configError is findProject's error when the project was found but its

@@ -25,7 +25,11 @@ func newStatusCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			s, err := agent.Describe(cmd.Context(), st, p.StateRoot, row, n)
+			root, row, _, err := p.sharedView(cmd, st, row)
+			if err != nil {
+				return err
+			}
+			s, err := agent.Describe(cmd.Context(), st, root, row, n)
 			if err != nil {
 				return err
 			}

@@ -234,13 +234,28 @@ func CheckRecorded(_ context.Context, _ string, row *store.Run) error {
 	if err := checkGoals(row.Workdir, rec, st.Goals.LedgerSeq, st.Goals.LedgerHash, false); err != nil {
 		return err
 	}
-	return checkArtifacts(row, rec)
+	return checkArtifacts(row, rec, true)
+}
+
+// CheckShared checks the records of a fleet's run as ViewShared rebuilt
+// them from the shared store, as CheckRecorded checks a run's own, but
+// for the evidence files: they stay on the machine that captured them.
+func CheckShared(row *store.Run) error {
+	st, err := decodeState(row)
+	if err != nil || st.Goals == nil {
+		return err
+	}
+	rec := st.Goals.records()
+	if err := checkGoals(row.Workdir, rec, st.Goals.LedgerSeq, st.Goals.LedgerHash, false); err != nil {
+		return err
+	}
+	return checkArtifacts(row, rec, false)
 }
 
 // checkArtifacts checks what the ledger names beside goals.json: each
 // evidence file (under the repository's state) has the sha256 the ledger
 // recorded, and the brief is the one the plan was made from.
-func checkArtifacts(row *store.Run, rec goal.Records) error {
+func checkArtifacts(row *store.Run, rec goal.Records, evidence bool) error {
 	entries, err := ledger.Read(goalsPath(row.Workdir, rec.Ledger()))
 	if err != nil {
 		return err
@@ -251,6 +266,9 @@ func checkArtifacts(row *store.Run, rec goal.Records) error {
 	}
 	for _, e := range entries {
 		for _, f := range e.Evidence {
+			if !evidence {
+				break
+			}
 			p := filepath.Join(root, filepath.FromSlash(f.Path))
 			if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
 				return fmt.Errorf("evidence %s named in %s line %d is reached through a link (%s): not the file ultra wrote", f.Path, rec.Ledger(), e.Seq, real)
@@ -303,7 +321,7 @@ func checkGoals(workdir string, rec goal.Records, seq int, hash string, repair b
 	// rewritten outside it, chain recomputed or not, does not.
 	for _, e := range l.Entries() {
 		unsigned, err := ledger.Unsigned(e)
-		if err != nil || !gatefile.ValidMAC(unsigned, e.MAC) {
+		if err != nil || !gatefile.ValidMACAt(path, unsigned, e.MAC) {
 			return fmt.Errorf("%s line %d (%s) does not carry ultra's signature: it was written or changed outside ultra", rec.Ledger(), e.Seq, e.Kind)
 		}
 	}

@@ -26,6 +26,7 @@ import (
 type runner struct {
 	o        Options
 	lastSnap *workspace.Snapshot // the worktree as the last saved step kept it (Options.Snapshots)
+	shared   sharedHeads         // what of the run's records the store holds (Options.Snapshots)
 	row      *store.Run
 	st       runState
 	history  []llm.Message
@@ -237,38 +238,46 @@ func (r *runner) save() error {
 	for i, m := range r.pendingMsgs {
 		raw[i], _ = json.Marshal(m)
 	}
-	snap := r.snapshot()
+	snap, snapped := r.snapshot()
+	heads := r.shared
+	if snapped {
+		// Never records the snapshot does not hold: see shared.go.
+		r.row.Records, heads = r.sharedRecords()
+	}
 	// A cancelled ctx must not stop the final save.
 	err = r.o.Store.SaveStep(context.Background(), r.row, raw, r.pendingTrans)
-	r.row.Snapshot = nil
+	r.row.Snapshot, r.row.Records = nil, nil
 	if err != nil {
 		return err
 	}
 	if snap != nil {
 		r.lastSnap = snap
 	}
+	r.shared = heads
 	r.pendingMsgs, r.pendingTrans = nil, nil
 	return nil
 }
 
 // snapshot puts on the row the worktree's snapshot for the step being
 // saved, when the run keeps them and its worktree changed since the
-// last one. A snapshot that cannot be made is a warning: the run goes
-// on, and a machine taking it over starts from the one before.
-func (r *runner) snapshot() *workspace.Snapshot {
+// last one (nil when it did not); ok says the store will hold the
+// worktree as it is now. A snapshot that cannot be made is a warning:
+// the run goes on, and a machine taking it over starts from the one
+// before.
+func (r *runner) snapshot() (snap *workspace.Snapshot, ok bool) {
 	ws := r.row.Workspace
 	if !r.o.Snapshots || ws.Worktree == "" {
-		return nil
+		return nil, false
 	}
 	snap, err := workspace.TakeSnapshot(context.Background(), ws.Worktree, r.row.ID, ws.BaseCommit, r.lastSnap)
 	if err != nil {
 		r.emit(event.Warning, event.WarningData{Message: "the worktree's snapshot for another machine could not be made: " + err.Error()})
-		return nil
+		return nil, false
 	}
 	if snap != nil {
 		r.row.Snapshot = &store.Snapshot{Commit: snap.Commit, Tree: snap.Tree, Head: snap.Head, Bundle: snap.Bundle, At: r.o.Now()}
 	}
-	return snap
+	return snap, true
 }
 
 // loop runs steps until the run stops.

@@ -15,7 +15,8 @@ import (
 // branch and worktree are rebuilt, under dir, from the snapshot its last
 // saved step kept (Options.Snapshots), or from its base commit when it
 // saved none; the worktree gets the run's hooks and its setup (run on
-// the base commit, as a new run's is), and the run's row points at it. ultra resume then goes on
+// the base commit, as a new run's is), its gate decisions come back from
+// the shared store, and the run's row points at it. ultra resume then goes on
 // from the last saved step: what the dead machine did after it was never
 // recorded, and is done once, here.
 func TakeOver(ctx context.Context, o Options, row *store.Run, repo, dir string, setup []string) error {
@@ -78,6 +79,9 @@ func TakeOver(ctx context.Context, o Options, row *store.Run, repo, dir string, 
 	}
 	if err := workspace.InstallHooks(ctx, repo, path, filepath.Join(RunDir(o.StateRoot, row.ID), "hooks"), check); err != nil {
 		return fmt.Errorf("installing the worktree's pre-commit hook: %w", err)
+	}
+	if err := restoreShared(ctx, o.Store, row.ID, RunDir(o.StateRoot, row.ID)); err != nil {
+		return err
 	}
 	ws.Worktree = path
 	return o.Store.Relocate(ctx, row.ID, path, ws)

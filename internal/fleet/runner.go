@@ -392,7 +392,7 @@ func (f *Fleet) State() string { return filepath.Join(f.Cache, "state") }
 // where the runs this worker starts sign and check gate decisions and
 // ledgers with it: a run one machine began, another can go on with.
 func (f *Fleet) installKey(ctx context.Context) error {
-	key, err := f.Store.Secret(ctx, "gate.key", func() ([]byte, error) {
+	key, err := f.Store.Secret(ctx, store.SecretGateKey, func() ([]byte, error) {
 		k := make([]byte, 32)
 		_, err := rand.Read(k)
 		return k, err

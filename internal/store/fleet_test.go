@@ -48,3 +48,52 @@ func testQueuedRunIsAdoptedOnce(t *testing.T, dsn string) {
 		t.Fatalf("a second adoption: %v", err)
 	}
 }
+
+// A step's shared records land with the step: ledger lines and gate
+// decisions are append-only (the same bytes again are fine, others are
+// refused and the step is not saved), goals.json is replaced.
+func TestSharedRecords(t *testing.T) { forEachBackend(t, testSharedRecords) }
+
+func testSharedRecords(t *testing.T, dsn string) {
+	ctx := context.Background()
+	s := openAt(t, dsn)
+	r := newRun("20261129-100000-aaaaaa")
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	r.Records = []Record{{Kind: RecordLedger, N: 1, Body: []byte(`{"seq":1}`)}, {Kind: RecordGate, N: 1, Body: []byte("gate 1")}, {Kind: RecordGoals, Body: []byte("v1")}}
+	if err := s.SaveStep(ctx, r, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The same step saved again (a retry) changes nothing.
+	if err := s.SaveStep(ctx, r, nil, nil); err != nil {
+		t.Fatalf("the same records again: %v", err)
+	}
+	r.Records = []Record{{Kind: RecordLedger, N: 2, Body: []byte(`{"seq":2}`)}, {Kind: RecordGoals, Body: []byte("v2")}}
+	if err := s.SaveStep(ctx, r, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	r.Task = "a step that rewrites a ledger line"
+	r.Records = []Record{{Kind: RecordLedger, N: 1, Body: []byte(`{"seq":1,"forged":true}`)}, {Kind: RecordLedger, N: 3, Body: []byte(`{"seq":3}`)}}
+	if err := s.SaveStep(ctx, r, nil, nil); !errors.Is(err, ErrRecordConflict) {
+		t.Fatalf("a rewritten ledger line: %v", err)
+	}
+	if got, _ := s.GetRun(ctx, r.ID); got.Task == r.Task {
+		t.Fatal("the step with the conflicting record was saved")
+	}
+	lines, err := s.Records(ctx, r.ID, RecordLedger)
+	if err != nil || len(lines) != 2 || string(lines[0].Body) != `{"seq":1}` || lines[1].N != 2 {
+		t.Fatalf("ledger %+v %v", lines, err)
+	}
+	goals, _ := s.Records(ctx, r.ID, RecordGoals)
+	if len(goals) != 1 || string(goals[0].Body) != "v2" {
+		t.Fatalf("goals %+v", goals)
+	}
+	heads, err := s.RecordHeads(ctx, r.ID)
+	if err != nil || heads[RecordLedger] != 2 || heads[RecordGate] != 1 || heads[RecordBaseline] != 0 {
+		t.Fatalf("heads %v %v", heads, err)
+	}
+	if other, _ := s.Records(ctx, "20261129-100000-bbbbbb", RecordLedger); len(other) != 0 {
+		t.Fatalf("another run's records: %+v", other)
+	}
+}

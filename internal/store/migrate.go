@@ -217,6 +217,17 @@ var migrations = []string{
 	);
 	CREATE INDEX claims_held ON claims(run_id, released_at, path);
 	CREATE INDEX claims_worker ON claims(worker, released_at);`,
+	// 14: a fleet's run's records as the machines share them: its ledger's
+	// lines, its gate decisions and baseline (append-only: a place once
+	// written never changes), and its goals.json as last saved.
+	`CREATE TABLE run_records (
+		run_id TEXT NOT NULL REFERENCES runs(id),
+		kind TEXT NOT NULL,
+		n INTEGER NOT NULL,
+		body BLOB NOT NULL,
+		at TEXT NOT NULL,
+		PRIMARY KEY (run_id, kind, n)
+	);`,
 }
 
 // migrate brings the schema up to date: the migrations of the store's

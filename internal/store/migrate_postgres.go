@@ -240,6 +240,15 @@ var pgMigrations = []string{
 	);
 	CREATE INDEX claims_held ON claims(run_id, released_at, path);
 	CREATE INDEX claims_worker ON claims(worker, released_at);`,
+	// 14: a fleet's run's shared records.
+	`CREATE TABLE run_records (
+		run_id TEXT COLLATE "C" NOT NULL REFERENCES runs(id),
+		kind TEXT COLLATE "C" NOT NULL,
+		n BIGINT NOT NULL,
+		body BYTEA NOT NULL,
+		at TEXT COLLATE "C" NOT NULL,
+		PRIMARY KEY (run_id, kind, n)
+	);`,
 }
 
 // pgMigrateLock is the advisory lock a Postgres migration holds ('ultramig').

@@ -143,6 +143,11 @@ type Run struct {
 	// Snapshot, when set, is the run's worktree as of this step: SaveStep
 	// keeps it (the run's last one) in the step's transaction.
 	Snapshot *Snapshot
+	// Records, when set, are the run's records this step shares with the
+	// fleet (records.go): SaveStep writes them in the step's transaction,
+	// with its snapshot, so another machine never sees one without the
+	// other.
+	Records []Record
 	// Adopt: the run's row was made ahead (a run submitted to a fleet,
 	// status queued), and CreateRun takes it over, only while it is still
 	// queued: of two processes adopting one row, one does.
@@ -431,6 +436,9 @@ func (s *Store) saveStep(ctx context.Context, r *Run, msgs []json.RawMessage, tr
 		if err := putSnapshot(ctx, tx, r.ID, r.Snapshot); err != nil {
 			return err
 		}
+	}
+	if err := putRecords(ctx, tx, r.ID, r.Records); err != nil {
+		return err
 	}
 	if len(msgs) > 0 {
 		var next int64

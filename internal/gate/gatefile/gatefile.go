@@ -162,7 +162,7 @@ func readJSON(path string, v any) error {
 		MAC string `json:"mac"`
 	}
 	_ = json.Unmarshal(b, &m)
-	want, err := mac(v)
+	want, err := mac(path, v)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -212,12 +212,16 @@ func signed(v any) ([]byte, error) {
 
 // mac is the MAC of a record as read back: of its JSON encoding, which is
 // the encoding it was signed in (records round-trip through JSON exactly).
-func mac(v any) ([]byte, error) {
+func mac(path string, v any) ([]byte, error) {
 	payload, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	return macOf(payload)
+	key, err := keyFor(path)
+	if err != nil {
+		return nil, err
+	}
+	return macWith(key, payload), nil
 }
 
 // MAC is the hex MAC of payload under the installation's gate key (what
@@ -237,14 +241,55 @@ func ValidMAC(payload []byte, mac string) bool {
 	return err == nil && derr == nil && hmac.Equal(want, got)
 }
 
+// ValidMACAt reports whether mac is the MAC of payload, a record read
+// from path, under the key that signs the records there (Trust).
+func ValidMACAt(path string, payload []byte, mac string) bool {
+	key, err := keyFor(path)
+	got, derr := hex.DecodeString(mac)
+	return err == nil && derr == nil && hmac.Equal(macWith(key, payload), got)
+}
+
 func macOf(payload []byte) ([]byte, error) {
 	key, err := Key()
 	if err != nil {
 		return nil, err
 	}
+	return macWith(key, payload), nil
+}
+
+func macWith(key, payload []byte) []byte {
 	h := hmac.New(sha256.New, key)
 	h.Write(payload)
-	return h.Sum(nil), nil
+	return h.Sum(nil)
+}
+
+var (
+	trustMu sync.Mutex
+	trusted = map[string][]byte{}
+)
+
+// Trust makes the records under dir, a view of a fleet's run rebuilt on
+// this machine from the shared store, verify with key (the fleet's, the
+// one its machines signed them with) instead of this installation's.
+// Nothing is ever signed with a trusted key here.
+func Trust(dir string, key []byte) {
+	trustMu.Lock()
+	defer trustMu.Unlock()
+	trusted[filepath.Clean(dir)] = bytes.Clone(key)
+}
+
+// keyFor is the key the records at path verify with: a trusted view's,
+// or this installation's.
+func keyFor(path string) ([]byte, error) {
+	trustMu.Lock()
+	for dir, k := range trusted {
+		if rel, err := filepath.Rel(dir, filepath.Clean(path)); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			trustMu.Unlock()
+			return k, nil
+		}
+	}
+	trustMu.Unlock()
+	return Key()
 }
 
 var (

@@ -191,3 +191,53 @@ func TestSignedDecisionWithInvalidUTF8(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Records under a trusted directory (a fleet's run's view) verify with
+// the fleet's key, and nowhere else; a file changed there still does not.
+func TestTrustedView(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	fleetKey, err := Key()
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker := t.TempDir()
+	if _, err := Write(worker, gate.Decision{N: 1, Status: gate.Pass, Tree: "abc"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(Path(worker, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another machine: its own key.
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	view, elsewhere := t.TempDir(), t.TempDir()
+	for _, dir := range []string{filepath.Join(view, "runs", "r"), elsewhere} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(Path(dir, 1), raw, 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Read(filepath.Join(view, "runs", "r")); !errors.Is(err, ErrForged) {
+		t.Fatalf("before Trust: %v", err)
+	}
+	Trust(view, fleetKey)
+	ds, err := Read(filepath.Join(view, "runs", "r"))
+	if err != nil || len(ds) != 1 || ds[0].Tree != "abc" {
+		t.Fatalf("the view: %+v %v", ds, err)
+	}
+	if _, err := Read(elsewhere); !errors.Is(err, ErrForged) {
+		t.Fatalf("the fleet's key trusted outside its view: %v", err)
+	}
+	if _, err := Read(view + "-other"); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(raw), `"abc"`, `"abd"`, 1)
+	if err := os.WriteFile(Path(filepath.Join(view, "runs", "r"), 2), []byte(strings.Replace(edited, `"n": 1`, `"n": 2`, 1)), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(filepath.Join(view, "runs", "r")); !errors.Is(err, ErrForged) {
+		t.Fatalf("an edited record in the view: %v", err)
+	}
+}

@@ -451,20 +451,55 @@ func syncDir(dir string) error {
 // progress is never seen half-written) and scans it. A missing file is an
 // empty ledger.
 func load(path string) (state, error) {
-	f, err := openFile(path, os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return state{}, nil
-	}
+	b, err := readLocked(path)
 	if err != nil {
 		return state{}, err
 	}
+	return scan(path, b), nil
+}
+
+// readLocked is the ledger file's bytes, read under a shared flock; nil
+// for a missing file.
+func readLocked(path string) ([]byte, error) {
+	f, err := openFile(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
 	defer f.Close()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
-		return state{}, fmt.Errorf("ledger %s: lock: %w", path, err)
+		return nil, fmt.Errorf("ledger %s: lock: %w", path, err)
 	}
 	b, err := io.ReadAll(f)
 	if err != nil {
-		return state{}, fmt.Errorf("ledger %s: %w", path, err)
+		return nil, fmt.Errorf("ledger %s: %w", path, err)
 	}
-	return scan(path, b), nil
+	return b, nil
+}
+
+// Lines are the exact bytes (without the newline) of the intact lines of
+// the ledger at path, line i holding entry i+1; with the ledger's
+// problem after them, as Read.
+func Lines(path string) ([][]byte, error) {
+	b, err := readLocked(path)
+	if err != nil {
+		return nil, err
+	}
+	s := scan(path, b)
+	lines := make([][]byte, 0, len(s.entries))
+	for rest := b[:s.end]; len(rest) > 0; {
+		n := bytes.IndexByte(rest, '\n')
+		lines = append(lines, rest[:n])
+		rest = rest[n+1:]
+	}
+	return lines, s.problem
+}
+
+// Scan reads a ledger's bytes (name says whose, in errors) as Read reads
+// its file: the intact entries, and the problem after them.
+func Scan(name string, b []byte) ([]Entry, error) {
+	s := scan(name, b)
+	return s.entries, s.problem
 }

@@ -323,3 +323,26 @@ func TestVerifyHead(t *testing.T) {
 		}
 	})
 }
+
+// Lines are the intact lines' exact bytes, without a torn last line, and
+// Scan reads them back as the file reads.
+func TestLinesAreTheIntactLines(t *testing.T) {
+	path := newLedger(t, 3)
+	whole := readFile(t, path)
+	writeFile(t, path, append(append([]byte{}, whole...), []byte(`{"seq":4,"ki`)...))
+	lines, err := ledger.Lines(path)
+	var torn *ledger.TornError
+	if !errors.As(err, &torn) {
+		t.Fatalf("torn ledger: %v", err)
+	}
+	if len(lines) != 3 || !bytes.Equal(join(lines), whole) {
+		t.Fatalf("lines %q, want the 3 whole lines of %q", lines, whole)
+	}
+	entries, err := ledger.Scan("shared", join(lines))
+	if err != nil || len(entries) != 3 || entries[2].Seq != 3 {
+		t.Fatalf("scan: %d entries, %v", len(entries), err)
+	}
+	if _, err := ledger.Scan("shared", bytes.Replace(join(lines), []byte(`"seq":2`), []byte(`"seq":5`), 1)); err == nil {
+		t.Fatal("a changed line scanned clean")
+	}
+}

@@ -1,0 +1,120 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Kinds of a run's shared records: what a fleet's machines need of a run
+// another machine drives, beside its rows, events and messages.
+const (
+	// RecordLedger is one line of the run's ledger (n = its seq), its
+	// exact bytes without the newline.
+	RecordLedger = "ledger"
+	// RecordGate is one gate decision's signed file (n = its number).
+	RecordGate = "gate"
+	// RecordBaseline is the gate's signed baseline file (n = 0).
+	RecordBaseline = "baseline"
+	// RecordGoals is the run's goals.json as last saved (n = 0): a later
+	// step replaces it.
+	RecordGoals = "goals"
+	// RecordBrief is the run's brief (n = 0), replaced as goals.json is.
+	RecordBrief = "brief"
+)
+
+// SecretGateKey is the store's secret the fleet's machines sign gate
+// decisions and ledger entries with.
+const SecretGateKey = "gate.key"
+
+// ErrRecordConflict is returned when a step would put a record in a
+// place that already holds different bytes: a ledger line or a gate
+// decision, once shared, is never rewritten.
+var ErrRecordConflict = errors.New("a shared record never changes")
+
+// Record is one of a run's shared records.
+type Record struct {
+	Kind string
+	N    int
+	Body []byte
+	At   time.Time
+}
+
+// appendOnly reports whether records of kind never change once written.
+func appendOnly(kind string) bool { return kind != RecordGoals && kind != RecordBrief }
+
+// putRecords writes a step's records: an append-only place already
+// written keeps its bytes (the same bytes again are the step saved twice;
+// others are ErrRecordConflict), goals.json is replaced.
+func putRecords(ctx context.Context, tx tx, run string, recs []Record) error {
+	for _, r := range recs {
+		if r.Body == nil {
+			r.Body = []byte{}
+		}
+		if !appendOnly(r.Kind) {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO run_records (run_id, kind, n, body, at) VALUES (?,?,?,?,?)
+				ON CONFLICT(run_id, kind, n) DO UPDATE SET body=excluded.body, at=excluded.at`, run, r.Kind, r.N, r.Body, ts(r.At)); err != nil {
+				return fmt.Errorf("store: run %s's %s: %w", run, r.Kind, err)
+			}
+			continue
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO run_records (run_id, kind, n, body, at) VALUES (?,?,?,?,?) ON CONFLICT(run_id, kind, n) DO NOTHING`,
+			run, r.Kind, r.N, r.Body, ts(r.At))
+		if err != nil {
+			return fmt.Errorf("store: run %s's %s %d: %w", run, r.Kind, r.N, err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			continue
+		}
+		var had []byte
+		if err := tx.QueryRowContext(ctx, `SELECT body FROM run_records WHERE run_id=? AND kind=? AND n=?`, run, r.Kind, r.N).Scan(&had); err != nil {
+			return fmt.Errorf("store: run %s's %s %d: %w", run, r.Kind, r.N, err)
+		}
+		if !bytes.Equal(had, r.Body) {
+			return fmt.Errorf("store: run %s's %s %d: %w, and the store holds other bytes there", run, r.Kind, r.N, ErrRecordConflict)
+		}
+	}
+	return nil
+}
+
+// Records are run's shared records of kind, in order.
+func (s *Store) Records(ctx context.Context, run, kind string) ([]Record, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT n, body, at FROM run_records WHERE run_id=? AND kind=? ORDER BY n`, run, kind)
+	if err != nil {
+		return nil, fmt.Errorf("store: run %s's %s: %w", run, kind, err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		r := Record{Kind: kind}
+		var at string
+		if err := rows.Scan(&r.N, &r.Body, &at); err != nil {
+			return nil, err
+		}
+		r.At = parseTS(at)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// RecordHeads are, for each kind of run's shared records, the highest
+// place written (absent: none).
+func (s *Store) RecordHeads(ctx context.Context, run string) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT kind, MAX(n) FROM run_records WHERE run_id=? GROUP BY kind`, run)
+	if err != nil {
+		return nil, fmt.Errorf("store: run %s's records: %w", run, err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, err
+		}
+		out[k] = n
+	}
+	return out, rows.Err()
+}
