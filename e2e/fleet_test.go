@@ -238,6 +238,7 @@ func TestFleetRunsEachSubmittedRunOnce(t *testing.T) {
 	if got := git(t, f.remote, "show", "main:calc.py"); !strings.Contains(got, "return a - b") {
 		t.Fatalf("main changed:\n%s", got)
 	}
+	f.landElsewhere(t, one, byRef["refs/heads/ultra/"+one])
 	if n, want := len(f.model.srv.Requests()), jobs*len(fleetSteps()); n != want {
 		t.Fatalf("the model answered %d requests, want %d", n, want)
 	}
@@ -668,5 +669,45 @@ func TestFleetSubmitRefusals(t *testing.T) {
 	r := ultraRun(t, t.TempDir(), f.env, "diff", id)
 	if r.code != 2 || !strings.Contains(r.stderr, "is no repository") {
 		t.Fatalf("diff outside a repository: %d %q", r.code, r.stderr)
+	}
+}
+
+// landElsewhere lands run id, which a worker pushed at sha, from a
+// person's checkout on another machine: only once its branch is fetched,
+// only a tree the run's shared gate decisions passed, once.
+func (f *fleet) landElsewhere(t testing.TB, id, sha string) {
+	t.Helper()
+	person := filepath.Join(t.TempDir(), "calc")
+	git(t, "", "clone", "--quiet", f.remote, person)
+	env := append(append([]string{}, f.env...), "ULTRA_HOSTNAME=laptop")
+	if r := ultraRun(t, person, env, "land", id); r.code == 0 || !strings.Contains(r.stderr, "git fetch origin ultra/"+id) {
+		t.Fatalf("land without the branch: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	git(t, person, "fetch", "--quiet", "origin", "ultra/"+id+":ultra/"+id)
+	// A commit added to the branch by hand is no tree the gate passed.
+	git(t, person, "checkout", "--quiet", "ultra/"+id)
+	if err := os.WriteFile(filepath.Join(person, "calc.py"), []byte("def add(a, b):\n    return 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, person, "commit", "--quiet", "-am", "a hand edit")
+	git(t, person, "checkout", "--quiet", "main")
+	if r := ultraRun(t, person, env, "land", id); r.code == 0 || !strings.Contains(r.stderr, "never passed") {
+		t.Fatalf("land of a hand-edited branch: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if got := git(t, person, "show", "main:calc.py"); !strings.Contains(got, "return a - b") {
+		t.Fatalf("main moved on a refused landing:\n%s", got)
+	}
+	git(t, person, "branch", "--force", "ultra/"+id, sha)
+	if r := ultraRun(t, person, env, "land", id); r.code != 0 {
+		t.Fatalf("land: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if tip := strings.TrimSpace(git(t, person, "rev-parse", "main")); tip != sha {
+		t.Fatalf("main is at %s, the run's green commit %s", tip, sha)
+	}
+	if r := ultraRun(t, t.TempDir(), f.env, "land", id); r.code == 0 {
+		t.Fatalf("land outside a checkout: %d %s", r.code, r.stdout)
+	}
+	if r := ultraRun(t, person, env, "land", id); r.code == 0 || !strings.Contains(r.stderr, "already landed") {
+		t.Fatalf("a second landing: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }

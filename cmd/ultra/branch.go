@@ -65,17 +65,26 @@ func openLandingRun(cmd *cobra.Command, id string, noRun bool) (landing.Options,
 	}
 	if p.Fleet {
 		st.Close()
-		return landing.Options{}, nil, "", usageErr("%s is no repository: diff, land and undo work in a checkout of the run's repository (a fleet's run: fetch its pushed branch ultra/RUN_ID there, or run them on its worker's machine)", p.Dir)
+		return landing.Options{}, nil, "", usageErr("%s is no repository: diff, land and undo work in a checkout of the run's repository (a fleet's run: git fetch origin ultra/RUN_ID:ultra/RUN_ID there, then ultra land RUN_ID)", p.Dir)
 	}
 	dir, err := p.worktreeDir()
 	if err != nil {
 		st.Close()
 		return landing.Options{}, nil, "", usageErr("%v", err)
 	}
+	o := landing.Options{Repo: p.Root, WorktreeDir: dir, Agent: p.agentOptions(st)}
 	if row != nil {
 		id = row.ID
+		// A fleet's run another machine drove: its shared decisions, its
+		// pushed branch.
+		root, _, shared, err := p.sharedView(cmd, st, row)
+		if err != nil {
+			st.Close()
+			return landing.Options{}, nil, "", err
+		}
+		o.Agent.StateRoot, o.Shared = root, shared
 	}
-	return landing.Options{Repo: p.Root, WorktreeDir: dir, Agent: p.agentOptions(st)}, st, id, nil
+	return o, st, id, nil
 }
 
 func newDiffCmd() *cobra.Command {

@@ -53,6 +53,10 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 		return nil, refused("run %s was already landed on %s as %s", row.ID, ws.Base, workspace.Short(ws.Landed))
 	}
 	tip := workspace.BranchTip(ctx, o.Repo, ws.Branch)
+	if tip == "" && o.Shared {
+		return nil, refused("run %s ran on another machine, and its branch %s is not in this checkout: fetch the branch its worker pushed (git fetch origin %s:%s), then land again",
+			row.ID, ws.Branch, ws.Branch, ws.Branch)
+	}
 	if tip == "" {
 		return nil, refused("run %s's branch %s is gone", row.ID, ws.Branch)
 	}
@@ -97,7 +101,7 @@ func Land(ctx context.Context, o Options, id string) (*Landed, error) {
 	if res.Links, err = outsideLinks(ctx, o, row, ws.BaseCommit, tip); err != nil {
 		return nil, err
 	}
-	if worktreeUsable(ctx, row) {
+	if o.worktreeUsable(ctx, row) {
 		res.Uncommitted, _ = workspace.Changed(ctx, ws.Worktree)
 	}
 	baseTip := workspace.BranchTip(ctx, o.Repo, ws.Base)
@@ -173,7 +177,10 @@ func mergeBase(ctx context.Context, o Options, row *store.Run, tip, baseTip stri
 		return "", nil, refused("%s moved since run %s started and merging it into %s conflicts in %s: merge by hand, or resume the run with guidance",
 			ws.Base, row.ID, ws.Branch, strings.Join(conflicts, ", "))
 	}
-	if !worktreeUsable(ctx, row) {
+	if o.Shared {
+		return "", nil, refused("%s moved since run %s started, and the merged tree must be verified before landing, in the run's worktree, which is on the machine that ran it: land it there, or merge %s by hand", ws.Base, row.ID, ws.Branch)
+	}
+	if !o.worktreeUsable(ctx, row) {
 		return "", nil, refused("%s moved since run %s started, and the merged tree must be verified before landing, but the run's worktree was removed", ws.Base, row.ID)
 	}
 	if len(uncommitted) > 0 {

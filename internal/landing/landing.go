@@ -28,6 +28,11 @@ type Options struct {
 	// AllowOutsideLinks lands symbolic links the run added that point
 	// outside the repository (Land refuses them otherwise).
 	AllowOutsideLinks bool
+	// Shared: the run is a fleet's, driven on another machine; its
+	// decisions are the ones its steps shared (Agent.StateRoot is their
+	// view), its branch the one its worker pushed, fetched here, and its
+	// worktree is never used from here.
+	Shared bool
 }
 
 func (o Options) now() string {
@@ -64,6 +69,10 @@ func loadRun(ctx context.Context, o Options, id string) (row *store.Run, unlock 
 		unlock()
 		return nil, nil, err
 	}
+	if o.Shared && row.Status == agent.StatusRunning {
+		unlock()
+		return nil, nil, fmt.Errorf("%w: run %s is running on another machine", agent.ErrBusy, row.ID)
+	}
 	return row, unlock, nil
 }
 
@@ -84,9 +93,10 @@ func decisions(o Options, row *store.Run) ([]gate.Decision, error) {
 	return gatefile.Read(agent.RunDir(o.Agent.StateRoot, row.ID))
 }
 
-// worktreeUsable reports whether the run's worktree is still there.
-func worktreeUsable(ctx context.Context, row *store.Run) bool {
-	return row.Workspace.Removed == "" && workspace.Exists(ctx, row.Workspace.Worktree)
+// worktreeUsable reports whether the run's worktree is still there (and
+// on this machine).
+func (o Options) worktreeUsable(ctx context.Context, row *store.Run) bool {
+	return !o.Shared && row.Workspace.Removed == "" && workspace.Exists(ctx, row.Workspace.Worktree)
 }
 
 // DiffSpec says what to compare for Diff.
@@ -112,7 +122,7 @@ func Diff(ctx context.Context, o Options, id string, committedOnly bool) (*DiffS
 		return nil, fmt.Errorf("run %s has no branch of its own (it worked in the checkout directly)", row.ID)
 	}
 	spec := &DiffSpec{From: ws.BaseCommit}
-	if !committedOnly && ws.Undone == "" && worktreeUsable(ctx, row) {
+	if !committedOnly && ws.Undone == "" && o.worktreeUsable(ctx, row) {
 		tree, err := workspace.TreeHash(ctx, ws.Worktree)
 		if err != nil {
 			return nil, err

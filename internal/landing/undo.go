@@ -33,8 +33,11 @@ func Undo(ctx context.Context, o Options, id string, toLastGreen, dryRun bool) (
 	if ws.Landed != "" {
 		return nil, refused("run %s was landed on %s as %s; undo it there with git revert", row.ID, ws.Base, workspace.Short(ws.Landed))
 	}
+	if o.Shared {
+		return nil, refused("run %s ran on another machine, where its branch and worktree are: undo it there (here, delete the fetched branch with git branch -D %s)", row.ID, ws.Branch)
+	}
 	res := &Undone{Run: row.ID, Branch: ws.Branch, DryRun: dryRun, Tip: workspace.BranchTip(ctx, o.Repo, ws.Branch)}
-	usable := worktreeUsable(ctx, row)
+	usable := o.worktreeUsable(ctx, row)
 	if usable {
 		if res.Uncommitted, err = workspace.Changed(ctx, ws.Worktree); err != nil {
 			return nil, err
