@@ -2,6 +2,9 @@ package agent
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -56,21 +59,31 @@ func (r *runner) sharedRecords() ([]store.Record, sharedHeads) {
 	add := func(kind string, n int, b []byte) {
 		recs = append(recs, store.Record{Kind: kind, N: n, Body: b, At: now})
 	}
-	if r.st.Goals != nil && r.row.Workdir != "" {
-		rec := r.st.Goals.records()
-		// The intact lines: past a problem, nothing is shared.
+	if g := r.st.Goals; g != nil && r.row.Workdir != "" {
+		rec := g.records()
+		// The worktree is the model's to write: only the lines ultra
+		// wrote (up to the head it recorded, which must be there) are
+		// shared, and goals.json and the brief only as the ledger
+		// recorded them.
 		lines, _ := ledger.Lines(goalsPath(r.row.Workdir, rec.Ledger()))
+		lines = lines[:ownLines(lines, g.LedgerSeq, g.LedgerHash)]
 		for i := h.ledger; i < len(lines); i++ {
 			add(store.RecordLedger, i+1, lines[i])
 		}
 		h.ledger = max(h.ledger, len(lines))
+		var joined []byte
+		for _, l := range lines {
+			joined = append(append(joined, l...), '\n')
+		}
+		entries, _ := ledger.Scan(rec.Ledger(), joined)
 		for _, f := range []struct {
-			kind, path string
-			had        *string
-		}{{store.RecordGoals, rec.Goals(), &h.goals}, {store.RecordBrief, rec.Brief(), &h.brief}} {
-			if b, err := os.ReadFile(goalsPath(r.row.Workdir, f.path)); err == nil && goal.Digest(b) != *f.had {
+			kind, path, want string
+			had              *string
+		}{{store.RecordGoals, rec.Goals(), goalsRecordedDigest(entries), &h.goals}, {store.RecordBrief, rec.Brief(), briefRecordedDigest(entries), &h.brief}} {
+			b, err := os.ReadFile(goalsPath(r.row.Workdir, f.path))
+			if d := goal.Digest(b); err == nil && d == f.want && d != *f.had {
 				add(f.kind, 0, b)
-				*f.had = goal.Digest(b)
+				*f.had = d
 			}
 		}
 	}
@@ -93,6 +106,33 @@ func (r *runner) sharedRecords() ([]store.Record, sharedHeads) {
 		}
 	}
 	return recs, h
+}
+
+// ownLines is how many of a ledger's lines ultra wrote, given the head it
+// recorded (seq, the sha256 of line seq): seq when the lines hold that
+// head, else none (the file is not what ultra wrote).
+func ownLines(lines [][]byte, seq int, hash string) int {
+	if seq < 1 || seq > len(lines) {
+		return 0
+	}
+	if sum := sha256.Sum256(lines[seq-1]); hex.EncodeToString(sum[:]) != hash {
+		return 0
+	}
+	return seq
+}
+
+// briefRecordedDigest is the brief's digest the plan recorded ("" when
+// none did).
+func briefRecordedDigest(entries []ledger.Entry) string {
+	for _, e := range entries {
+		var d struct {
+			Brief *string `json:"brief"`
+		}
+		if e.Kind == ledger.KindPlanCreated && json.Unmarshal(e.Data, &d) == nil && d.Brief != nil {
+			return *d.Brief
+		}
+	}
+	return ""
 }
 
 // decisionFiles are the numbers of the gate decision files in runDir, in
