@@ -47,3 +47,45 @@ func TestParallelHeaderLikeLineDoesNotLand(t *testing.T) {
 		t.Fatalf("ledger kinds %v", kinds)
 	}
 }
+
+// goals.on_failure = continue: a worker claims what another goal needs,
+// then fails its goal (three identical failures of its criterion). Its
+// goal never lands and its worker never comes back, so what it claimed
+// is free: the other worker, waiting for the claim, gets it and lands;
+// the run escalates at its end naming the failed goal.
+func TestParallelFailedGoalReleasesItsClaims(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{".ultra/config": "[goals]\non_failure = \"continue\"\n"}
+	for k, v := range opsProject {
+		files[k] = v
+	}
+	dir := repo(t, files)
+	doomed := []step{claimCall("calc/calc.go", "cmd/calc/main.go", "calc/notes.txt"),
+		calls(call("write", map[string]any{"file_path": "calc/notes.txt", "content": "Mul is hard\n"}))}
+	for range 3 {
+		doomed = append(doomed, verifySteps()...)
+	}
+	wait := claimCall("calc/calc.go", "cmd/calc/main.go")
+	wait["delay_ms"] = 1500 // the doomed worker claims first
+	sub := append([]step{wait}, addOpEdits("sub", "Sub", "a - b")...)
+	res, _ := parallelRun(t, dir, 2, []any{opGoal("mul", "Mul", "6", "-6"), opGoal("sub", "Sub", "-1", "-5")},
+		lane("G001", doomed...), lane("G002", append(sub, verifySteps()...)...))
+	if res.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	id := runID(t, evs)
+	if got := workerEvents(evs, id, "landed"); len(got) != 1 || got[0] != "G002-the-calculator-subs" {
+		for _, e := range ofType(evs, "tool_result") {
+			t.Log(e["run"], data(e)["output"])
+		}
+		t.Fatalf("landed %v\n%s", got, res.stderr)
+	}
+	if calc := git(t, dir, "show", "ultra/"+id+":calc/calc.go"); !strings.Contains(calc, "func Sub") {
+		t.Fatalf("calc.go on the run's branch:\n%s", calc)
+	}
+	r := data(ofType(evs, "run_finished")[len(ofType(evs, "run_finished"))-1])["reason"].(string)
+	if !strings.Contains(r, "G001-the-calculator-muls") {
+		t.Fatalf("the run finished: %q", r)
+	}
+}
