@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/base64"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,5 +89,78 @@ func TestParallelFailedGoalReleasesItsClaims(t *testing.T) {
 	r := data(ofType(evs, "run_finished")[len(ofType(evs, "run_finished"))-1])["reason"].(string)
 	if !strings.Contains(r, "G001-the-calculator-muls") {
 		t.Fatalf("the run finished: %q", r)
+	}
+}
+
+// A worker's shell reaches for what is not its own: it moves the run's
+// and the other workers' branches, commits, writes into the other
+// worktrees (the run's too), directly and through a link, and into
+// ultra's records. Nothing of it happens: the sandbox holds the git
+// directory and every other worktree read-only; the run's branch holds
+// only ultra's commits, the goals land.
+func TestParallelWorkerCannotReachOutOfItsWorktree(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, opsProject)
+	probe := `G=$(command -v git); u=.ul; u=${u}tra
+wts=$("$G" worktree list --porcelain | sed -n 's/^worktree //p')
+for b in $("$G" for-each-ref --format='%(refname)' refs/heads/); do "$G" update-ref "$b" HEAD 2>/dev/null && echo "MOVED $b"; done
+"$G" commit --allow-empty -qm evil 2>/dev/null && echo COMMITTED
+for d in $wts; do
+  [ "$d" -ef "$PWD" ] && continue
+  echo evil > "$d/EVIL.txt" 2>/dev/null && echo "WROTE $d"
+  echo evil > "$d/calc/calc.go" 2>/dev/null && echo "WROTE $d/calc/calc.go"
+  ln -s "$d" other && { echo evil > other/EVIL2.txt 2>/dev/null && echo "LINKED $d"; }; rm -f other
+  for f in "$d"/$u/runs/*/goals.json; do echo '{}' > "$f" 2>/dev/null && echo "WROTE $f"; done
+done
+for f in $u/runs/*/goals.json; do echo '{}' > "$f" 2>/dev/null && echo "WROTE own $f"; done
+echo probed`
+	// The text guards refuse what they read; the sandbox is the rule,
+	// so the probe goes where they cannot read it.
+	hidden := "echo " + base64.StdEncoding.EncodeToString([]byte(probe)) + " | base64 -d | sh"
+	mul := append([]step{claimCall("calc/calc.go", "cmd/calc/main.go")}, addOpEdits("mul", "Mul", "a * b")...)
+	nap := calls(call("bash", map[string]any{"command": "sleep 1"})) // the other worker's worktree exists
+	res, _ := parallelRun(t, dir, 2, []any{opGoal("mul", "Mul", "6", "-6"), helloGoal()},
+		lane("G001", append(mul, verifySteps()...)...), helloLane(nap, calls(call("bash", map[string]any{"command": hidden}))))
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	evs := res.events(t)
+	id := runID(t, evs)
+	probed := false
+	for _, e := range ofType(evs, "tool_result") {
+		out, _ := data(e)["output"].(string)
+		if strings.Contains(out, "probed") {
+			probed = true
+			// (A write into the person's checkout, which lies under /tmp
+			// here, lands in the sandbox's own /tmp: judged on disk below.)
+			for _, bad := range []string{"MOVED", "COMMITTED", "WROTE own"} {
+				if strings.Contains(out, bad) {
+					t.Errorf("the worker's shell reached out:\n%s", out)
+				}
+			}
+		}
+	}
+	if !probed {
+		for _, e := range ofType(evs, "tool_result") {
+			t.Log(data(e)["output"])
+		}
+		t.Fatal("the probe did not run")
+	}
+	for _, l := range strings.Split(strings.TrimSpace(git(t, dir, "log", "--format=%s", "main..ultra/"+id)), "\n") {
+		if !strings.HasPrefix(l, "ultra: ") {
+			t.Fatalf("the run's branch holds %q", l)
+		}
+	}
+	if got := workerEvents(evs, id, "landed"); len(got) != 2 {
+		t.Fatalf("landed %v", got)
+	}
+	out, _ := exec.Command("sh", "-c", "grep -rl evil "+dir+" --exclude-dir=.git --exclude-dir=state; find "+dir+" -path '*/.ultra/state' -prune -o -name 'EVIL*' -print").Output()
+	if strings.TrimSpace(string(out)) != "" {
+		t.Fatalf("files written from the worker's shell:\n%s", out)
+	}
+	for _, ref := range strings.Fields(git(t, dir, "for-each-ref", "--format=%(refname)", "refs/heads/")) {
+		if got, _ := exec.Command("git", "-C", dir, "grep", "-l", "evil", ref).Output(); len(got) > 0 {
+			t.Fatalf("%s holds what the worker's shell wrote elsewhere:\n%s", ref, got)
+		}
 	}
 }
