@@ -71,6 +71,7 @@ func (r *runner) runClaim(ctx context.Context, args json.RawMessage) tool.Result
 	}
 	waited := ""
 	deadline := time.Now().Add(claimWait)
+	retried := false
 	for {
 		conflicts, err := r.o.Store.TakeClaims(ctx, want, r.o.Now())
 		if err != nil {
@@ -86,6 +87,11 @@ func (r *runner) runClaim(ctx context.Context, args json.RawMessage) tool.Result
 			return tool.Result{IsError: true, Output: "not claimed: " + spent}
 		}
 		switch {
+		case len(gone) > 0 && !retried:
+			// The run releases what a worker that ended will never land
+			// before it counts it as ended: taken again, those are free.
+			retried = true
+			continue
 		case len(gone) > 0:
 			return r.refuseClaim(fmt.Sprintf("%s; worker %s stopped without landing its goal, so its claims stay until a person resumes the run: work on something else", why, strings.Join(gone, ", ")))
 		case a.Wait != nil && !*a.Wait:

@@ -104,6 +104,7 @@ func (r *runner) runParallel(ctx context.Context) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.settleWorktree(ctx)
+	r.freeClaims(ctx)
 	r.ctl.setActivity(fmt.Sprintf("working %d goals with up to %d workers", len(r.goals.file.Goals), r.st.Goals.Parallel.Workers))
 	var asked *store.Request // a person's pause, stop or cancel of the run, passed on to its workers
 	var failed *workerEnd    // the first worker that ended without its goal
@@ -145,10 +146,15 @@ func (r *runner) runParallel(ctx context.Context) error {
 				qs[i].reply <- v
 			}
 		case e := <-c.ended:
+			// A worker whose goal failed for good never lands: its claims
+			// go before it counts as ended, so that a worker waiting for
+			// them, which reads them first, finds them free.
+			lost := r.goalFailedBy(e)
+			r.freeClaims(ctx)
 			c.end(e)
 			switch {
 			case e.err == nil && e.out != nil && e.out.Status == StatusComplete:
-			case r.goalFailedBy(e):
+			case lost:
 				// goals.on_failure = continue: the others go on.
 			case failed == nil:
 				failed = &e
@@ -213,8 +219,46 @@ func (c *coordinator) dispatch(ctx context.Context) error {
 		if err := c.startWorker(ctx, g); err != nil {
 			return fmt.Errorf("goal %s: ultra could not start a worker for it: %w", g.ID, err)
 		}
+		r.freeClaims(ctx) // a worker that could not be resumed gave its goal to this one
 	}
 	return nil
+}
+
+// freeClaims releases what the run's workers claimed and will never
+// land: a worker holds claims only while it is the worker of a goal in
+// progress. The worker of a goal that landed (a process that ended
+// between the merge and the release), that failed for good (goals.on_failure
+// = continue) or that was given to another worker loses them.
+func (r *runner) freeClaims(ctx context.Context) {
+	held, err := r.o.Store.HeldClaims(ctx, r.row.ID)
+	if err != nil || len(held) == 0 {
+		return
+	}
+	current := map[string]bool{}
+	for _, g := range r.goals.file.Goals {
+		if g.Status == goal.InProgress {
+			current[r.st.Goals.Parallel.ByGoal[g.ID]] = true
+		}
+	}
+	done := map[string]bool{}
+	for _, h := range held {
+		if current[h.Worker] || done[h.Worker] {
+			continue
+		}
+		done[h.Worker] = true
+		why := "its goal " + h.Goal + " will not land with it"
+		if g := r.goals.file.Goal(h.Goal); g != nil {
+			why = fmt.Sprintf("its goal %s is %s", h.Goal, g.Status)
+			if g.Status == goal.InProgress {
+				why += " with another worker"
+			}
+		}
+		if n, err := r.o.Store.ReleaseClaims(ctx, h.Worker, why, r.o.Now()); err != nil {
+			r.emit(event.Warning, event.WarningData{Message: "the worker's claims were not released: " + err.Error()})
+		} else if n > 0 {
+			r.emit(event.Worker, event.WorkerData{Worker: h.Worker, Goal: h.Goal, Event: "released", Reason: fmt.Sprintf("%d claims released: %s", n, why)})
+		}
+	}
 }
 
 // end takes a worker's end in this process.

@@ -25,17 +25,24 @@ type Hunk struct {
 
 // ParseDiff reads the output of `git diff -U0 --no-renames --no-color`
 // (no context lines, a rename as a deletion and an addition). It reads
-// only the headers: what the lines say is not its business.
+// only the headers: what the lines say is not its business. A file's
+// headers end at its first hunk: after it, every line is a hunk's header
+// or its content (which git prefixes with '+', '-', ' ' or '\'), until
+// the next file, so a changed line that reads like a header ("+++ b/x"
+// for an added "++ b/x") never names a file.
 func ParseDiff(text string) ([]FileDiff, error) {
 	var out []FileDiff
 	var cur *FileDiff
+	inHunks := false
 	for n, line := range strings.Split(text, "\n") {
 		switch {
 		case strings.HasPrefix(line, "diff --git "):
 			out = append(out, FileDiff{})
-			cur = &out[len(out)-1]
+			cur, inHunks = &out[len(out)-1], false
 		case cur == nil:
 			continue
+		case inHunks && !strings.HasPrefix(line, "@@ "):
+			continue // a changed line
 		case strings.HasPrefix(line, "new file mode"):
 			cur.New = true
 		case strings.HasPrefix(line, "deleted file mode"):
@@ -58,7 +65,7 @@ func ParseDiff(text string) ([]FileDiff, error) {
 			if err != nil {
 				return nil, fmt.Errorf("diff line %d: %w", n+1, err)
 			}
-			cur.Hunks = append(cur.Hunks, h)
+			cur.Hunks, inHunks = append(cur.Hunks, h), true
 		}
 	}
 	for i := range out {

@@ -239,3 +239,30 @@ func TestSymbolLines(t *testing.T) {
 		t.Fatal("a file that does not parse gave lines")
 	}
 }
+
+// A changed line is the file's content, never a header: an added line
+// "++ b/x" shows as "+++ b/x" and a removed "-- x" as "--- x" in a
+// diff without context, and neither names the file the hunk belongs to
+// (else a worker that claimed x lands a change to any file by writing
+// such a line in it).
+func TestParseDiffContentIsNotAHeader(t *testing.T) {
+	spoof := "diff --git a/other.txt b/other.txt\nindex 396fd61..9fd2d5d 100644\n--- a/other.txt\n+++ b/other.txt\n" +
+		"@@ -2 +2 @@ one\n--- x\n+++ b/claimed.txt\n@@ -3,0 +4 @@ two\n+evil\n" +
+		"diff --git a/more.txt b/more.txt\n--- a/more.txt\n+++ b/more.txt\n@@ -1 +1 @@\n-old\n+new file mode 100644\n+Binary files a/claimed.txt and b/claimed.txt differ\n"
+	ds, err := ParseDiff(spoof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []FileDiff{{Path: "other.txt", Hunks: []Hunk{{2, 1}, {3, 0}}}, {Path: "more.txt", Hunks: []Hunk{{1, 1}}}}
+	if len(ds) != len(want) {
+		t.Fatalf("diffs %+v", ds)
+	}
+	for i := range want {
+		if ds[i].Path != want[i].Path || ds[i].New || ds[i].Gone || ds[i].Binary || !slices.Equal(ds[i].Hunks, want[i].Hunks) {
+			t.Errorf("diff %d = %+v, want %+v", i, ds[i], want[i])
+		}
+	}
+	if got := Outside(ds, []Claim{cl("w", "claimed.txt", 0, 0)}); !slices.Equal(got, []string{"other.txt (not claimed)", "more.txt (not claimed)"}) {
+		t.Fatalf("Outside = %q", got)
+	}
+}
