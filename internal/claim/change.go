@@ -14,6 +14,7 @@ type FileDiff struct {
 	New    bool // the change adds the file
 	Gone   bool // the change deletes it
 	Binary bool // git shows no lines: the whole file counts as changed
+	Mode   bool // the change sets the file's mode (executable or not)
 	Hunks  []Hunk
 }
 
@@ -37,7 +38,9 @@ func ParseDiff(text string) ([]FileDiff, error) {
 	for n, line := range strings.Split(text, "\n") {
 		switch {
 		case strings.HasPrefix(line, "diff --git "):
-			out = append(out, FileDiff{})
+			// The header's path is the file's when no ---/+++ line names
+			// it (a change of mode alone).
+			out = append(out, FileDiff{Path: headerPath(line[len("diff --git "):])})
 			cur, inHunks = &out[len(out)-1], false
 		case cur == nil:
 			continue
@@ -47,6 +50,8 @@ func ParseDiff(text string) ([]FileDiff, error) {
 			cur.New = true
 		case strings.HasPrefix(line, "deleted file mode"):
 			cur.Gone = true
+		case strings.HasPrefix(line, "new mode "):
+			cur.Mode = true
 		case strings.HasPrefix(line, "Binary files "):
 			cur.Binary = true
 			if cur.Path == "" {
@@ -89,6 +94,31 @@ func diffPath(s, prefix string) string {
 		}
 	}
 	return strings.TrimPrefix(s, prefix)
+}
+
+// headerPath is the path a "diff --git a/x b/x" header names when both
+// sides name one path (as without renames they do); "" when it cannot
+// tell.
+func headerPath(rest string) string {
+	if strings.HasPrefix(rest, `"`) {
+		a, b, ok := strings.Cut(rest, `" "`)
+		if !ok {
+			return ""
+		}
+		pa, pb := diffPath(a+`"`, "a/"), diffPath(`"`+b, "b/")
+		if pa != pb {
+			return ""
+		}
+		return pa
+	}
+	if len(rest)%2 == 0 {
+		return ""
+	}
+	a, b := rest[:len(rest)/2], rest[len(rest)/2+1:]
+	if !strings.HasPrefix(a, "a/") || !strings.HasPrefix(b, "b/") || a[2:] != b[2:] {
+		return ""
+	}
+	return a[2:]
 }
 
 // binaryPath is the path of a "Binary files a/x and b/y differ" line
@@ -149,6 +179,8 @@ func Outside(diffs []FileDiff, claims []Claim) []string {
 		case whole || d.New || d.Gone:
 		case d.Binary:
 			out = append(out, d.Path+" (a binary file: claim it whole)")
+		case d.Mode:
+			out = append(out, d.Path+" (its mode changes: claim it whole)")
 		default:
 			spans := merged(on)
 			for _, h := range d.Hunks {

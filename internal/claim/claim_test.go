@@ -169,6 +169,36 @@ func TestParseDiff(t *testing.T) {
 	}
 }
 
+// A change of mode alone names its file from the diff's header, and
+// needs the whole file claimed, as does a mode change beside changed
+// lines that a claim holds.
+func TestModeChanges(t *testing.T) {
+	diff := "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n" +
+		"diff --git \"a/sp ace.sh\" \"b/sp ace.sh\"\nold mode 100644\nnew mode 100755\n" +
+		"diff --git a/tool.sh b/tool.sh\nold mode 100644\nnew mode 100755\nindex 1..2\n--- a/tool.sh\n+++ b/tool.sh\n@@ -2 +2 @@\n-x\n+y\n"
+	ds, err := ParseDiff(diff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 3 || ds[0].Path != "run.sh" || !ds[0].Mode || ds[1].Path != "sp ace.sh" || ds[2].Path != "tool.sh" || !ds[2].Mode || len(ds[2].Hunks) != 1 {
+		t.Fatalf("diffs %+v", ds)
+	}
+	for _, c := range []struct {
+		name   string
+		claims []Claim
+		want   []string
+	}{
+		{"whole", []Claim{cl("w", "run.sh", 0, 0), cl("w", "sp ace.sh", 0, 0), cl("w", "tool.sh", 0, 0)}, nil},
+		{"lines only", []Claim{cl("w", "run.sh", 1, 1), cl("w", "sp ace.sh", 0, 0), cl("w", "tool.sh", 1, 3)},
+			[]string{"run.sh (its mode changes: claim it whole)", "tool.sh (its mode changes: claim it whole)"}},
+		{"none", nil, []string{"run.sh (not claimed)", "sp ace.sh (not claimed)", "tool.sh (not claimed)"}},
+	} {
+		if got := Outside(ds, c.claims); !slices.Equal(got, c.want) {
+			t.Errorf("%s: Outside = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
 func TestOutside(t *testing.T) {
 	ds, _ := ParseDiff(sampleDiff)
 	for _, c := range []struct {
