@@ -193,8 +193,8 @@ func writeShared(path string, b []byte) error {
 // records.
 var ErrNoShared = errors.New("no records of the run are in the shared store")
 
-// ViewShared rebuilds under root (a directory of this machine's own,
-// emptied first) the records of a fleet's run that another machine
+// ViewShared rebuilds under root (a directory of this machine's own;
+// what an earlier view left there goes) the records of a fleet's run that another machine
 // drives, from what its steps shared: its gate decisions and baseline in
 // RunDir(root, id), its goals.json, brief and ledger in a directory laid
 // out as its worktree. It returns the run's row with that directory as
@@ -216,8 +216,14 @@ func ViewShared(ctx context.Context, st *store.Store, root string, row *store.Ru
 		return nil, err
 	}
 	runDir, work := RunDir(root, row.ID), filepath.Join(root, "work", row.ID)
-	for _, dir := range []string{runDir, work} {
-		if err := os.RemoveAll(dir); err != nil {
+	if err := os.RemoveAll(work); err != nil {
+		return nil, err
+	}
+	// The decisions go, not the directory: a command holding the run's
+	// lock there (ultra land) keeps it.
+	old, _ := filepath.Glob(filepath.Join(runDir, "gate-*.json"))
+	for _, p := range append(old, gatefile.BaselinePath(runDir)) {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
 	}
