@@ -673,13 +673,14 @@ func TestFleetSubmitRefusals(t *testing.T) {
 }
 
 // landElsewhere lands run id, which a worker pushed at sha, from a
-// person's checkout on another machine: only once its branch is fetched,
-// only a tree the run's shared gate decisions passed, once.
+// person's checkout (on the workers' machine: the run is still not this
+// checkout's): only once its branch is fetched, only a tree the run's
+// shared gate decisions passed, once.
 func (f *fleet) landElsewhere(t testing.TB, id, sha string) {
 	t.Helper()
 	person := filepath.Join(t.TempDir(), "calc")
 	git(t, "", "clone", "--quiet", f.remote, person)
-	env := append(append([]string{}, f.env...), "ULTRA_HOSTNAME=laptop")
+	env := f.env
 	if r := ultraRun(t, person, env, "land", id); r.code == 0 || !strings.Contains(r.stderr, "git fetch origin ultra/"+id) {
 		t.Fatalf("land without the branch: %d %s %s", r.code, r.stdout, r.stderr)
 	}

@@ -241,6 +241,11 @@ func TestParallelClaimsWait(t *testing.T) {
 	if s := ultra(t, dir, "status", id); s.code != 0 || !strings.Contains(s.stdout, "G002-the-calculator-subs") {
 		t.Fatalf("status: %d\n%s%s", s.code, s.stdout, s.stderr)
 	}
+	// Without a run id, the commands mean the run a person started, not
+	// the worker that ended last.
+	if g := ultra(t, dir, "goals"); g.code != 0 || !strings.Contains(g.stdout, "run "+id) || !strings.Contains(g.stdout, "G001-") || !strings.Contains(g.stdout, "G002-") {
+		t.Fatalf("goals without a run: %d\n%s%s", g.code, g.stdout, g.stderr)
+	}
 	// A worker lands with its run, never alone; the run lands whole.
 	var worker string
 	for _, e := range ofType(evs, "worker") {

@@ -50,20 +50,19 @@ func latestRun(cmd *cobra.Command, st *store.Store) (string, error) {
 	return latestRunOf(cmd, st, false)
 }
 
-// latestRunOf is the latest run, or with branched the latest one with a
+// latestRunOf is the latest run a person started (not a parallel run's
+// worker), or with branched the latest one with a
 // branch and worktree of its own (a build, plan or repair run, never a
 // chat, research or review), which goals and diffs are of.
 func latestRunOf(cmd *cobra.Command, st *store.Store, branched bool) (string, error) {
-	n := 1
-	if branched {
-		n = 200
-	}
-	runs, err := st.ListRuns(cmd.Context(), n)
+	runs, err := st.ListRuns(cmd.Context(), 200)
 	if err != nil {
 		return "", err
 	}
 	for _, r := range runs {
-		if !branched || phase.Worktree(r.Axes.Mode) {
+		// A parallel run's workers are its own: the run is what a
+		// person started.
+		if r.TaskRow.Parent == "" && (!branched || phase.Worktree(r.Axes.Mode)) {
 			return r.ID, nil
 		}
 	}

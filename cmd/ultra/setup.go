@@ -98,7 +98,7 @@ func fleetProject(dir string) (*project, error) {
 // (agent.ViewShared), with the state root they are under; else the run's
 // own (row and p.StateRoot as they are). shared says which.
 func (p *project) sharedView(cmd *cobra.Command, st *store.Store, row *store.Run) (stateRoot string, view *store.Run, shared bool, err error) {
-	if sharedDB() == "" || (!p.Fleet && agent.DrivenHere(cmd.Context(), st, row)) {
+	if sharedDB() == "" || (!p.Fleet && p.owns(row) && agent.DrivenHere(cmd.Context(), st, row)) {
 		return p.StateRoot, row, false, nil
 	}
 	root := filepath.Join(p.StateRoot, "shared")
@@ -110,6 +110,24 @@ func (p *project) sharedView(cmd *cobra.Command, st *store.Store, row *store.Run
 		return "", nil, false, fmt.Errorf("run %s's records in the shared store: %w", row.ID, err)
 	}
 	return root, view, true, nil
+}
+
+// owns reports whether row is a run of this checkout (its records under
+// p.StateRoot), not one a fleet's worker ran in a clone of its own, on
+// this machine or another.
+func (p *project) owns(row *store.Run) bool {
+	if p.Fleet || row.Repo == "" {
+		return false
+	}
+	a, err := filepath.EvalSymlinks(row.Repo)
+	if err != nil {
+		a = row.Repo
+	}
+	b, err := filepath.EvalSymlinks(p.Root)
+	if err != nil {
+		b = p.Root
+	}
+	return a == b
 }
 
 // configError is findProject's error when the project was found but its
