@@ -219,18 +219,21 @@ func detachedArgs(cmd *cobra.Command, args, own []string) ([]string, error) {
 }
 
 // localZone is this machine's IANA zone name: $TZ, else where
-// /etc/localtime points, else UTC.
-func localZone() string {
-	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" {
+// /etc/localtime points, else UTC; every name of UTC (Etc/UTC, …) is
+// UTC.
+func localZone() string { return zoneOf(os.Getenv("TZ"), "/etc/localtime") }
+
+func zoneOf(tz, localtime string) string {
+	if tz = strings.TrimPrefix(tz, ":"); tz != "" {
 		if _, err := time.LoadLocation(tz); err == nil && !strings.HasPrefix(tz, "/") {
-			return tz
+			return schedule.CanonicalZone(tz)
 		}
 	}
-	if target, err := os.Readlink("/etc/localtime"); err == nil {
+	if target, err := os.Readlink(localtime); err == nil {
 		if i := strings.Index(target, "zoneinfo/"); i >= 0 {
 			name := target[i+len("zoneinfo/"):]
 			if _, err := time.LoadLocation(name); err == nil {
-				return name
+				return schedule.CanonicalZone(name)
 			}
 		}
 	}
@@ -284,7 +287,7 @@ func scheduleViewOf(ctx context.Context, st *store.Store, sc *store.Schedule, no
 		v.When = "corrupt: " + err.Error()
 		return v
 	}
-	v.When, v.Zone = spec.String(), spec.Zone
+	v.When, v.Zone = spec.String(), schedule.CanonicalZone(spec.Zone)
 	recent, _ := st.Dispatches(ctx, sc.ID, 20)
 	for i := range recent {
 		d := recent[i]
