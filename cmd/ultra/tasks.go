@@ -275,7 +275,7 @@ func taskRow(v *store.TaskView, now time.Time) tasks.Row {
 func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) error {
 	if len(v.Tasks) == 0 {
 		if v.HiddenFinished > 0 {
-			fmt.Fprintf(w, "nothing in flight; %d finished runs not shown: ultra tasks --all\n", v.HiddenFinished)
+			fmt.Fprintf(w, "nothing in flight; %s not shown: ultra tasks --all\n", plural(v.HiddenFinished, "finished run", "finished runs"))
 		} else {
 			fmt.Fprintln(w, "no runs yet: start one with ultra run \"TASK\"")
 		}
@@ -284,7 +284,7 @@ func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) error {
 			return err
 		}
 		if v.HiddenFinished > 0 {
-			fmt.Fprintf(w, "%d older finished runs not shown: ultra tasks --all\n", v.HiddenFinished)
+			fmt.Fprintf(w, "%s not shown: ultra tasks --all\n", plural(v.HiddenFinished, "older finished run", "older finished runs"))
 		}
 	}
 	if len(v.Schedules) > 0 {

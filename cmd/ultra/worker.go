@@ -58,11 +58,7 @@ func newWorkerCmd() *cobra.Command {
 			rememberRepo(p.Root)
 			d.Log("worker %s serves the schedules of %s", d.Worker.ID, p.Root)
 			err = d.Serve(ctx)
-			if n := d.Running(); n > 0 {
-				d.Log("worker stopped; the %d runs it started go on in their own processes", n)
-			} else {
-				d.Log("worker stopped")
-			}
+			d.Log("%s", stoppedLine(d.Running()))
 			return err
 		},
 	}
@@ -160,6 +156,26 @@ func newDispatcher(p *project, st *store.Store, maxRuns int, out io.Writer) (*fl
 		},
 	}
 	return d, nil
+}
+
+// stoppedLine is the worker's last line, n being how many of the runs
+// it started are still going on.
+func stoppedLine(n int) string {
+	switch n {
+	case 0:
+		return "worker stopped"
+	case 1:
+		return "worker stopped; the run it started goes on in its own process"
+	}
+	return fmt.Sprintf("worker stopped; the %d runs it started go on in their own processes", n)
+}
+
+// plural is n things: "1 run", "3 runs".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // printUnit prints a systemd user unit that keeps a worker running for

@@ -177,13 +177,29 @@ func (d *Dispatcher) decide(ctx context.Context, sc *store.Schedule, now time.Ti
 			return err
 		}
 		if dec.Missed > 0 {
-			d.logf("schedule %s: %d due times missed while no worker ran (catch_up=%s)", sc.ID, dec.Missed, policy)
+			d.logf("schedule %s: %s while no worker ran (catch_up=%s)", sc.ID, missed(dec.Missed), policy)
 		}
 	}
 	if !dec.Next.IsZero() {
 		return d.Store.QueueDispatch(ctx, sc.ID, dec.Next)
 	}
 	return nil
+}
+
+// missed is how many due times were missed, for the log.
+func missed(n int) string {
+	if n == 1 {
+		return "1 due time missed"
+	}
+	return fmt.Sprintf("%d due times missed", n)
+}
+
+// waitingFor is what a stopping worker says of the n runs it waits for.
+func waitingFor(n int) string {
+	if n == 1 {
+		return "waiting for the run going on to end (signal again to stop it at its next safe point)"
+	}
+	return fmt.Sprintf("waiting for the %d runs going on to end (signal again to stop them at their next safe point)", n)
 }
 
 // takeBackClaims makes due again the dispatches claimed by a worker that
