@@ -43,7 +43,8 @@ var scheduleOnly = []string{"cron", "every", "at", "zone", "catch-up", "json", "
 
 // notDetached are run flags a run that a worker starts (a scheduled or
 // submitted one) cannot take: its output goes to the worker, and it
-// starts from the repository's commits.
+// starts from the repository's commits. The commands that make such runs
+// hide them from their help, say so in it, and refuse them by name.
 var notDetached = map[string]string{
 	"print":               "its run's output goes to the worker",
 	"output":              "its run's output goes to the worker",
@@ -54,6 +55,21 @@ var notDetached = map[string]string{
 	"dispatch":            "the worker sets it",
 	"adopt":               "the worker sets it",
 	"no-wait":             "every run a worker starts has it",
+}
+
+// refusedHelp is the paragraph of a command's help that names the run
+// flags it refuses (hidden from its flags).
+const refusedHelp = "Not taken, and refused by name: -p/--print, -o/--output, --output-format, -v/--verbose and\n" +
+	"-q/--quiet (the run's output goes to the worker), --include-uncommitted (the run starts from commits)\n" +
+	"and --no-wait (every such run has it)."
+
+// hideDetached hides from cmd's help the run flags notDetached refuses.
+func hideDetached(cmd *cobra.Command) {
+	for name := range notDetached {
+		if f := cmd.Flags().Lookup(name); f != nil {
+			f.Hidden = true
+		}
+	}
 }
 
 func newScheduleAddCmd() *cobra.Command {
@@ -72,7 +88,9 @@ func newScheduleAddCmd() *cobra.Command {
 			"is checked now. A scheduled run is autonomous unless --control says otherwise, and never waits for a\n" +
 			"person: what needs one ends the run with that status (ultra tasks lists it). A brief file is read\n" +
 			"when each run starts. --catch-up says what a worker does about due times missed while none ran:\n" +
-			"once (the default: run the latest of them once) or skip.",
+			"once (the default: run the latest of them once) or skip.\n\n" + refusedHelp + "\n\n" +
+			"With ULTRA_DB set, --repo URL [--base BRANCH] makes a fleet's schedule, whose runs are submitted\n" +
+			"for that repository (its task as arguments: --brief-file is not for it yet).",
 		Example: `  ultra schedule add --cron "0 3 * * 1-5" --zone Europe/Berlin --brief-file nightly.md
   ultra schedule add --every 6h --max-cost 2 "update the dependencies and fix what breaks"
   ultra schedule add --at 23:30 --catch-up skip "regenerate the API docs"`,
@@ -154,7 +172,9 @@ func newScheduleAddCmd() *cobra.Command {
 		},
 	}
 	sf.register(cmd)
+	hideDetached(cmd)
 	fl := cmd.Flags()
+	fl.Lookup("base").Usage = "branch to cut the run's branch from (default: the checkout's current branch; with --repo, the repository's default branch)"
 	fl.StringVar(&in.Cron, "cron", "", "a cron expression, read in --zone")
 	fl.StringVar(&in.Every, "every", "", "a period: 30m, 6h, 24h")
 	fl.StringVar(&in.At, "at", "", "one time: RFC 3339, \"YYYY-MM-DD HH:MM\" or HH:MM in --zone")

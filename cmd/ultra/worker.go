@@ -41,6 +41,9 @@ func newWorkerCmd() *cobra.Command {
 			if db != "" || sharedDB() != "" {
 				return serveFleet(cmd, db, cache, maxRuns, unit)
 			}
+			if cache != "" {
+				return usageErr("--cache is for a fleet's worker (--db postgres://… or ULTRA_DB), which keeps its clones there; a repository's worker runs in the repository")
+			}
 			p, st, err := openProject(cmd)
 			if err != nil {
 				return err
