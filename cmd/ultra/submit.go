@@ -129,18 +129,6 @@ func fleetDB(flag string) (string, error) {
 	return url, nil
 }
 
-// redactURL is a database URL without its password.
-func redactURL(u string) string {
-	if at := strings.LastIndexByte(u, '@'); at > 0 {
-		if scheme := strings.Index(u, "://"); scheme >= 0 {
-			if colon := strings.IndexByte(u[scheme+3:at], ':'); colon >= 0 {
-				return u[:scheme+3+colon] + ":***" + u[at:]
-			}
-		}
-	}
-	return u
-}
-
 // reachable checks, before a run is queued, that the repository answers
 // at url and has the branch base (the remote's default without one): a
 // worker would only find out later, on another machine.
