@@ -141,7 +141,7 @@ func newScheduleAddCmd() *cobra.Command {
 			}
 			p, st, err := openProject(cmd)
 			if err != nil {
-				return err
+				return outsideRepo(err, scheduleOutside)
 			}
 			defer st.Close()
 			specJSON, _ := json.Marshal(spec)
@@ -184,6 +184,10 @@ func newScheduleAddCmd() *cobra.Command {
 	fl.StringVar(&repo, "repo", "", "with ULTRA_DB: a fleet's schedule, whose runs are submitted for this repository's URL (--base: the branch they start from)")
 	return cmd
 }
+
+// scheduleOutside is what ultra schedule says outside a repository.
+const scheduleOutside = "a repository's schedules are kept in it: run ultra schedule there (or with -C DIR); " +
+	"a fleet's schedules are in its database: set ULTRA_DB=postgres://… (and give schedule add --repo URL)"
 
 // checkDetachedFlags refuses the run flags a run a worker starts cannot
 // take; what names the command's object ("a schedule").
@@ -351,7 +355,7 @@ func newScheduleListCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, st, err := openProject(cmd)
 			if err != nil {
-				return err
+				return outsideRepo(err, scheduleOutside)
 			}
 			defer st.Close()
 			now := time.Now()
@@ -418,7 +422,7 @@ func newScheduleShowCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, st, err := openProject(cmd)
 			if err != nil {
-				return err
+				return outsideRepo(err, scheduleOutside)
 			}
 			defer st.Close()
 			sc, err := st.GetSchedule(cmd.Context(), args[0])
@@ -489,7 +493,7 @@ func newScheduleStateCmd(verb string) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, st, err := openProject(cmd)
 			if err != nil {
-				return err
+				return outsideRepo(err, scheduleOutside)
 			}
 			defer st.Close()
 			ctx := cmd.Context()

@@ -131,7 +131,8 @@ func openTaskSources(cmd *cobra.Command, allRepos bool) ([]taskSource, []skipped
 	if !allRepos {
 		p, st, err := openProject(cmd)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, outsideRepo(err, "ultra tasks lists the runs of the repository it runs in (or -C DIR); "+
+				"ultra tasks --all-repos lists every repository's, and with ULTRA_DB=postgres://… a fleet's")
 		}
 		return []taskSource{{root: p.Root, st: st}}, nil, nil
 	}

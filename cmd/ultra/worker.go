@@ -46,7 +46,7 @@ func newWorkerCmd() *cobra.Command {
 			}
 			p, st, err := openProject(cmd)
 			if err != nil {
-				return err
+				return outsideRepo(err, workerOutside)
 			}
 			defer st.Close()
 			if unit {
@@ -71,6 +71,10 @@ func newWorkerCmd() *cobra.Command {
 	cmd.Flags().StringVar(&cache, "cache", "", "with --db: where the worker keeps its clones (default $XDG_CACHE_HOME/ultra/fleet)")
 	return cmd
 }
+
+// workerOutside is what ultra worker says outside a repository.
+const workerOutside = "ultra worker serves the schedules of the repository it runs in: start it there (or with -C DIR); " +
+	"a fleet's worker needs no repository: ultra worker --db postgres://…"
 
 // serveFleet is a fleet's worker: it takes submitted runs from the
 // shared store's queue until interrupted.
