@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +17,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ultra-dev/ultra/internal/axes"
-	"github.com/ultra-dev/ultra/internal/fleet"
 	"github.com/ultra-dev/ultra/internal/schedule"
 	"github.com/ultra-dev/ultra/internal/store"
 )
@@ -154,14 +152,15 @@ func newScheduleAddCmd() *cobra.Command {
 			}
 			rememberRepo(p.Root)
 			w := cmd.OutOrStdout()
+			served := servedNow(cmd.Context(), st, now)
 			if asJSON {
-				return writeJSON(w, scheduleViewOf(cmd.Context(), st, sc, now))
+				return writeJSON(w, scheduleViewOf(cmd.Context(), st, sc, served, now))
 			}
 			fmt.Fprintf(w, "schedule %s: %s\n", sc.ID, spec)
 			if next, ok := spec.Next(now); ok {
 				fmt.Fprintf(w, "next run %s\n", when(next, spec.Zone, now))
 			}
-			if !servedNow(cmd.Context(), st, now) {
+			if !served {
 				if fleetSchedule {
 					fmt.Fprintln(w, "no worker serves the fleet yet: start one with ultra worker --db")
 				} else {
@@ -266,86 +265,6 @@ func zoneOf(tz, localtime string) string {
 
 func newScheduleID() string { return "s-" + strings.ToLower(rand.Text()[:6]) }
 
-// when is a due time for people: in the schedule's zone, and how far
-// away it is.
-func when(t time.Time, zone string, now time.Time) string {
-	loc, err := time.LoadLocation(zone)
-	if err != nil {
-		loc = time.UTC
-	}
-	rel := t.Sub(now).Round(time.Second)
-	if rel >= 0 {
-		return fmt.Sprintf("%s (in %s)", t.In(loc).Format("2006-01-02 15:04:05 MST"), shortDur(rel))
-	}
-	return fmt.Sprintf("%s (%s ago)", t.In(loc).Format("2006-01-02 15:04:05 MST"), shortDur(-rel))
-}
-
-func shortDur(d time.Duration) string {
-	switch {
-	case d >= 48*time.Hour:
-		return fmt.Sprintf("%dd", d/(24*time.Hour))
-	case d >= time.Hour:
-		return fmt.Sprintf("%dh%02dm", d/time.Hour, (d%time.Hour)/time.Minute)
-	case d >= time.Minute:
-		return fmt.Sprintf("%dm%02ds", d/time.Minute, (d%time.Minute)/time.Second)
-	}
-	return d.String()
-}
-
-// scheduleView is a schedule as list, show and ultra tasks print it.
-type scheduleView struct {
-	Repo string `json:"repo,omitempty"` // with ultra tasks --all-repos
-	store.Schedule
-	When       string           `json:"when"`
-	Zone       string           `json:"zone"`
-	State      string           `json:"state"` // active, paused, removed, done (a one-off that ran)
-	Next       time.Time        `json:"next_dispatch,omitzero"`
-	Last       *store.Dispatch  `json:"last_dispatch,omitempty"`
-	Dispatches []store.Dispatch `json:"dispatches,omitempty"` // with show
-}
-
-func scheduleViewOf(ctx context.Context, st *store.Store, sc *store.Schedule, now time.Time) scheduleView {
-	v := scheduleView{Schedule: *sc, State: "active"}
-	var spec schedule.Spec
-	if err := json.Unmarshal(sc.Spec, &spec); err != nil {
-		v.When = "corrupt: " + err.Error()
-		return v
-	}
-	v.When, v.Zone = spec.String(), schedule.CanonicalZone(spec.Zone)
-	recent, _ := st.Dispatches(ctx, sc.ID, 20)
-	for i := range recent {
-		d := recent[i]
-		if d.Status == string(schedule.Queued) {
-			continue
-		}
-		if v.Last == nil {
-			v.Last = &d
-		}
-	}
-	from := sc.CreatedAt
-	if v.Last != nil && v.Last.Due.After(from) {
-		from = v.Last.Due
-	}
-	if n, ok := spec.Next(from); ok {
-		v.Next = n
-	}
-	switch {
-	case !sc.RemovedAt.IsZero():
-		v.State, v.Next = "removed", time.Time{}
-	case sc.Paused:
-		v.State, v.Next = "paused", time.Time{}
-	case v.Next.IsZero():
-		v.State = "done"
-	}
-	return v
-}
-
-// servedNow reports whether a worker beats for the store's schedules.
-func servedNow(ctx context.Context, st *store.Store, now time.Time) bool {
-	ws, err := st.Workers(ctx, now.Add(-fleet.StaleAfter))
-	return err == nil && len(ws) > 0
-}
-
 func newScheduleListCmd() *cobra.Command {
 	var asJSON, all bool
 	cmd := &cobra.Command{
@@ -363,11 +282,11 @@ func newScheduleListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			served := servedNow(cmd.Context(), st, now)
 			views := []scheduleView{}
 			for _, sc := range scheds {
-				views = append(views, scheduleViewOf(cmd.Context(), st, sc, now))
+				views = append(views, scheduleViewOf(cmd.Context(), st, sc, served, now))
 			}
-			served := servedNow(cmd.Context(), st, now)
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), struct {
 					Schedules []scheduleView `json:"schedules"`
@@ -391,28 +310,6 @@ func newScheduleListCmd() *cobra.Command {
 	return cmd
 }
 
-// notServed is what a person reads when no worker dispatches schedules.
-const notServed = "schedules are not being served: no ultra worker (or ultra serve) runs for this repository; start one with ultra worker"
-
-func printSchedules(w io.Writer, views []scheduleView, now time.Time) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCHEDULE\tWHEN\tSTATE\tNEXT\tLAST\tTASK")
-	for _, v := range views {
-		next, last := "-", "-"
-		if !v.Next.IsZero() {
-			next = when(v.Next, v.Zone, now)
-		}
-		if v.Last != nil {
-			last = v.Last.Status
-			if v.Last.Run != "" {
-				last += " " + v.Last.Run
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.When, v.State, next, last, clip(v.Task, 50))
-	}
-	tw.Flush()
-}
-
 func newScheduleShowCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -430,7 +327,7 @@ func newScheduleShowCmd() *cobra.Command {
 				return scheduleErr(err)
 			}
 			now := time.Now()
-			v := scheduleViewOf(cmd.Context(), st, sc, now)
+			v := scheduleViewOf(cmd.Context(), st, sc, servedNow(cmd.Context(), st, now), now)
 			if v.Dispatches, err = st.Dispatches(cmd.Context(), sc.ID, 20); err != nil {
 				return err
 			}
@@ -440,8 +337,8 @@ func newScheduleShowCmd() *cobra.Command {
 			w := &printableWriter{w: cmd.OutOrStdout()}
 			fmt.Fprintf(w, "schedule %s (%s)\n  when:     %s\n  catch-up: %s\n  task:     %s\n  runs:     ultra run %s\n",
 				v.ID, v.State, v.When, v.CatchUp, v.Task, strings.Join(quoteArgs(v.Args), " "))
-			if !v.Next.IsZero() {
-				fmt.Fprintf(w, "  next:     %s\n", when(v.Next, v.Zone, now))
+			if !v.NextDue.IsZero() {
+				fmt.Fprintf(w, "  next:     %s\n", when(v.NextDue, v.Zone, now))
 			}
 			if len(v.Dispatches) > 0 {
 				fmt.Fprintln(w, "dispatches (newest first):")
@@ -452,7 +349,7 @@ func newScheduleShowCmd() *cobra.Command {
 				}
 				tw.Flush()
 			}
-			if v.State == "active" && !servedNow(cmd.Context(), st, now) {
+			if v.State == "active" && !v.Served {
 				fmt.Fprintln(w, notServed)
 			}
 			return nil

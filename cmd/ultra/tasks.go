@@ -207,9 +207,9 @@ func collectSchedules(ctx context.Context, v *tasksView, s taskSource, repos boo
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.root, err)
 	}
-	active := false
+	active, served := false, servedNow(ctx, s.st, now)
 	for _, sc := range scheds {
-		sv := scheduleViewOf(ctx, s.st, sc, now)
+		sv := scheduleViewOf(ctx, s.st, sc, served, now)
 		if sv.State == "done" {
 			continue
 		}
@@ -219,7 +219,7 @@ func collectSchedules(ctx context.Context, v *tasksView, s taskSource, repos boo
 		active = active || sv.State == "active"
 		v.Schedules = append(v.Schedules, sv)
 	}
-	if active && !servedNow(ctx, s.st, now) {
+	if active && !served {
 		v.NotServed = append(v.NotServed, s.root)
 	}
 	return nil
@@ -259,7 +259,7 @@ func taskRow(v *store.TaskView, now time.Time) tasks.Row {
 		InputTokens: v.TaskRow.InputTokens, OutputTokens: v.TaskRow.OutputTokens,
 		Cost: v.TaskRow.SpentCost, BudgetCost: v.TaskRow.BudgetCost,
 		Created: v.CreatedAt, Updated: v.UpdatedAt, Checkpoint: v.TaskRow.Checkpoint,
-		Schedule: v.Schedule, Parent: v.TaskRow.Parent, Claims: v.TaskRow.Claim,
+		Schedule: v.Schedule, ScheduleDue: v.ScheduleDue, Parent: v.TaskRow.Parent, Claims: v.TaskRow.Claim,
 	}
 	if r.Class.Active {
 		r.PID = in.PID

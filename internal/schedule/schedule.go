@@ -225,6 +225,9 @@ func (s Spec) String() string {
 	case s.Every > 0:
 		return "every " + shortDuration(time.Duration(s.Every))
 	case !s.At.IsZero():
+		if s.At.Second() == 0 {
+			return "at " + s.At.In(s.location()).Format("2006-01-02 15:04 MST")
+		}
 		return "at " + s.At.In(s.location()).Format("2006-01-02 15:04:05 MST")
 	}
 	return "never"
