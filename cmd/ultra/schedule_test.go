@@ -56,3 +56,23 @@ func TestPluralLines(t *testing.T) {
 		t.Errorf("printTasks: %q", got)
 	}
 }
+
+// A due time reads how far away it is first, then when, with its
+// weekday, in the schedule's zone, to the minute unless it has seconds.
+func TestWhen(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		t    time.Time
+		zone string
+		want string
+	}{
+		{time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC), "Europe/Berlin", "in 16h00m (Mon 2026-11-30 03:00 CET)"},
+		{time.Date(2026, 11, 29, 15, 42, 15, 0, time.UTC), "UTC", "in 5h42m (Sun 2026-11-29 15:42:15 UTC)"},
+		{time.Date(2026, 11, 29, 9, 55, 0, 0, time.UTC), "UTC", "5m00s ago (Sun 2026-11-29 09:55 UTC)"},
+		{time.Date(2026, 12, 2, 13, 0, 0, 0, time.UTC), "UTC", "in 3d3h (Wed 2026-12-02 13:00 UTC)"},
+	} {
+		if got := when(tt.t, tt.zone, now); got != tt.want {
+			t.Errorf("when(%s, %s) = %q, want %q", tt.t, tt.zone, got, tt.want)
+		}
+	}
+}

@@ -202,6 +202,19 @@ func waitingFor(n int) string {
 	return fmt.Sprintf("waiting for the %d runs going on to end (signal again to stop them at their next safe point)", n)
 }
 
+// dueIn is a due time for the worker's log: in its schedule's zone (the
+// one ultra schedule shows it in), to the second.
+func dueIn(spec json.RawMessage, t time.Time) string {
+	var sp schedule.Spec
+	loc := time.UTC
+	if json.Unmarshal(spec, &sp) == nil {
+		if l, err := time.LoadLocation(sp.Zone); err == nil && sp.Zone != "" {
+			loc = l
+		}
+	}
+	return t.In(loc).Format("2006-01-02 15:04:05 MST")
+}
+
 // takeBackClaims makes due again the dispatches claimed by a worker that
 // stopped beating before their run began.
 func (d *Dispatcher) takeBackClaims(ctx context.Context, now time.Time) error {
@@ -304,7 +317,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, sc *store.Schedule, claim sto
 		}
 		return
 	}
-	d.logf("schedule %s: due %s, started run %s", sc.ID, claim.Due.Format(time.RFC3339), run)
+	d.logf("schedule %s: due %s, started run %s", sc.ID, dueIn(sc.Spec, claim.Due), run)
 	d.mu.Lock()
 	if d.running == nil {
 		d.running = map[string]string{}
