@@ -300,7 +300,7 @@ func newScheduleListCmd() *cobra.Command {
 			}
 			printSchedules(w, views, now)
 			if !served {
-				fmt.Fprintln(w, notServed)
+				fmt.Fprintln(w, notServed(isFleet(st)))
 			}
 			return nil
 		},
@@ -335,8 +335,13 @@ func newScheduleShowCmd() *cobra.Command {
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
 			w := &printableWriter{w: cmd.OutOrStdout()}
-			fmt.Fprintf(w, "schedule %s (%s)\n  when:     %s\n  catch-up: %s\n  task:     %s\n  runs:     ultra run %s\n",
-				v.ID, v.State, v.When, v.CatchUp, v.Task, strings.Join(quoteArgs(v.Args), " "))
+			fmt.Fprintf(w, "schedule %s (%s)\n  when:     %s\n  catch-up: %s\n  task:     %s\n",
+				v.ID, v.State, v.When, v.CatchUp, v.Task)
+			if v.RepoURL != "" {
+				fmt.Fprintf(w, "  repo:     %s (base: %s)\n  submits:  %s\n", v.RepoURL, orDash(v.Base), submitLine(v))
+			} else {
+				fmt.Fprintf(w, "  runs:     ultra run %s\n", strings.Join(quoteArgs(v.Args), " "))
+			}
 			if !v.NextDue.IsZero() {
 				fmt.Fprintf(w, "  next:     %s\n", when(v.NextDue, v.Zone, now))
 			}
@@ -350,13 +355,28 @@ func newScheduleShowCmd() *cobra.Command {
 				tw.Flush()
 			}
 			if v.State == "active" && !v.Served {
-				fmt.Fprintln(w, notServed)
+				fmt.Fprintln(w, notServed(isFleet(st)))
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// submitLine is the ultra submit a fleet's schedule makes at each due
+// time (--no-wait, which every submitted run has, left out).
+func submitLine(v scheduleView) string {
+	args := []string{"ultra", "submit", "--repo", v.RepoURL}
+	if v.Base != "" {
+		args = append(args, "--base", v.Base)
+	}
+	for _, a := range v.Args {
+		if a != "--no-wait" {
+			args = append(args, a)
+		}
+	}
+	return strings.Join(quoteArgs(args), " ")
 }
 
 func quoteArgs(args []string) []string {

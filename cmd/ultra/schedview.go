@@ -91,8 +91,17 @@ func servedNow(ctx context.Context, st *store.Store, now time.Time) bool {
 	return err == nil && len(ws) > 0
 }
 
-// notServed is what a person reads when no worker dispatches schedules.
-const notServed = "schedules are not being served: no ultra worker (or ultra serve) runs for this repository; start one with ultra worker"
+// notServed is what a person reads when no worker dispatches the
+// schedules of a repository, or of a fleet (a shared store).
+func notServed(fleet bool) string {
+	if fleet {
+		return "schedules are not being served: no fleet worker is running; start one with ultra worker --db on a machine of the fleet"
+	}
+	return "schedules are not being served: no ultra worker (or ultra serve) runs for this repository; start one with ultra worker"
+}
+
+// isFleet reports whether st is a fleet's shared store.
+func isFleet(st *store.Store) bool { return st.Backend() == store.Postgres }
 
 // when is a due time for people: how far away it is first, then when,
 // in the schedule's zone, with its weekday (a cron schedule's days are
@@ -145,7 +154,11 @@ func printSchedules(w io.Writer, views []scheduleView, now time.Time) {
 				last += " " + v.Last.Run
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.When, v.State, next, last, clip(v.Task, 50))
+		task := clip(v.Task, 50)
+		if v.RepoURL != "" {
+			task += " · " + v.RepoURL // a fleet's: the repository its runs are for
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.When, v.State, next, last, task)
 	}
 	tw.Flush()
 }

@@ -106,3 +106,25 @@ func TestScheduleViewFleetRepo(t *testing.T) {
 		}
 	}
 }
+
+// A fleet's view speaks of the fleet: its worker is ultra worker --db,
+// its runs are queued with ultra submit, and its schedules name their
+// repository.
+func TestFleetWording(t *testing.T) {
+	var b strings.Builder
+	now := time.Now()
+	v := &tasksView{Fleet: true, NotServed: []string{"/x"}, Schedules: []scheduleView{{ID: "s-abcdef", When: "every 2h", State: "active", Task: "tidy", RepoURL: "git@h:a/b.git"}}}
+	printTasks(&b, v, false, now)
+	for _, want := range []string{"no runs yet: queue one with ultra submit --repo URL", "tidy · git@h:a/b.git", "no fleet worker is running; start one with ultra worker --db"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(notServed(false), "--db") || !strings.Contains(notServed(false), "this repository") {
+		t.Errorf("a repository's: %s", notServed(false))
+	}
+	got := submitLine(scheduleView{RepoURL: "git@h:a/b.git", Base: "dev", Args: []string{"--control=autonomous", "--no-wait", "--", "tidy up"}})
+	if got != "ultra submit --repo git@h:a/b.git --base dev --control=autonomous -- 'tidy up'" {
+		t.Errorf("submitLine: %s", got)
+	}
+}

@@ -47,6 +47,8 @@ type tasksView struct {
 	// and no worker to dispatch them.
 	Schedules []scheduleView `json:"schedules,omitempty"`
 	NotServed []string       `json:"schedules_not_served,omitempty"`
+	// Fleet: the view is of a fleet's shared store.
+	Fleet bool `json:"-"`
 }
 
 func newTasksCmd() *cobra.Command {
@@ -166,6 +168,7 @@ func openTaskSources(cmd *cobra.Command, allRepos bool) ([]taskSource, []skipped
 func collectTasks(ctx context.Context, sources []taskSource, all, allRepos bool, now time.Time) (*tasksView, error) {
 	v := &tasksView{Tasks: []tasks.Row{}}
 	for _, s := range sources {
+		v.Fleet = v.Fleet || isFleet(s.st)
 		views, err := s.st.ListTasks(ctx, store.TaskFilter{All: all, RecentFinished: recentFinished})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.root, err)
@@ -277,6 +280,8 @@ func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) error {
 	if len(v.Tasks) == 0 {
 		if v.HiddenFinished > 0 {
 			fmt.Fprintf(w, "nothing in flight; %s not shown: ultra tasks --all\n", plural(v.HiddenFinished, "finished run", "finished runs"))
+		} else if v.Fleet {
+			fmt.Fprintln(w, "no runs yet: queue one with ultra submit --repo URL \"TASK\"")
 		} else {
 			fmt.Fprintln(w, "no runs yet: start one with ultra run \"TASK\"")
 		}
@@ -294,9 +299,9 @@ func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) error {
 	}
 	for _, r := range v.NotServed {
 		if repos {
-			fmt.Fprintf(w, "%s: %s\n", r, notServed)
+			fmt.Fprintf(w, "%s: %s\n", r, notServed(v.Fleet))
 		} else {
-			fmt.Fprintln(w, notServed)
+			fmt.Fprintln(w, notServed(v.Fleet))
 		}
 	}
 	for _, s := range v.Skipped {
