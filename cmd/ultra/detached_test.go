@@ -70,3 +70,11 @@ func TestWorkerCacheNeedsDB(t *testing.T) {
 		t.Fatalf("worker --cache without --db: %v", err)
 	}
 }
+
+// ultra worker's help says what --db makes of it.
+func TestWorkerHelpNamesTheFleet(t *testing.T) {
+	help, err := execRoot(t, "worker", "--help")
+	if err != nil || !strings.Contains(help, "it is a fleet's worker instead") || !strings.Contains(help, "needs no\nrepository") {
+		t.Fatalf("%v\n%s", err, help)
+	}
+}

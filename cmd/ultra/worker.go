@@ -24,11 +24,14 @@ func newWorkerCmd() *cobra.Command {
 	var db, cache string
 	cmd := &cobra.Command{
 		Use:   "worker",
-		Short: "Dispatch the repository's schedules: a foreground daemon (ultra serve runs one too)",
+		Short: "Dispatch the repository's schedules, or with --db a fleet's runs: a foreground daemon (ultra serve runs one too)",
 		Long: "Runs in the foreground until interrupted, and starts a run whenever one of the repository's\n" +
 			"schedules is due (ultra schedule). Each run is an ordinary `ultra run` in its own process, which\n" +
 			"goes on if the worker stops. Any number of workers may serve one repository: each due time is\n" +
-			"claimed by one of them only. --systemd-unit prints a user unit that keeps a worker running.",
+			"claimed by one of them only. --systemd-unit prints a user unit that keeps a worker running.\n\n" +
+			"With --db postgres://… (or ULTRA_DB) it is a fleet's worker instead: it takes the runs queued with\n" +
+			"ultra submit and the fleet's schedules from that database, from any directory (it needs no\n" +
+			"repository), and clones each run's repository into --cache.",
 		Example: `  ultra worker
   ultra worker --systemd-unit > ~/.config/systemd/user/ultra-worker.service
   systemctl --user enable --now ultra-worker
