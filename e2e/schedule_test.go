@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ultra-dev/ultra/internal/store/pgtest"
 )
 
 // lockedBuffer is a worker's output, read while it writes.
@@ -195,5 +198,52 @@ func TestScheduleRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(dir + "/.ultra/state/ultra.db"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Outside a repository, the worker, ultra schedule and ultra tasks say
+// what they would do there and what works without one (a fleet's worker,
+// ULTRA_DB, --all-repos), not to run git init; a store that cannot be
+// reached is one line naming it, its password hidden, and what to check.
+func TestScheduleOutsideRepoAndUnreachableStore(t *testing.T) {
+	dir := t.TempDir()
+	env := ultraEnv(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"worker"}, "a fleet's worker needs no repository: ultra worker --db postgres://"},
+		{[]string{"schedule", "list"}, "a repository's schedules are kept in it"},
+		{[]string{"tasks"}, "ultra tasks --all-repos lists every repository's"},
+	} {
+		r := ultraRun(t, dir, env, tt.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tt.want) || strings.Contains(r.stderr, "git init") {
+			t.Errorf("ultra %s outside a repository: exit %d, %q; want 2 saying %q", strings.Join(tt.args, " "), r.code, r.stderr, tt.want)
+		}
+	}
+	down := "postgres://bob:s3cret@127.0.0.1:1/fleet"
+	for _, tt := range []struct {
+		env  []string
+		args []string
+	}{
+		{append(env, "ULTRA_DB="+down), []string{"tasks"}},
+		{append(env, "ULTRA_DB="+down), []string{"schedule", "list"}},
+		{env, []string{"worker", "--db", down}},
+	} {
+		r := ultraRun(t, dir, tt.env, tt.args...)
+		want := "ultra: cannot reach the database postgres://bob:***@127.0.0.1:1/fleet: connection refused at 127.0.0.1:1; check that PostgreSQL runs there"
+		if r.code == 0 || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 || strings.Contains(r.stderr, "s3cret") {
+			t.Errorf("ultra %s with the store down: exit %d, %q", strings.Join(tt.args, " "), r.code, r.stderr)
+		}
+	}
+	// A server that answers, without the database.
+	u, err := url.Parse(pgtest.Server(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/no_such_db"
+	r := ultraRun(t, dir, append(env, "ULTRA_DB="+u.String()), "tasks")
+	if r.code == 0 || !strings.Contains(r.stderr, `there is no database "no_such_db"; create it`) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("ultra tasks on a server without the database: exit %d, %q", r.code, r.stderr)
 	}
 }

@@ -176,6 +176,7 @@ func run(args []string) int {
 			err = argsError(c, err)
 		}
 	}
+	err = dbError(err)
 	fmt.Fprintln(os.Stderr, "ultra:", event.Printable(err.Error()))
 	failPrinting(root, args, err, code)
 	return code

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +17,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ultra-dev/ultra/internal/axes"
-	"github.com/ultra-dev/ultra/internal/fleet"
 	"github.com/ultra-dev/ultra/internal/schedule"
 	"github.com/ultra-dev/ultra/internal/store"
 )
@@ -43,7 +41,8 @@ var scheduleOnly = []string{"cron", "every", "at", "zone", "catch-up", "json", "
 
 // notDetached are run flags a run that a worker starts (a scheduled or
 // submitted one) cannot take: its output goes to the worker, and it
-// starts from the repository's commits.
+// starts from the repository's commits. The commands that make such runs
+// hide them from their help, say so in it, and refuse them by name.
 var notDetached = map[string]string{
 	"print":               "its run's output goes to the worker",
 	"output":              "its run's output goes to the worker",
@@ -54,6 +53,21 @@ var notDetached = map[string]string{
 	"dispatch":            "the worker sets it",
 	"adopt":               "the worker sets it",
 	"no-wait":             "every run a worker starts has it",
+}
+
+// refusedHelp is the paragraph of a command's help that names the run
+// flags it refuses (hidden from its flags).
+const refusedHelp = "Not taken, and refused by name: -p/--print, -o/--output, --output-format, -v/--verbose and\n" +
+	"-q/--quiet (the run's output goes to the worker), --include-uncommitted (the run starts from commits)\n" +
+	"and --no-wait (every such run has it)."
+
+// hideDetached hides from cmd's help the run flags notDetached refuses.
+func hideDetached(cmd *cobra.Command) {
+	for name := range notDetached {
+		if f := cmd.Flags().Lookup(name); f != nil {
+			f.Hidden = true
+		}
+	}
 }
 
 func newScheduleAddCmd() *cobra.Command {
@@ -72,7 +86,9 @@ func newScheduleAddCmd() *cobra.Command {
 			"is checked now. A scheduled run is autonomous unless --control says otherwise, and never waits for a\n" +
 			"person: what needs one ends the run with that status (ultra tasks lists it). A brief file is read\n" +
 			"when each run starts. --catch-up says what a worker does about due times missed while none ran:\n" +
-			"once (the default: run the latest of them once) or skip.",
+			"once (the default: run the latest of them once) or skip.\n\n" + refusedHelp + "\n\n" +
+			"With ULTRA_DB set, --repo URL [--base BRANCH] makes a fleet's schedule, whose runs are submitted\n" +
+			"for that repository (its task as arguments: --brief-file is not for it yet).",
 		Example: `  ultra schedule add --cron "0 3 * * 1-5" --zone Europe/Berlin --brief-file nightly.md
   ultra schedule add --every 6h --max-cost 2 "update the dependencies and fix what breaks"
   ultra schedule add --at 23:30 --catch-up skip "regenerate the API docs"`,
@@ -123,7 +139,7 @@ func newScheduleAddCmd() *cobra.Command {
 			}
 			p, st, err := openProject(cmd)
 			if err != nil {
-				return err
+				return outsideRepo(err, scheduleOutside)
 			}
 			defer st.Close()
 			specJSON, _ := json.Marshal(spec)
@@ -136,14 +152,15 @@ func newScheduleAddCmd() *cobra.Command {
 			}
 			rememberRepo(p.Root)
 			w := cmd.OutOrStdout()
+			served := servedNow(cmd.Context(), st, now)
 			if asJSON {
-				return writeJSON(w, scheduleViewOf(cmd.Context(), st, sc, now))
+				return writeJSON(w, scheduleViewOf(cmd.Context(), st, sc, served, now))
 			}
 			fmt.Fprintf(w, "schedule %s: %s\n", sc.ID, spec)
 			if next, ok := spec.Next(now); ok {
 				fmt.Fprintf(w, "next run %s\n", when(next, spec.Zone, now))
 			}
-			if !servedNow(cmd.Context(), st, now) {
+			if !served {
 				if fleetSchedule {
 					fmt.Fprintln(w, "no worker serves the fleet yet: start one with ultra worker --db")
 				} else {
@@ -154,7 +171,9 @@ func newScheduleAddCmd() *cobra.Command {
 		},
 	}
 	sf.register(cmd)
+	hideDetached(cmd)
 	fl := cmd.Flags()
+	fl.Lookup("base").Usage = "branch to cut the run's branch from (default: the checkout's current branch; with --repo, the repository's default branch)"
 	fl.StringVar(&in.Cron, "cron", "", "a cron expression, read in --zone")
 	fl.StringVar(&in.Every, "every", "", "a period: 30m, 6h, 24h")
 	fl.StringVar(&in.At, "at", "", "one time: RFC 3339, \"YYYY-MM-DD HH:MM\" or HH:MM in --zone")
@@ -164,6 +183,10 @@ func newScheduleAddCmd() *cobra.Command {
 	fl.StringVar(&repo, "repo", "", "with ULTRA_DB: a fleet's schedule, whose runs are submitted for this repository's URL (--base: the branch they start from)")
 	return cmd
 }
+
+// scheduleOutside is what ultra schedule says outside a repository.
+const scheduleOutside = "a repository's schedules are kept in it: run ultra schedule there (or with -C DIR); " +
+	"a fleet's schedules are in its database: set ULTRA_DB=postgres://… (and give schedule add --repo URL)"
 
 // checkDetachedFlags refuses the run flags a run a worker starts cannot
 // take; what names the command's object ("a schedule").
@@ -219,18 +242,21 @@ func detachedArgs(cmd *cobra.Command, args, own []string) ([]string, error) {
 }
 
 // localZone is this machine's IANA zone name: $TZ, else where
-// /etc/localtime points, else UTC.
-func localZone() string {
-	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" {
+// /etc/localtime points, else UTC; every name of UTC (Etc/UTC, …) is
+// UTC.
+func localZone() string { return zoneOf(os.Getenv("TZ"), "/etc/localtime") }
+
+func zoneOf(tz, localtime string) string {
+	if tz = strings.TrimPrefix(tz, ":"); tz != "" {
 		if _, err := time.LoadLocation(tz); err == nil && !strings.HasPrefix(tz, "/") {
-			return tz
+			return schedule.CanonicalZone(tz)
 		}
 	}
-	if target, err := os.Readlink("/etc/localtime"); err == nil {
+	if target, err := os.Readlink(localtime); err == nil {
 		if i := strings.Index(target, "zoneinfo/"); i >= 0 {
 			name := target[i+len("zoneinfo/"):]
 			if _, err := time.LoadLocation(name); err == nil {
-				return name
+				return schedule.CanonicalZone(name)
 			}
 		}
 	}
@@ -238,86 +264,6 @@ func localZone() string {
 }
 
 func newScheduleID() string { return "s-" + strings.ToLower(rand.Text()[:6]) }
-
-// when is a due time for people: in the schedule's zone, and how far
-// away it is.
-func when(t time.Time, zone string, now time.Time) string {
-	loc, err := time.LoadLocation(zone)
-	if err != nil {
-		loc = time.UTC
-	}
-	rel := t.Sub(now).Round(time.Second)
-	if rel >= 0 {
-		return fmt.Sprintf("%s (in %s)", t.In(loc).Format("2006-01-02 15:04:05 MST"), shortDur(rel))
-	}
-	return fmt.Sprintf("%s (%s ago)", t.In(loc).Format("2006-01-02 15:04:05 MST"), shortDur(-rel))
-}
-
-func shortDur(d time.Duration) string {
-	switch {
-	case d >= 48*time.Hour:
-		return fmt.Sprintf("%dd", d/(24*time.Hour))
-	case d >= time.Hour:
-		return fmt.Sprintf("%dh%02dm", d/time.Hour, (d%time.Hour)/time.Minute)
-	case d >= time.Minute:
-		return fmt.Sprintf("%dm%02ds", d/time.Minute, (d%time.Minute)/time.Second)
-	}
-	return d.String()
-}
-
-// scheduleView is a schedule as list, show and ultra tasks print it.
-type scheduleView struct {
-	Repo string `json:"repo,omitempty"` // with ultra tasks --all-repos
-	store.Schedule
-	When       string           `json:"when"`
-	Zone       string           `json:"zone"`
-	State      string           `json:"state"` // active, paused, removed, done (a one-off that ran)
-	Next       time.Time        `json:"next_dispatch,omitzero"`
-	Last       *store.Dispatch  `json:"last_dispatch,omitempty"`
-	Dispatches []store.Dispatch `json:"dispatches,omitempty"` // with show
-}
-
-func scheduleViewOf(ctx context.Context, st *store.Store, sc *store.Schedule, now time.Time) scheduleView {
-	v := scheduleView{Schedule: *sc, State: "active"}
-	var spec schedule.Spec
-	if err := json.Unmarshal(sc.Spec, &spec); err != nil {
-		v.When = "corrupt: " + err.Error()
-		return v
-	}
-	v.When, v.Zone = spec.String(), spec.Zone
-	recent, _ := st.Dispatches(ctx, sc.ID, 20)
-	for i := range recent {
-		d := recent[i]
-		if d.Status == string(schedule.Queued) {
-			continue
-		}
-		if v.Last == nil {
-			v.Last = &d
-		}
-	}
-	from := sc.CreatedAt
-	if v.Last != nil && v.Last.Due.After(from) {
-		from = v.Last.Due
-	}
-	if n, ok := spec.Next(from); ok {
-		v.Next = n
-	}
-	switch {
-	case !sc.RemovedAt.IsZero():
-		v.State, v.Next = "removed", time.Time{}
-	case sc.Paused:
-		v.State, v.Next = "paused", time.Time{}
-	case v.Next.IsZero():
-		v.State = "done"
-	}
-	return v
-}
-
-// servedNow reports whether a worker beats for the store's schedules.
-func servedNow(ctx context.Context, st *store.Store, now time.Time) bool {
-	ws, err := st.Workers(ctx, now.Add(-fleet.StaleAfter))
-	return err == nil && len(ws) > 0
-}
 
 func newScheduleListCmd() *cobra.Command {
 	var asJSON, all bool
@@ -328,7 +274,7 @@ func newScheduleListCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, st, err := openProject(cmd)
 			if err != nil {
-				return err
+				return outsideRepo(err, scheduleOutside)
 			}
 			defer st.Close()
 			now := time.Now()
@@ -336,11 +282,11 @@ func newScheduleListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			served := servedNow(cmd.Context(), st, now)
 			views := []scheduleView{}
 			for _, sc := range scheds {
-				views = append(views, scheduleViewOf(cmd.Context(), st, sc, now))
+				views = append(views, scheduleViewOf(cmd.Context(), st, sc, served, now))
 			}
-			served := servedNow(cmd.Context(), st, now)
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), struct {
 					Schedules []scheduleView `json:"schedules"`
@@ -354,7 +300,7 @@ func newScheduleListCmd() *cobra.Command {
 			}
 			printSchedules(w, views, now)
 			if !served {
-				fmt.Fprintln(w, notServed)
+				fmt.Fprintln(w, notServed(isFleet(st)))
 			}
 			return nil
 		},
@@ -362,28 +308,6 @@ func newScheduleListCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&all, "all", false, "list removed schedules too")
 	return cmd
-}
-
-// notServed is what a person reads when no worker dispatches schedules.
-const notServed = "schedules are not being served: no ultra worker (or ultra serve) runs for this repository; start one with ultra worker"
-
-func printSchedules(w io.Writer, views []scheduleView, now time.Time) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCHEDULE\tWHEN\tSTATE\tNEXT\tLAST\tTASK")
-	for _, v := range views {
-		next, last := "-", "-"
-		if !v.Next.IsZero() {
-			next = when(v.Next, v.Zone, now)
-		}
-		if v.Last != nil {
-			last = v.Last.Status
-			if v.Last.Run != "" {
-				last += " " + v.Last.Run
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.When, v.State, next, last, clip(v.Task, 50))
-	}
-	tw.Flush()
 }
 
 func newScheduleShowCmd() *cobra.Command {
@@ -395,7 +319,7 @@ func newScheduleShowCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, st, err := openProject(cmd)
 			if err != nil {
-				return err
+				return outsideRepo(err, scheduleOutside)
 			}
 			defer st.Close()
 			sc, err := st.GetSchedule(cmd.Context(), args[0])
@@ -403,7 +327,7 @@ func newScheduleShowCmd() *cobra.Command {
 				return scheduleErr(err)
 			}
 			now := time.Now()
-			v := scheduleViewOf(cmd.Context(), st, sc, now)
+			v := scheduleViewOf(cmd.Context(), st, sc, servedNow(cmd.Context(), st, now), now)
 			if v.Dispatches, err = st.Dispatches(cmd.Context(), sc.ID, 20); err != nil {
 				return err
 			}
@@ -411,10 +335,15 @@ func newScheduleShowCmd() *cobra.Command {
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
 			w := &printableWriter{w: cmd.OutOrStdout()}
-			fmt.Fprintf(w, "schedule %s (%s)\n  when:     %s\n  catch-up: %s\n  task:     %s\n  runs:     ultra run %s\n",
-				v.ID, v.State, v.When, v.CatchUp, v.Task, strings.Join(quoteArgs(v.Args), " "))
-			if !v.Next.IsZero() {
-				fmt.Fprintf(w, "  next:     %s\n", when(v.Next, v.Zone, now))
+			fmt.Fprintf(w, "schedule %s (%s)\n  when:     %s\n  catch-up: %s\n  task:     %s\n",
+				v.ID, v.State, v.When, v.CatchUp, v.Task)
+			if v.RepoURL != "" {
+				fmt.Fprintf(w, "  repo:     %s (base: %s)\n  submits:  %s\n", v.RepoURL, orDash(v.Base), submitLine(v))
+			} else {
+				fmt.Fprintf(w, "  runs:     ultra run %s\n", strings.Join(quoteArgs(v.Args), " "))
+			}
+			if !v.NextDue.IsZero() {
+				fmt.Fprintf(w, "  next:     %s\n", when(v.NextDue, v.Zone, now))
 			}
 			if len(v.Dispatches) > 0 {
 				fmt.Fprintln(w, "dispatches (newest first):")
@@ -425,14 +354,29 @@ func newScheduleShowCmd() *cobra.Command {
 				}
 				tw.Flush()
 			}
-			if v.State == "active" && !servedNow(cmd.Context(), st, now) {
-				fmt.Fprintln(w, notServed)
+			if v.State == "active" && !v.Served {
+				fmt.Fprintln(w, notServed(isFleet(st)))
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// submitLine is the ultra submit a fleet's schedule makes at each due
+// time (--no-wait, which every submitted run has, left out).
+func submitLine(v scheduleView) string {
+	args := []string{"ultra", "submit", "--repo", v.RepoURL}
+	if v.Base != "" {
+		args = append(args, "--base", v.Base)
+	}
+	for _, a := range v.Args {
+		if a != "--no-wait" {
+			args = append(args, a)
+		}
+	}
+	return strings.Join(quoteArgs(args), " ")
 }
 
 func quoteArgs(args []string) []string {
@@ -466,7 +410,7 @@ func newScheduleStateCmd(verb string) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, st, err := openProject(cmd)
 			if err != nil {
-				return err
+				return outsideRepo(err, scheduleOutside)
 			}
 			defer st.Close()
 			ctx := cmd.Context()

@@ -34,7 +34,8 @@ func newSubmitCmd() *cobra.Command {
 			"sandbox, gate and goals), and pushes the run's branch ultra/RUN_ID to the repository when it has gone green.\n" +
 			"Every run flag is checked now; a brief file is read now and travels with the job. The run is autonomous\n" +
 			"unless --control says otherwise, and never waits for a person. ultra tasks, ultra status and ultra cancel with\n" +
-			"the same ULTRA_DB work from any machine.",
+			"the same ULTRA_DB work from any machine.\n\n" + refusedHelp + " --mode is build, plan or repair: a submitted\n" +
+			"run works on a branch.",
 		Example: `  export ULTRA_DB=postgres://ultra@db.internal/ultra
   ultra submit --repo git@github.com:acme/api.git "fix the flaky TestRetry"
   ultra submit --repo https://git.internal/acme/web.git --base develop --brief-file q3.md`,
@@ -101,7 +102,10 @@ func newSubmitCmd() *cobra.Command {
 		},
 	}
 	sf.register(cmd)
+	hideDetached(cmd)
 	fl := cmd.Flags()
+	fl.Lookup("base").Usage = "the branch the run's branch is cut from (default: the repository's default branch)"
+	fl.Lookup("mode").Usage = "work mode: build, plan or repair (a submitted run works on a branch)"
 	fl.StringVar(&repo, "repo", "", "the repository's URL, as every worker can clone and push to it")
 	fl.StringVar(&db, "db", "", "the fleet's shared store, postgres://… [env ULTRA_DB]")
 	fl.BoolVar(&asJSON, "json", false, "print the run as JSON")
@@ -123,18 +127,6 @@ func fleetDB(flag string) (string, error) {
 	}
 	os.Setenv("ULTRA_DB", url)
 	return url, nil
-}
-
-// redactURL is a database URL without its password.
-func redactURL(u string) string {
-	if at := strings.LastIndexByte(u, '@'); at > 0 {
-		if scheme := strings.Index(u, "://"); scheme >= 0 {
-			if colon := strings.IndexByte(u[scheme+3:at], ':'); colon >= 0 {
-				return u[:scheme+3+colon] + ":***" + u[at:]
-			}
-		}
-	}
-	return u
 }
 
 // reachable checks, before a run is queued, that the repository answers

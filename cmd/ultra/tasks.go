@@ -47,6 +47,8 @@ type tasksView struct {
 	// and no worker to dispatch them.
 	Schedules []scheduleView `json:"schedules,omitempty"`
 	NotServed []string       `json:"schedules_not_served,omitempty"`
+	// Fleet: the view is of a fleet's shared store.
+	Fleet bool `json:"-"`
 }
 
 func newTasksCmd() *cobra.Command {
@@ -131,7 +133,8 @@ func openTaskSources(cmd *cobra.Command, allRepos bool) ([]taskSource, []skipped
 	if !allRepos {
 		p, st, err := openProject(cmd)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, outsideRepo(err, "ultra tasks lists the runs of the repository it runs in (or -C DIR); "+
+				"ultra tasks --all-repos lists every repository's, and with ULTRA_DB=postgres://… a fleet's")
 		}
 		return []taskSource{{root: p.Root, st: st}}, nil, nil
 	}
@@ -165,6 +168,7 @@ func openTaskSources(cmd *cobra.Command, allRepos bool) ([]taskSource, []skipped
 func collectTasks(ctx context.Context, sources []taskSource, all, allRepos bool, now time.Time) (*tasksView, error) {
 	v := &tasksView{Tasks: []tasks.Row{}}
 	for _, s := range sources {
+		v.Fleet = v.Fleet || isFleet(s.st)
 		views, err := s.st.ListTasks(ctx, store.TaskFilter{All: all, RecentFinished: recentFinished})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.root, err)
@@ -206,9 +210,9 @@ func collectSchedules(ctx context.Context, v *tasksView, s taskSource, repos boo
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.root, err)
 	}
-	active := false
+	active, served := false, servedNow(ctx, s.st, now)
 	for _, sc := range scheds {
-		sv := scheduleViewOf(ctx, s.st, sc, now)
+		sv := scheduleViewOf(ctx, s.st, sc, served, now)
 		if sv.State == "done" {
 			continue
 		}
@@ -218,7 +222,7 @@ func collectSchedules(ctx context.Context, v *tasksView, s taskSource, repos boo
 		active = active || sv.State == "active"
 		v.Schedules = append(v.Schedules, sv)
 	}
-	if active && !servedNow(ctx, s.st, now) {
+	if active && !served {
 		v.NotServed = append(v.NotServed, s.root)
 	}
 	return nil
@@ -258,7 +262,7 @@ func taskRow(v *store.TaskView, now time.Time) tasks.Row {
 		InputTokens: v.TaskRow.InputTokens, OutputTokens: v.TaskRow.OutputTokens,
 		Cost: v.TaskRow.SpentCost, BudgetCost: v.TaskRow.BudgetCost,
 		Created: v.CreatedAt, Updated: v.UpdatedAt, Checkpoint: v.TaskRow.Checkpoint,
-		Schedule: v.Schedule, Parent: v.TaskRow.Parent, Claims: v.TaskRow.Claim,
+		Schedule: v.Schedule, ScheduleDue: v.ScheduleDue, Parent: v.TaskRow.Parent, Claims: v.TaskRow.Claim,
 	}
 	if r.Class.Active {
 		r.PID = in.PID
@@ -275,7 +279,9 @@ func taskRow(v *store.TaskView, now time.Time) tasks.Row {
 func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) error {
 	if len(v.Tasks) == 0 {
 		if v.HiddenFinished > 0 {
-			fmt.Fprintf(w, "nothing in flight; %d finished runs not shown: ultra tasks --all\n", v.HiddenFinished)
+			fmt.Fprintf(w, "nothing in flight; %s not shown: ultra tasks --all\n", plural(v.HiddenFinished, "finished run", "finished runs"))
+		} else if v.Fleet {
+			fmt.Fprintln(w, "no runs yet: queue one with ultra submit --repo URL \"TASK\"")
 		} else {
 			fmt.Fprintln(w, "no runs yet: start one with ultra run \"TASK\"")
 		}
@@ -284,7 +290,7 @@ func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) error {
 			return err
 		}
 		if v.HiddenFinished > 0 {
-			fmt.Fprintf(w, "%d older finished runs not shown: ultra tasks --all\n", v.HiddenFinished)
+			fmt.Fprintf(w, "%s not shown: ultra tasks --all\n", plural(v.HiddenFinished, "older finished run", "older finished runs"))
 		}
 	}
 	if len(v.Schedules) > 0 {
@@ -293,9 +299,9 @@ func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) error {
 	}
 	for _, r := range v.NotServed {
 		if repos {
-			fmt.Fprintf(w, "%s: %s\n", r, notServed)
+			fmt.Fprintf(w, "%s: %s\n", r, notServed(v.Fleet))
 		} else {
-			fmt.Fprintln(w, notServed)
+			fmt.Fprintln(w, notServed(v.Fleet))
 		}
 	}
 	for _, s := range v.Skipped {

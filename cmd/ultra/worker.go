@@ -24,11 +24,14 @@ func newWorkerCmd() *cobra.Command {
 	var db, cache string
 	cmd := &cobra.Command{
 		Use:   "worker",
-		Short: "Dispatch the repository's schedules: a foreground daemon (ultra serve runs one too)",
+		Short: "Dispatch the repository's schedules, or with --db a fleet's runs: a foreground daemon (ultra serve runs one too)",
 		Long: "Runs in the foreground until interrupted, and starts a run whenever one of the repository's\n" +
 			"schedules is due (ultra schedule). Each run is an ordinary `ultra run` in its own process, which\n" +
 			"goes on if the worker stops. Any number of workers may serve one repository: each due time is\n" +
-			"claimed by one of them only. --systemd-unit prints a user unit that keeps a worker running.",
+			"claimed by one of them only. --systemd-unit prints a user unit that keeps a worker running.\n\n" +
+			"With --db postgres://… (or ULTRA_DB) it is a fleet's worker instead: it takes the runs queued with\n" +
+			"ultra submit and the fleet's schedules from that database, from any directory (it needs no\n" +
+			"repository), and clones each run's repository into --cache.",
 		Example: `  ultra worker
   ultra worker --systemd-unit > ~/.config/systemd/user/ultra-worker.service
   systemctl --user enable --now ultra-worker
@@ -41,9 +44,12 @@ func newWorkerCmd() *cobra.Command {
 			if db != "" || sharedDB() != "" {
 				return serveFleet(cmd, db, cache, maxRuns, unit)
 			}
+			if cache != "" {
+				return usageErr("--cache is for a fleet's worker (--db postgres://… or ULTRA_DB), which keeps its clones there; a repository's worker runs in the repository")
+			}
 			p, st, err := openProject(cmd)
 			if err != nil {
-				return err
+				return outsideRepo(err, workerOutside)
 			}
 			defer st.Close()
 			if unit {
@@ -58,11 +64,7 @@ func newWorkerCmd() *cobra.Command {
 			rememberRepo(p.Root)
 			d.Log("worker %s serves the schedules of %s", d.Worker.ID, p.Root)
 			err = d.Serve(ctx)
-			if n := d.Running(); n > 0 {
-				d.Log("worker stopped; the %d runs it started go on in their own processes", n)
-			} else {
-				d.Log("worker stopped")
-			}
+			d.Log("%s", stoppedLine(d.Running()))
 			return err
 		},
 	}
@@ -72,6 +74,10 @@ func newWorkerCmd() *cobra.Command {
 	cmd.Flags().StringVar(&cache, "cache", "", "with --db: where the worker keeps its clones (default $XDG_CACHE_HOME/ultra/fleet)")
 	return cmd
 }
+
+// workerOutside is what ultra worker says outside a repository.
+const workerOutside = "ultra worker serves the schedules of the repository it runs in: start it there (or with -C DIR); " +
+	"a fleet's worker needs no repository: ultra worker --db postgres://…"
 
 // serveFleet is a fleet's worker: it takes submitted runs from the
 // shared store's queue until interrupted.
@@ -160,6 +166,26 @@ func newDispatcher(p *project, st *store.Store, maxRuns int, out io.Writer) (*fl
 		},
 	}
 	return d, nil
+}
+
+// stoppedLine is the worker's last line, n being how many of the runs
+// it started are still going on.
+func stoppedLine(n int) string {
+	switch n {
+	case 0:
+		return "worker stopped"
+	case 1:
+		return "worker stopped; the run it started goes on in its own process"
+	}
+	return fmt.Sprintf("worker stopped; the %d runs it started go on in their own processes", n)
+}
+
+// plural is n things: "1 run", "3 runs".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // printUnit prints a systemd user unit that keeps a worker running for

@@ -177,13 +177,42 @@ func (d *Dispatcher) decide(ctx context.Context, sc *store.Schedule, now time.Ti
 			return err
 		}
 		if dec.Missed > 0 {
-			d.logf("schedule %s: %d due times missed while no worker ran (catch_up=%s)", sc.ID, dec.Missed, policy)
+			d.logf("schedule %s: %s while no worker ran (catch_up=%s)", sc.ID, missed(dec.Missed), policy)
 		}
 	}
 	if !dec.Next.IsZero() {
 		return d.Store.QueueDispatch(ctx, sc.ID, dec.Next)
 	}
 	return nil
+}
+
+// missed is how many due times were missed, for the log.
+func missed(n int) string {
+	if n == 1 {
+		return "1 due time missed"
+	}
+	return fmt.Sprintf("%d due times missed", n)
+}
+
+// waitingFor is what a stopping worker says of the n runs it waits for.
+func waitingFor(n int) string {
+	if n == 1 {
+		return "waiting for the run going on to end (signal again to stop it at its next safe point)"
+	}
+	return fmt.Sprintf("waiting for the %d runs going on to end (signal again to stop them at their next safe point)", n)
+}
+
+// dueIn is a due time for the worker's log: in its schedule's zone (the
+// one ultra schedule shows it in), to the second.
+func dueIn(spec json.RawMessage, t time.Time) string {
+	var sp schedule.Spec
+	loc := time.UTC
+	if json.Unmarshal(spec, &sp) == nil {
+		if l, err := time.LoadLocation(sp.Zone); err == nil && sp.Zone != "" {
+			loc = l
+		}
+	}
+	return t.In(loc).Format("2006-01-02 15:04:05 MST")
 }
 
 // takeBackClaims makes due again the dispatches claimed by a worker that
@@ -288,7 +317,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, sc *store.Schedule, claim sto
 		}
 		return
 	}
-	d.logf("schedule %s: due %s, started run %s", sc.ID, claim.Due.Format(time.RFC3339), run)
+	d.logf("schedule %s: due %s, started run %s", sc.ID, dueIn(sc.Spec, claim.Due), run)
 	d.mu.Lock()
 	if d.running == nil {
 		d.running = map[string]string{}

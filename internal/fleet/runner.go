@@ -118,7 +118,7 @@ func (f *Fleet) Serve(ctx context.Context) error {
 		}
 	}
 	if n := f.busy(); n > 0 {
-		f.logf("waiting for the %d runs going on to end (signal again to stop them at their next safe point)", n)
+		f.logf("%s", waitingFor(n))
 	}
 	stop, cancel := context.WithCancel(context.Background())
 	defer cancel()

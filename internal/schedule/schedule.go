@@ -70,7 +70,7 @@ func Parse(in Input, now time.Time) (Spec, error) {
 	if set != 1 {
 		return Spec{}, errors.New("give exactly one of --cron, --every and --at")
 	}
-	zone := strings.TrimSpace(in.Zone)
+	zone := CanonicalZone(strings.TrimSpace(in.Zone))
 	if zone == "" {
 		zone = "UTC"
 	}
@@ -142,6 +142,19 @@ func parseAt(s string, loc *time.Location, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("--at %q: not a time (2026-12-01T03:00:00+01:00, \"2026-12-01 03:00\" or 03:00 in --zone)", s)
 }
 
+// utcNames are the tz database's other names of UTC itself (Etc/UTC is
+// where /etc/localtime points on many machines).
+var utcNames = map[string]bool{"Etc/UTC": true, "Etc/UCT": true, "Etc/Universal": true, "Etc/Zulu": true, "UCT": true, "Universal": true, "Zulu": true}
+
+// CanonicalZone is the one spelling ultra stores and shows of a zone
+// name: UTC for every name of UTC, any other name as it is.
+func CanonicalZone(name string) string {
+	if utcNames[name] {
+		return "UTC"
+	}
+	return name
+}
+
 // location is the spec's zone; a zone this machine does not know reads
 // as UTC (Check reports it).
 func (s Spec) location() *time.Location {
@@ -208,10 +221,13 @@ func (s Spec) Next(t time.Time) (time.Time, bool) {
 func (s Spec) String() string {
 	switch {
 	case s.Cron != "":
-		return fmt.Sprintf("cron %q %s", s.Cron, s.Zone)
+		return fmt.Sprintf("cron %q %s", s.Cron, CanonicalZone(s.Zone))
 	case s.Every > 0:
 		return "every " + shortDuration(time.Duration(s.Every))
 	case !s.At.IsZero():
+		if s.At.Second() == 0 {
+			return "at " + s.At.In(s.location()).Format("2006-01-02 15:04 MST")
+		}
 		return "at " + s.At.In(s.location()).Format("2006-01-02 15:04:05 MST")
 	}
 	return "never"

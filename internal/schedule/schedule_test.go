@@ -43,6 +43,9 @@ func TestParse(t *testing.T) {
 		{"two", Input{Cron: "@daily", Every: "1h"}, Spec{}, "exactly one"},
 		{"bad zone", Input{Every: "1h", Zone: "Mars/Olympus"}, Spec{}, `--zone "Mars/Olympus"`},
 		{"Local is not a name", Input{Every: "1h", Zone: "Local"}, Spec{}, "--zone"},
+		{"Etc/UTC is UTC", Input{Cron: "@daily", Zone: "Etc/UTC"}, Spec{Cron: "@daily", Zone: "UTC"}, ""},
+		{"Zulu is UTC", Input{Every: "1h", Zone: "Zulu"}, Spec{Every: Duration(time.Hour), Anchor: mustTime(t, "2026-11-29T10:00:30Z"), Zone: "UTC"}, ""},
+		{"GMT stays GMT", Input{Cron: "@daily", Zone: "Etc/GMT"}, Spec{Cron: "@daily", Zone: "Etc/GMT"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +130,16 @@ func TestCheckRefusesBrokenSpecs(t *testing.T) {
 	} {
 		if err := sp.Check(); err == nil {
 			t.Errorf("Check(%+v) = nil", sp)
+		}
+	}
+}
+
+// Every name of UTC is shown as UTC, even in a spec stored before
+// names were made one.
+func TestSpecStringOneUTC(t *testing.T) {
+	for _, z := range []string{"UTC", "Etc/UTC", "Etc/Universal", "UCT"} {
+		if got := (Spec{Cron: "@daily", Zone: z}).String(); got != `cron "@daily" UTC` {
+			t.Errorf("zone %s: %s", z, got)
 		}
 	}
 }

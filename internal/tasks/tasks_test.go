@@ -223,3 +223,27 @@ func TestWorkers(t *testing.T) {
 		t.Fatalf("table:\n%s", b.String())
 	}
 }
+
+// A run a schedule started names it in a SCHEDULE column, which shows
+// only when some run has a schedule; a run a person started has "-".
+func TestTableSchedule(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rows := []Row{
+		{ID: "R1", Task: "nightly", Mode: "build", Axes: axes.Default, Class: Class{Class: Done}, Schedule: "s-abc123", Created: now},
+		{ID: "R2", Task: "by hand", Mode: "build", Axes: axes.Default, Class: Class{Class: Done}, Created: now},
+	}
+	var b bytes.Buffer
+	Table(&b, rows, now, false)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	split := regexp.MustCompile(`\s{2,}`).Split
+	head, r1, r2 := split(lines[0], -1), split(lines[1], -1), split(lines[2], -1)
+	i := slices.Index(head, "SCHEDULE")
+	if i != 1 || len(r1) != len(head) || r1[i] != "s-abc123" || r2[i] != "-" {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	b.Reset()
+	Table(&b, rows[1:], now, false)
+	if strings.Contains(b.String(), "SCHEDULE") {
+		t.Fatalf("a SCHEDULE column without a scheduled run:\n%s", b.String())
+	}
+}

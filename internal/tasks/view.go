@@ -44,14 +44,26 @@ type Row struct {
 	HeartbeatAge float64   `json:"heartbeat_age_seconds,omitempty"`
 	Activity     string    `json:"activity,omitempty"`
 	Checkpoint   string    `json:"checkpoint,omitempty"`
-	Schedule     string    `json:"schedule,omitempty"` // the schedule that started the run
+	// Schedule and ScheduleDue: the schedule that started the run and
+	// the due time it started it for (a dispatch's schedule and due_at).
+	Schedule    string    `json:"schedule,omitempty"`
+	ScheduleDue time.Time `json:"schedule_due_at,omitzero"`
 }
 
 // Table writes rows as the view's table; with repos, each row names its
-// repository.
+// repository. When a schedule started any of the runs, a SCHEDULE column
+// names it ("-" for a run a person started).
 func Table(w io.Writer, rows []Row, now time.Time, repos bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := "ID\tMODE\tSTATUS\tPHASE\tAXES\tGOAL\tLIMIT\tTOKENS\tCOST\tAGE\tBEAT\tCHECKPOINT\tNEXT\n"
+	scheduled := false
+	for i := range rows {
+		scheduled = scheduled || rows[i].Schedule != ""
+	}
+	head := "MODE\tSTATUS\tPHASE\tAXES\tGOAL\tLIMIT\tTOKENS\tCOST\tAGE\tBEAT\tCHECKPOINT\tNEXT\n"
+	if scheduled {
+		head = "SCHEDULE\t" + head
+	}
+	head = "ID\t" + head
 	if repos {
 		head = "REPO\t" + head
 	}
@@ -66,6 +78,10 @@ func Table(w io.Writer, rows []Row, now time.Time, repos bool) error {
 		}
 		b.WriteString(r.ID)
 		b.WriteByte('\t')
+		if scheduled {
+			b.WriteString(dash(r.Schedule))
+			b.WriteByte('\t')
+		}
 		b.WriteString(dash(r.Mode))
 		b.WriteByte('\t')
 		b.WriteString(statusCell(r))
