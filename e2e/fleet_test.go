@@ -670,6 +670,25 @@ func TestFleetSubmitRefusals(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "is no repository") {
 		t.Fatalf("diff outside a repository: %d %q", r.code, r.stderr)
 	}
+	if r := ultraRun(t, t.TempDir(), f.env, "undo", id); r.code != 2 || !strings.Contains(r.stderr, "worker's machine") {
+		t.Fatalf("undo outside a repository: %d %q", r.code, r.stderr)
+	}
+	if r := ultraRun(t, t.TempDir(), f.env, "resume", id); r.code != 2 || !strings.Contains(r.stderr, "queued for the fleet's workers") {
+		t.Fatalf("resume of a queued run: %d %q", r.code, r.stderr)
+	}
+	// ULTRA_DB names a PostgreSQL database or nothing: never a file made
+	// where it points.
+	repoDir := repo(t, pyCalc)
+	if r := ultraRun(t, repoDir, append(ultraEnv(t), "ULTRA_DB=fleet.db"), "tasks"); r.code != 2 || !strings.Contains(r.stderr, "no postgres:// URL") {
+		t.Fatalf("tasks with ULTRA_DB=fleet.db: %d %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(repoDir, "fleet.db")); err == nil {
+		t.Fatal("ULTRA_DB=fleet.db made a file")
+	}
+	// A run the fleet does not have: the message says which store was read.
+	if r := ultraRun(t, t.TempDir(), f.env, "status", "20261129-000000-aaaaaa"); r.code != 2 || !strings.Contains(r.stderr, "ULTRA_DB is set") {
+		t.Fatalf("status of an unknown run: %d %q", r.code, r.stderr)
+	}
 }
 
 // landElsewhere lands run id, which a worker pushed at sha, from a
@@ -710,5 +729,9 @@ func (f *fleet) landElsewhere(t testing.TB, id, sha string) {
 	}
 	if r := ultraRun(t, person, env, "land", id); r.code == 0 || !strings.Contains(r.stderr, "already landed") {
 		t.Fatalf("a second landing: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	// Going on with it is its worker's: here, a refusal that says so.
+	if r := ultraRun(t, person, env, "resume", id); r.code != 2 || !strings.Contains(r.stderr, "is a fleet's run") {
+		t.Fatalf("resume in a person's checkout: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -63,9 +63,13 @@ func openLandingRun(cmd *cobra.Command, id string, noRun bool) (landing.Options,
 	if err != nil {
 		return landing.Options{}, nil, "", err
 	}
+	if p.Fleet && cmd.Name() == "undo" {
+		st.Close()
+		return landing.Options{}, nil, "", usageErr("%s is no repository: ultra undo works in the run's repository (a fleet's run: on its worker's machine, in its clone)", p.Dir)
+	}
 	if p.Fleet {
 		st.Close()
-		return landing.Options{}, nil, "", usageErr("%s is no repository: diff, land and undo work in a checkout of the run's repository (a fleet's run: git fetch origin ultra/RUN_ID:ultra/RUN_ID there, then ultra land RUN_ID)", p.Dir)
+		return landing.Options{}, nil, "", usageErr("%s is no repository: diff and land work in a checkout of the run's repository (a fleet's run: git fetch origin ultra/RUN_ID:ultra/RUN_ID there, then ultra %s RUN_ID)", p.Dir, cmd.Name())
 	}
 	dir, err := p.worktreeDir()
 	if err != nil {

@@ -165,6 +165,9 @@ func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOpti
 		return err
 	}
 	defer st.Close()
+	if err := p.goesOnHere(cmd, st, row); err != nil {
+		return err
+	}
 	if len(f.verifyCmds) > 0 {
 		return usageErr("--verify-command cannot change a run's test command: it is fixed when the run starts")
 	}
@@ -209,4 +212,21 @@ func waitsForCall(cmd *cobra.Command, id string) bool {
 	}
 	defer st.Close()
 	return agent.WaitsForCall(row)
+}
+
+// goesOnHere refuses to go on here with a fleet's run that is not this
+// checkout's: its worktree, records and decisions are in a worker's clone
+// (a queued run has none yet).
+func (p *project) goesOnHere(cmd *cobra.Command, st *store.Store, row *store.Run) error {
+	if sharedDB() == "" || p.owns(row) {
+		return nil
+	}
+	if row.Status == store.StatusQueued {
+		return usageErr("run %s is queued for the fleet's workers: one of them starts it (ultra tasks shows when; ultra cancel %s takes it out of the queue)", row.ID, row.ID)
+	}
+	where := row.Repo
+	if rt, err := st.RuntimeOf(cmd.Context(), row.ID); err == nil && rt.Host != "" {
+		where = rt.Host + ", in " + row.Repo
+	}
+	return usageErr("run %s is a fleet's run, and it goes on only where its worktree and records are: on its worker (%s), with that worker's environment (docs/scale.md, \"Going on with a fleet's run\"); or submit its task again (ultra submit)", row.ID, where)
 }

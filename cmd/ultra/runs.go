@@ -146,6 +146,9 @@ func getRun(cmd *cobra.Command, st *store.Store, id string) (*store.Run, error) 
 		return nil, err
 	}
 	r, err := st.GetRun(cmd.Context(), id)
+	if errors.Is(err, store.ErrNotFound) && sharedDB() != "" {
+		return nil, usageErr("%v in the fleet's shared store (ULTRA_DB is set, so ultra reads that store, not this repository's own .ultra/state: unset ULTRA_DB for the repository's runs; see ultra runs)", err)
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, usageErr("%v (see ultra runs)", err)
 	}

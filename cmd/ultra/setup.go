@@ -139,6 +139,9 @@ func (e *configError) Unwrap() error { return e.exitError }
 
 // openStore opens the project's store, keeping .ultra/state out of git.
 func (p *project) openStore() (*store.Store, error) {
+	if db := sharedDB(); db != "" && !strings.HasPrefix(db, "postgres://") && !strings.HasPrefix(db, "postgresql://") {
+		return nil, usageErr("ULTRA_DB=%q is no postgres:// URL: a fleet's shared store is PostgreSQL (unset ULTRA_DB for this repository's own store)", redactURL(db))
+	}
 	if p.Fleet {
 		return store.Open(sharedDB())
 	}

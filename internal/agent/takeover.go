@@ -84,5 +84,5 @@ func TakeOver(ctx context.Context, o Options, row *store.Run, repo, dir string, 
 		return err
 	}
 	ws.Worktree = path
-	return o.Store.Relocate(ctx, row.ID, path, ws)
+	return o.Store.Relocate(ctx, row.ID, repo, path, ws)
 }

@@ -103,11 +103,11 @@ func (s *Store) SnapshotOf(ctx context.Context, run string) (*Snapshot, error) {
 }
 
 // Relocate moves a run to a worktree on this machine (a fleet's worker
-// taking over a run whose machine is gone): its working directory and
-// its workspace's worktree.
-func (s *Store) Relocate(ctx context.Context, id, workdir string, ws Workspace) error {
+// taking over a run whose machine is gone): its repository (the worker's
+// clone), its working directory and its workspace's worktree.
+func (s *Store) Relocate(ctx context.Context, id, repo, workdir string, ws Workspace) error {
 	b, _ := json.Marshal(ws)
-	res, err := s.db.ExecContext(ctx, `UPDATE runs SET workdir=?, workspace=? WHERE id=?`, workdir, string(b), id)
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET repo=?, workdir=?, workspace=? WHERE id=?`, repo, workdir, string(b), id)
 	if err != nil {
 		return fmt.Errorf("store: relocating run %s: %w", id, err)
 	}
