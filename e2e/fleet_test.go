@@ -673,6 +673,13 @@ func TestFleetSubmitRefusals(t *testing.T) {
 	if r := ultraRun(t, t.TempDir(), f.env, "undo", id); r.code != 2 || !strings.Contains(r.stderr, "worker's machine") {
 		t.Fatalf("undo outside a repository: %d %q", r.code, r.stderr)
 	}
+	// No worker runs: the queue's runs wait, and the views say so.
+	if r := ultraRun(t, t.TempDir(), f.env, "tasks"); r.code != 0 || !strings.Contains(r.stdout, "no fleet worker is running") {
+		t.Fatalf("tasks with a queued run and no worker: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := ultraRun(t, t.TempDir(), f.env, "status", id); r.code != 0 || !strings.Contains(r.stdout, "submitted to the fleet") || !strings.Contains(r.stdout, f.remote) || strings.Contains(r.stdout, "budgets") {
+		t.Fatalf("status of a queued run: %d %s %s", r.code, r.stdout, r.stderr)
+	}
 	if r := ultraRun(t, t.TempDir(), f.env, "resume", id); r.code != 2 || !strings.Contains(r.stderr, "queued for the fleet's workers") {
 		t.Fatalf("resume of a queued run: %d %q", r.code, r.stderr)
 	}

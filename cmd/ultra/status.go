@@ -10,6 +10,7 @@ import (
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/axes"
+	"github.com/ultra-dev/ultra/internal/store"
 )
 
 func newStatusCmd() *cobra.Command {
@@ -62,8 +63,16 @@ func printStatus(w io.Writer, s *agent.Status, verbose bool) {
 		fmt.Fprintf(w, "next     %s\n", s.Class.Next)
 	}
 	fmt.Fprintf(w, "axes     %s\n", s.Axes)
-	fmt.Fprintf(w, "model    %s/%s\n", s.Provider, s.Model)
-	fmt.Fprintf(w, "workdir  %s\n", s.Workdir)
+	queued := s.Status == store.StatusQueued
+	if queued {
+		// Its model, workdir, retries and budgets are the worker's to
+		// settle when it takes the run.
+		fmt.Fprintf(w, "queue    submitted to the fleet: one of its workers (ultra worker --db) takes it and starts it\n")
+		fmt.Fprintf(w, "repo     %s\n", s.Repo)
+	} else {
+		fmt.Fprintf(w, "model    %s/%s\n", s.Provider, s.Model)
+		fmt.Fprintf(w, "workdir  %s\n", s.Workdir)
+	}
 	if ws := s.Workspace; ws.Branch != "" {
 		fmt.Fprintf(w, "branch   %s from %s@%s", ws.Branch, ws.Base, short(ws.BaseCommit))
 		switch {
@@ -76,18 +85,8 @@ func printStatus(w io.Writer, s *agent.Status, verbose bool) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "retries  %d of %d used (%d left)\n", s.Retries.Used, s.Retries.Max, s.Retries.Left)
-	if l := s.Limit; l.What != "" && l.What != "retries" {
-		fmt.Fprintf(w, "limit    %d of %d %s used (%d left): ends the run before the retries do\n", l.Used, l.Max, l.What, l.Left)
-	}
-	b, u := s.Budgets, s.Used
-	fmt.Fprintf(w, "budgets  turns %d/%d · input tokens %d/%d · output tokens %d/%d · wall %s/%s\n",
-		u.Turns, b.MaxTurns, u.InputTokens, b.MaxInputTokens, u.OutputTokens, b.MaxOutputTokens,
-		u.Wall.Round(time.Second), b.MaxWall)
-	if b.MaxCost > 0 {
-		fmt.Fprintf(w, "cost     $%.4f of $%.2f\n", u.Cost, b.MaxCost)
-	} else {
-		fmt.Fprintf(w, "cost     $%.4f\n", u.Cost)
+	if !queued {
+		printSpend(w, s)
 	}
 	if s.Sandbox != "" {
 		fmt.Fprintf(w, "sandbox  %s\n", s.Sandbox)
@@ -192,4 +191,21 @@ func orDash(s string) string {
 
 func indentBlock(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// printSpend prints what a run used of its retries and budgets.
+func printSpend(w io.Writer, s *agent.Status) {
+	fmt.Fprintf(w, "retries  %d of %d used (%d left)\n", s.Retries.Used, s.Retries.Max, s.Retries.Left)
+	if l := s.Limit; l.What != "" && l.What != "retries" {
+		fmt.Fprintf(w, "limit    %d of %d %s used (%d left): ends the run before the retries do\n", l.Used, l.Max, l.What, l.Left)
+	}
+	b, u := s.Budgets, s.Used
+	fmt.Fprintf(w, "budgets  turns %d/%d · input tokens %d/%d · output tokens %d/%d · wall %s/%s\n",
+		u.Turns, b.MaxTurns, u.InputTokens, b.MaxInputTokens, u.OutputTokens, b.MaxOutputTokens,
+		u.Wall.Round(time.Second), b.MaxWall)
+	if b.MaxCost > 0 {
+		fmt.Fprintf(w, "cost     $%.4f of $%.2f\n", u.Cost, b.MaxCost)
+	} else {
+		fmt.Fprintf(w, "cost     $%.4f\n", u.Cost)
+	}
 }

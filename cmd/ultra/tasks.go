@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -47,6 +48,9 @@ type tasksView struct {
 	// and no worker to dispatch them.
 	Schedules []scheduleView `json:"schedules,omitempty"`
 	NotServed []string       `json:"schedules_not_served,omitempty"`
+	// QueueNotServed: runs wait in a fleet's queue and no worker of the
+	// fleet is running to take them.
+	QueueNotServed bool `json:"queue_not_served,omitempty"`
 	// Fleet: the view is of a fleet's shared store.
 	Fleet bool `json:"-"`
 }
@@ -191,6 +195,9 @@ func collectTasks(ctx context.Context, sources []taskSource, all, allRepos bool,
 		if err := collectSchedules(ctx, v, s, len(sources) > 1, now); err != nil {
 			return nil, err
 		}
+		if isFleet(s.st) && slices.ContainsFunc(views, func(t store.TaskView) bool { return t.Status == store.StatusQueued }) {
+			v.QueueNotServed = v.QueueNotServed || !servedNow(ctx, s.st, now)
+		}
 		if !all {
 			n, err := s.st.CountFinishedTasks(ctx)
 			if err != nil {
@@ -303,6 +310,9 @@ func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) error {
 		} else {
 			fmt.Fprintln(w, notServed(v.Fleet))
 		}
+	}
+	if v.QueueNotServed {
+		fmt.Fprintln(w, "queued runs wait: no fleet worker is running to take them; start one with ultra worker --db on a machine of the fleet")
 	}
 	for _, s := range v.Skipped {
 		fmt.Fprintf(w, "skipped %s: %s\n", s.Repo, s.Reason)
