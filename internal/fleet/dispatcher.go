@@ -301,16 +301,27 @@ func (d *Dispatcher) waitsOn(run string) bool {
 	return ok
 }
 
+// MaxFailedStarts is how many due times in a row of a schedule may fail
+// to start their run before the schedule is paused: what stops it (a
+// model server that does not answer, a missing key) will not go away by
+// itself, and a person has to look.
+const MaxFailedStarts = 3
+
+// failedStart is the reason of a dispatch whose run could not start.
+const failedStart = "the run could not start: "
+
 // dispatch starts the claimed dispatch's run and waits for its process in
 // the background. A run that cannot start expires its dispatch with the
-// reason.
+// reason; after MaxFailedStarts of them in a row the schedule is paused.
 func (d *Dispatcher) dispatch(ctx context.Context, sc *store.Schedule, claim store.DispatchClaim) {
 	run, wait, err := d.Start(ctx, sc, claim)
 	if err != nil {
 		first, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
-		reason := "the run could not start: " + event.OneLine(first, 300)
-		if ok, _ := d.Store.MoveDispatch(context.WithoutCancel(ctx), claim.Schedule, claim.Due, string(schedule.Claimed), string(schedule.Expired), reason, d.now()); ok {
+		reason := failedStart + event.OneLine(first, 1000)
+		ctx := context.WithoutCancel(ctx)
+		if ok, _ := d.Store.MoveDispatch(ctx, claim.Schedule, claim.Due, string(schedule.Claimed), string(schedule.Expired), reason, d.now()); ok {
 			d.logf("schedule %s: %s", sc.ID, reason)
+			d.pauseFailing(ctx, sc)
 		}
 		if wait != nil {
 			go wait()
@@ -330,6 +341,34 @@ func (d *Dispatcher) dispatch(ctx context.Context, sc *store.Schedule, claim sto
 		delete(d.running, run)
 		d.mu.Unlock()
 	}()
+}
+
+// pauseFailing pauses sc when its last MaxFailedStarts due times all
+// failed to start their runs.
+func (d *Dispatcher) pauseFailing(ctx context.Context, sc *store.Schedule) {
+	ds, err := d.Store.Dispatches(ctx, sc.ID, MaxFailedStarts+4)
+	if err != nil {
+		return
+	}
+	n := 0
+	for _, x := range ds {
+		if x.Status == string(schedule.Queued) || x.Status == string(schedule.Due) {
+			continue // the time ahead, not a start
+		}
+		if x.Status != string(schedule.Expired) || !strings.HasPrefix(x.Reason, failedStart) {
+			return
+		}
+		if n++; n == MaxFailedStarts {
+			break
+		}
+	}
+	if n < MaxFailedStarts {
+		return
+	}
+	why := fmt.Sprintf("paused by ultra: %d due times in a row could not start their runs (ultra schedule show %s says why; ultra schedule resume %s once it is fixed)", MaxFailedStarts, sc.ID, sc.ID)
+	if err := d.Store.SetSchedulePaused(ctx, sc.ID, true, why, d.now()); err == nil {
+		d.logf("schedule %s: %s", sc.ID, why)
+	}
 }
 
 // Wait waits for the runs this worker started to end, at most until ctx

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -298,5 +299,40 @@ func TestFailedStartPausedAndOneOff(t *testing.T) {
 	}
 	if n := f.r.count(); n != 0 {
 		t.Fatalf("%d runs", n)
+	}
+}
+
+// A schedule whose runs cannot start is paused after MaxFailedStarts due
+// times in a row, with the whole reason kept, and dispatches nothing
+// more.
+func TestFailingScheduleIsPaused(t *testing.T) {
+	f := newFixture(t)
+	f.add(t, "s1", schedule.Input{Every: "10m"}, "skip")
+	a := f.worker(t, "wa")
+	ctx := context.Background()
+	failing := func() {
+		f.c.add(10 * time.Minute)
+		f.r.fail = errors.New("no model server answers at http://127.0.0.1:1/v1 (start it, or pass --base-url URL)")
+		tick(t, a)
+	}
+	for i := 0; i < MaxFailedStarts-1; i++ {
+		failing()
+	}
+	if sc, _ := f.st.GetSchedule(ctx, "s1"); sc.Paused {
+		t.Fatalf("paused after %d failed starts", MaxFailedStarts-1)
+	}
+	failing()
+	if sc, _ := f.st.GetSchedule(ctx, "s1"); !sc.Paused {
+		t.Fatalf("not paused after %d failed starts: %v", MaxFailedStarts, f.states(t, "s1"))
+	}
+	ds, _ := f.st.Dispatches(ctx, "s1", 1)
+	if !strings.Contains(ds[0].Reason, "pass --base-url URL") {
+		t.Fatalf("the reason is cut: %q", ds[0].Reason)
+	}
+	before := len(f.states(t, "s1"))
+	f.c.add(30 * time.Minute)
+	tick(t, a)
+	if got := len(f.states(t, "s1")); got != before {
+		t.Fatalf("a paused schedule dispatched: %v", f.states(t, "s1"))
 	}
 }
