@@ -378,13 +378,7 @@ func TestFleetTakesOverARunWhoseMachineDied(t *testing.T) {
 	if !strings.Contains(outB.String(), "run "+id+" taken over") {
 		t.Fatalf("worker b did not take the run over:\n%s", outB)
 	}
-	sha := f.pushed(t, id)
-	if !strings.HasPrefix(sha, tk.Checkpoint) {
-		t.Fatalf("the remote's branch %s, the run's green commit %s", sha, tk.Checkpoint)
-	}
-	if got := git(t, f.remote, "show", sha+":calc.py"); !strings.Contains(got, "return a + b") {
-		t.Fatalf("the branch lacks the fix:\n%s", got)
-	}
+	sha := f.pushedFix(t, id, tk)
 	// As an uninterrupted run's: the goal's commit and the final one.
 	if log := strings.TrimSpace(git(t, f.remote, "log", "--format=%s", "main.."+sha)); log != "ultra: final review approved\nultra: G001-add-adds add adds" {
 		t.Fatalf("the run's commits:\n%s", log)
@@ -454,60 +448,6 @@ func TestFleetTakesOverARunWhoseMachineDied(t *testing.T) {
 	f.sameSharedLedger(t, id, ledger)
 }
 
-// sharedGates are the numbers of run id's gate decisions, as another
-// machine reads them from the shared store (ultra gate show).
-func (f *fleet) sharedGates(t testing.TB, id string) []int {
-	t.Helper()
-	r := ultraRun(t, t.TempDir(), f.env, "gate", "show", id, "--json")
-	var v struct {
-		Decisions []struct{ N int }
-	}
-	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &v) != nil {
-		t.Fatalf("gate show on another machine: %d %s %s", r.code, r.stdout, r.stderr)
-	}
-	var ns []int
-	for _, d := range v.Decisions {
-		ns = append(ns, d.N)
-	}
-	return ns
-}
-
-// sameSharedLedger checks that another machine reads run id's ledger from
-// the shared store as the run's branch holds it (ledger), and verifies
-// it: chain, signatures, the head ultra recorded, goals.json.
-func (f *fleet) sameSharedLedger(t testing.TB, id, ledger string) {
-	t.Helper()
-	type entry struct {
-		Seq  int
-		Kind string
-		Prev string
-	}
-	r := ultraRun(t, t.TempDir(), f.env, "goals", "ledger", id, "--json")
-	var shared []entry
-	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &shared) != nil {
-		t.Fatalf("ledger on another machine: %d %s %s", r.code, r.stdout, r.stderr)
-	}
-	// The branch's last commit holds the ledger up to it; what the run
-	// recorded after (the commit itself) follows in the store.
-	lines := strings.Split(strings.TrimSpace(ledger), "\n")
-	if len(shared) < len(lines) {
-		t.Fatalf("the shared ledger has %d entries, the branch's %d", len(shared), len(lines))
-	}
-	for i, l := range lines {
-		var e entry
-		if json.Unmarshal([]byte(l), &e) != nil || e != shared[i] {
-			t.Fatalf("ledger entry %d: the branch's %+v, the shared store's %+v", i+1, e, shared[i])
-		}
-	}
-	if r := ultraRun(t, t.TempDir(), f.env, "goals", "ledger", id, "--verify"); r.code != 0 || !strings.Contains(r.stdout, "shared store") {
-		t.Fatalf("ledger --verify on another machine: %d %s %s", r.code, r.stdout, r.stderr)
-	}
-	r = ultraRun(t, t.TempDir(), f.env, "goals", id, "--json")
-	if r.code != 0 || !strings.Contains(r.stdout, `"status": "complete"`) {
-		t.Fatalf("goals on another machine: %d %.600s %s", r.code, r.stdout, r.stderr)
-	}
-}
-
 // The shared store's server restarts while a run goes on, down for ten
 // seconds while the model's answer comes: the run waits for the store and
 // finishes, and none of its events is lost.
@@ -566,6 +506,20 @@ func (f *fleet) pushed(t testing.TB, id string) string {
 	}
 	t.Fatalf("run %s's branch never reached the remote", id)
 	return ""
+}
+
+// pushedFix waits for run id's branch on the remote and checks it: at the
+// run's green commit (tk's checkpoint), with the fix.
+func (f *fleet) pushedFix(t testing.TB, id string, tk fleetTask) string {
+	t.Helper()
+	sha := f.pushed(t, id)
+	if !strings.HasPrefix(sha, tk.Checkpoint) {
+		t.Fatalf("the remote's branch %s, the run's green commit %s", sha, tk.Checkpoint)
+	}
+	if got := git(t, f.remote, "show", sha+":calc.py"); !strings.Contains(got, "return a + b") {
+		t.Fatalf("the branch lacks the fix:\n%s", got)
+	}
+	return sha
 }
 
 // A fleet's schedule (in the shared store, for a repository's URL) is
@@ -695,50 +649,5 @@ func TestFleetSubmitRefusals(t *testing.T) {
 	// A run the fleet does not have: the message says which store was read.
 	if r := ultraRun(t, t.TempDir(), f.env, "status", "20261129-000000-aaaaaa"); r.code != 2 || !strings.Contains(r.stderr, "ULTRA_DB is set") {
 		t.Fatalf("status of an unknown run: %d %q", r.code, r.stderr)
-	}
-}
-
-// landElsewhere lands run id, which a worker pushed at sha, from a
-// person's checkout (on the workers' machine: the run is still not this
-// checkout's): only once its branch is fetched, only a tree the run's
-// shared gate decisions passed, once.
-func (f *fleet) landElsewhere(t testing.TB, id, sha string) {
-	t.Helper()
-	person := filepath.Join(t.TempDir(), "calc")
-	git(t, "", "clone", "--quiet", f.remote, person)
-	env := f.env
-	if r := ultraRun(t, person, env, "land", id); r.code == 0 || !strings.Contains(r.stderr, "git fetch origin ultra/"+id) {
-		t.Fatalf("land without the branch: %d %s %s", r.code, r.stdout, r.stderr)
-	}
-	git(t, person, "fetch", "--quiet", "origin", "ultra/"+id+":ultra/"+id)
-	// A commit added to the branch by hand is no tree the gate passed.
-	git(t, person, "checkout", "--quiet", "ultra/"+id)
-	if err := os.WriteFile(filepath.Join(person, "calc.py"), []byte("def add(a, b):\n    return 5\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git(t, person, "commit", "--quiet", "-am", "a hand edit")
-	git(t, person, "checkout", "--quiet", "main")
-	if r := ultraRun(t, person, env, "land", id); r.code == 0 || !strings.Contains(r.stderr, "never passed") {
-		t.Fatalf("land of a hand-edited branch: %d %s %s", r.code, r.stdout, r.stderr)
-	}
-	if got := git(t, person, "show", "main:calc.py"); !strings.Contains(got, "return a - b") {
-		t.Fatalf("main moved on a refused landing:\n%s", got)
-	}
-	git(t, person, "branch", "--force", "ultra/"+id, sha)
-	if r := ultraRun(t, person, env, "land", id); r.code != 0 {
-		t.Fatalf("land: %d %s %s", r.code, r.stdout, r.stderr)
-	}
-	if tip := strings.TrimSpace(git(t, person, "rev-parse", "main")); tip != sha {
-		t.Fatalf("main is at %s, the run's green commit %s", tip, sha)
-	}
-	if r := ultraRun(t, t.TempDir(), f.env, "land", id); r.code == 0 {
-		t.Fatalf("land outside a checkout: %d %s", r.code, r.stdout)
-	}
-	if r := ultraRun(t, person, env, "land", id); r.code == 0 || !strings.Contains(r.stderr, "already landed") {
-		t.Fatalf("a second landing: %d %s %s", r.code, r.stdout, r.stderr)
-	}
-	// Going on with it is its worker's: here, a refusal that says so.
-	if r := ultraRun(t, person, env, "resume", id); r.code != 2 || !strings.Contains(r.stderr, "is a fleet's run") {
-		t.Fatalf("resume in a person's checkout: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -2,11 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/fleet"
 	"github.com/ultra-dev/ultra/internal/store"
 )
 
@@ -29,6 +32,8 @@ func newResumeCmd() *cobra.Command {
 				if err := takeOverRun(cmd, args[0]); err != nil {
 					return err
 				}
+			} else if queued, err := resumeThroughFleet(cmd, args[0], guidance); queued || err != nil {
+				return err
 			}
 			return continueRun(cmd, &f, args[0], agent.ResumeOptions{Guidance: guidance})
 		},
@@ -214,6 +219,29 @@ func waitsForCall(cmd *cobra.Command, id string) bool {
 	return agent.WaitsForCall(row)
 }
 
+// resumeThroughFleet queues a person's resume of a fleet's run that is
+// not this checkout's, for the fleet's workers: one takes the run over
+// from its last saved step and resumes it. false: the run is this
+// checkout's to resume here.
+func resumeThroughFleet(cmd *cobra.Command, id, guidance string) (bool, error) {
+	if sharedDB() == "" {
+		return false, nil
+	}
+	p, st, row, err := openRun(cmd, id)
+	if err != nil {
+		return false, err
+	}
+	defer st.Close()
+	if p.owns(row) || !agent.Resumable(row.Status) {
+		return false, nil // resumed here, or refused as it says
+	}
+	if err := fleet.Resume(cmd.Context(), sharedDB(), st, row.ID, guidance, time.Now()); err != nil {
+		return false, usageErr("%v", err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "run %s (%s): resume queued for the fleet's workers; one takes it over from its last saved step (ultra tasks, ultra attach %s)\n", row.ID, row.Status, row.ID)
+	return true, nil
+}
+
 // goesOnHere refuses to go on here with a fleet's run that is not this
 // checkout's: its worktree, records and decisions are in a worker's clone
 // (a queued run has none yet).
@@ -228,5 +256,5 @@ func (p *project) goesOnHere(cmd *cobra.Command, st *store.Store, row *store.Run
 	if rt, err := st.RuntimeOf(cmd.Context(), row.ID); err == nil && rt.Host != "" {
 		where = rt.Host + ", in " + row.Repo
 	}
-	return usageErr("run %s is a fleet's run, and it goes on only where its worktree and records are: on its worker (%s), with that worker's environment (docs/scale.md, \"Going on with a fleet's run\"); or submit its task again (ultra submit)", row.ID, where)
+	return usageErr("run %s is a fleet's run (it is %s): ultra resume %s [GUIDANCE] asks the fleet's workers to go on with it once it stopped short; the other commands that go on with a run work where its worktree is, on its worker (%s; docs/scale.md, \"Going on with a fleet's run\")", row.ID, row.Status, row.ID, where)
 }

@@ -206,6 +206,7 @@ func ViewShared(ctx context.Context, st *store.Store, root string, row *store.Ru
 	if err != nil {
 		return nil, err
 	}
+	delete(heads, store.RecordOrigin) // what it was submitted for: no record of its work
 	if len(heads) == 0 {
 		return nil, ErrNoShared
 	}

@@ -26,6 +26,17 @@ const (
 	StatusStopped = "stopped"
 )
 
+// Resumable reports whether a run with status stopped short and a
+// person's resume goes on with it (not running, not ended for good, not
+// queued).
+func Resumable(status string) bool {
+	switch status {
+	case StatusEscalated, StatusBudgetExhausted, StatusNeedsApproval, StatusInterrupted, StatusFailed, StatusPaused, StatusStopped:
+		return true
+	}
+	return false
+}
+
 // Exit codes of ultra run and resume.
 const (
 	ExitComplete    = 0

@@ -10,7 +10,8 @@ import (
 	"github.com/ultra-dev/ultra/internal/workspace"
 )
 
-// TakeOver moves a fleet's run whose machine is gone to this one, in the
+// TakeOver moves a fleet's run whose machine is gone (or that stopped
+// short, and a person asked to go on with it anywhere) to this one, in the
 // repository repo (a clone with the run's base commit): the run's
 // branch and worktree are rebuilt, under dir, from the snapshot its last
 // saved step kept (Options.Snapshots), or from its base commit when it
@@ -21,8 +22,8 @@ import (
 // recorded, and is done once, here.
 func TakeOver(ctx context.Context, o Options, row *store.Run, repo, dir string, setup []string) error {
 	o = o.withDefaults()
-	if row.Status != StatusRunning && row.Status != StatusInterrupted {
-		return fmt.Errorf("run %s is %s: only a run whose machine stopped mid-run is taken over", row.ID, row.Status)
+	if row.Status != StatusRunning && !Resumable(row.Status) {
+		return fmt.Errorf("run %s is %s: only a run whose machine stopped mid-run, or that stopped short, is taken over", row.ID, row.Status)
 	}
 	ws := row.Workspace
 	if ws.Branch == "" || ws.BaseCommit == "" {

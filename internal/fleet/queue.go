@@ -3,10 +3,12 @@ package fleet
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -30,6 +32,75 @@ type RunJob struct {
 	Base  string   `json:"base,omitempty"` // the branch the run's branch is cut from (default: the remote's)
 	Args  []string `json:"args"`           // ultra run's flags, then "--" and the task
 	Brief string   `json:"brief,omitempty"`
+	// Resume is set for a person's `ultra resume` of a fleet's run that
+	// stopped short, asked on any machine (Resume): the job takes the
+	// run over and resumes it, once.
+	Resume *ResumeAsk `json:"resume,omitempty" river:"unique"`
+}
+
+// ResumeAsk is a person's ask to go on with a fleet's run.
+type ResumeAsk struct {
+	// After is the run's last event when it was asked: a run_resumed
+	// after it is this ask's resume (a rescued job does not resume again).
+	After    int64  `json:"after"`
+	Guidance string `json:"guidance,omitempty"`
+	At       string `json:"at"` // when, which makes each ask a job of its own
+}
+
+// Origin is what a fleet's run was submitted for: its repository's URL
+// and base branch (a shared record of the run, store.RecordOrigin).
+type Origin struct {
+	Repo string `json:"repo"`
+	Base string `json:"base,omitempty"`
+}
+
+// OriginOf is run's origin, nil for a run submitted before origins were
+// kept.
+func OriginOf(ctx context.Context, st *store.Store, run string) (*Origin, error) {
+	recs, err := st.Records(ctx, run, store.RecordOrigin)
+	if err != nil || len(recs) == 0 {
+		return nil, err
+	}
+	var o Origin
+	if err := json.Unmarshal(recs[0].Body, &o); err != nil {
+		return nil, fmt.Errorf("run %s's origin: %w", run, err)
+	}
+	return &o, nil
+}
+
+// Resume queues a person's ask to go on with run (which stopped short,
+// on whichever machine): a worker takes it over from its last saved
+// step and resumes it with guidance.
+func Resume(ctx context.Context, url string, st *store.Store, run, guidance string, now time.Time) error {
+	o, err := OriginOf(ctx, st, run)
+	if err != nil {
+		return err
+	}
+	if o == nil {
+		return fmt.Errorf("run %s does not say which repository it was submitted for (it was submitted by an older ultra): resume it on its worker's machine", run)
+	}
+	evs, err := st.Events(ctx, run, 1)
+	if err != nil {
+		return err
+	}
+	var after int64
+	if len(evs) > 0 {
+		after = evs[len(evs)-1].Seq
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return fmt.Errorf("the queue's database: %w", err)
+	}
+	defer pool.Close()
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: quiet})
+	if err != nil {
+		return err
+	}
+	job := RunJob{Run: run, Repo: o.Repo, Base: o.Base, Resume: &ResumeAsk{After: after, Guidance: guidance, At: now.UTC().Format(time.RFC3339Nano)}}
+	if _, err := client.Insert(ctx, job, nil); err != nil {
+		return fmt.Errorf("queueing run %s's resume: %w", run, err)
+	}
+	return nil
 }
 
 // Kind is the job's kind in River's table.
@@ -86,6 +157,11 @@ func Submit(ctx context.Context, st *store.Store, row *store.Run, job RunJob) er
 	if err != nil {
 		return err
 	}
+	origin, err := json.Marshal(Origin{Repo: job.Repo, Base: job.Base})
+	if err != nil {
+		return err
+	}
+	row.Records = append(row.Records, store.Record{Kind: store.RecordOrigin, Body: origin, At: row.CreatedAt})
 	return st.CreateQueuedRun(ctx, row, func(tx *sql.Tx) error {
 		res, err := client.InsertTx(ctx, tx, job, nil)
 		if err != nil {

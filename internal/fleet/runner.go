@@ -206,7 +206,21 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 		return err
 	}
 	var args []string
-	if row.Status != store.StatusQueued {
+	if ask := a.Resume; ask != nil && row.Status != store.StatusQueued && agent.Resumable(row.Status) {
+		// A person's ask to go on with the run, unless a rescued job of
+		// it resumed it already.
+		resumed, err := f.resumedSince(ctx, a.Run, ask.After)
+		if err != nil {
+			return err
+		}
+		if !resumed {
+			args = []string{"resume", "--output", "jsonl", "--take-over", a.Run}
+			if ask.Guidance != "" {
+				args = append(args, "--", ask.Guidance)
+			}
+		}
+	}
+	if args == nil && row.Status != store.StatusQueued {
 		// Taken before: this is the job's rescue (the worker that had it
 		// stopped beating), or the run ended and its worker died after.
 		switch take, err := f.takeOver(ctx, row); {
@@ -245,7 +259,9 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 		}
 		return fmt.Errorf("run %s did not start: %w", a.Run, err)
 	}
-	if args[0] == "resume" {
+	if args[0] == "resume" && a.Resume != nil {
+		f.logf("run %s resumed, as a person asked (%s, base %s)", id, a.Repo, base)
+	} else if args[0] == "resume" {
 		f.logf("run %s taken over from a worker that stopped beating (%s, base %s)", id, a.Repo, base)
 	} else {
 		f.logf("run %s started (%s, base %s)", id, a.Repo, base)
@@ -361,6 +377,20 @@ func gitIn(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
+}
+
+// resumedSince reports whether run resumed after its event after.
+func (f *Fleet) resumedSince(ctx context.Context, run string, after int64) (bool, error) {
+	evs, err := f.Store.Events(ctx, run, 0)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range evs {
+		if e.Seq > after && e.Type == string(event.RunResumed) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // takeOver decides about a job whose run a worker already took: true

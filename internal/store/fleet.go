@@ -34,6 +34,9 @@ func (s *Store) CreateQueuedRun(ctx context.Context, r *Run, also func(*sql.Tx) 
 	if err := putRun(ctx, tx, r); err != nil {
 		return err
 	}
+	if err := putRecords(ctx, tx, r.ID, r.Records); err != nil {
+		return err
+	}
 	if also != nil {
 		if err := also(tx.tx); err != nil {
 			return err

@@ -23,6 +23,9 @@ const (
 	RecordGoals = "goals"
 	// RecordBrief is the run's brief (n = 0), replaced as goals.json is.
 	RecordBrief = "brief"
+	// RecordOrigin is what a fleet's run was submitted for (n = 0): the
+	// repository's URL and base branch, written when it is queued.
+	RecordOrigin = "origin"
 )
 
 // SecretGateKey is the store's secret the fleet's machines sign gate
