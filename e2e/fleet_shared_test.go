@@ -148,3 +148,34 @@ func TestFleetResumeGoesThroughTheQueue(t *testing.T) {
 		t.Fatalf("%d run_resumed events", n)
 	}
 }
+
+// A fleet's run submitted for its plan (--mode plan) stops with the plan
+// waiting; a person accepts it from another machine (ultra approve
+// --autonomous), a worker takes the run over and builds it to the end.
+func TestFleetPlanAcceptedElsewhere(t *testing.T) {
+	f := newFleet(t, 1)
+	r := ultraRun(t, t.TempDir(), f.env, "submit", "--json", "--repo", f.remote, "--provider", "openai", "--base-url", f.model.url,
+		"--model", "scripted", "--mode", "plan", "fix the calculator's Add (job 1)")
+	if r.code != 0 {
+		t.Fatalf("submit: %d %s", r.code, r.stderr)
+	}
+	var v struct{ Run string }
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	id := v.Run
+	_, out := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-a")
+	f.waitTask(t, id, "needs_approval", 2*time.Minute, out)
+	if n := len(f.model.srv.Requests()); n != 2 {
+		t.Fatalf("%d model requests before the plan's acceptance, want 2", n)
+	}
+	r = ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME=laptop"), "approve", id, "--autonomous")
+	if r.code != 0 || !strings.Contains(r.stdout, "acceptance of its plan queued") {
+		t.Fatalf("approve on another machine: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	tk := f.waitTask(t, id, "complete", 2*time.Minute, out)
+	f.pushedFix(t, id, tk)
+	if n, want := len(f.model.srv.Requests()), len(fleetSteps()); n != want {
+		t.Fatalf("the model answered %d requests, want %d", n, want)
+	}
+}

@@ -32,8 +32,6 @@ func newResumeCmd() *cobra.Command {
 				if err := takeOverRun(cmd, args[0]); err != nil {
 					return err
 				}
-			} else if queued, err := resumeThroughFleet(cmd, args[0], guidance); queued || err != nil {
-				return err
 			}
 			return continueRun(cmd, &f, args[0], agent.ResumeOptions{Guidance: guidance})
 		},
@@ -65,7 +63,7 @@ func takeOverRun(cmd *cobra.Command, id string) error {
 func newApproveCmd() *cobra.Command {
 	var f runFlags
 	var callID, deny, profile string
-	var forRun, readOnly, autonomous, asJSON bool
+	var forRun, readOnly, autonomous, asJSON, takeOver bool
 	cmd := &cobra.Command{
 		Use:   "approve RUN_ID [GUIDANCE]",
 		Short: "Accept the plan a run waits on, or allow (deny) the tool call a manual run waits on",
@@ -87,6 +85,11 @@ func newApproveCmd() *cobra.Command {
 			guidance := ""
 			if len(args) == 2 {
 				guidance = strings.TrimSpace(args[1])
+			}
+			if takeOver {
+				if err := takeOverRun(cmd, args[0]); err != nil {
+					return err
+				}
 			}
 			decide := callID != "" || cmd.Flags().Changed("deny") || forRun || readOnly || waitsForCall(cmd, args[0])
 			if !decide {
@@ -152,6 +155,8 @@ func newApproveCmd() *cobra.Command {
 	fl.BoolVar(&autonomous, "autonomous", false, "accept the plan and let it run autonomously")
 	fl.StringVar(&profile, "permission-profile", "", "with an accepted plan: the permission profile it runs with")
 	fl.BoolVar(&asJSON, "json", false, "print the outcome of a decision as JSON")
+	fl.BoolVar(&takeOver, "take-over", false, "first move the run, a fleet's, to this repository's clone (set by ultra worker --db)")
+	_ = fl.MarkHidden("take-over")
 	return cmd
 }
 
@@ -170,6 +175,12 @@ func continueRun(cmd *cobra.Command, f *runFlags, id string, ro agent.ResumeOpti
 		return err
 	}
 	defer st.Close()
+	if err := f.validate(); err != nil {
+		return err
+	}
+	if queued, err := p.throughFleet(cmd, st, row, ro, budgetFlags(cmd)); queued || err != nil {
+		return err
+	}
 	if err := p.goesOnHere(cmd, st, row); err != nil {
 		return err
 	}
@@ -219,26 +230,24 @@ func waitsForCall(cmd *cobra.Command, id string) bool {
 	return agent.WaitsForCall(row)
 }
 
-// resumeThroughFleet queues a person's resume of a fleet's run that is
-// not this checkout's, for the fleet's workers: one takes the run over
-// from its last saved step and resumes it. false: the run is this
-// checkout's to resume here.
-func resumeThroughFleet(cmd *cobra.Command, id, guidance string) (bool, error) {
-	if sharedDB() == "" {
+// throughFleet queues a person's resume (or acceptance of the plan) of a
+// fleet's run that stopped short and is not this checkout's, for the
+// fleet's workers: one takes the run over from its last saved step and
+// goes on with it as ro says. false: the run goes on here, or is refused
+// as goesOnHere says.
+func (p *project) throughFleet(cmd *cobra.Command, st *store.Store, row *store.Run, ro agent.ResumeOptions, budgets map[string]string) (bool, error) {
+	if sharedDB() == "" || p.owns(row) || !agent.Resumable(row.Status) {
 		return false, nil
 	}
-	p, st, row, err := openRun(cmd, id)
-	if err != nil {
-		return false, err
-	}
-	defer st.Close()
-	if p.owns(row) || !agent.Resumable(row.Status) {
-		return false, nil // resumed here, or refused as it says
-	}
-	if err := fleet.Resume(cmd.Context(), sharedDB(), st, row.ID, guidance, time.Now()); err != nil {
+	ask := fleet.ResumeAsk{Guidance: ro.Guidance, Approve: ro.Approve, Steer: ro.Steer, Budgets: budgets}
+	if err := fleet.Resume(cmd.Context(), sharedDB(), st, row.ID, ask, time.Now()); err != nil {
 		return false, usageErr("%v", err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "run %s (%s): resume queued for the fleet's workers; one takes it over from its last saved step (ultra tasks, ultra attach %s)\n", row.ID, row.Status, row.ID)
+	what := "resume"
+	if ro.Approve {
+		what = "acceptance of its plan"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "run %s (%s): %s queued for the fleet's workers; one takes it over from its last saved step and goes on (ultra tasks, ultra attach %s)\n", row.ID, row.Status, what, row.ID)
 	return true, nil
 }
 
@@ -257,4 +266,18 @@ func (p *project) goesOnHere(cmd *cobra.Command, st *store.Store, row *store.Run
 		where = rt.Host + ", in " + row.Repo
 	}
 	return usageErr("run %s is a fleet's run (it is %s): ultra resume %s [GUIDANCE] asks the fleet's workers to go on with it once it stopped short; the other commands that go on with a run work where its worktree is, on its worker (%s; docs/scale.md, \"Going on with a fleet's run\")", row.ID, row.Status, row.ID, where)
+}
+
+// budgetFlags are the budget flags given to cmd, as given.
+func budgetFlags(cmd *cobra.Command) map[string]string {
+	var m map[string]string
+	for _, name := range []string{"max-retries", "max-turns", "max-input-tokens", "max-output-tokens", "max-wall", "max-cost"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			if m == nil {
+				m = map[string]string{}
+			}
+			m[name] = f.Value.String()
+		}
+	}
+	return m
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,7 +46,35 @@ type ResumeAsk struct {
 	// after it is this ask's resume (a rescued job does not resume again).
 	After    int64  `json:"after"`
 	Guidance string `json:"guidance,omitempty"`
-	At       string `json:"at"` // when, which makes each ask a job of its own
+	// Approve: the ask accepts the plan the run waits on (ultra approve),
+	// with Steer's changes of its axes (control, permission_profile).
+	Approve bool              `json:"approve,omitempty"`
+	Steer   map[string]string `json:"steer,omitempty"`
+	// Budgets are the budget flags the person gave (max-turns: "40"),
+	// granted as the run goes on.
+	Budgets map[string]string `json:"budgets,omitempty"`
+	At      string            `json:"at"` // when, which makes each ask a job of its own
+}
+
+// Argv is the command a worker goes on with run by, after taking it over.
+func (a ResumeAsk) Argv(run string) []string {
+	args := []string{"resume", "--output", "jsonl", "--take-over", run}
+	if a.Approve {
+		args = []string{"approve", "--output", "jsonl", "--take-over", run}
+		if a.Steer["control"] == "autonomous" {
+			args = append(args, "--autonomous")
+		}
+		if p := a.Steer["permission_profile"]; p != "" {
+			args = append(args, "--permission-profile", p)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(a.Budgets)) {
+		args = append(args, "--"+k, a.Budgets[k])
+	}
+	if a.Guidance != "" {
+		args = append(args, "--", a.Guidance)
+	}
+	return args
 }
 
 // Origin is what a fleet's run was submitted for: its repository's URL
@@ -70,8 +100,8 @@ func OriginOf(ctx context.Context, st *store.Store, run string) (*Origin, error)
 
 // Resume queues a person's ask to go on with run (which stopped short,
 // on whichever machine): a worker takes it over from its last saved
-// step and resumes it with guidance.
-func Resume(ctx context.Context, url string, st *store.Store, run, guidance string, now time.Time) error {
+// step and goes on as ask says.
+func Resume(ctx context.Context, url string, st *store.Store, run string, ask ResumeAsk, now time.Time) error {
 	o, err := OriginOf(ctx, st, run)
 	if err != nil {
 		return err
@@ -96,7 +126,8 @@ func Resume(ctx context.Context, url string, st *store.Store, run, guidance stri
 	if err != nil {
 		return err
 	}
-	job := RunJob{Run: run, Repo: o.Repo, Base: o.Base, Resume: &ResumeAsk{After: after, Guidance: guidance, At: now.UTC().Format(time.RFC3339Nano)}}
+	ask.After, ask.At = after, now.UTC().Format(time.RFC3339Nano)
+	job := RunJob{Run: run, Repo: o.Repo, Base: o.Base, Resume: &ask}
 	if _, err := client.Insert(ctx, job, nil); err != nil {
 		return fmt.Errorf("queueing run %s's resume: %w", run, err)
 	}

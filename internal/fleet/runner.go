@@ -206,6 +206,7 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 		return err
 	}
 	var args []string
+	asked := false
 	if ask := a.Resume; ask != nil && row.Status != store.StatusQueued && agent.Resumable(row.Status) {
 		// A person's ask to go on with the run, unless a rescued job of
 		// it resumed it already.
@@ -214,10 +215,7 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 			return err
 		}
 		if !resumed {
-			args = []string{"resume", "--output", "jsonl", "--take-over", a.Run}
-			if ask.Guidance != "" {
-				args = append(args, "--", ask.Guidance)
-			}
+			args, asked = ask.Argv(a.Run), true
 		}
 	}
 	if args == nil && row.Status != store.StatusQueued {
@@ -259,7 +257,7 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 		}
 		return fmt.Errorf("run %s did not start: %w", a.Run, err)
 	}
-	if args[0] == "resume" && a.Resume != nil {
+	if asked {
 		f.logf("run %s resumed, as a person asked (%s, base %s)", id, a.Repo, base)
 	} else if args[0] == "resume" {
 		f.logf("run %s taken over from a worker that stopped beating (%s, base %s)", id, a.Repo, base)
