@@ -118,20 +118,11 @@ func TestFleetResumeGoesThroughTheQueue(t *testing.T) {
 	steps := fleetSteps()
 	lane := append(append(append([]step{}, steps[:4]...), calls(call("phase", map[string]any{"to": "verifying"}))), steps[4:]...)
 	f := newFleetWith(t, 1, func(int) []step { return lane })
-	r := ultraRun(t, t.TempDir(), f.env, "submit", "--json", "--repo", f.remote, "--provider", "openai", "--base-url", f.model.url,
-		"--model", "scripted", "--max-turns", "4", "fix the calculator's Add (job 1)")
-	if r.code != 0 {
-		t.Fatalf("submit: %d %s", r.code, r.stderr)
-	}
-	var v struct{ Run string }
-	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
-		t.Fatal(err)
-	}
-	id := v.Run
+	id := f.submit(t, 1, "--max-turns", "4")
 	_, outA := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-a")
 	f.waitTask(t, id, "budget_exhausted", 2*time.Minute, outA)
 	before := len(f.model.srv.Requests())
-	r = ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME=laptop"), "resume", id, "go on")
+	r := ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME=laptop"), "resume", id, "go on")
 	if r.code != 0 || !strings.Contains(r.stdout, "resume queued") {
 		t.Fatalf("resume on another machine: %d %s %s", r.code, r.stdout, r.stderr)
 	}
@@ -154,22 +145,13 @@ func TestFleetResumeGoesThroughTheQueue(t *testing.T) {
 // --autonomous), a worker takes the run over and builds it to the end.
 func TestFleetPlanAcceptedElsewhere(t *testing.T) {
 	f := newFleet(t, 1)
-	r := ultraRun(t, t.TempDir(), f.env, "submit", "--json", "--repo", f.remote, "--provider", "openai", "--base-url", f.model.url,
-		"--model", "scripted", "--mode", "plan", "fix the calculator's Add (job 1)")
-	if r.code != 0 {
-		t.Fatalf("submit: %d %s", r.code, r.stderr)
-	}
-	var v struct{ Run string }
-	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
-		t.Fatal(err)
-	}
-	id := v.Run
+	id := f.submit(t, 1, "--mode", "plan")
 	_, out := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-a")
 	f.waitTask(t, id, "needs_approval", 2*time.Minute, out)
 	if n := len(f.model.srv.Requests()); n != 2 {
 		t.Fatalf("%d model requests before the plan's acceptance, want 2", n)
 	}
-	r = ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME=laptop"), "approve", id, "--autonomous")
+	r := ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME=laptop"), "approve", id, "--autonomous")
 	if r.code != 0 || !strings.Contains(r.stdout, "acceptance of its plan queued") {
 		t.Fatalf("approve on another machine: %d %s %s", r.code, r.stdout, r.stderr)
 	}

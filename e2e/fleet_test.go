@@ -90,10 +90,11 @@ func (f *fleet) machine(t testing.TB) []string {
 	return append(env, "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "ULTRA_DB="+f.db)
 }
 
-func (f *fleet) submit(t testing.TB, job int) string {
+// submit submits job (with the run flags extra) and returns its run's id.
+func (f *fleet) submit(t testing.TB, job int, extra ...string) string {
 	t.Helper()
-	r := ultraRun(t, t.TempDir(), f.env, "submit", "--json", "--repo", f.remote, "--provider", "openai", "--base-url", f.model.url,
-		"--model", "scripted", fmt.Sprintf("fix the calculator's Add (job %d)", job))
+	args := append([]string{"submit", "--json", "--repo", f.remote, "--provider", "openai", "--base-url", f.model.url, "--model", "scripted"}, extra...)
+	r := ultraRun(t, t.TempDir(), f.env, append(args, fmt.Sprintf("fix the calculator's Add (job %d)", job))...)
 	if r.code != 0 {
 		t.Fatalf("submit: %d %s", r.code, r.stderr)
 	}
