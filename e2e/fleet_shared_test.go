@@ -110,8 +110,9 @@ func (f *fleet) landElsewhere(t testing.TB, id, sha string) {
 
 // A fleet's run that stopped short (its turns' budget spent) goes on when
 // a person asks on any machine: ultra resume queues the ask, a worker
-// takes the run over from its last saved step and resumes it, once; it
-// completes and its branch is pushed, every step of the script used once.
+// takes the run over from its last saved step and resumes it, once (two
+// asks at once, two workers: one resume); it completes and its branch is
+// pushed, every step of the script used once.
 func TestFleetResumeGoesThroughTheQueue(t *testing.T) {
 	// The budget runs out as the model asks to verify; resumed, the run
 	// is iterating, and the model asks again.
@@ -119,16 +120,30 @@ func TestFleetResumeGoesThroughTheQueue(t *testing.T) {
 	lane := append(append(append([]step{}, steps[:4]...), calls(call("phase", map[string]any{"to": "verifying"}))), steps[4:]...)
 	f := newFleetWith(t, 1, func(int) []step { return lane })
 	id := f.submit(t, 1, "--max-turns", "4")
-	_, outA := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-a")
-	f.waitTask(t, id, "budget_exhausted", 2*time.Minute, outA)
-	before := len(f.model.srv.Requests())
-	r := ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME=laptop"), "resume", id, "go on")
-	if r.code != 0 || !strings.Contains(r.stdout, "resume queued") {
-		t.Fatalf("resume on another machine: %d %s %s", r.code, r.stdout, r.stderr)
+	first, out := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-a")
+	f.waitTask(t, id, "budget_exhausted", 2*time.Minute, out)
+	for !strings.Contains(out.String(), "run "+id+" ended") {
+		time.Sleep(100 * time.Millisecond) // its job done: nothing green to push
 	}
-	tk := f.waitTask(t, id, "complete", 2*time.Minute, outA)
-	if !strings.Contains(outA.String(), "run "+id+" resumed, as a person asked") {
-		t.Fatalf("the worker did not resume the run:\n%s", outA)
+	first.Process.Kill()
+	first.Wait()
+	before := len(f.model.srv.Requests())
+	// Two people ask while no worker runs; two workers start at once and
+	// take an ask each: one goes on with the run.
+	for _, who := range []string{"laptop", "desk"} {
+		r := ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME="+who), "resume", id, "go on")
+		if r.code != 0 || !strings.Contains(r.stdout, "resume queued") {
+			t.Fatalf("resume on another machine: %d %s %s", r.code, r.stdout, r.stderr)
+		}
+	}
+	_, outA := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-a")
+	_, outB := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-b")
+	tk := f.waitTask(t, id, "complete", 2*time.Minute, outA, outB)
+	// The other worker left the run alone: it took nothing over (which
+	// would have moved the run's row to its clone) and started nothing.
+	logs := outA.String() + outB.String()
+	if n := strings.Count(logs, "run "+id+" resumed, as a person asked"); n != 1 || strings.Contains(logs, "did not start") {
+		t.Fatalf("the run was resumed %d times:\n%s\n%s", n, outA, outB)
 	}
 	f.pushedFix(t, id, tk)
 	if n, want := len(f.model.srv.Requests()), len(lane); n != want || before != 4 {

@@ -206,8 +206,12 @@ func ViewShared(ctx context.Context, st *store.Store, root string, row *store.Ru
 	if err != nil {
 		return nil, err
 	}
-	delete(heads, store.RecordOrigin) // what it was submitted for: no record of its work
-	if len(heads) == 0 {
+	shown := false
+	for _, k := range []string{store.RecordLedger, store.RecordGate, store.RecordBaseline, store.RecordGoals, store.RecordBrief} {
+		_, ok := heads[k]
+		shown = shown || ok
+	}
+	if !shown {
 		return nil, ErrNoShared
 	}
 	key, err := st.Secret(ctx, store.SecretGateKey, func() ([]byte, error) {

@@ -215,6 +215,15 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 			return err
 		}
 		if !resumed {
+			// Of workers taking asks of one run at once, one goes on with
+			// it; the others look again once it has.
+			ok, err := f.claimTakeOver(ctx, a.Run)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return river.JobSnooze(StaleAfter)
+			}
 			args, asked = ask.Argv(a.Run), true
 		}
 	}
@@ -375,6 +384,20 @@ func gitIn(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
+}
+
+// claimTakeOver claims run for this worker as it stands (at its last
+// event): false when another worker claimed it there first.
+func (f *Fleet) claimTakeOver(ctx context.Context, run string) (bool, error) {
+	evs, err := f.Store.Events(ctx, run, 1)
+	if err != nil {
+		return false, err
+	}
+	var last int
+	if len(evs) > 0 {
+		last = int(evs[len(evs)-1].Seq)
+	}
+	return f.Store.ClaimOnce(ctx, run, store.RecordTakeOver, last, []byte(f.Worker.ID), time.Now())
 }
 
 // resumedSince reports whether run resumed after its event after.

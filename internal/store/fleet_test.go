@@ -4,7 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // A submitted run's row and whatever goes with it (the queue's job) are
@@ -95,5 +99,40 @@ func testSharedRecords(t *testing.T, dsn string) {
 	}
 	if other, _ := s.Records(ctx, "20261129-100000-bbbbbb", RecordLedger); len(other) != 0 {
 		t.Fatalf("another run's records: %+v", other)
+	}
+}
+
+// Of many claims of one place at once, one is written; another place is
+// its own.
+func TestClaimOnce(t *testing.T) { forEachBackend(t, testClaimOnce) }
+
+func testClaimOnce(t *testing.T, dsn string) {
+	ctx := context.Background()
+	s := openAt(t, dsn)
+	r := newRun("20261129-110000-aaaaaa")
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := s.ClaimOnce(ctx, r.ID, RecordTakeOver, 7, []byte(fmt.Sprint("worker ", i)), time.Now())
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				wins.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d claims won", wins.Load())
+	}
+	if ok, err := s.ClaimOnce(ctx, r.ID, RecordTakeOver, 8, []byte("worker 9"), time.Now()); !ok || err != nil {
+		t.Fatalf("another place: %v %v", ok, err)
 	}
 }

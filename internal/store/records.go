@@ -26,6 +26,9 @@ const (
 	// RecordOrigin is what a fleet's run was submitted for (n = 0): the
 	// repository's URL and base branch, written when it is queued.
 	RecordOrigin = "origin"
+	// RecordTakeOver is a worker's claim to take a run over at its event
+	// n (body: the worker): of workers asked at once, one does.
+	RecordTakeOver = "takeover"
 )
 
 // SecretGateKey is the store's secret the fleet's machines sign gate
@@ -120,4 +123,16 @@ func (s *Store) RecordHeads(ctx context.Context, run string) (map[string]int, er
 		out[k] = n
 	}
 	return out, rows.Err()
+}
+
+// ClaimOnce writes run's record kind n with body unless that place is
+// written: true when this call wrote it (of several at once, one does).
+func (s *Store) ClaimOnce(ctx context.Context, run, kind string, n int, body []byte, now time.Time) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO run_records (run_id, kind, n, body, at) VALUES (?,?,?,?,?) ON CONFLICT(run_id, kind, n) DO NOTHING`,
+		run, kind, n, body, ts(now))
+	if err != nil {
+		return false, fmt.Errorf("store: run %s's %s %d: %w", run, kind, n, err)
+	}
+	k, _ := res.RowsAffected()
+	return k == 1, nil
 }
