@@ -153,12 +153,21 @@ func (s *Store) NoteQueued(ctx context.Context, id, reason string, failed bool, 
 	if failed {
 		status = "failed"
 	}
-	_, err := s.db.ExecContext(ctx, `UPDATE runs SET status=?, reason=?, updated_at=? WHERE id=? AND status=?`, status, reason, ts(now), id, StatusQueued)
-	if err == nil && failed {
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET status=?, reason=?, updated_at=? WHERE id=? AND status=?`, status, reason, ts(now), id, StatusQueued)
+	// A run that is no longer queued (a job of a person's ask to go on
+	// with it) keeps its task's status.
+	if n, _ := rowsAffected(res, err); err == nil && failed && n == 1 {
 		_, err = s.db.ExecContext(ctx, `UPDATE tasks SET status='failed', updated_at=? WHERE id=?`, ts(now), id)
 	}
 	if err != nil {
 		return fmt.Errorf("store: run %s: %w", id, err)
 	}
 	return nil
+}
+
+func rowsAffected(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }

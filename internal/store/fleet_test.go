@@ -136,3 +136,46 @@ func testClaimOnce(t *testing.T, dsn string) {
 		t.Fatalf("another place: %v %v", ok, err)
 	}
 }
+
+// The queue's last try of a job failing a run that is no longer queued
+// (a person's ask to go on with an escalated run) leaves its run and its
+// task as they are; a place claimed is given back by its claimant only.
+func TestNoteQueuedLeavesARunGoingOn(t *testing.T) {
+	forEachBackend(t, testNoteQueuedLeavesARunGoingOn)
+}
+
+func testNoteQueuedLeavesARunGoingOn(t *testing.T, dsn string) {
+	ctx := context.Background()
+	s := openAt(t, dsn)
+	r := newRun("20261129-110000-bbbbbb")
+	r.Status = "escalated"
+	r.TaskRow = Task{Status: "escalated"}
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.NoteQueued(ctx, r.ID, "the queue gave up", true, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetRun(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != "escalated" || got.TaskRow.Status != "escalated" {
+		t.Fatalf("run %s, task %s", got.Status, got.TaskRow.Status)
+	}
+	if ok, err := s.ClaimOnce(ctx, r.ID, RecordTakeOver, 3, []byte("job 1"), time.Now()); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if err := s.ReleaseRecordClaim(ctx, r.ID, RecordTakeOver, 3, []byte("job 2")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := s.ClaimOnce(ctx, r.ID, RecordTakeOver, 3, []byte("job 2"), time.Now()); ok {
+		t.Fatal("another's claim was given back")
+	}
+	if err := s.ReleaseRecordClaim(ctx, r.ID, RecordTakeOver, 3, []byte("job 1")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := s.ClaimOnce(ctx, r.ID, RecordTakeOver, 3, []byte("job 2"), time.Now()); !ok {
+		t.Fatal("a claim given back is not claimed again")
+	}
+}

@@ -136,3 +136,12 @@ func (s *Store) ClaimOnce(ctx context.Context, run, kind string, n int, body []b
 	k, _ := res.RowsAffected()
 	return k == 1, nil
 }
+
+// ReleaseRecordClaim gives back the place n of kind a ClaimOnce with body won
+// (another's claim there stays).
+func (s *Store) ReleaseRecordClaim(ctx context.Context, run, kind string, n int, body []byte) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM run_records WHERE run_id=? AND kind=? AND n=? AND body=?`, run, kind, n, body); err != nil {
+		return fmt.Errorf("store: run %s's %s %d: %w", run, kind, n, err)
+	}
+	return nil
+}
