@@ -198,6 +198,12 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 	f.running++
 	f.mu.Unlock()
 	defer func() { f.mu.Lock(); f.running--; f.mu.Unlock() }()
+	// The run's last event before its row is read: a take-over that
+	// started since (a run_resumed after it) is another worker's.
+	start, err := f.lastEvent(ctx, a.Run)
+	if err != nil {
+		return err
+	}
 	row, err := f.Store.GetRun(ctx, a.Run)
 	if errors.Is(err, store.ErrNotFound) {
 		return river.JobCancel(fmt.Errorf("run %s has no row in the store", a.Run))
@@ -206,25 +212,22 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 		return err
 	}
 	var args []string
+	var claim *takeOverClaim
 	asked := false
 	if ask := a.Resume; ask != nil && row.Status != store.StatusQueued && agent.Resumable(row.Status) {
 		// A person's ask to go on with the run, unless a rescued job of
 		// it resumed it already.
-		resumed, err := f.resumedSince(ctx, a.Run, ask.After)
+		// Of workers taking asks of one run at once, one goes on with it;
+		// the others look again once it has.
+		c, err := f.claimTakeOver(ctx, a.Run, ask.After, job.ID)
 		if err != nil {
 			return err
 		}
-		if !resumed {
-			// Of workers taking asks of one run at once, one goes on with
-			// it; the others look again once it has.
-			ok, err := f.claimTakeOver(ctx, a.Run)
-			if err != nil {
-				return err
-			}
-			if !ok {
+		if c != nil {
+			if !c.won {
 				return river.JobSnooze(StaleAfter)
 			}
-			args, asked = ask.Argv(a.Run), true
+			claim, args, asked = c, ask.Argv(a.Run), true
 		}
 	}
 	if args == nil && row.Status != store.StatusQueued {
@@ -238,7 +241,26 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 			// outlived it): its green branch still goes to the remote.
 			return f.pushEnded(ctx, a, row)
 		}
-		args = []string{"resume", "--output", "jsonl", "--take-over", a.Run}
+		// Of the run's jobs rescuing it at once, one takes it over.
+		c, err := f.claimTakeOver(ctx, a.Run, start, job.ID)
+		if err != nil {
+			return err
+		}
+		if c == nil || !c.won {
+			return river.JobSnooze(StaleAfter)
+		}
+		claim, args = c, []string{"resume", "--output", "jsonl", "--take-over", a.Run}
+	}
+	if claim != nil {
+		// A take-over that never resumed the run (its checkout, its
+		// worktree's setup or its process failed; its worker died) gives
+		// its place back: the job's next try, or another ask, goes on.
+		defer func() {
+			ctx := context.WithoutCancel(ctx)
+			if resumed, err := f.resumedSince(ctx, a.Run, int64(claim.at)); err == nil && !resumed {
+				_ = f.Store.ReleaseRecordClaim(ctx, a.Run, store.RecordTakeOver, claim.at, claim.body)
+			}
+		}()
 	}
 	dir, base, err := f.checkout(ctx, a.Repo, a.Base)
 	if err != nil {
@@ -386,18 +408,55 @@ func gitIn(ctx context.Context, dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// claimTakeOver claims run for this worker as it stands (at its last
-// event): false when another worker claimed it there first.
-func (f *Fleet) claimTakeOver(ctx context.Context, run string) (bool, error) {
-	evs, err := f.Store.Events(ctx, run, 1)
+// takeOverClaim is a job's place in its run's take-over claims.
+type takeOverClaim struct {
+	won  bool
+	at   int
+	body []byte
+}
+
+// claimTakeOver claims run for job as it stands (at its last event),
+// unless it resumed after its event after (nil: another worker's
+// take-over went on with it): not won when another job claimed it there
+// first. What the claim is decided on is one read of the run's events.
+func (f *Fleet) claimTakeOver(ctx context.Context, run string, after int64, job int64) (*takeOverClaim, error) {
+	evs, err := f.Store.Events(ctx, run, 0)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	var last int
-	if len(evs) > 0 {
-		last = int(evs[len(evs)-1].Seq)
+	for _, e := range evs {
+		if e.Seq > after && e.Type == string(event.RunResumed) {
+			return nil, nil
+		}
+		last = max(last, int(e.Seq))
 	}
-	return f.Store.ClaimOnce(ctx, run, store.RecordTakeOver, last, []byte(f.Worker.ID), time.Now())
+	// The job's own claim, of a try before (its worker died): still its.
+	body := []byte(fmt.Sprintf("job %d (worker %s)", job, f.Worker.ID))
+	mine := []byte(fmt.Sprintf("job %d ", job))
+	won, err := f.Store.ClaimOnce(ctx, run, store.RecordTakeOver, last, body, time.Now())
+	if err != nil || won {
+		return &takeOverClaim{won: won, at: last, body: body}, err
+	}
+	recs, err := f.Store.Records(ctx, run, store.RecordTakeOver)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if r.N == last && bytes.HasPrefix(r.Body, mine) {
+			return &takeOverClaim{won: true, at: last, body: r.Body}, nil
+		}
+	}
+	return &takeOverClaim{at: last}, nil
+}
+
+// lastEvent is run's last event's seq (0: none).
+func (f *Fleet) lastEvent(ctx context.Context, run string) (int64, error) {
+	evs, err := f.Store.Events(ctx, run, 1)
+	if err != nil || len(evs) == 0 {
+		return 0, err
+	}
+	return evs[len(evs)-1].Seq, nil
 }
 
 // resumedSince reports whether run resumed after its event after.

@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// setBaseConfig pushes a commit to the fleet's remote's main that sets
+// the project's .ultra/config to config ("": none): what a worker's
+// clone reads when it next takes a run over.
+func (f *fleet) setBaseConfig(t testing.TB, config string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "calc")
+	git(t, "", "clone", "--quiet", f.remote, dir)
+	path := filepath.Join(dir, ".ultra", "config")
+	if config == "" {
+		git(t, dir, "rm", "--quiet", ".ultra/config")
+	} else {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git(t, dir, "add", ".ultra/config")
+	}
+	git(t, dir, "commit", "--quiet", "-m", "config")
+	git(t, dir, "push", "--quiet", "origin", "HEAD:main")
+}
+
+// An ask whose take-over fails on the worker that claimed it (the
+// worktree's setup fails there) does not wedge the run: a later ask, once
+// the setup is fixed, resumes it, once; the failed try never resumed it.
+func TestFleetAskAfterAFailedTakeOver(t *testing.T) {
+	steps := fleetSteps()
+	lane := append(append(append([]step{}, steps[:4]...), calls(call("phase", map[string]any{"to": "verifying"}))), steps[4:]...)
+	f := newFleetWith(t, 1, func(int) []step { return lane })
+	id := f.submit(t, 1, "--max-turns", "4")
+	_, out := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-a")
+	f.waitTask(t, id, "budget_exhausted", 2*time.Minute, out)
+	for !strings.Contains(out.String(), "run "+id+" ended") {
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The worktree's setup now fails: the take-over of the first ask does.
+	f.setBaseConfig(t, "[workspace]\nsetup = [\"echo no registry >&2; exit 7\"]\n")
+	ask := func(guidance string) {
+		r := ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME=laptop"), "resume", id, guidance)
+		if r.code != 0 || !strings.Contains(r.stdout, "resume queued") {
+			t.Fatalf("resume on another machine: %d %s %s", r.code, r.stdout, r.stderr)
+		}
+	}
+	ask("go on")
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "run "+id+" did not start") && strings.Count(out.String(), "run "+id+" ended") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first ask never ended:\n%s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if tk := f.waitTask(t, id, "budget_exhausted", time.Second, out); tk.Status != "budget_exhausted" {
+		t.Fatal(tk)
+	}
+	f.setBaseConfig(t, "")
+	ask("go on, now")
+	f.waitTask(t, id, "complete", 90*time.Second, out)
+	st := ultraRun(t, t.TempDir(), f.env, "status", id, "--json", "-n", "1000")
+	if n := strings.Count(st.stdout, `"type": "run_resumed"`); n != 1 {
+		t.Fatalf("%d run_resumed events\n%s", n, out)
+	}
+}
