@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,5 +47,35 @@ func TestDrivenElsewhere(t *testing.T) {
 		if got != c.want || (got && host != "there") {
 			t.Errorf("%+v: drivenElsewhere = %q %v", c, host, got)
 		}
+	}
+}
+
+// A run another machine still drives (its heartbeat fresh) is never taken
+// over, whoever asks: nothing is touched.
+func TestTakeOverRefusesALiveRun(t *testing.T) {
+	t.Setenv("ULTRA_HOSTNAME", "here")
+	st, err := store.Open(filepath.Join(t.TempDir(), "ultra.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	now := time.Now()
+	row := &store.Run{ID: "r1", Task: "t", Repo: "/r", Workdir: "/r/wt", Phase: "building", Status: StatusRunning,
+		Axes: axes.Default, State: json.RawMessage(`{}`), PID: 424242, CreatedAt: now, UpdatedAt: now,
+		Workspace: store.Workspace{Branch: "ultra/r1", BaseCommit: "abc"}}
+	if err := st.CreateRun(ctx, row); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Beat(ctx, row.ID, store.Runtime{PID: 424242, Host: "there"}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	err = TakeOver(ctx, Options{Store: st, StateRoot: t.TempDir()}, row, dir, filepath.Join(dir, "wt"), nil)
+	if err == nil || !strings.Contains(err.Error(), "driven on there") {
+		t.Fatalf("TakeOver of a live run: %v", err)
+	}
+	if got, _ := st.GetRun(ctx, row.ID); got.Workdir != "/r/wt" || got.Repo != "/r" {
+		t.Fatalf("the row moved: %+v", got)
 	}
 }

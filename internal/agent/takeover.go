@@ -25,6 +25,9 @@ func TakeOver(ctx context.Context, o Options, row *store.Run, repo, dir string, 
 	if row.Status != StatusRunning && !Resumable(row.Status) {
 		return fmt.Errorf("run %s is %s: only a run whose machine stopped mid-run, or that stopped short, is taken over", row.ID, row.Status)
 	}
+	if host, live := drivenElsewhere(ctx, o.Store, row, o.Now()); live {
+		return fmt.Errorf("run %s is driven on %s, whose heartbeat is fresh: it is not taken over", row.ID, host)
+	}
 	ws := row.Workspace
 	if ws.Branch == "" || ws.BaseCommit == "" {
 		return fmt.Errorf("run %s has no branch to take over", row.ID)
