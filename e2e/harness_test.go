@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ultra-dev/ultra/internal/llm/scripted"
 	"github.com/ultra-dev/ultra/internal/store/pgtest"
@@ -99,7 +100,22 @@ func repo(t testing.TB, files map[string]string) string {
 	if d, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = d
 	}
+	// Removed before the test's own removal of its temporary directory,
+	// and again while a git that a run's last command left behind (git
+	// detaches its housekeeping) still writes objects there.
+	t.Cleanup(func() { removeSettled(dir) })
 	return repoIn(t, dir, files)
+}
+
+// removeSettled removes dir, trying again for a few seconds while
+// something still writes in it.
+func removeSettled(dir string) {
+	for range 50 {
+		if os.RemoveAll(dir) == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // repoIn is repo made in dir.
