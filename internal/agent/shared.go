@@ -2,16 +2,11 @@ package agent
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/gate/gatefile"
@@ -88,7 +83,7 @@ func (r *runner) sharedRecords() ([]store.Record, sharedHeads) {
 		}
 	}
 	runDir := RunDir(r.o.StateRoot, r.row.ID)
-	for _, n := range decisionFiles(runDir) {
+	for _, n := range gatefile.Numbers(runDir) {
 		if n <= h.gate {
 			continue
 		}
@@ -115,7 +110,7 @@ func ownLines(lines [][]byte, seq int, hash string) int {
 	if seq < 1 || seq > len(lines) {
 		return 0
 	}
-	if sum := sha256.Sum256(lines[seq-1]); hex.EncodeToString(sum[:]) != hash {
+	if ledger.LineHash(lines[seq-1]) != hash {
 		return 0
 	}
 	return seq
@@ -133,24 +128,6 @@ func briefRecordedDigest(entries []ledger.Entry) string {
 		}
 	}
 	return ""
-}
-
-// decisionFiles are the numbers of the gate decision files in runDir, in
-// order.
-func decisionFiles(runDir string) []int {
-	entries, _ := os.ReadDir(runDir)
-	var ns []int
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasPrefix(name, "gate-") || !strings.HasSuffix(name, ".json") {
-			continue
-		}
-		if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, "gate-"), ".json")); err == nil && n > 0 {
-			ns = append(ns, n)
-		}
-	}
-	slices.Sort(ns) // ReadDir sorts by name: gate-10 before gate-2
-	return ns
 }
 
 // restoreShared puts in runDir, on the machine taking run over, the gate

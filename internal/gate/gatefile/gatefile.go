@@ -59,21 +59,40 @@ func Read(runDir string) ([]gate.Decision, error) {
 	}
 	var out []gate.Decision
 	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasPrefix(name, "gate-") || !strings.HasSuffix(name, ".json") {
-			continue
-		}
-		if _, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, "gate-"), ".json")); err != nil {
+		if _, ok := number(e.Name()); !ok {
 			continue
 		}
 		var d gate.Decision
-		if err := readJSON(filepath.Join(runDir, name), &d); err != nil {
+		if err := readJSON(filepath.Join(runDir, e.Name()), &d); err != nil {
 			return nil, err
 		}
 		out = append(out, d)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].N < out[j].N })
 	return out, nil
+}
+
+// Numbers are the numbers of the decision files in runDir, in order
+// (their files unread: what they say is Read's to check).
+func Numbers(runDir string) []int {
+	entries, _ := os.ReadDir(runDir)
+	var ns []int
+	for _, e := range entries {
+		if n, ok := number(e.Name()); ok {
+			ns = append(ns, n)
+		}
+	}
+	sort.Ints(ns) // by name, gate-10 comes before gate-2
+	return ns
+}
+
+// number is the decision number of a file called name (gate-N.json).
+func number(name string) (int, bool) {
+	if !strings.HasPrefix(name, "gate-") || !strings.HasSuffix(name, ".json") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, "gate-"), ".json"))
+	return n, err == nil
 }
 
 // Next is the number of the run's next decision.

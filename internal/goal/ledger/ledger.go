@@ -345,6 +345,10 @@ func decode(line []byte) (Entry, error) {
 }
 
 // lineHash is the hex sha256 of a line's bytes without its newline.
+// LineHash is the hex sha256 of a line's exact bytes (without its
+// newline): what the next line's Prev, and a recorded head, name.
+func LineHash(line []byte) string { return lineHash(line) }
+
 func lineHash(line []byte) string {
 	s := sha256.Sum256(line)
 	return hex.EncodeToString(s[:])
