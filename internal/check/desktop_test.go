@@ -1,12 +1,16 @@
 package check
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -205,27 +209,13 @@ func TestDesktopToolsMissing(t *testing.T) {
 }
 
 // Contained, the program reaches its own display and no other: an X
-// server on the host (display :57) is unreachable from inside, while the
-// same program uncontained reaches it.
+// server on the host is unreachable from inside, while the same program
+// uncontained reaches it.
 func TestContainedDesktop(t *testing.T) {
 	needDesktop(t)
-	host := exec.Command("Xvfb", ":57", "-nolisten", "tcp")
-	if err := host.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = host.Process.Kill(); _ = host.Wait() }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat("/tmp/.X11-unix/X57"); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the host's X server :57 did not start")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	display := hostXServer(t)
 	c := saveCheck("honest", marker(t))
-	c.Start = "HOST_DISPLAY=57 " + c.Start
+	c.Start = "HOST_DISPLAY=" + display + " " + c.Start
 	c.ExpectText = "host display unreachable"
 	dir := tkDir(t)
 	r := containedRunner(t, dir)
@@ -239,6 +229,72 @@ func TestContainedDesktop(t *testing.T) {
 	res = newRunner(t, dir).Run(context.Background(), crit(goal.ChannelDesktop, c))
 	logResult(t, res)
 	wantStatus(t, res, goal.CriterionPass)
+}
+
+// hostXServer starts an X server on the host and returns its display
+// number once it accepts connections. The number is one no check's own
+// server takes (they take the first free one, from 0), and not one a
+// killed server's lock still holds; the server is stopped with SIGTERM,
+// so that it removes its lock and socket.
+func hostXServer(t *testing.T) string {
+	t.Helper()
+	for n := 157; n < 200; n++ {
+		if _, err := os.Lstat(fmt.Sprintf("/tmp/.X%d-lock", n)); err == nil {
+			continue
+		}
+		if ok := startHostX(t, strconv.Itoa(n)); ok {
+			return strconv.Itoa(n)
+		}
+	}
+	t.Fatal("no host X server started on displays :157 to :199")
+	return ""
+}
+
+// startHostX starts Xvfb on display n and reports whether it said it was
+// ready (-displayfd: it writes the number when it accepts connections).
+func startHostX(t *testing.T, n string) bool {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	host := exec.Command("Xvfb", ":"+n, "-displayfd", "3", "-nolisten", "tcp", "-noreset")
+	host.ExtraFiles = []*os.File{w}
+	err = host.Start()
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = host.Wait(); close(exited) }()
+	stop := func() {
+		_ = host.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = host.Process.Kill()
+			<-exited
+		}
+	}
+	got := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		got <- strings.TrimSpace(line)
+	}()
+	select {
+	case said := <-got:
+		if said != n {
+			stop() // it did not start there (its lock is taken)
+			return false
+		}
+		t.Cleanup(stop)
+		return true
+	case <-time.After(20 * time.Second):
+		stop()
+		t.Fatalf("the host's X server on :%s did not start", n)
+	}
+	return false
 }
 
 // A process the program leaves behind (its own session, outside the
