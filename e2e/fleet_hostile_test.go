@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -28,6 +30,10 @@ except Exception as e: print('NOMOVE', e)
 try:
     os.symlink('/tmp', '.ultra/runs/linked'); print('LINKED')
 except Exception as e: print('NOLINK', e)
+for p in glob.glob('.ultra/runs/*/ledger.jsonl'):
+    try:
+        os.link(p, 'ledger-hardlink'); print('HARDLINKED', p)
+    except Exception as e: print('NOHARDLINK', p, e)
 PY
 echo PROBE-END`
 
@@ -51,7 +57,7 @@ echo FORGE-END`
 // decisions in its records and in the clone's state, renames .ultra and
 // links into it: none of it reaches the shared store. Another machine
 // reads only the decisions and ledger ultra recorded, which verify, and
-// the run completes.
+// the run completes. The ledger cannot be hard-linked into the worktree.
 func TestFleetHostileForgedRecordsNeverShared(t *testing.T) {
 	steps := fleetSteps()
 	lane := append([]step{}, steps...)
@@ -76,6 +82,31 @@ func TestFleetHostileForgedRecordsNeverShared(t *testing.T) {
 		if strings.Contains(e.Text, "FFFF") {
 			t.Fatalf("a forged ledger line is shared: %q", e.Text)
 		}
+	}
+	// What the probe did inside the sandbox reached nothing outside it: a
+	// file planted in the clone's state went to the empty directory that
+	// hides it, and the records cannot be hard-linked out (another mount).
+	probed := false
+	for _, q := range f.model.srv.Requests() {
+		for _, out := range toolResults(t, q) {
+			if !strings.Contains(out, "PROBE-END") || probed {
+				continue
+			}
+			probed = true
+			if !strings.Contains(out, "NOHARDLINK") || strings.Contains(out, "HARDLINKED") {
+				t.Fatalf("the ledger was hard-linked (or not tried):\n%s", out)
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if d, ok := strings.CutPrefix(line, "PLANTED "); ok {
+					if _, err := os.Stat(filepath.Join(d, "gate-99.json")); err == nil {
+						t.Fatalf("a file planted in %s reached the disk", d)
+					}
+				}
+			}
+		}
+	}
+	if !probed {
+		t.Fatal("the probe's output never reached the model")
 	}
 	if r := ultraRun(t, t.TempDir(), f.env, "goals", "ledger", id, "--verify"); r.code != 0 {
 		t.Fatalf("ledger --verify on another machine: %d %s %s", r.code, r.stdout, r.stderr)
