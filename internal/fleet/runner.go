@@ -200,7 +200,7 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 	defer func() { f.mu.Lock(); f.running--; f.mu.Unlock() }()
 	// The run's last event before its row is read: a take-over that
 	// started since (a run_resumed after it) is another worker's.
-	start, err := f.lastEvent(ctx, a.Run)
+	start, err := f.Store.LastSeq(ctx, a.Run)
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 		// its place back: the job's next try, or another ask, goes on.
 		defer func() {
 			ctx := context.WithoutCancel(ctx)
-			if resumed, err := f.resumedSince(ctx, a.Run, int64(claim.at)); err == nil && !resumed {
+			if resumed, _, err := f.sinceEvent(ctx, a.Run, int64(claim.at)); err == nil && !resumed {
 				_ = f.Store.ReleaseRecordClaim(ctx, a.Run, store.RecordTakeOver, claim.at, claim.body)
 			}
 		}()
@@ -420,16 +420,9 @@ type takeOverClaim struct {
 // take-over went on with it): not won when another job claimed it there
 // first. What the claim is decided on is one read of the run's events.
 func (f *Fleet) claimTakeOver(ctx context.Context, run string, after int64, job int64) (*takeOverClaim, error) {
-	evs, err := f.Store.Events(ctx, run, 0)
-	if err != nil {
+	resumed, last, err := f.sinceEvent(ctx, run, after)
+	if err != nil || resumed {
 		return nil, err
-	}
-	var last int
-	for _, e := range evs {
-		if e.Seq > after && e.Type == string(event.RunResumed) {
-			return nil, nil
-		}
-		last = max(last, int(e.Seq))
 	}
 	// The job's own claim, of a try before (its worker died): still its.
 	body := []byte(fmt.Sprintf("job %d (worker %s)", job, f.Worker.ID))
@@ -450,27 +443,20 @@ func (f *Fleet) claimTakeOver(ctx context.Context, run string, after int64, job 
 	return &takeOverClaim{at: last}, nil
 }
 
-// lastEvent is run's last event's seq (0: none).
-func (f *Fleet) lastEvent(ctx context.Context, run string) (int64, error) {
-	evs, err := f.Store.Events(ctx, run, 1)
-	if err != nil || len(evs) == 0 {
-		return 0, err
-	}
-	return evs[len(evs)-1].Seq, nil
-}
-
-// resumedSince reports whether run resumed after its event after.
-func (f *Fleet) resumedSince(ctx context.Context, run string, after int64) (bool, error) {
-	evs, err := f.Store.Events(ctx, run, 0)
+// sinceEvent reads run's events after its event after: whether it
+// resumed since (a run_resumed among them), and its last event's seq
+// (after when none came since).
+func (f *Fleet) sinceEvent(ctx context.Context, run string, after int64) (resumed bool, last int, err error) {
+	evs, err := f.Store.EventsAfter(ctx, run, after, 0)
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
+	last = int(after)
 	for _, e := range evs {
-		if e.Seq > after && e.Type == string(event.RunResumed) {
-			return true, nil
-		}
+		resumed = resumed || e.Type == string(event.RunResumed)
+		last = max(last, int(e.Seq))
 	}
-	return false, nil
+	return resumed, last, nil
 }
 
 // takeOver decides about a job whose run a worker already took: true
