@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -629,8 +630,13 @@ func TestFleetSubmitRefusals(t *testing.T) {
 		t.Fatalf("undo outside a repository: %d %q", r.code, r.stderr)
 	}
 	// No worker runs: the queue's runs wait, and the views say so.
-	if r := ultraRun(t, t.TempDir(), f.env, "tasks"); r.code != 0 || !strings.Contains(r.stdout, "no fleet worker is running") {
+	// Each run names the repository it was submitted for.
+	if r := ultraRun(t, t.TempDir(), f.env, "tasks"); r.code != 0 || !strings.Contains(r.stdout, "no fleet worker is running") ||
+		!regexp.MustCompile(`(?m)^REPO\s+ID\s`).MatchString(r.stdout) || !regexp.MustCompile(`(?m)^calc\s+`+id+`\s`).MatchString(r.stdout) {
 		t.Fatalf("tasks with a queued run and no worker: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := ultraRun(t, t.TempDir(), f.env, "tasks", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"repo": "`+f.remote+`"`) {
+		t.Fatalf("tasks --json of a queued run: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	if r := ultraRun(t, t.TempDir(), f.env, "status", id); r.code != 0 || !strings.Contains(r.stdout, "submitted to the fleet") || !strings.Contains(r.stdout, f.remote) || strings.Contains(r.stdout, "budgets") {
 		t.Fatalf("status of a queued run: %d %s %s", r.code, r.stdout, r.stderr)

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ultra-dev/ultra/internal/agent"
+	"github.com/ultra-dev/ultra/internal/fleet"
 	"github.com/ultra-dev/ultra/internal/store"
 	"github.com/ultra-dev/ultra/internal/tasks"
 	"github.com/ultra-dev/ultra/internal/workspace"
@@ -177,7 +178,7 @@ func collectTasks(ctx context.Context, sources []taskSource, all, allRepos bool,
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.root, err)
 		}
-		shownFinished := 0
+		shownFinished, first := 0, len(v.Tasks)
 		for i := range views {
 			r := taskRow(&views[i], now)
 			if len(sources) > 1 {
@@ -191,6 +192,11 @@ func collectTasks(ctx context.Context, sources []taskSource, all, allRepos bool,
 				shownFinished++
 			}
 			v.Tasks = append(v.Tasks, r)
+		}
+		if isFleet(s.st) {
+			if err := fleetRepos(ctx, s.st, v.Tasks[first:]); err != nil {
+				return nil, err
+			}
 		}
 		if err := collectSchedules(ctx, v, s, len(sources) > 1, now); err != nil {
 			return nil, err
@@ -231,6 +237,25 @@ func collectSchedules(ctx context.Context, v *tasksView, s taskSource, repos boo
 	}
 	if active && !served {
 		v.NotServed = append(v.NotServed, s.root)
+	}
+	return nil
+}
+
+// fleetRepos names the repository each of a fleet's runs was submitted
+// for (its origin's URL): a fleet's workers serve many.
+func fleetRepos(ctx context.Context, st *store.Store, rows []tasks.Row) error {
+	ids := make([]string, len(rows))
+	for i := range rows {
+		ids[i] = rows[i].ID
+	}
+	origins, err := fleet.Origins(ctx, st, ids)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		if o, ok := origins[rows[i].ID]; ok {
+			rows[i].Repo = o.Repo
+		}
 	}
 	return nil
 }
@@ -293,6 +318,8 @@ func printTasks(w io.Writer, v *tasksView, repos bool, now time.Time) error {
 			fmt.Fprintln(w, "no runs yet: start one with ultra run \"TASK\"")
 		}
 	} else {
+		// A fleet's runs name their repository's URL.
+		repos = repos || slices.ContainsFunc(v.Tasks, func(r tasks.Row) bool { return r.Repo != "" })
 		if err := tasks.Table(w, v.Tasks, now, repos); err != nil {
 			return err
 		}

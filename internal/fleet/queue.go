@@ -98,6 +98,23 @@ func OriginOf(ctx context.Context, st *store.Store, run string) (*Origin, error)
 	return &o, nil
 }
 
+// Origins are the origins of those of runs that were submitted to a
+// fleet, by run (a run started on a machine of its own has none).
+func Origins(ctx context.Context, st *store.Store, runs []string) (map[string]Origin, error) {
+	bodies, err := st.FirstRecords(ctx, store.RecordOrigin, runs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Origin, len(bodies))
+	for run, b := range bodies {
+		var o Origin
+		if json.Unmarshal(b, &o) == nil {
+			out[run] = o
+		}
+	}
+	return out, nil
+}
+
 // Resume queues a person's ask to go on with run (which stopped short,
 // on whichever machine): a worker takes it over from its last saved
 // step and goes on as ask says.

@@ -56,6 +56,44 @@ func testQueuedRunIsAdoptedOnce(t *testing.T, dsn string) {
 // A step's shared records land with the step: ledger lines and gate
 // decisions are append-only (the same bytes again are fine, others are
 // refused and the step is not saved), goals.json is replaced.
+// FirstRecords reads one kind's place-0 record of many runs at once:
+// only those asked, only that kind, and more runs than one query's batch.
+func TestFirstRecords(t *testing.T) { forEachBackend(t, testFirstRecords) }
+
+func testFirstRecords(t *testing.T, dsn string) {
+	ctx := context.Background()
+	s := openAt(t, dsn)
+	var ids []string
+	for i := range 3 {
+		r := newRun(fmt.Sprintf("20261129-10000%d-aaaaaa", i))
+		if err := s.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		r.Records = []Record{{Kind: RecordOrigin, Body: []byte("origin " + r.ID)}, {Kind: RecordGoals, Body: []byte("goals " + r.ID)}}
+		if i == 2 {
+			r.Records = r.Records[1:] // no origin
+		}
+		if err := s.SaveStep(ctx, r, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	asked := []string{ids[1], ids[2]}
+	for i := range 1200 {
+		asked = append(asked, fmt.Sprintf("20261129-missing-%04d", i))
+	}
+	got, err := s.FirstRecords(ctx, RecordOrigin, asked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || string(got[ids[1]]) != "origin "+ids[1] {
+		t.Fatalf("origins: %q", got)
+	}
+	if got, err := s.FirstRecords(ctx, RecordOrigin, nil); err != nil || len(got) != 0 {
+		t.Fatalf("no runs: %q %v", got, err)
+	}
+}
+
 func TestSharedRecords(t *testing.T) { forEachBackend(t, testSharedRecords) }
 
 func testSharedRecords(t *testing.T, dsn string) {

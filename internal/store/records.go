@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -103,6 +104,41 @@ func (s *Store) Records(ctx context.Context, run, kind string) ([]Record, error)
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// FirstRecords are the bodies of the records of kind at place 0 (an
+// origin, goals.json, the brief) of each of runs that has one, by run:
+// one query a few hundred runs, whatever the number of runs.
+func (s *Store) FirstRecords(ctx context.Context, kind string, runs []string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for len(runs) > 0 {
+		batch := runs[:min(len(runs), 500)]
+		runs = runs[len(batch):]
+		args := []any{kind}
+		for _, r := range batch {
+			args = append(args, r)
+		}
+		q := `SELECT run_id, body FROM run_records WHERE kind=? AND n=0 AND run_id IN (?` + strings.Repeat(",?", len(batch)-1) + `)`
+		rows, err := s.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("store: the runs' %s: %w", kind, err)
+		}
+		for rows.Next() {
+			var run string
+			var body []byte
+			if err := rows.Scan(&run, &body); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[run] = body
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // RecordHeads are, for each kind of run's shared records, the highest

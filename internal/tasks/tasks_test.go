@@ -247,3 +247,23 @@ func TestTableSchedule(t *testing.T) {
 		t.Fatalf("a SCHEDULE column without a scheduled run:\n%s", b.String())
 	}
 }
+
+// A repository in the REPO column is its last element without .git,
+// whether a checkout's root or a fleet run's URL.
+func TestRepoCell(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"/home/me/shop", "shop"},
+		{"/srv/git/shop.git", "shop"},
+		{"/srv/git/shop.git/", "shop"},
+		{"file:///tmp/remote.git", "remote"},
+		{"https://github.com/team/shop.git", "shop"},
+		{"git@github.com:team/shop.git", "shop"},
+		{"git@host:shop.git", "shop"},
+		{"ssh://git@host:2222/srv/shop", "shop"},
+	} {
+		if got := repoCell(c.in); got != c.want {
+			t.Errorf("repoCell(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

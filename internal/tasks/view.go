@@ -3,6 +3,7 @@ package tasks
 import (
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -14,7 +15,7 @@ import (
 // Row is one task as the view shows it (and as `ultra tasks --json`
 // prints it).
 type Row struct {
-	Repo       string    `json:"repo,omitempty"` // the repository's root, with --all-repos
+	Repo       string    `json:"repo,omitempty"` // the repository's root, with --all-repos; a fleet's run: the URL it was submitted for
 	ID         string    `json:"id"`
 	Task       string    `json:"task"`
 	Mode       string    `json:"mode"`
@@ -73,7 +74,7 @@ func Table(w io.Writer, rows []Row, now time.Time, repos bool) error {
 		r := &rows[i]
 		b.Reset()
 		if repos {
-			b.WriteString(filepath.Base(r.Repo))
+			b.WriteString(dash(repoCell(r.Repo)))
 			b.WriteByte('\t')
 		}
 		b.WriteString(r.ID)
@@ -210,4 +211,18 @@ func clip(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// repoCell is a repository in a table cell: a root's or a URL's last
+// element, without .git ("/srv/git/shop.git" and
+// "git@host:team/shop.git" are both "shop").
+func repoCell(repo string) string {
+	if repo == "" {
+		return ""
+	}
+	base := path.Base(filepath.ToSlash(strings.TrimRight(repo, "/")))
+	if i := strings.LastIndexByte(base, ':'); i >= 0 {
+		base = base[i+1:]
+	}
+	return strings.TrimSuffix(base, ".git")
 }
