@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/ultra-dev/ultra/internal/agent"
 	"github.com/ultra-dev/ultra/internal/axes"
@@ -169,9 +170,31 @@ type runWorker struct {
 func (w *runWorker) Timeout(*river.Job[RunJob]) time.Duration { return RescueAfter }
 
 // NextRetry: a rescued run is taken again at once, a run that failed
-// to start again after a while.
+// to start again after a growing wait (retryAfter).
 func (w *runWorker) NextRetry(job *river.Job[RunJob]) time.Time {
-	return time.Now().Add(time.Duration(max(job.Attempt-1, 0)) * 10 * time.Second)
+	return time.Now().Add(retryAfter(job.Errors))
+}
+
+// rescuedError is what River's rescuer records of a job whose worker
+// stopped beating.
+const rescuedError = "Stuck job rescued by JobRescuer"
+
+// retryAfter is how long a job waits before its next try, given its
+// tries' errors: nothing after a rescue (the run's machine died: another
+// takes it over now); after its nth failure to start, 30 s times 4^(n-1)
+// (30 s, 2 min, 8 min, 32 min), so that a remote or a setup that is
+// broken for a while does not use up the queue's tries in a minute.
+func retryAfter(errs []rivertype.AttemptError) time.Duration {
+	if len(errs) == 0 || errs[len(errs)-1].Error == rescuedError {
+		return 0
+	}
+	failed := 0
+	for _, e := range errs {
+		if e.Error != rescuedError {
+			failed++
+		}
+	}
+	return 30 * time.Second << (2 * min(failed-1, 4))
 }
 
 func (w *runWorker) Work(ctx context.Context, job *river.Job[RunJob]) error {
