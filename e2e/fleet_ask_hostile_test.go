@@ -64,7 +64,18 @@ func TestFleetAskAfterAFailedTakeOver(t *testing.T) {
 		t.Fatal(tk)
 	}
 	f.setBaseConfig(t, "")
-	ask("go on, now")
+	// The new ask replaces the failed one, which waits for its next try
+	// (once the worker has let go of it).
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		r := ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME=laptop"), "resume", id, "go on, now")
+		if r.code == 2 && strings.Contains(r.stderr, "is taking it over now") && time.Now().Before(end) {
+			continue
+		}
+		if r.code != 0 || !strings.Contains(r.stdout, "resume queued") || !strings.Contains(r.stdout, "it replaces the ask made") {
+			t.Fatalf("resume after the setup's fix: %d %s %s", r.code, r.stdout, r.stderr)
+		}
+		break
+	}
 	f.waitTask(t, id, "complete", 90*time.Second, out)
 	st := ultraRun(t, t.TempDir(), f.env, "status", id, "--json", "-n", "1000")
 	if n := strings.Count(st.stdout, `"type": "run_resumed"`); n != 1 {

@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // sharedGates are the numbers of run id's gate decisions, as another
@@ -128,14 +131,20 @@ func TestFleetResumeGoesThroughTheQueue(t *testing.T) {
 	first.Process.Kill()
 	first.Wait()
 	before := len(f.model.srv.Requests())
-	// Two people ask while no worker runs; two workers start at once and
-	// take an ask each: one goes on with the run.
-	for _, who := range []string{"laptop", "desk"} {
-		r := ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME="+who), "resume", id, "go on")
-		if r.code != 0 || !strings.Contains(r.stdout, "resume queued") {
-			t.Fatalf("resume on another machine: %d %s %s", r.code, r.stdout, r.stderr)
-		}
+	// Two people ask while no worker runs: the second is told, where it
+	// typed it, that the first ask waits (its guidance would be lost).
+	r := ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME=laptop"), "resume", id, "go on")
+	if r.code != 0 || !strings.Contains(r.stdout, "resume queued") {
+		t.Fatalf("resume on another machine: %d %s %s", r.code, r.stdout, r.stderr)
 	}
+	r = ultraRun(t, t.TempDir(), append(f.env, "ULTRA_HOSTNAME=desk"), "resume", id, "go on, but differently")
+	if r.code != 2 || !strings.Contains(r.stderr, "a person asked to go on with it") || !strings.Contains(r.stderr, `with the guidance "go on"`) {
+		t.Fatalf("a second ask while the first waits: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	// Two asks in the queue at once all the same (as an older ultra
+	// queued them); two workers start at once and take an ask each: one
+	// goes on with the run.
+	copyAsk(t, f.db, id)
 	_, outA := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-a")
 	_, outB := startFleetWorker(t, f.machine(t), 1, "ULTRA_HOSTNAME=machine-b")
 	tk := f.waitTask(t, id, "complete", 2*time.Minute, outA, outB)
@@ -152,6 +161,24 @@ func TestFleetResumeGoesThroughTheQueue(t *testing.T) {
 	st := ultraRun(t, t.TempDir(), f.env, "status", id, "--json", "-n", "1000")
 	if n := strings.Count(st.stdout, `"type": "run_resumed"`); n != 1 {
 		t.Fatalf("%d run_resumed events", n)
+	}
+}
+
+// copyAsk queues a copy of run id's waiting ask to go on, as a second
+// job of River's.
+func copyAsk(t *testing.T, db, id string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tag, err := conn.Exec(ctx, `INSERT INTO river_job (args, kind, max_attempts, priority, queue, state, scheduled_at)
+		SELECT jsonb_set(args, '{resume,at}', '"a copy"'), kind, max_attempts, priority, queue, 'available', now()
+		FROM river_job WHERE args->>'run'=$1 AND args ? 'resume'`, id)
+	if err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("copying the ask: %v (%d rows)", err, tag.RowsAffected())
 	}
 }
 

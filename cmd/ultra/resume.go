@@ -240,7 +240,8 @@ func (p *project) throughFleet(cmd *cobra.Command, st *store.Store, row *store.R
 		return false, nil
 	}
 	ask := fleet.ResumeAsk{Guidance: ro.Guidance, Approve: ro.Approve, Steer: ro.Steer, Budgets: budgets}
-	if err := fleet.Resume(cmd.Context(), sharedDB(), st, row.ID, ask, time.Now()); err != nil {
+	replaced, err := fleet.Resume(cmd.Context(), sharedDB(), st, row.ID, ask, time.Now())
+	if err != nil {
 		return false, usageErr("%v", err)
 	}
 	what := "resume"
@@ -248,6 +249,9 @@ func (p *project) throughFleet(cmd *cobra.Command, st *store.Store, row *store.R
 		what = "acceptance of its plan"
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "run %s (%s): %s queued for the fleet's workers; one takes it over from its last saved step and goes on (ultra tasks, ultra attach %s)\n", row.ID, row.Status, what, row.ID)
+	if replaced != "" {
+		fmt.Fprintf(cmd.OutOrStdout(), "it replaces the ask made %s, whose take-over failed and waited to be tried again\n", replaced)
+	}
 	return true, nil
 }
 

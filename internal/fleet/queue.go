@@ -19,6 +19,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
+	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/store"
 )
 
@@ -117,18 +118,20 @@ func Origins(ctx context.Context, st *store.Store, runs []string) (map[string]Or
 
 // Resume queues a person's ask to go on with run (which stopped short,
 // on whichever machine): a worker takes it over from its last saved
-// step and goes on as ask says.
-func Resume(ctx context.Context, url string, st *store.Store, run string, ask ResumeAsk, now time.Time) error {
+// step and goes on as ask says. An ask made at the same point whose
+// take-over failed (it waits to be tried again) is replaced: replaced
+// says when it was asked.
+func Resume(ctx context.Context, url string, st *store.Store, run string, ask ResumeAsk, now time.Time) (replaced string, err error) {
 	o, err := OriginOf(ctx, st, run)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if o == nil {
-		return fmt.Errorf("run %s does not say which repository it was submitted for (it was submitted by an older ultra): resume it on its worker's machine", run)
+		return "", fmt.Errorf("run %s does not say which repository it was submitted for (it was submitted by an older ultra): resume it on its worker's machine", run)
 	}
 	evs, err := st.Events(ctx, run, 1)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var after int64
 	if len(evs) > 0 {
@@ -136,19 +139,92 @@ func Resume(ctx context.Context, url string, st *store.Store, run string, ask Re
 	}
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
-		return fmt.Errorf("the queue's database: %w", err)
+		return "", fmt.Errorf("the queue's database: %w", err)
 	}
 	defer pool.Close()
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: quiet})
 	if err != nil {
-		return err
+		return "", err
 	}
 	ask.After, ask.At = after, now.UTC().Format(time.RFC3339Nano)
 	job := RunJob{Run: run, Repo: o.Repo, Base: o.Base, Resume: &ask}
-	if _, err := client.Insert(ctx, job, nil); err != nil {
-		return fmt.Errorf("queueing run %s's resume: %w", run, err)
+	// One ask at a time per stop of the run: a second ask, while the
+	// first waits for a worker, would only find the run resumed, and its
+	// guidance would be lost. Asks of one run are queued one after the
+	// other (the lock), so two at once cannot both see none. An ask whose
+	// take-over failed, and which waits for its next try, gives way.
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return "", fmt.Errorf("the queue's database: %w", err)
 	}
-	return nil
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('ultra ask ' || $1))`, run); err != nil {
+		return "", fmt.Errorf("the queue's database: %w", err)
+	}
+	rows, err := tx.Query(ctx, `SELECT id, state, COALESCE(args->'resume'->>'at',''), COALESCE(args->'resume'->>'guidance','') FROM river_job
+		WHERE kind=$1 AND args->>'run'=$2 AND args ? 'resume' AND (args->'resume'->>'after')::bigint=$3
+		AND state IN ('available','pending','retryable','running','scheduled') ORDER BY id`, RunJob{}.Kind(), run, after)
+	if err != nil {
+		return "", fmt.Errorf("the queue's database: %w", err)
+	}
+	type waiting struct {
+		id                  int64
+		state, at, guidance string
+	}
+	var asks []waiting
+	for rows.Next() {
+		var w waiting
+		if err := rows.Scan(&w.id, &w.state, &w.at, &w.guidance); err != nil {
+			rows.Close()
+			return "", err
+		}
+		asks = append(asks, w)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("the queue's database: %w", err)
+	}
+	for _, w := range asks {
+		if w.state != "retryable" {
+			return "", pendingAsk(run, w.at, w.guidance, w.state == "running", now)
+		}
+	}
+	for _, w := range asks {
+		if _, err := client.JobCancelTx(ctx, tx, w.id); err != nil {
+			return "", fmt.Errorf("replacing run %s's failed ask: %w", run, err)
+		}
+		replaced = askedAgo(w.at, now)
+	}
+	if _, err := client.InsertTx(ctx, tx, job, nil); err != nil {
+		return "", fmt.Errorf("queueing run %s's resume: %w", run, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return "", fmt.Errorf("queueing run %s's resume: %w", run, err)
+	}
+	return replaced, nil
+}
+
+// askedAgo says when an ask made at at (RFC 3339) was made.
+func askedAgo(at string, now time.Time) string {
+	if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
+		return fmt.Sprintf("%s ago", now.Sub(t).Round(time.Second))
+	}
+	return "already"
+}
+
+// pendingAsk refuses an ask to go on with run while another, asked at
+// at, waits for a worker (or a worker is taking it: taking).
+func pendingAsk(run, at, guidance string, taking bool, now time.Time) error {
+	with := ""
+	if guidance != "" {
+		with = fmt.Sprintf(", with the guidance %q", event.OneLine(guidance, 80))
+	}
+	state := "a fleet worker has not taken that ask yet"
+	if taking {
+		state = "a fleet worker is taking it over now"
+	}
+	return fmt.Errorf("run %s: a person asked to go on with it %s%s, and %s; "+
+		"it goes on as that ask says (ultra attach %s): ask again once it stops", run, askedAgo(at, now), with, state, run)
 }
 
 // Kind is the job's kind in River's table.

@@ -161,6 +161,11 @@ func (f *Fleet) repoLock(url string) *sync.Mutex {
 type runWorker struct {
 	river.WorkerDefaults[RunJob]
 	f *Fleet
+	// failed are the jobs whose try here just failed (Work returned an
+	// error), for NextRetry, which River calls right after: a job it
+	// calls NextRetry for otherwise was rescued.
+	mu     sync.Mutex
+	failed map[int64]bool
 }
 
 // Timeout is what River's rescuer waits, after a job's last heartbeat,
@@ -172,7 +177,11 @@ func (w *runWorker) Timeout(*river.Job[RunJob]) time.Duration { return RescueAft
 // NextRetry: a rescued run is taken again at once, a run that failed
 // to start again after a growing wait (retryAfter).
 func (w *runWorker) NextRetry(job *river.Job[RunJob]) time.Time {
-	return time.Now().Add(retryAfter(job.Errors))
+	w.mu.Lock()
+	failed := w.failed[job.ID]
+	delete(w.failed, job.ID)
+	w.mu.Unlock()
+	return time.Now().Add(retryAfter(job.Errors, failed))
 }
 
 // rescuedError is what River's rescuer records of a job whose worker
@@ -180,27 +189,35 @@ func (w *runWorker) NextRetry(job *river.Job[RunJob]) time.Time {
 const rescuedError = "Stuck job rescued by JobRescuer"
 
 // retryAfter is how long a job waits before its next try, given its
-// tries' errors: nothing after a rescue (the run's machine died: another
-// takes it over now); after its nth failure to start, 30 s times 4^(n-1)
-// (30 s, 2 min, 8 min, 32 min), so that a remote or a setup that is
-// broken for a while does not use up the queue's tries in a minute.
-func retryAfter(errs []rivertype.AttemptError) time.Duration {
-	if len(errs) == 0 || errs[len(errs)-1].Error == rescuedError {
+// earlier tries' errors and whether this try failed (else its worker
+// stopped beating and River rescued it): nothing after a rescue (the
+// run's machine died: another takes it over now); after its nth failure
+// to start, 30 s times 4^(n-1) (30 s, 2 min, 8 min, 32 min), so that a
+// remote or a setup that is broken for a while does not use up the
+// queue's tries in a minute.
+func retryAfter(earlier []rivertype.AttemptError, failed bool) time.Duration {
+	if !failed {
 		return 0
 	}
-	failed := 0
-	for _, e := range errs {
+	n := 1
+	for _, e := range earlier {
 		if e.Error != rescuedError {
-			failed++
+			n++
 		}
 	}
-	return 30 * time.Second << (2 * min(failed-1, 4))
+	return 30 * time.Second << (2 * min(n-1, 4))
 }
 
 func (w *runWorker) Work(ctx context.Context, job *river.Job[RunJob]) error {
 	err := w.work(ctx, job)
 	var snooze *river.JobSnoozeError
 	if err != nil && !errors.As(err, &snooze) {
+		w.mu.Lock()
+		if w.failed == nil {
+			w.failed = map[int64]bool{}
+		}
+		w.failed[job.ID] = true
+		w.mu.Unlock()
 		w.f.logf("run %s (attempt %d of %d): %v", job.Args.Run, job.Attempt, job.MaxAttempts, err)
 		// A run that has not started says why, where every machine
 		// reads it; the queue's last try fails it.
