@@ -371,7 +371,18 @@ func TestParallelWorkerOutsideItsClaims(t *testing.T) {
 	dir := repo(t, opsProject)
 	sneak := `sed -i 's/^\tcase "add":/\tcase "mul":\n\t\tfmt.Println(calc.Mul(a, b))\n\tcase "add":/' cmd/calc/main.go`
 	edits := addOpEdits("mul", "Mul", "a * b")
-	steps := []step{claimCall("calc/calc.go"), edits[0], edits[1], edits[2],
+	// It hoards first: 60 files, then 41 more and the other worker's file,
+	// which would hold more than a worker may (refused: nothing of it is
+	// taken, and the other worker is not kept waiting).
+	var hoard, more []any
+	for i := range 60 {
+		hoard = append(hoard, fmt.Sprintf("hoard/a%02d.go", i))
+	}
+	for i := range 41 {
+		more = append(more, fmt.Sprintf("hoard/b%02d.go", i))
+	}
+	steps := []step{claimCall(hoard...), claimCall(append(more, "cmd/hello/main.go")...),
+		claimCall("calc/calc.go"), edits[0], edits[1], edits[2],
 		calls(call("bash", map[string]any{"command": sneak}))}
 	steps = append(steps, verifySteps()...)
 	steps = append(steps, claimCall("cmd/calc/main.go"))
@@ -382,13 +393,19 @@ func TestParallelWorkerOutsideItsClaims(t *testing.T) {
 	}
 	evs := res.events(t)
 	id := runID(t, evs)
-	refused := false
+	refused, hoardRefused := false, 0
 	for _, e := range ofType(evs, "refusal") {
 		d := data(e)
 		refused = refused || e["run"] != id && d["tool"] == "edit" && d["layer"] == "claims" && strings.Contains(d["reason"].(string), "cmd/calc/main.go is not claimed")
+		if e["run"] != id && d["tool"] == "claim" && d["layer"] == "claims" && strings.Contains(d["reason"].(string), "would have you hold 102 files, and a worker holds at most 100") {
+			hoardRefused++
+		}
 	}
 	if !refused {
 		t.Fatal("the edit of an unclaimed file was not refused by the claims layer")
+	}
+	if hoardRefused != 1 {
+		t.Fatalf("the hoarding claim was refused %d times, want 1", hoardRefused)
 	}
 	if back := sentBack(evs, id); !strings.Contains(back, "the worker's claims do not hold: cmd/calc/main.go (not claimed)") {
 		t.Fatalf("sent back for %q", back)

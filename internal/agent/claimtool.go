@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +31,10 @@ const LayerClaims = "claims"
 
 // claimWait bounds how long a claim waits for another worker's.
 const claimWait = 15 * time.Minute
+
+// maxHeldFiles bounds how many files one worker holds at once: a worker
+// that claimed everything would make every other one wait on it.
+const maxHeldFiles = 100
 
 var claimSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"claims":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"start_line":{"type":"integer"},"end_line":{"type":"integer"},"symbol":{"type":"string","description":"a Go function, method (Type.Method), type, var or const"}},"required":["path"]}},` +
@@ -68,6 +73,14 @@ func (r *runner) runClaim(ctx context.Context, args json.RawMessage) tool.Result
 	want, notes, err := r.claimsOf(a)
 	if err != nil {
 		return tool.Result{IsError: true, Malformed: true, Output: err.Error()}
+	}
+	held, err := r.o.Store.WorkerClaims(ctx, r.row.ID)
+	if err != nil {
+		return tool.Result{IsError: true, Output: "ultra could not read your claims: " + err.Error()}
+	}
+	if n := heldFiles(held, want); n > maxHeldFiles {
+		return r.refuseClaim(fmt.Sprintf("these claims would have you hold %d files, and a worker holds at most %d at once: "+
+			"other workers wait on what you hold. Claim only the files your goal changes", n, maxHeldFiles))
 	}
 	waited := ""
 	deadline := time.Now().Add(claimWait)
@@ -167,6 +180,16 @@ func (r *runner) claimsOf(a claimArgs) ([]claim.Claim, []string, error) {
 		out = append(out, cl)
 	}
 	return out, notes, nil
+}
+
+// heldFiles is how many files a worker holding held would hold with
+// want too.
+func heldFiles(held, want []claim.Claim) int {
+	files := map[string]bool{}
+	for _, c := range append(slices.Clone(held), want...) {
+		files[c.Path] = true
+	}
+	return len(files)
 }
 
 // readClaimed reads a file of the worker's tree, never through a link.

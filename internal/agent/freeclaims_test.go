@@ -49,3 +49,23 @@ func TestFreeClaims(t *testing.T) {
 		t.Fatalf("held after freeClaims: %v", paths)
 	}
 }
+
+// A worker's held files count each file once, however many of its lines
+// or symbols it claims, and what it claims again is not counted twice.
+func TestHeldFiles(t *testing.T) {
+	c := func(p string, start, end int) claim.Claim { return claim.Claim{Path: p, Start: start, End: end} }
+	for _, tc := range []struct {
+		name       string
+		held, want []claim.Claim
+		n          int
+	}{
+		{"none", nil, nil, 0},
+		{"new files", nil, []claim.Claim{c("a.go", 0, 0), c("b.go", 0, 0)}, 2},
+		{"lines of one file", []claim.Claim{c("a.go", 1, 5)}, []claim.Claim{c("a.go", 10, 20)}, 1},
+		{"claimed again", []claim.Claim{c("a.go", 0, 0), c("b.go", 0, 0)}, []claim.Claim{c("b.go", 0, 0), c("c.go", 0, 0)}, 3},
+	} {
+		if got := heldFiles(tc.held, tc.want); got != tc.n {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.n)
+		}
+	}
+}
