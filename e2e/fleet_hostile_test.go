@@ -96,12 +96,20 @@ func TestFleetHostileForgedRecordsNeverShared(t *testing.T) {
 			if !strings.Contains(out, "NOHARDLINK") || strings.Contains(out, "HARDLINKED") {
 				t.Fatalf("the ledger was hard-linked (or not tried):\n%s", out)
 			}
+			planted := 0
 			for _, line := range strings.Split(out, "\n") {
 				if d, ok := strings.CutPrefix(line, "PLANTED "); ok {
+					planted++
+					if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+						t.Fatalf("the probe planted in %s, which is no directory on the host: %v", d, err)
+					}
 					if _, err := os.Stat(filepath.Join(d, "gate-99.json")); err == nil {
 						t.Fatalf("a file planted in %s reached the disk", d)
 					}
 				}
+			}
+			if planted == 0 {
+				t.Fatalf("the probe planted nowhere (the check would prove nothing):\n%s", out)
 			}
 		}
 	}

@@ -250,7 +250,7 @@ func (p *project) throughFleet(cmd *cobra.Command, st *store.Store, row *store.R
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "run %s (%s): %s queued for the fleet's workers; one takes it over from its last saved step and goes on (ultra tasks, ultra attach %s)\n", row.ID, row.Status, what, row.ID)
 	if replaced != "" {
-		fmt.Fprintf(cmd.OutOrStdout(), "it replaces the ask made %s, whose take-over failed and waited to be tried again\n", replaced)
+		fmt.Fprintf(cmd.OutOrStdout(), "it replaces the ask made %s, which waited to be tried again (its take-over did not go on)\n", replaced)
 	}
 	return true, nil
 }

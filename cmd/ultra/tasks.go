@@ -254,7 +254,7 @@ func fleetRepos(ctx context.Context, st *store.Store, rows []tasks.Row) error {
 	}
 	for i := range rows {
 		if o, ok := origins[rows[i].ID]; ok {
-			rows[i].Repo = o.Repo
+			rows[i].Repo = redactURL(o.Repo) // a token in the URL is not shown
 		}
 	}
 	return nil

@@ -80,7 +80,8 @@ func (r *runner) runClaim(ctx context.Context, args json.RawMessage) tool.Result
 	}
 	if n := heldFiles(held, want); n > maxHeldFiles {
 		return r.refuseClaim(fmt.Sprintf("these claims would have you hold %d files, and a worker holds at most %d at once: "+
-			"other workers wait on what you hold. Claim only the files your goal changes", n, maxHeldFiles))
+			"other workers wait on what you hold. Claim only the files your goal changes, as you come to them; "+
+			"a goal that must change more files at once is too big for one worker: say so, and a person can split it", n, maxHeldFiles))
 	}
 	waited := ""
 	deadline := time.Now().Add(claimWait)

@@ -43,13 +43,15 @@ func ask(ctx context.Context, o Options, row *store.Run, q store.Request, wait t
 	a := &Asked{Run: row.ID, Request: id, Outcome: "pending", Live: true}
 	deadline := start.Add(wait)
 	for {
-		// The run is read before the request: a run that takes the
-		// request and then ends has marked it taken by the time it is
-		// seen ended, so an ended run's request read after it is final.
+		// The run (and its process) is looked at before the request: a
+		// run that takes the request and then ends has marked it taken
+		// by the time it is seen ended, so an ended run's request read
+		// after it is final.
 		cur, err := o.Store.GetRun(ctx, row.ID)
 		if err != nil {
 			return nil, err
 		}
+		live := Live(cur)
 		got, err := o.Store.Request(ctx, id)
 		if err != nil {
 			return nil, err
@@ -58,7 +60,7 @@ func ask(ctx context.Context, o Options, row *store.Run, q store.Request, wait t
 			a.Outcome, a.Waited = got.Outcome, time.Since(start)
 			return a, nil
 		}
-		if !Live(cur) {
+		if !live {
 			// The run ended without taking it: the request stays for
 			// whoever resumes it.
 			a.Live = false

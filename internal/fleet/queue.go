@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/ultra-dev/ultra/internal/event"
 	"github.com/ultra-dev/ultra/internal/store"
@@ -151,9 +152,11 @@ func Resume(ctx context.Context, url string, st *store.Store, run string, ask Re
 	// One ask at a time per stop of the run: a second ask, while the
 	// first waits for a worker, would only find the run resumed, and its
 	// guidance would be lost. Asks of one run are queued one after the
-	// other (the lock), so two at once cannot both see none. An ask whose
-	// take-over failed, and which waits for its next try, gives way.
-	tx, err := pool.Begin(ctx)
+	// other (the lock; read committed, so each sees the one before), so
+	// two at once cannot both see none. An ask that waits for its next
+	// try (its take-over failed, or its worker died) gives way to a new
+	// one; its rows are locked, so no worker takes it meanwhile.
+	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return "", fmt.Errorf("the queue's database: %w", err)
 	}
@@ -161,28 +164,9 @@ func Resume(ctx context.Context, url string, st *store.Store, run string, ask Re
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('ultra ask ' || $1))`, run); err != nil {
 		return "", fmt.Errorf("the queue's database: %w", err)
 	}
-	rows, err := tx.Query(ctx, `SELECT id, state, COALESCE(args->'resume'->>'at',''), COALESCE(args->'resume'->>'guidance','') FROM river_job
-		WHERE kind=$1 AND args->>'run'=$2 AND args ? 'resume' AND (args->'resume'->>'after')::bigint=$3
-		AND state IN ('available','pending','retryable','running','scheduled') ORDER BY id`, RunJob{}.Kind(), run, after)
+	asks, err := waitingAsks(ctx, tx, st, run)
 	if err != nil {
-		return "", fmt.Errorf("the queue's database: %w", err)
-	}
-	type waiting struct {
-		id                  int64
-		state, at, guidance string
-	}
-	var asks []waiting
-	for rows.Next() {
-		var w waiting
-		if err := rows.Scan(&w.id, &w.state, &w.at, &w.guidance); err != nil {
-			rows.Close()
-			return "", err
-		}
-		asks = append(asks, w)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("the queue's database: %w", err)
+		return "", err
 	}
 	for _, w := range asks {
 		if w.state != "retryable" {
@@ -190,8 +174,12 @@ func Resume(ctx context.Context, url string, st *store.Store, run string, ask Re
 		}
 	}
 	for _, w := range asks {
-		if _, err := client.JobCancelTx(ctx, tx, w.id); err != nil {
-			return "", fmt.Errorf("replacing run %s's failed ask: %w", run, err)
+		j, err := client.JobCancelTx(ctx, tx, w.id)
+		if err != nil {
+			return "", fmt.Errorf("replacing run %s's waiting ask: %w", run, err)
+		}
+		if j.State != rivertype.JobStateCancelled {
+			return "", pendingAsk(run, w.at, w.guidance, true, now)
 		}
 		replaced = askedAgo(w.at, now)
 	}
@@ -204,12 +192,61 @@ func Resume(ctx context.Context, url string, st *store.Store, run string, ask Re
 	return replaced, nil
 }
 
-// askedAgo says when an ask made at at (RFC 3339) was made.
+// waitingAsk is a person's ask to go on with a run, in River's table.
+type waitingAsk struct {
+	id                  int64
+	state, at, guidance string
+}
+
+// waitingAsks are run's asks to go on that are still to be taken: their
+// jobs are not finished, and the run has not resumed since they were
+// asked (an older ask's rescued job only takes over or pushes). Their
+// rows stay locked until tx ends.
+func waitingAsks(ctx context.Context, tx pgx.Tx, st *store.Store, run string) ([]waitingAsk, error) {
+	rows, err := tx.Query(ctx, `SELECT id, state, (args->'resume'->>'after')::bigint, COALESCE(args->'resume'->>'at',''), COALESCE(args->'resume'->>'guidance','')
+		FROM river_job WHERE kind=$1 AND args->>'run'=$2 AND args ? 'resume'
+		AND state IN ('available','pending','retryable','running','scheduled') ORDER BY id FOR UPDATE`, RunJob{}.Kind(), run)
+	if err != nil {
+		return nil, fmt.Errorf("the queue's database: %w", err)
+	}
+	var all []waitingAsk
+	var afters []int64
+	for rows.Next() {
+		var w waitingAsk
+		var after int64
+		if err := rows.Scan(&w.id, &w.state, &after, &w.at, &w.guidance); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("the queue's database: %w", err)
+		}
+		all, afters = append(all, w), append(afters, after)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("the queue's database: %w", err)
+	}
+	var out []waitingAsk
+	for i, w := range all {
+		evs, err := st.EventsAfter(ctx, run, afters[i], 0)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(evs, func(e store.StoredEvent) bool { return e.Type == string(event.RunResumed) }) {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// askedAgo says when an ask made at at (RFC 3339) was made (by another
+// machine's clock: never before now).
 func askedAgo(at string, now time.Time) string {
 	if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
-		return fmt.Sprintf("%s ago", now.Sub(t).Round(time.Second))
+		if d := now.Sub(t).Round(time.Second); d > 0 {
+			return fmt.Sprintf("%s ago", d)
+		}
+		return "just now"
 	}
-	return "already"
+	return "before"
 }
 
 // pendingAsk refuses an ask to go on with run while another, asked at

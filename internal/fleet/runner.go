@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -185,7 +186,7 @@ func (w *runWorker) NextRetry(job *river.Job[RunJob]) time.Time {
 }
 
 // rescuedError is what River's rescuer records of a job whose worker
-// stopped beating.
+// stopped beating (river v0.51.1, internal/maintenance/job_rescuer.go).
 const rescuedError = "Stuck job rescued by JobRescuer"
 
 // retryAfter is how long a job waits before its next try, given its
@@ -212,12 +213,17 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunJob]) error {
 	err := w.work(ctx, job)
 	var snooze *river.JobSnoozeError
 	if err != nil && !errors.As(err, &snooze) {
-		w.mu.Lock()
-		if w.failed == nil {
-			w.failed = map[int64]bool{}
+		// River asks NextRetry of a job that will be tried again, and only
+		// of one: not of the last try, nor of a cancelled job.
+		var cancelled *rivertype.JobCancelError
+		if job.Attempt < job.MaxAttempts && !errors.As(err, &cancelled) {
+			w.mu.Lock()
+			if w.failed == nil {
+				w.failed = map[int64]bool{}
+			}
+			w.failed[job.ID] = true
+			w.mu.Unlock()
 		}
-		w.failed[job.ID] = true
-		w.mu.Unlock()
 		w.f.logf("run %s (attempt %d of %d): %v", job.Args.Run, job.Attempt, job.MaxAttempts, err)
 		// A run that has not started says why, where every machine
 		// reads it; the queue's last try fails it.
@@ -476,11 +482,42 @@ func (f *Fleet) claimTakeOver(ctx context.Context, run string, after int64, job 
 		return nil, err
 	}
 	for _, r := range recs {
-		if r.N == last && bytes.HasPrefix(r.Body, mine) {
+		if r.N != last {
+			continue
+		}
+		if bytes.HasPrefix(r.Body, mine) {
 			return &takeOverClaim{won: true, at: last, body: r.Body}, nil
+		}
+		// A claim whose job will never try again (cancelled, replaced by
+		// a person's newer ask, discarded) holds nothing: it is freed, and
+		// this job claims again.
+		if f.jobFinished(ctx, r.Body) {
+			if err := f.Store.ReleaseRecordClaim(ctx, run, store.RecordTakeOver, last, r.Body); err != nil {
+				return nil, err
+			}
+			won, err := f.Store.ClaimOnce(ctx, run, store.RecordTakeOver, last, body, time.Now())
+			return &takeOverClaim{won: won, at: last, body: body}, err
 		}
 	}
 	return &takeOverClaim{at: last}, nil
+}
+
+// jobFinished reports whether the job a take-over claim's body names
+// ("job N (worker W)") is finished in River's table (it will never try
+// again), or gone from it.
+func (f *Fleet) jobFinished(ctx context.Context, body []byte) bool {
+	var id int64
+	if _, err := fmt.Sscanf(string(body), "job %d ", &id); err != nil || f.pool == nil {
+		return false
+	}
+	var state string
+	switch err := f.pool.QueryRow(ctx, `SELECT state FROM river_job WHERE id=$1`, id).Scan(&state); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return true
+	case err != nil:
+		return false
+	}
+	return state == "cancelled" || state == "discarded" || state == "completed"
 }
 
 // sinceEvent reads run's events after its event after: whether it

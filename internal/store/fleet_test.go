@@ -53,9 +53,6 @@ func testQueuedRunIsAdoptedOnce(t *testing.T, dsn string) {
 	}
 }
 
-// A step's shared records land with the step: ledger lines and gate
-// decisions are append-only (the same bytes again are fine, others are
-// refused and the step is not saved), goals.json is replaced.
 // FirstRecords reads one kind's place-0 record of many runs at once:
 // only those asked, only that kind, and more runs than one query's batch.
 func TestFirstRecords(t *testing.T) { forEachBackend(t, testFirstRecords) }
@@ -94,6 +91,9 @@ func testFirstRecords(t *testing.T, dsn string) {
 	}
 }
 
+// A step's shared records land with the step: ledger lines and gate
+// decisions are append-only (the same bytes again are fine, others are
+// refused and the step is not saved), goals.json is replaced.
 func TestSharedRecords(t *testing.T) { forEachBackend(t, testSharedRecords) }
 
 func testSharedRecords(t *testing.T, dsn string) {
