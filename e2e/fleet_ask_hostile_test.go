@@ -82,3 +82,35 @@ func TestFleetAskAfterAFailedTakeOver(t *testing.T) {
 		t.Fatalf("%d run_resumed events\n%s", n, out)
 	}
 }
+
+// A fleet's worker told to stop waits for the run it drives; told again,
+// it asks the run to stop at its next safe point, and exits once it has
+// (the run stays resumable).
+func TestFleetWorkerStopsItsRunOnASecondSignal(t *testing.T) {
+	f := newFleetWith(t, 1, func(int) []step { return []step{{"delay_ms": 120000, "text": "slow"}} })
+	id := f.submit(t, 1)
+	w, out := startFleetWorker(t, f.machine(t), 1)
+	for len(f.model.srv.Requests()) < 1 {
+		time.Sleep(100 * time.Millisecond)
+	}
+	w.Process.Signal(os.Interrupt)
+	for !strings.Contains(out.String(), "waiting for the run going on to end") {
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+	if tk := f.waitTask(t, id, "running", time.Second, out); tk.Status != "running" {
+		t.Fatal(tk)
+	}
+	w.Process.Signal(os.Interrupt)
+	exited := make(chan error, 1)
+	go func() { exited <- w.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the worker did not exit after a second signal:\n%s", out)
+	}
+	if !strings.Contains(out.String(), "asking the runs going on to stop at their next safe point") {
+		t.Fatalf("the worker's log:\n%s", out)
+	}
+	f.waitTask(t, id, "stopped", 10*time.Second, out)
+}

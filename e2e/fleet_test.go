@@ -402,9 +402,14 @@ func TestFleetTakesOverARunWhoseMachineDied(t *testing.T) {
 		var d struct {
 			Tool string
 			Gate int
+			By   string
 		}
 		if e.Type == "tool_call" && json.Unmarshal(e.Data, &d) == nil && d.Tool == "edit" {
 			edits++
+		}
+		// No person asked: the run says a fleet's worker took it over.
+		if e.Type == "run_resumed" && (json.Unmarshal(e.Data, &d) != nil || d.By != "fleet") {
+			t.Fatalf("the take-over's run_resumed: %s", e.Data)
 		}
 		if e.Type == "run_finished" {
 			ends++
@@ -446,6 +451,9 @@ func TestFleetTakesOverARunWhoseMachineDied(t *testing.T) {
 	}
 	if n := strings.Count(ledger, `"kind":"goal_completed"`); n != 1 {
 		t.Fatalf("%d goal_completed entries:\n%s", n, ledger)
+	}
+	if !strings.Contains(ledger, "taken over by a fleet worker from ") || strings.Contains(ledger, "resumed by a person") {
+		t.Fatalf("the ledger does not say a fleet worker took the run over:\n%s", ledger)
 	}
 	f.sameSharedLedger(t, id, ledger)
 }

@@ -15,7 +15,7 @@ import (
 
 func newResumeCmd() *cobra.Command {
 	var f runFlags
-	var takeOver bool
+	var takeOver, rescue bool
 	cmd := &cobra.Command{
 		Use:   "resume RUN_ID [GUIDANCE]",
 		Short: "Continue an escalated, interrupted or failed run from where it stood",
@@ -33,12 +33,14 @@ func newResumeCmd() *cobra.Command {
 					return err
 				}
 			}
-			return continueRun(cmd, &f, args[0], agent.ResumeOptions{Guidance: guidance})
+			return continueRun(cmd, &f, args[0], agent.ResumeOptions{Guidance: guidance, Rescue: rescue && takeOver})
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&takeOver, "take-over", false, "first move the run, whose machine stopped mid-run, to this repository's clone (set by ultra worker --db)")
 	_ = cmd.Flags().MarkHidden("take-over")
+	cmd.Flags().BoolVar(&rescue, "rescue", false, "with --take-over: no person asked; the run's machine stopped (set by ultra worker --db)")
+	_ = cmd.Flags().MarkHidden("rescue")
 	return cmd
 }
 

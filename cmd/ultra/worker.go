@@ -111,11 +111,32 @@ func serveFleet(cmd *cobra.Command, db, cache string, maxRuns int, unit bool) er
 		return err
 	}
 	defer st.Close()
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	// The first signal stops taking runs and waits for those going on;
+	// a second asks them to stop at their next safe point.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, stop := context.WithCancel(cmd.Context())
 	defer stop()
+	hard, stopHard := context.WithCancel(context.Background())
+	defer stopHard()
+	go func() {
+		select {
+		case <-sigs:
+			stop()
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-sigs:
+			stopHard()
+		case <-hard.Done():
+		}
+	}()
 	out := cmd.OutOrStdout()
 	var mu sync.Mutex
 	f := &fleet.Fleet{
+		Hard: hard,
 		URL: url, Store: st, Program: prog, Cache: cache, MaxRuns: maxRuns,
 		Worker: fleet.NewWorker("runs", time.Now()),
 		Log: func(format string, args ...any) {
@@ -239,7 +260,8 @@ Environment=PATH=%s
 ExecStart=%s worker --max-runs %d
 Restart=on-failure
 RestartSec=5
-# A stopped worker's runs are taken over by the fleet's other workers.
+# On stop the worker waits for its runs; a run still going on at the stop timeout is
+# killed with it, and the fleet's other workers take it over from its last saved step.
 KillMode=mixed
 
 [Install]

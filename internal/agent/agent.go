@@ -402,6 +402,9 @@ type ResumeOptions struct {
 	// the accepted plan runs autonomously), recorded as a person's.
 	Steer   map[string]string
 	Budgets phase.Budgets // budgets granted from now on (see phase.State.Resume)
+	// Rescue: a fleet's worker goes on with a run whose machine stopped
+	// mid-run, and no person asked.
+	Rescue bool
 }
 
 // ErrBusy is returned when another live process is driving the run.
@@ -491,10 +494,14 @@ func Resume(ctx context.Context, o Options, id string, ro ResumeOptions) (*Outco
 	}
 	defer r.closeSandbox()
 	defer func() { r.sessionEnd(r.endReason()) }()
-	r.emit(event.RunResumed, event.RunResumedData{Guidance: ro.Guidance, From: from})
+	by, resumed := "person", "resumed by a person from "+from
+	if ro.Rescue {
+		by, resumed = "fleet", "taken over by a fleet worker from "+from+": its machine stopped mid-run"
+	}
+	r.emit(event.RunResumed, event.RunResumedData{Guidance: ro.Guidance, From: from, By: by})
 	r.sessionStart(ctx, "resume")
 	if r.goals != nil && r.goals.ledger.Len() > 0 {
-		r.recordGoal(ledger.Entry{Kind: ledger.KindResumed, Text: "resumed by a person from " + from})
+		r.recordGoal(ledger.Entry{Kind: ledger.KindResumed, Text: resumed})
 	}
 	r.warnUncontained()
 	if row.Workspace.Worktree != "" {

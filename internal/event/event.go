@@ -191,6 +191,9 @@ type (
 	RunResumedData struct {
 		Guidance string `json:"guidance,omitempty"`
 		From     string `json:"from"`
+		// By is who went on with the run: "person", or "fleet" for a
+		// fleet's worker taking over a run whose machine stopped.
+		By string `json:"by,omitempty"`
 	}
 	RunFinishedData struct {
 		Status   string  `json:"status"`

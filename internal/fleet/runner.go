@@ -49,6 +49,10 @@ type Fleet struct {
 	MaxRuns int
 	Worker  store.Worker
 	Log     func(format string, args ...any)
+	// Hard ends when the worker is told again to stop (a second signal):
+	// the runs it waits for are then asked to stop at their next safe
+	// point. nil: it waits for them however long they take.
+	Hard context.Context
 
 	pool    *pgxpool.Pool
 	mu      sync.Mutex
@@ -104,7 +108,13 @@ func (f *Fleet) Serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+	// Start's context ending is River's hard stop: each job's context
+	// ends, and a job asks its run to stop at its next safe point.
+	hard := f.Hard
+	if hard == nil {
+		hard = context.Background()
+	}
+	if err := client.Start(hard); err != nil {
 		return err
 	}
 	beat := time.NewTicker(Beat)
@@ -128,10 +138,16 @@ func (f *Fleet) Serve(ctx context.Context) error {
 	go func() { done <- client.Stop(stop) }()
 	w := f.Worker
 	go func() {
+		hardDone := hard.Done()
 		for {
 			select {
 			case <-done:
 				return
+			case <-hardDone:
+				if f.busy() > 0 {
+					f.logf("asking the runs going on to stop at their next safe point (ultra resume RUN_ID goes on with one)")
+				}
+				hardDone = nil
 			case <-time.After(Beat):
 				w.Heartbeat = time.Now()
 				_ = f.Store.BeatWorker(stop, w)
@@ -295,7 +311,7 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 		if c == nil || !c.won {
 			return river.JobSnooze(StaleAfter)
 		}
-		claim, args = c, []string{"resume", "--output", "jsonl", "--take-over", a.Run}
+		claim, args = c, []string{"resume", "--output", "jsonl", "--take-over", "--rescue", a.Run}
 	}
 	if claim != nil {
 		// A take-over that never resumed the run (its checkout, its
