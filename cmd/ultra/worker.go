@@ -137,7 +137,7 @@ func serveFleet(cmd *cobra.Command, db, cache string, maxRuns int, unit bool) er
 	var mu sync.Mutex
 	f := &fleet.Fleet{
 		Hard: hard,
-		URL: url, Store: st, Program: prog, Cache: cache, MaxRuns: maxRuns,
+		URL:  url, Store: st, Program: prog, Cache: cache, MaxRuns: maxRuns,
 		Worker: fleet.NewWorker("runs", time.Now()),
 		Log: func(format string, args ...any) {
 			mu.Lock()
