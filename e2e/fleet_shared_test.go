@@ -105,8 +105,8 @@ func (f *fleet) landElsewhere(t testing.TB, id, sha string) {
 	if r := ultraRun(t, person, env, "land", id); r.code == 0 || !strings.Contains(r.stderr, "already landed") {
 		t.Fatalf("a second landing: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	// Going on with it is its worker's: here, a refusal that says so.
-	if r := ultraRun(t, person, env, "resume", id); r.code != 2 || !strings.Contains(r.stderr, "is a fleet's run") {
+	// A complete run has nothing to go on with: a refusal that says so.
+	if r := ultraRun(t, person, env, "resume", id); r.code != 2 || !strings.Contains(r.stderr, "is complete: a fleet's run goes on only once it stopped short") {
 		t.Fatalf("resume in a person's checkout: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -132,7 +132,10 @@ func committedRecords(cmd *cobra.Command, repo string, row *store.Run) (dir, whe
 		where = "its branch " + ws.Branch + " at " + workspace.Short(commit)
 	}
 	if commit == "" {
-		return "", "", fmt.Errorf("it did not land and its branch %s is gone", orDash(ws.Branch))
+		if ws.Branch == "" {
+			return "", "", fmt.Errorf("it did not land and has no branch")
+		}
+		return "", "", fmt.Errorf("it did not land and its branch %s is not in this repository: gone, or not fetched (a fleet's run's branch is on the remote: git fetch origin %s:%s)", ws.Branch, ws.Branch, ws.Branch)
 	}
 	dir, err = os.MkdirTemp("", "ultra-records-*")
 	if err != nil {

@@ -21,7 +21,10 @@ func newResumeCmd() *cobra.Command {
 		Short: "Continue an escalated, interrupted or failed run from where it stood",
 		Long: "resume continues a run from its persisted phase and history. An escalated run goes back to work\n" +
 			"(iterating after failed verifications) with a fresh allotment of retries and of any budget that ran out.\n" +
-			"GUIDANCE, when given, is passed to the model as a person's instructions.",
+			"GUIDANCE, when given, is passed to the model as a person's instructions.\n\n" +
+			"A fleet's run (ULTRA_DB set) that stopped short can be resumed from any machine: the ask is queued,\n" +
+			"and a fleet worker takes the run over from its last saved step and goes on with it (docs/scale.md).\n" +
+			"One ask waits at a time: a second one is refused until a worker has taken the first.",
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			guidance := ""
@@ -266,6 +269,9 @@ func (p *project) goesOnHere(cmd *cobra.Command, st *store.Store, row *store.Run
 	}
 	if row.Status == store.StatusQueued {
 		return usageErr("run %s is queued for the fleet's workers: one of them starts it (ultra tasks shows when; ultra cancel %s takes it out of the queue)", row.ID, row.ID)
+	}
+	if !agent.Resumable(row.Status) {
+		return usageErr("run %s is %s: a fleet's run goes on only once it stopped short (escalated, out of budget, failed, stopped, waiting for a decision)", row.ID, row.Status)
 	}
 	where := row.Repo
 	if rt, err := st.RuntimeOf(cmd.Context(), row.ID); err == nil && rt.Host != "" {

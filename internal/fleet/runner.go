@@ -326,7 +326,7 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 	}
 	dir, base, err := f.checkout(ctx, a.Repo, a.Base)
 	if err != nil {
-		return fmt.Errorf("run %s: %w", a.Run, err)
+		return err // the log and the run say which run
 	}
 	if args == nil {
 		args = []string{"run", "--output", "jsonl", "--adopt", a.Run, "--base", base}

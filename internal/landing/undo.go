@@ -34,7 +34,7 @@ func Undo(ctx context.Context, o Options, id string, toLastGreen, dryRun bool) (
 		return nil, refused("run %s was landed on %s as %s; undo it there with git revert", row.ID, ws.Base, workspace.Short(ws.Landed))
 	}
 	if o.Shared {
-		return nil, refused("run %s ran on another machine, where its branch and worktree are: undo it there (here, delete the fetched branch with git branch -D %s)", row.ID, ws.Branch)
+		return nil, refused("run %s ran on a fleet worker's machine, where its branch and worktree are: undo it there (a copy of its branch you fetched here is yours: git branch -D %s deletes it)", row.ID, ws.Branch)
 	}
 	res := &Undone{Run: row.ID, Branch: ws.Branch, DryRun: dryRun, Tip: workspace.BranchTip(ctx, o.Repo, ws.Branch)}
 	usable := o.worktreeUsable(ctx, row)

@@ -35,8 +35,12 @@ type Processes struct {
 	// command; the commands outlive the TUI, so not a pipe).
 	Logs string
 	Env  []string
-	n    atomic.Int64
 }
+
+// spawned numbers the commands this process starts, whatever Processes
+// starts them (a fleet's worker makes one per job): with the time and
+// the pid it makes each log's name new.
+var spawned atomic.Int64
 
 // Row is the run's row with its status as every command shows it
 // (agent.ShownStatus): a run whose process is gone is interrupted. Its
@@ -72,7 +76,7 @@ func (p *Processes) spawn(args []string, split bool) (*exec.Cmd, string, string,
 		return nil, "", "", fmt.Errorf("%s is not a folder of ultra's state (a link?): remove it", p.Logs)
 	}
 	_ = os.Chmod(p.Logs, 0o700)
-	base := filepath.Join(p.Logs, fmt.Sprintf("%s-%d-%d", time.Now().UTC().Format("20060102-150405"), os.Getpid(), p.n.Add(1)))
+	base := filepath.Join(p.Logs, fmt.Sprintf("%s-%d-%d", time.Now().UTC().Format("20060102-150405"), os.Getpid(), spawned.Add(1)))
 	// New files, never through a link.
 	open := func(path string) (*os.File, error) {
 		return os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
