@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -19,11 +18,7 @@ import (
 // went to another worker; the current worker of a goal in progress (a
 // stopped one too) keeps its own.
 func TestFreeClaims(t *testing.T) {
-	st, err := store.Open(filepath.Join(t.TempDir(), "ultra.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	ctx := context.Background()
 	now := time.Now()
 	for _, c := range []struct{ worker, goal, path string }{

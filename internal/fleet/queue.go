@@ -130,13 +130,9 @@ func Resume(ctx context.Context, url string, st *store.Store, run string, ask Re
 	if o == nil {
 		return "", fmt.Errorf("run %s does not say which repository it was submitted for (it was submitted by an older ultra): resume it on its worker's machine", run)
 	}
-	evs, err := st.Events(ctx, run, 1)
+	after, err := st.LastSeq(ctx, run)
 	if err != nil {
 		return "", err
-	}
-	var after int64
-	if len(evs) > 0 {
-		after = evs[len(evs)-1].Seq
 	}
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
@@ -226,11 +222,11 @@ func waitingAsks(ctx context.Context, tx pgx.Tx, st *store.Store, run string) ([
 	}
 	var out []waitingAsk
 	for i, w := range all {
-		evs, err := st.EventsAfter(ctx, run, afters[i], 0)
+		resumed, _, err := sinceEvent(ctx, st, run, afters[i])
 		if err != nil {
 			return nil, err
 		}
-		if !slices.ContainsFunc(evs, func(e store.StoredEvent) bool { return e.Type == string(event.RunResumed) }) {
+		if !resumed {
 			out = append(out, w)
 		}
 	}

@@ -319,7 +319,7 @@ func (w *runWorker) work(ctx context.Context, job *river.Job[RunJob]) error {
 		// its place back: the job's next try, or another ask, goes on.
 		defer func() {
 			ctx := context.WithoutCancel(ctx)
-			if resumed, _, err := f.sinceEvent(ctx, a.Run, int64(claim.at)); err == nil && !resumed {
+			if resumed, _, err := sinceEvent(ctx, f.Store, a.Run, int64(claim.at)); err == nil && !resumed {
 				_ = f.Store.ReleaseRecordClaim(ctx, a.Run, store.RecordTakeOver, claim.at, claim.body)
 			}
 		}()
@@ -482,13 +482,12 @@ type takeOverClaim struct {
 // take-over went on with it): not won when another job claimed it there
 // first. What the claim is decided on is one read of the run's events.
 func (f *Fleet) claimTakeOver(ctx context.Context, run string, after int64, job int64) (*takeOverClaim, error) {
-	resumed, last, err := f.sinceEvent(ctx, run, after)
+	resumed, last, err := sinceEvent(ctx, f.Store, run, after)
 	if err != nil || resumed {
 		return nil, err
 	}
 	// The job's own claim, of a try before (its worker died): still its.
 	body := []byte(fmt.Sprintf("job %d (worker %s)", job, f.Worker.ID))
-	mine := []byte(fmt.Sprintf("job %d ", job))
 	won, err := f.Store.ClaimOnce(ctx, run, store.RecordTakeOver, last, body, time.Now())
 	if err != nil || won {
 		return &takeOverClaim{won: won, at: last, body: body}, err
@@ -501,13 +500,14 @@ func (f *Fleet) claimTakeOver(ctx context.Context, run string, after int64, job 
 		if r.N != last {
 			continue
 		}
-		if bytes.HasPrefix(r.Body, mine) {
+		holder, ok := claimant(r.Body)
+		if ok && holder == job {
 			return &takeOverClaim{won: true, at: last, body: r.Body}, nil
 		}
 		// A claim whose job will never try again (cancelled, replaced by
 		// a person's newer ask, discarded) holds nothing: it is freed, and
 		// this job claims again.
-		if f.jobFinished(ctx, r.Body) {
+		if ok && f.jobFinished(ctx, holder) {
 			if err := f.Store.ReleaseRecordClaim(ctx, run, store.RecordTakeOver, last, r.Body); err != nil {
 				return nil, err
 			}
@@ -518,12 +518,18 @@ func (f *Fleet) claimTakeOver(ctx context.Context, run string, after int64, job 
 	return &takeOverClaim{at: last}, nil
 }
 
-// jobFinished reports whether the job a take-over claim's body names
-// ("job N (worker W)") is finished in River's table (it will never try
-// again), or gone from it.
-func (f *Fleet) jobFinished(ctx context.Context, body []byte) bool {
+// claimant is the job a take-over claim's body ("job N (worker W)")
+// names.
+func claimant(body []byte) (int64, bool) {
 	var id int64
-	if _, err := fmt.Sscanf(string(body), "job %d ", &id); err != nil || f.pool == nil {
+	_, err := fmt.Sscanf(string(body), "job %d ", &id)
+	return id, err == nil
+}
+
+// jobFinished reports whether job is finished in River's table (it will
+// never try again), or gone from it.
+func (f *Fleet) jobFinished(ctx context.Context, id int64) bool {
+	if f.pool == nil {
 		return false
 	}
 	var state string
@@ -539,8 +545,8 @@ func (f *Fleet) jobFinished(ctx context.Context, body []byte) bool {
 // sinceEvent reads run's events after its event after: whether it
 // resumed since (a run_resumed among them), and its last event's seq
 // (after when none came since).
-func (f *Fleet) sinceEvent(ctx context.Context, run string, after int64) (resumed bool, last int, err error) {
-	evs, err := f.Store.EventsAfter(ctx, run, after, 0)
+func sinceEvent(ctx context.Context, st *store.Store, run string, after int64) (resumed bool, last int, err error) {
+	evs, err := st.EventsAfter(ctx, run, after, 0)
 	if err != nil {
 		return false, 0, err
 	}

@@ -344,11 +344,11 @@ func decode(line []byte) (Entry, error) {
 	return e, err
 }
 
-// lineHash is the hex sha256 of a line's bytes without its newline.
 // LineHash is the hex sha256 of a line's exact bytes (without its
 // newline): what the next line's Prev, and a recorded head, name.
 func LineHash(line []byte) string { return lineHash(line) }
 
+// lineHash is LineHash, inside the package.
 func lineHash(line []byte) string {
 	s := sha256.Sum256(line)
 	return hex.EncodeToString(s[:])
